@@ -1,0 +1,75 @@
+/// An ordered list of header fields with case-insensitive lookup by name.
+///
+/// Order and repeated fields are preserved as received; lookups compare names ASCII
+/// case-insensitively without allocating.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init() { fields = [] }
+
+    public init(_ fields: [(name: String, value: String)]) { self.fields = fields }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    /// The first value of the field named `name`, or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
+            return field.value
+        }
+        return nil
+    }
+
+    /// Every value of the field named `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { HTTPHeaders.equalsIgnoringCase($0.name, name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    /// Appends a field, keeping any existing ones with the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field named `name` with one field holding `value`.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { HTTPHeaders.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// ASCII case-insensitive comparison, the rule for header names.
+    public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { a in
+            rhs.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                for index in 0..<a.count {
+                    let x = a[index], y = b[index]
+                    if x == y { continue }
+                    // Letters differ only in bit 0x20; anything else must match exactly.
+                    if isLetter(x), x | 0x20 == y | 0x20 { continue }
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+}

@@ -1,0 +1,43 @@
+/// A complete HTTP/1.1 request as read from a connection: head and fully read body.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    /// The request-target exactly as sent, e.g. `/redeem/AB12?x=1`.
+    public var target: String
+    /// The target's path before any `?`, still percent-encoded.
+    public var path: String
+    /// The raw query after `?`, or nil when there is none.
+    public var query: String?
+    /// HTTP minor version: 0 for HTTP/1.0, 1 for HTTP/1.1.
+    public var minorVersion: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(
+        method: HTTPMethod, target: String, minorVersion: Int = 1,
+        headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []
+    ) {
+        self.method = method
+        self.target = target
+        self.minorVersion = minorVersion
+        self.headers = headers
+        self.body = body
+        if let mark = target.firstIndex(of: "?") {
+            path = String(target[..<mark])
+            query = String(target[target.index(after: mark)...])
+        } else {
+            path = target
+            query = nil
+        }
+    }
+
+    /// Decoded query parameters (`application/x-www-form-urlencoded` rules), in order.
+    public var queryItems: [(name: String, value: String)] {
+        guard let query else { return [] }
+        return FormURLEncoding.decode(query)
+    }
+
+    /// The first query parameter named `name`, decoded.
+    public func queryParameter(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+}

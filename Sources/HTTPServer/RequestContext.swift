@@ -1,0 +1,29 @@
+import Logging
+
+/// Per-request information passed beside the request to every handler.
+public struct RequestContext: Sendable {
+    /// The request id: the client's `X-Request-Id` when it was sane, else generated.
+    public var requestId: String
+    /// A logger that already carries `request_id`.
+    public var logger: Logger
+    /// The peer's address as `ip` (IPv4 dotted or IPv6 text), when known.
+    public var remoteAddress: String?
+    /// Path parameters filled in by the router (`/redeem/{code}` → `["code": ...]`).
+    public var parameters: [String: String]
+    /// The route pattern that matched (`/redeem/{code}`), for logs and metrics.
+    public var route: String?
+    /// The largest body the server accepted for this request.
+    public var maxBodyBytes: Int
+
+    public init(
+        requestId: String, logger: Logger, remoteAddress: String? = nil,
+        parameters: [String: String] = [:], route: String? = nil, maxBodyBytes: Int = 1 << 20
+    ) {
+        self.requestId = requestId
+        self.logger = logger
+        self.remoteAddress = remoteAddress
+        self.parameters = parameters
+        self.route = route
+        self.maxBodyBytes = maxBodyBytes
+    }
+}

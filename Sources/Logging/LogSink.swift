@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where log lines go. Implementations must accept concurrent writes.
+public protocol LogSink: Sendable {
+    /// Writes one complete line (it already ends with a newline).
+    func write(_ line: String)
+}
+
+/// Writes each line to standard error with a single `write(2)` call.
+public struct StandardErrorLogSink: LogSink {
+    public init() {}
+
+    public func write(_ line: String) {
+        var line = line
+        line.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// Keeps lines in memory; tests read them back with `lines`.
+public final class MemoryLogSink: LogSink {
+    private let storage = Mutex<[String]>([])
+
+    public init() {}
+
+    public func write(_ line: String) {
+        storage.withLock { $0.append(line) }
+    }
+
+    /// Every line written so far, without trailing newlines.
+    public var lines: [String] {
+        storage.withLock { $0.map { String($0.dropLast()) } }
+    }
+}
+
+/// Drops every line.
+public struct DiscardingLogSink: LogSink {
+    public init() {}
+    public func write(_ line: String) {}
+}
