@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// Every template of the service, parsed once with all partials resolved, ready to render.
 ///
