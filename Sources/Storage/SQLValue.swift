@@ -2,10 +2,15 @@
 ///
 /// Values are data, and data may be secret: no `SQLValue` is ever written into an error or a log.
 public enum SQLValue: Sendable, Hashable {
+    /// SQL NULL.
     case null
+    /// A 64-bit signed integer (also booleans and millisecond timestamps).
     case integer(Int64)
+    /// An IEEE double.
     case real(Double)
+    /// UTF-8 text; may contain NUL characters.
     case text(String)
+    /// Raw bytes; an empty blob is not NULL.
     case blob([UInt8])
 
     /// True for `.null`.

@@ -41,6 +41,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// The database (or its directory, or its WAL) could not be written.
     public var isReadOnly: Bool { primaryResultCode == SQLITE_READONLY }
 
+    /// Code, SQLite's name for it, the message and the SQL: safe to log (no bound values).
     public var description: String {
         var text = "SQLite error \(resultCode) (\(Self.codeDescription(resultCode))): \(message)"
         if let sql { text += " [SQL: \(sql)]" }
