@@ -1,0 +1,87 @@
+import Foundation
+import Storage
+import Testing
+
+@Suite("Values and rows")
+struct ValueTests {
+    @Test("every SQLValue type round-trips unchanged")
+    func roundTrip() async throws {
+        try await withDatabase { database, _ in
+            let values: [SQLValue] = [
+                .null,
+                .integer(Int64.max), .integer(Int64.min), .integer(-42), .integer(0),
+                .real(3.141592653589793), .real(-0.5), .real(1e300),
+                .text("héllo wörld 🌍 日本語"), .text(""), .text("nul\u{0}inside"),
+                .blob([0, 1, 0, 255, 0]), .blob([]), .blob([0]),
+            ]
+            try await database.write { connection in
+                try connection.execute("CREATE TABLE vals (id BIGINT PRIMARY KEY, v BLOB)")
+                for (index, value) in values.enumerated() {
+                    try connection.execute("INSERT INTO vals (id, v) VALUES (?, ?)", [index, value])
+                }
+            }
+            let rows = try await database.read { try $0.query("SELECT id, v FROM vals ORDER BY id") }
+            #expect(rows.map { $0["v"] } == values)
+            #expect(rows.map { $0[1] } == values)
+        }
+    }
+
+    @Test("Swift types bind through SQLBindable and come back through typed getters")
+    func bindables() async throws {
+        try await withDatabase { database, _ in
+            let row = try await database.write { connection -> Row? in
+                try connection.execute("""
+                    CREATE TABLE things (id TEXT PRIMARY KEY, i BIGINT, i32 INTEGER, i64 BIGINT, d DOUBLE PRECISION,
+                      flag INTEGER, maybe TEXT, present TEXT, bytes BLOB, created_at BIGINT NOT NULL)
+                    """)
+                let none: String? = nil
+                let some: String? = "here"
+                return try connection.queryOne(
+                    """
+                    INSERT INTO things (id, i, i32, i64, d, flag, maybe, present, bytes, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
+                    """,
+                    ["thing-1", 7, Int32(-3), Int64(1) << 40, 2.5, true, none, some, [UInt8]([9, 0, 8]),
+                     SQLValue.integer(1_700_000_000_123)])
+            }
+            let inserted = try #require(row)
+            #expect(try inserted.string("id") == "thing-1")
+            #expect(try inserted.int("i") == 7)
+            #expect(try inserted.int("i32") == -3)
+            #expect(try inserted.int64("i64") == 1 << 40)
+            #expect(try inserted.double("d") == 2.5)
+            #expect(try inserted.double("i") == 7.0)
+            #expect(try inserted.bool("flag") == true)
+            #expect(try inserted.optionalString("maybe") == nil)
+            #expect(try inserted.optionalString("present") == "here")
+            #expect(try inserted.optionalInt("maybe") == nil)
+            #expect(try inserted.blob("bytes") == [9, 0, 8])
+            #expect(try inserted.int64("created_at") == 1_700_000_000_123)
+            #expect(inserted.columnNames.first == "id")
+            #expect(inserted["no_such_column"] == .null)
+            #expect(inserted[99] == .null)
+        }
+    }
+
+    @Test("typed getters throw a StorageError naming the column on a type mismatch, NULL or missing column")
+    func getterErrors() async throws {
+        try await withDatabase { database, _ in
+            let row = try #require(try await database.read { connection in
+                try connection.queryOne("SELECT 'secret-text' AS label, 5 AS amount, NULL AS empty")
+            })
+            let before = database.errorCount
+            let mismatch = try #require(throws: StorageError.self) { try row.int("label") }
+            #expect(mismatch.description.contains("label"))
+            #expect(mismatch.description.contains("TEXT"))
+            #expect(!mismatch.description.contains("secret-text"))
+            let wrongType = try #require(throws: StorageError.self) { try row.string("amount") }
+            #expect(wrongType.description.contains("amount"))
+            let null = try #require(throws: StorageError.self) { try row.string("empty") }
+            #expect(null.description.contains("empty"))
+            #expect(null.description.contains("NULL"))
+            let missing = try #require(throws: StorageError.self) { try row.blob("absent") }
+            #expect(missing.description.contains("absent"))
+            #expect(database.errorCount == before + 4)
+        }
+    }
+}
