@@ -39,10 +39,10 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
             self.message = message
         }
 
-        /// `key.path: message (source)`.
+        /// `key.path: message (source)`, or `source: message` for a problem with a whole file or
+        /// an unknown variable.
         public var description: String {
-            let subject = keyPath.isEmpty ? "" : "\(keyPath): "
-            return "\(subject)\(message) (\(source))"
+            keyPath.isEmpty ? "\(source): \(message)" : "\(keyPath): \(message) (\(source))"
         }
     }
 

@@ -81,6 +81,11 @@ extension ConfigLayer {
                         keyPath: path, source: source,
                         message: "expected an object with keys \(names.joined(separator: ", ")); got \(value.shortDescription)"))
                 }
+            } else if name.hasSuffix(ConfigSchema.fileSuffix),
+                      let key = ConfigSchema.byPath[String(path.dropLast(ConfigSchema.fileSuffix.count))] {
+                problems.append(ConfigError.Problem(
+                    keyPath: path, source: source,
+                    message: "only secrets can be read from a file; set \(key.name) directly"))
             } else {
                 let message = KeySuggester.unknownKeyMessage(name, siblings: ConfigSchema.childNames(of: section))
                 problems.append(ConfigError.Problem(keyPath: path, source: source, message: message))
@@ -118,6 +123,9 @@ extension ConfigLayer {
 
     private static func unknownVariableMessage(_ name: String) -> String {
         var message = "matches no configuration key"
+        if name.hasSuffix("_FILE"), let (key, _) = ConfigSchema.byEnvironmentName[String(name.dropLast(5))] {
+            return message + "; only secrets can be read from a file: set \(key.environmentName) directly"
+        }
         for key in ConfigSchema.keys {
             switch key.kind {
             case .planMap, .stringListMap:
@@ -138,8 +146,10 @@ extension ConfigLayer {
     static func parseEnvironmentValue(_ raw: String, kind: ConfigValueKind) -> Result<JSONValue, JSONParseFailure> {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         switch kind {
-        case .string, .choice:
+        case .string:
             return .success(raw.isEmpty ? .null : .string(raw))
+        case .choice:
+            return .success(trimmed.isEmpty ? .null : .string(trimmed))
         case .integer:
             guard let number = Int(trimmed) else {
                 return .failure(JSONParseFailure(message: "expected an integer, got \(JSONValue.quoted(raw))"))

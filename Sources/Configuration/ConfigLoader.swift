@@ -25,6 +25,10 @@ public enum ConfigLoader {
             }
         }
         let environmentLayer = ConfigLayer.fromEnvironment(environment, problems: &problems)
+        // A file that cannot be read leaves nothing to validate: report it (and any bad variable) alone.
+        if !problems.isEmpty, problems.contains(where: { $0.keyPath.isEmpty && $0.source == .configFile(configPath ?? "") }) {
+            throw ConfigError(problems: problems)
+        }
         let merged = fileLayer.overridden(by: environmentLayer)
 
         var config = configPath == nil ? TollgateConfig.demoDefaults() : TollgateConfig()

@@ -140,6 +140,18 @@ enum JSONValue: Sendable, Equatable {
         return out
     }
 
+    /// Single-line JSON with keys sorted (`["a", "b"]`, `{"k": 1}`).
+    func compactPrinted() -> String {
+        switch self {
+        case .null, .bool, .int, .double: return shortDescription
+        case .string(let value): return JSONValue.quoted(value)
+        case .array(let items): return "[" + items.map { $0.compactPrinted() }.joined(separator: ", ") + "]"
+        case .object(let members):
+            let parts = members.keys.sorted().map { JSONValue.quoted($0) + ": " + members[$0, default: .null].compactPrinted() }
+            return "{" + parts.joined(separator: ", ") + "}"
+        }
+    }
+
     private func write(to out: inout String, indent: Int) {
         switch self {
         case .null, .bool, .int, .double:

@@ -13,8 +13,8 @@ extension TollgateConfig {
         return JSONValue.object(root).prettyPrinted()
     }
 
-    /// Every configuration key: its path, environment variable, type, default (as JSON, nil
-    /// when required or unset), and whether it is a secret (then also `<key>_file` /
+    /// Every configuration key: its path, environment variable, type (with ", required outside
+    /// demo mode" where so), default (compact JSON; nil when required or unset), and whether it is a secret (then also `<key>_file` /
     /// `<VARIABLE>_FILE`). For generating and checking the README's configuration reference.
     public static func documentedKeys() -> [(path: String, env: String, type: String, default: String?, secret: Bool)] {
         let defaults = TollgateConfig()
@@ -24,9 +24,10 @@ extension TollgateConfig {
             switch value {
             case .null: shown = nil
             case .string(let string) where string.isEmpty: shown = nil
-            default: shown = key.isRequired ? nil : value.prettyPrinted()
+            default: shown = key.isRequired ? nil : value.compactPrinted()
             }
-            return (key.path, key.environmentName, key.kind.documentation, shown, key.isSecret)
+            let type = key.kind.documentation + (key.isRequired ? ", required outside demo mode" : "")
+            return (key.path, key.environmentName, type, shown, key.isSecret)
         }
     }
 
