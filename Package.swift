@@ -14,10 +14,12 @@ let package = Package(
         // System C libraries (Debian: libsqlite3-dev, libssl-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // Linux epoll/eventfd headers, which the Glibc module does not export.
+        .systemLibrary(name: "CEpoll"),
 
         // Infrastructure: knows nothing of Tollgate.
         .target(name: "Logging", swiftSettings: strict),
-        .target(name: "HTTPServer", dependencies: ["Logging"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["CEpoll", "Logging"], swiftSettings: strict),
         .target(name: "Storage", dependencies: ["CSQLite", "Logging"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),

@@ -1,7 +1,7 @@
 /// Listening address and limits of an `HTTPServer`. Defaults are safe for the open internet.
 public struct HTTPServerConfiguration: Sendable {
     public var host: String
-    /// 0 picks a free port (see `HTTPServer.boundPort`).
+    /// 0 picks a free port (see `HTTPServer.port`).
     public var port: Int
     public var maxRequestLineBytes: Int
     public var maxHeaderLineBytes: Int

@@ -1,0 +1,310 @@
+internal import Glibc
+internal import CEpoll
+internal import Foundation
+import Synchronization
+
+/// What ended a wait on the event loop.
+enum WaitResult: Sendable {
+    /// The socket became ready (or reported an error/hang-up the next system call will show).
+    case ready
+    /// The deadline passed first.
+    case timedOut
+    /// The server is shutting down and this wait may not continue.
+    case shutdown
+}
+
+/// The epoll thread. Connection tasks park on it with `wait(...)`; the thread resumes their
+/// continuations when the socket is ready or the deadline passes. It also accepts connections.
+///
+/// Sockets are armed with `EPOLLONESHOT` per wait, so a readiness event is delivered once
+/// and the table of waiters is the only shared state (behind a `Mutex`). Deadlines are kept
+/// in the waiters; the thread sleeps until the earliest one and scans only when it is due.
+final class EventLoop: Sendable {
+    private struct Waiter {
+        let continuation: UnsafeContinuation<WaitResult, Never>
+        let deadline: UInt64
+        /// An idle keep-alive wait, ended at once when draining begins.
+        let idle: Bool
+    }
+
+    private struct State {
+        var waiters: [UInt64: Waiter] = [:]
+        /// No waiter has an earlier deadline (it may be stale-early; a scan fixes it).
+        var earliestDeadline = UInt64.max
+        /// The time the thread's current `epoll_wait` ends; 0 while it is awake.
+        var sleepingUntil: UInt64 = 0
+        var draining = false
+        var forced = false
+        var closeListenerRequested = false
+        var listenerClosedWaiters: [UnsafeContinuation<Void, Never>] = []
+        var stopRequested = false
+        var finished = false
+        var finishedWaiters: [UnsafeContinuation<Void, Never>] = []
+    }
+
+    static let listenerToken = UInt64.max
+    static let wakeToken = UInt64.max - 1
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let state = Mutex(State())
+
+    /// - Throws: `HTTPServerError` when the epoll instance or its wake-up eventfd cannot be made.
+    init() throws(HTTPServerError) {
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw HTTPServerError("cannot create epoll instance", errno: errno) }
+        let wakeFD = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        guard wakeFD >= 0 else {
+            let number = errno
+            close(epollFD)
+            throw HTTPServerError("cannot create eventfd", errno: number)
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = EventLoop.wakeToken
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else {
+            let number = errno
+            close(wakeFD)
+            close(epollFD)
+            throw HTTPServerError("cannot register eventfd with epoll", errno: number)
+        }
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epollFD)
+    }
+
+    // MARK: Waiting (connection tasks)
+
+    /// Parks the calling task until `fd` is readable (or writable), `deadline` (monotonic ns)
+    /// passes, or shutdown ends the wait. Spurious `.ready` results are possible; callers retry.
+    func wait(fd: Int32, id: UInt64, writable: Bool, deadline: UInt64, idle: Bool) async -> WaitResult {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
+            let (admitted, wake) = state.withLock { state -> (Bool, Bool) in
+                if state.forced || (idle && state.draining) { return (false, false) }
+                state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle)
+                if deadline < state.earliestDeadline { state.earliestDeadline = deadline }
+                return (true, deadline < state.sleepingUntil)
+            }
+            guard admitted else {
+                continuation.resume(returning: .shutdown)
+                return
+            }
+            var event = epoll_event()
+            event.events = (writable ? EPOLLOUT.rawValue : EPOLLIN.rawValue) | EPOLLONESHOT.rawValue
+            event.data.u64 = id
+            if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0 {
+                if errno != ENOENT || epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) != 0 {
+                    // Let the caller's next system call report the problem.
+                    if let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) {
+                        waiter.continuation.resume(returning: .ready)
+                    }
+                    return
+                }
+            }
+            if wake { wakeUp() }
+        }
+    }
+
+    /// Removes `fd` from the epoll set; call before closing it.
+    func deregister(fd: Int32) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    // MARK: Shutdown steps (any thread)
+
+    /// Ends idle keep-alive waits now and any later ones at once.
+    func beginDraining() {
+        let idle = state.withLock { state -> [Waiter] in
+            state.draining = true
+            let idle = state.waiters.filter { $0.value.idle }
+            for id in idle.keys { state.waiters[id] = nil }
+            return Array(idle.values)
+        }
+        for waiter in idle { waiter.continuation.resume(returning: .shutdown) }
+    }
+
+    /// Ends every wait now and any later ones at once.
+    func forceShutdown() {
+        let all = state.withLock { state -> [Waiter] in
+            state.forced = true
+            let all = Array(state.waiters.values)
+            state.waiters = [:]
+            return all
+        }
+        for waiter in all { waiter.continuation.resume(returning: .shutdown) }
+    }
+
+    /// Asks the thread to close the listening socket; returns once it has.
+    func closeListener() async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.finished { return true }
+                state.closeListenerRequested = true
+                state.listenerClosedWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { wakeUp() }
+        }
+    }
+
+    /// Asks the thread to exit; returns once it has.
+    func stop() async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            let done = state.withLock { state -> Bool in
+                if state.finished { return true }
+                state.stopRequested = true
+                state.finishedWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { wakeUp() }
+        }
+    }
+
+    private func wakeUp() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, MemoryLayout<UInt64>.size)
+    }
+
+    // MARK: The thread
+
+    /// Starts the epoll thread; `accept` is called on it for every accepted socket.
+    func start(listener: Int32, accept onAccept: @escaping @Sendable (Int32, String?) -> Void) throws(HTTPServerError) {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = EventLoop.listenerToken
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, listener, &event) == 0 else {
+            throw HTTPServerError("cannot register the listening socket with epoll", errno: errno)
+        }
+        let thread = Thread { [self] in
+            run(listener: listener, onAccept: onAccept)
+        }
+        thread.name = "http-epoll"
+        thread.start()
+    }
+
+    private func run(listener: Int32, onAccept: (Int32, String?) -> Void) {
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        var ready: [UInt64] = []
+        var resumptions: [(UnsafeContinuation<WaitResult, Never>, WaitResult)] = []
+        var listenerOpen = true
+        var listenerPausedUntil: UInt64 = 0
+        while true {
+            let timeout = state.withLock { state -> Int32 in
+                var until = state.earliestDeadline
+                if listenerPausedUntil > 0 { until = min(until, listenerPausedUntil) }
+                state.sleepingUntil = until
+                if until == .max { return -1 }
+                let now = MonotonicClock.now()
+                if until <= now { return 0 }
+                // Round up to whole milliseconds so we never wake just before a deadline.
+                return Int32(clamping: (until - now + 999_999) / 1_000_000)
+            }
+            let count = epoll_wait(epollFD, events, Int32(capacity), timeout)
+            var acceptable = false
+            ready.removeAll(keepingCapacity: true)
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let token = events[index].data.u64
+                    switch token {
+                    case EventLoop.listenerToken: acceptable = true
+                    case EventLoop.wakeToken:
+                        var value: UInt64 = 0
+                        _ = Glibc.read(wakeFD, &value, MemoryLayout<UInt64>.size)
+                    default: ready.append(token)
+                    }
+                }
+            }
+            let now = MonotonicClock.now()
+            let (closeListener, stop) = state.withLock { state -> (Bool, Bool) in
+                state.sleepingUntil = 0
+                for id in ready {
+                    if let waiter = state.waiters.removeValue(forKey: id) {
+                        resumptions.append((waiter.continuation, .ready))
+                    }
+                }
+                if now >= state.earliestDeadline {
+                    var earliest = UInt64.max
+                    var expired: [UInt64] = []
+                    for (id, waiter) in state.waiters {
+                        if waiter.deadline <= now { expired.append(id) } else { earliest = min(earliest, waiter.deadline) }
+                    }
+                    for id in expired {
+                        if let waiter = state.waiters.removeValue(forKey: id) {
+                            resumptions.append((waiter.continuation, .timedOut))
+                        }
+                    }
+                    state.earliestDeadline = earliest
+                }
+                return (state.closeListenerRequested, state.stopRequested)
+            }
+            for (continuation, result) in resumptions { continuation.resume(returning: result) }
+            resumptions.removeAll(keepingCapacity: true)
+
+            if listenerOpen && listenerPausedUntil > 0 && now >= listenerPausedUntil {
+                listenerPausedUntil = 0
+                setListener(listener, enabled: true)
+            }
+            if listenerOpen && acceptable && listenerPausedUntil == 0 {
+                if !acceptAll(listener: listener, onAccept: onAccept) {
+                    // Out of descriptors or memory: stop polling the listener briefly instead of spinning.
+                    setListener(listener, enabled: false)
+                    listenerPausedUntil = now + 100_000_000
+                }
+            }
+            if listenerOpen && (closeListener || stop) {
+                deregister(fd: listener)
+                close(listener)
+                listenerOpen = false
+                listenerPausedUntil = 0
+                let waiters = state.withLock { state in
+                    defer { state.listenerClosedWaiters = [] }
+                    return state.listenerClosedWaiters
+                }
+                for waiter in waiters { waiter.resume() }
+            }
+            if stop { break }
+        }
+        let waiters = state.withLock { state in
+            state.finished = true
+            defer { state.finishedWaiters = []; state.listenerClosedWaiters = [] }
+            return state.finishedWaiters + state.listenerClosedWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func setListener(_ listener: Int32, enabled: Bool) {
+        var event = epoll_event()
+        event.events = enabled ? EPOLLIN.rawValue : 0
+        event.data.u64 = EventLoop.listenerToken
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, listener, &event)
+    }
+
+    /// Accepts until the backlog is empty. Returns false when accepting must pause (EMFILE and the like).
+    private func acceptAll(listener: Int32, onAccept: (Int32, String?) -> Void) -> Bool {
+        while true {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd >= 0 {
+                onAccept(fd, SocketAddress.text(of: &address))
+                continue
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: return true
+            case EINTR, ECONNABORTED, EPROTO, EPERM: continue
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return false
+            default: return true
+            }
+        }
+    }
+}

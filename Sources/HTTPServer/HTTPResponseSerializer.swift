@@ -1,0 +1,125 @@
+/// Turns an `HTTPResponse` into wire bytes, adding the fields the server owns:
+/// `Content-Length` (none for 1xx/204/304), `Date`, `Connection` and `X-Request-Id`.
+enum HTTPResponseSerializer {
+    /// Bodies up to this size are copied behind the head so the response goes out in one buffer.
+    static let inlineBodyLimit = 16 * 1024
+
+    /// The head (and, for small bodies, the body) plus whether `response.body` must still be
+    /// sent separately.
+    static func serialize(
+        _ response: HTTPResponse, requestId: String, keepAlive: Bool, minorVersion: Int,
+        isHeadRequest: Bool, date: [UInt8]
+    ) -> (bytes: [UInt8], separateBody: Bool) {
+        let code = response.status.code
+        let bodyAllowed = !(code < 200 || code == 204 || code == 304)
+        var out: [UInt8] = []
+        out.reserveCapacity(192 + response.headers.count * 48 + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(max(0, min(code, 999)), to: &out)
+        out.append(UInt8(ascii: " "))
+        appendSafe(response.status.reasonPhrase, to: &out)
+        out.append(contentsOf: "\r\n".utf8)
+        var appContentLength: String?
+        for field in response.headers {
+            if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
+                appContentLength = field.value
+                continue
+            }
+            if isManaged(field.name) || !isSafe(field.name) || !isSafe(field.value) { continue }
+            out.append(contentsOf: field.name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: field.value.utf8)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        if bodyAllowed {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            // A HEAD response may carry the length the GET would have when the handler set it.
+            if isHeadRequest, response.body.isEmpty, let declared = appContentLength,
+                !declared.isEmpty, declared.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            {
+                out.append(contentsOf: declared.utf8)
+            } else {
+                appendDecimal(response.body.count, to: &out)
+            }
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        out.append(contentsOf: "Date: ".utf8)
+        out.append(contentsOf: date)
+        out.append(contentsOf: "\r\nX-Request-Id: ".utf8)
+        out.append(contentsOf: requestId.utf8)
+        if !keepAlive {
+            out.append(contentsOf: "\r\nConnection: close".utf8)
+        } else if minorVersion == 0 {
+            out.append(contentsOf: "\r\nConnection: keep-alive".utf8)
+        }
+        out.append(contentsOf: "\r\n\r\n".utf8)
+        guard bodyAllowed, !isHeadRequest, !response.body.isEmpty else { return (out, false) }
+        if response.body.count <= inlineBodyLimit {
+            out.append(contentsOf: response.body)
+            return (out, false)
+        }
+        return (out, true)
+    }
+
+    /// Whether the response asks for the connection to be closed.
+    static func requestsClose(_ response: HTTPResponse) -> Bool {
+        for field in response.headers where HTTPHeaders.equalsIgnoringCase(field.name, "Connection") {
+            if field.value.utf8.count == 5, HTTPHeaders.equalsIgnoringCase(field.value, "close") { return true }
+            if field.value.lowercased().split(separator: ",").contains(where: { $0.trimmingSpaces == "close" }) {
+                return true
+            }
+        }
+        return false
+    }
+
+    private static func isManaged(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: HTTPHeaders.equalsIgnoringCase(name, "Date")
+        case 10: HTTPHeaders.equalsIgnoringCase(name, "Connection")
+        case 12: HTTPHeaders.equalsIgnoringCase(name, "X-Request-Id")
+        case 17: HTTPHeaders.equalsIgnoringCase(name, "Transfer-Encoding")
+        default: false
+        }
+    }
+
+    /// Rejects CR, LF and NUL so a handler can never split the response.
+    private static func isSafe(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+    }
+
+    private static func appendSafe(_ text: String, to out: inout [UInt8]) {
+        for byte in text.utf8 where byte != 0x0D && byte != 0x0A && byte != 0 { out.append(byte) }
+    }
+
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var remaining = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while remaining > 0 {
+                raw[count] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+                count += 1
+            }
+            while count > 0 {
+                count -= 1
+                out.append(raw[count])
+            }
+        }
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var result = self
+        while result.first == " " || result.first == "\t" { result = result.dropFirst() }
+        while result.last == " " || result.last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,157 @@
+import Glibc
+import Testing
+@testable import HTTPServer
+
+/// Live: timeouts, the connection cap, disconnects, bind errors and graceful shutdown.
+@Suite struct HTTPServerLifecycleTests {
+    @Test func slowHeadersGet408WhileOthersAreServed() async throws {
+        try await withServer({ $0.headerReadTimeout = .milliseconds(1200) }) { _, port in
+            let slow = try await TestClient.connect(port: port)
+            let start = ContinuousClock.now
+            // One byte at a time, as a slowloris would.
+            for byte in "GET / HTTP/1.1\r\nHost: h\r\n".utf8.prefix(4) {
+                try await slow.send([byte])
+                // Meanwhile another client is served promptly.
+                let (other, _) = try await exchange("GET /other HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", port: port)
+                #expect(other.status == 200)
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            let response = try await slow.readResponse()
+            let elapsed = ContinuousClock.now - start
+            #expect(response.status == 408)
+            #expect(response.header("Connection") == "close")
+            #expect(await slow.isClosedWithoutData())
+            #expect(elapsed >= .milliseconds(1100) && elapsed < .seconds(5))
+        }
+    }
+
+    @Test func slowBodyGets408() async throws {
+        try await withServer({ $0.bodyReadTimeout = .milliseconds(300) }) { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc")
+            let response = try await client.readResponse()
+            #expect(response.status == 408)
+            #expect(await client.isClosedWithoutData())
+        }
+    }
+
+    @Test func idleKeepAliveIsClosedSilently() async throws {
+        try await withServer({ $0.keepAliveIdleTimeout = .milliseconds(300) }) { server, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            let start = ContinuousClock.now
+            #expect(await client.isClosedWithoutData(), "closed with no 408 or other bytes")
+            #expect(ContinuousClock.now - start >= .milliseconds(250))
+            #expect(await eventually { server.openConnections == 0 })
+        }
+    }
+
+    @Test func connectionsOverTheCapGet503() async throws {
+        try await withServer({ $0.maxConnections = 2 }) { server, port in
+            let first = try await TestClient.connect(port: port)
+            let second = try await TestClient.connect(port: port)
+            #expect(await eventually { server.openConnections == 2 })
+            let third = try await TestClient.connect(port: port)
+            let rejected = try await third.readResponse()
+            #expect(rejected.status == 503)
+            #expect(rejected.header("Connection") == "close")
+            #expect(await third.isClosedWithoutData())
+            // The admitted ones still work.
+            try await first.send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            #expect(try await first.readResponse().status == 200)
+            #expect(await eventually { server.openConnections == 1 })
+            let fourth = try await TestClient.connect(port: port)
+            try await fourth.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try await fourth.readResponse().status == 200)
+            _ = second
+        }
+    }
+
+    @Test func halfSentRequestAndDisconnectLeaksNothing() async throws {
+        try await withServer { server, port in
+            for _ in 0..<5 {
+                let client = try await TestClient.connect(port: port)
+                try await client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\npartial")
+            }
+            // The clients are released (closed) at the end of each iteration.
+            #expect(await eventually { server.openConnections == 0 })
+            let (response, _) = try await exchange("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", port: port)
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test func bindFailureIsReportedWithStrerror() async throws {
+        try await withServer { _, port in
+            let second = HTTPServer(
+                configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port), responder: TestResponder(), logger: .disabled
+            )
+            do {
+                try second.start()
+                Issue.record("binding a used port must fail")
+            } catch let error as HTTPServerError {
+                #expect(error.description == "cannot bind 127.0.0.1:\(port): Address already in use")
+            }
+            await second.shutdown()
+        }
+    }
+
+    @Test func gracefulShutdownLetsInFlightRequestsFinish() async throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.shutdownGracePeriod = .seconds(5)
+        let responder = TestResponder()
+        let server = HTTPServer(configuration: configuration, responder: responder, logger: .disabled)
+        try server.start()
+        let port = server.port
+
+        let idle = try await TestClient.connect(port: port)
+        try await idle.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try await idle.readResponse().status == 200)
+
+        let busy = try await TestClient.connect(port: port)
+        try await busy.send("GET /slow?ms=700 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == 1 })
+
+        let start = ContinuousClock.now
+        async let stopped: Void = server.shutdown()
+        // The idle keep-alive connection is closed without a response.
+        #expect(await idle.isClosedWithoutData())
+        // New connections are refused once the listener is closed.
+        var refused = false
+        for _ in 0..<100 where !refused {
+            do {
+                _ = try await TestClient.connect(port: port)
+                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                refused = true
+            }
+        }
+        #expect(refused)
+        // The in-flight request completes, marked as the last on its connection.
+        let response = try await busy.readResponse()
+        #expect(response.status == 200)
+        #expect(response.body == "GET /slow?ms=700 ")
+        #expect(response.header("Connection") == "close")
+        await stopped
+        await server.waitUntilStopped()
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(server.openConnections == 0)
+        await server.shutdown()  // idempotent
+    }
+
+    @Test func shutdownForcesStuckConnectionsAfterTheGracePeriod() async throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.shutdownGracePeriod = .milliseconds(300)
+        let server = HTTPServer(configuration: configuration, responder: TestResponder(), logger: .disabled)
+        try server.start()
+        // A half-sent head is not idle, so draining waits for it until the grace period ends.
+        let partial = try await TestClient.connect(port: server.port)
+        try await partial.send("GET / HTTP/1.1\r\nHo")
+        #expect(await eventually { server.openConnections == 1 })
+        let start = ContinuousClock.now
+        await server.shutdown()
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(3))
+        #expect(await partial.isClosedWithoutData())
+    }
+}

@@ -1,0 +1,153 @@
+import Testing
+@testable import HTTPServer
+
+/// Live: keep-alive, pipelining, bodies, HEAD, 100-continue and request ids.
+@Suite struct HTTPServerProtocolTests {
+    @Test func twoRequestsOnOneKeepAliveConnection() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("GET /one HTTP/1.1\r\nHost: h\r\n\r\n")
+            let first = try await client.readResponse()
+            #expect(first.status == 200)
+            #expect(first.body == "GET /one ")
+            #expect(first.header("Connection") == nil)
+            #expect(first.header("Date")?.hasSuffix(" GMT") == true)
+            #expect(first.header("Content-Length") == "9")
+            #expect(first.header("X-Seen-Remote") == "127.0.0.1")
+            try await client.send("GET /two HTTP/1.1\r\nHost: h\r\n\r\n")
+            let second = try await client.readResponse()
+            #expect(second.body == "GET /two ")
+            #expect(await client.staysOpen(milliseconds: 100))
+        }
+    }
+
+    @Test func http10ClosesByDefault() async throws {
+        try await withServer { _, port in
+            let (response, closed) = try await exchange("GET /old HTTP/1.0\r\n\r\n", port: port)
+            #expect(response.status == 200)
+            #expect(response.statusLine.hasPrefix("HTTP/1.1 200"))
+            #expect(response.header("Connection") == "close")
+            #expect(closed)
+        }
+    }
+
+    @Test func http10KeepAlive() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let first = try await client.readResponse()
+            #expect(first.header("Connection") == "keep-alive")
+            try await client.send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let second = try await client.readResponse()
+            #expect(second.body == "GET /b ")
+            #expect(await client.staysOpen(milliseconds: 100))
+        }
+    }
+
+    @Test func connectionCloseFromClientClosesAfterTheResponse() async throws {
+        try await withServer { _, port in
+            let (response, closed) = try await exchange("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", port: port)
+            #expect(response.status == 200)
+            #expect(response.header("Connection") == "close")
+            #expect(closed)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send(
+                "GET /slow?ms=150 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+            )
+            let first = try await client.readResponse()
+            let second = try await client.readResponse()
+            let third = try await client.readResponse()
+            #expect(first.body == "GET /slow?ms=150 ")
+            #expect(second.body == "POST /2 abc")
+            #expect(third.body == "GET /3 ")
+            #expect(await client.staysOpen(milliseconds: 50))
+        }
+    }
+
+    @Test func chunkedBodyIsDecoded() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4;name=v\r\nWiki\r\n")
+            try await client.send("5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-Trailer: t\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body == "POST /c Wikipedia in\r\n\r\nchunks.")
+            try await client.send("GET /after HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try await client.readResponse().body == "GET /after ")
+        }
+    }
+
+    @Test func headGetsHeadersWithoutBody() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("GET /page HTTP/1.1\r\nHost: h\r\n\r\n")
+            let get = try await client.readResponse()
+            try await client.send("HEAD /page HTTP/1.1\r\nHost: h\r\n\r\n")
+            let head = try await client.readResponse(bodyExpected: false)
+            #expect(head.status == 200)
+            #expect(head.header("Content-Length") == get.header("Content-Length"))
+            // No body bytes may follow: the next response must start right away.
+            try await client.send("GET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+            let next = try await client.readResponse()
+            #expect(next.statusLine == "HTTP/1.1 200 OK")
+            #expect(next.body == "GET /next ")
+        }
+    }
+
+    @Test func expectContinueSends100ThenTheResponse() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("POST /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+            let interim = try await client.readResponse()
+            #expect(interim.statusLine == "HTTP/1.1 100 Continue")
+            try await client.send("data")
+            let final = try await client.readResponse()
+            #expect(final.status == 200)
+            #expect(final.body == "POST /e data")
+        }
+    }
+
+    @Test func requestIdIsEchoedGeneratedOrReplaced() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port)
+            try await client.send("GET / HTTP/1.1\r\nHost: h\r\nX-Request-Id: client.id:42-A_b\r\n\r\n")
+            let echoed = try await client.readResponse()
+            #expect(echoed.header("X-Request-Id") == "client.id:42-A_b")
+            #expect(echoed.header("X-Seen-Request-Id") == "client.id:42-A_b")
+            #expect(echoed.header("X-Seen-Logger-Id") == "yes")
+
+            try await client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            let generated = try await client.readResponse()
+            let id = try #require(generated.header("X-Request-Id"))
+            #expect(id.count == 16 && id.allSatisfy(\.isHexDigit))
+            #expect(generated.header("X-Seen-Request-Id") == id)
+
+            try await client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try await client.readResponse().header("X-Request-Id") != id, "ids differ per request")
+
+            try await client.send("GET / HTTP/1.1\r\nHost: h\r\nX-Request-Id: bad id<script>\r\n\r\n")
+            let replaced = try await client.readResponse()
+            let newId = try #require(replaced.header("X-Request-Id"))
+            #expect(newId.count == 16 && newId.allSatisfy(\.isHexDigit))
+            #expect(replaced.header("X-Seen-Request-Id") == newId)
+        }
+    }
+
+    @Test func servesIPv6() async throws {
+        var configuration = HTTPServerConfiguration(host: "::1", port: 0)
+        configuration.shutdownGracePeriod = .seconds(1)
+        let server = HTTPServer(configuration: configuration, responder: TestResponder(), logger: .disabled)
+        try server.start()
+        let client = try await TestClient.connect(port: server.port, host: "::1")
+        try await client.send("GET /v6 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+        let response = try await client.readResponse()
+        #expect(response.body == "GET /v6 ")
+        #expect(response.header("X-Seen-Remote") == "::1")
+        await server.shutdown()
+    }
+}

@@ -1,0 +1,77 @@
+import HTTPServer
+import Logging
+import Synchronization
+
+/// The application side of live tests. Paths:
+/// - `/slow?ms=N` sleeps N ms (without blocking a thread) before answering;
+/// - `/small` accepts bodies of at most 10 bytes (per-route limit);
+/// - anything else answers `METHOD target body` and reports what the server put in the context.
+final class TestResponder: HTTPResponder {
+    /// Requests currently inside `respond`.
+    let inFlight = Atomic<Int>(0)
+
+    func maxBodyBytes(method: HTTPMethod, path: String) -> Int? {
+        path == "/small" ? 10 : nil
+    }
+
+    func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
+        if request.path == "/slow" {
+            let milliseconds = Int(request.queryParameter("ms") ?? "") ?? 500
+            try? await Task.sleep(for: .milliseconds(milliseconds))
+        }
+        var headers = HTTPHeaders()
+        headers.add("X-Seen-Request-Id", context.requestId)
+        headers.add("X-Seen-Max-Body", String(context.maxBodyBytes))
+        headers.add("X-Seen-Remote", context.remoteAddress ?? "none")
+        let logged = context.logger.fields.contains { $0.0 == "request_id" && $0.1 == .string(context.requestId) }
+        headers.add("X-Seen-Logger-Id", logged ? "yes" : "no")
+        // HEAD is answered like GET (as the Router does), so its Content-Length matches.
+        let method = request.method == .head ? HTTPMethod.get : request.method
+        let body = "\(method) \(request.target) \(String(decoding: request.body, as: UTF8.self))"
+        return HTTPResponse(status: .ok, contentType: "text/plain", body: body, headers: headers)
+    }
+
+    func protocolErrorResponse(status: HTTPStatus, message: String, context: RequestContext) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain", body: "rejected: \(message)")
+    }
+}
+
+/// Starts a server on 127.0.0.1 port 0 with `configure` applied, runs `body`, shuts down.
+func withServer(
+    _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    responder: TestResponder = TestResponder(),
+    _ body: (HTTPServer, Int) async throws -> Void
+) async throws {
+    var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.shutdownGracePeriod = .seconds(2)
+    configure(&configuration)
+    let server = HTTPServer(configuration: configuration, responder: responder, logger: .disabled)
+    try server.start()
+    do {
+        try await body(server, server.port)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// Sends `raw` on a fresh connection and returns the response and whether the server then closed.
+func exchange(_ raw: String, port: Int) async throws -> (response: TestClient.Response, closed: Bool) {
+    let client = try await TestClient.connect(port: port)
+    try await client.send(raw)
+    let response = try await client.readResponse()
+    return (response, await client.isClosedWithoutData())
+}
