@@ -35,6 +35,10 @@ let package = Package(
         // Executables.
         .executableTarget(name: "tollgate", dependencies: ["Web"], swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
+        // A test-only child process that writes until it is killed (crash-consistency test).
+        .executableTarget(
+            name: "StorageCrashWriter", dependencies: ["Storage"], path: "Tests/Support/StorageCrashWriter",
+            swiftSettings: strict),
 
         // Tests.
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
@@ -43,5 +47,7 @@ let package = Package(
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage"], swiftSettings: strict),
     ]
 )

@@ -5,7 +5,7 @@ enum ConfigSchema {
     static let keys: [ConfigKey] = [
         .string("base_url", \.baseURL, required: true),
         .string("listen.host", \.listen.host),
-        .integer("listen.port", \.listen.port, minimum: 1, maximum: 65_535),
+        .integer("listen.port", \.listen.port, minimum: 0, maximum: 65_535),
         .string("database.path", \.database.path),
         .string("secret_key", \.secretKey, secret: true, required: true),
 

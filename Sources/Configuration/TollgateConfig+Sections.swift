@@ -6,7 +6,7 @@ extension TollgateConfig {
     public struct Listen: Sendable, Equatable {
         /// `listen.host`, default `0.0.0.0` (`127.0.0.1` in demo mode).
         public var host = "0.0.0.0"
-        /// `listen.port`, 1–65535, default 8080.
+        /// `listen.port`, 0–65535 (0: any free port, logged at start-up), default 8080.
         public var port = 8080
         /// The defaults.
         public init() {}

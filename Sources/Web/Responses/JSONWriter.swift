@@ -1,0 +1,92 @@
+/// Builds compact JSON without Foundation: exact key order, no reflection, for hot paths.
+///
+///     var json = JSONWriter()
+///     json.object { o in o.string("status", "ok"); o.object("error") { e in e.bool("retryable", false) } }
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+    private var needsComma = false
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Writes one JSON object whose members `body` adds.
+    public mutating func object(_ body: (inout JSONWriter) -> Void) {
+        bytes.append(UInt8(ascii: "{"))
+        let outer = needsComma
+        needsComma = false
+        body(&self)
+        needsComma = outer
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func string(_ key: String, _ value: String?) {
+        member(key)
+        if let value { appendString(value) } else { appendRaw("null") }
+    }
+
+    public mutating func int(_ key: String, _ value: Int?) {
+        member(key)
+        appendRaw(value.map(String.init) ?? "null")
+    }
+
+    public mutating func bool(_ key: String, _ value: Bool) {
+        member(key)
+        appendRaw(value ? "true" : "false")
+    }
+
+    public mutating func object(_ key: String, _ body: (inout JSONWriter) -> Void) {
+        member(key)
+        object(body)
+    }
+
+    /// Writes `key: [ ... ]` with one object per element.
+    public mutating func array<Element>(_ key: String, _ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
+        member(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            body(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Writes `key: ["a", "b"]`.
+    public mutating func strings(_ key: String, _ values: [String]) {
+        member(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendString(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func member(_ key: String) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+        appendString(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func appendRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    private mutating func appendString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20, 0x7F:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,90 @@
+import Configuration
+import Foundation
+import Logging
+import Web
+
+/// Parses the command line and runs one command; returns the process exit status.
+enum CommandLineTool {
+    static let version = "0.1.0"
+
+    static let usage = """
+        Usage: tollgate [COMMAND] [--config FILE]
+
+        Tollgate gets web and in-app buyers back into the app with access.
+
+        Commands:
+          serve              Start the HTTP service (the default). Demo mode when no config is given.
+          migrate            Apply pending database migrations and exit.
+          config check       Validate the configuration and print it with secrets masked.
+          backup FILE        Write a consistent copy of the live database to FILE.
+
+        Options:
+          --config FILE      JSON configuration file (or set TOLLGATE_CONFIG).
+          -h, --help         Show this help.
+          --version          Show the version.
+
+        Every configuration key can be overridden by a TOLLGATE_* environment variable
+        (see README.md, "Configuration").
+        """
+
+    static func run(_ arguments: [String]) async -> ExitStatus {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments)
+        } catch let error as UsageError {
+            printError("tollgate: \(error.message)\nRun 'tollgate --help' for usage.")
+            return .usage
+        } catch {
+            return .usage
+        }
+        switch parsed.command {
+        case .help:
+            print(usage)
+            return .success
+        case .version:
+            print("tollgate \(version)")
+            return .success
+        case .serve:
+            return await ServeCommand.run(configPath: parsed.configPath)
+        case .migrate:
+            return MigrateCommand.run(configPath: parsed.configPath)
+        case .configCheck:
+            return ConfigCheckCommand.run(configPath: parsed.configPath)
+        case .backup(let destination):
+            return await BackupCommand.run(configPath: parsed.configPath, destination: destination)
+        }
+    }
+
+    /// Loads the configuration or prints every problem and returns nil.
+    static func loadConfig(_ path: String?) -> TollgateConfig? {
+        do {
+            return try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            printError("tollgate: configuration is invalid:\n\(error)")
+            return nil
+        }
+    }
+
+    static func logger(for config: TollgateConfig) -> Logger {
+        let level: Logger.Level =
+            switch config.log.level.rawValue {
+            case "debug": .debug
+            case "warning": .warning
+            case "error": .error
+            default: .info
+            }
+        return Logger(sink: StandardErrorLogSink(), minimumLevel: level)
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+/// Exit statuses a shell user expects (sysexits.h for usage and configuration errors).
+enum ExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 64
+    case configuration = 78
+}

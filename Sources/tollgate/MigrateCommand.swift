@@ -1,0 +1,23 @@
+import Storage
+import Web
+
+/// `tollgate migrate`: applies pending migrations and says which.
+enum MigrateCommand {
+    static func run(configPath: String?) -> ExitStatus {
+        guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
+        do {
+            let database = try Database(path: config.database.path)
+            defer { database.close() }
+            let applied = try Migrator(migrations: TollgateMigrations.all).migrate(database)
+            if applied.isEmpty {
+                print("Database \(config.database.path) is up to date (\(TollgateMigrations.all.count) migrations).")
+            } else {
+                print("Applied \(applied.count) migration(s) to \(config.database.path): \(applied.joined(separator: ", "))")
+            }
+            return .success
+        } catch {
+            CommandLineTool.printError("tollgate: migration failed: \(error)")
+            return .failure
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import HTTPServer
+import Testing
+
+@Suite("Router")
+struct RouterTests {
+    static func router() -> Router {
+        var router = Router()
+        let ok = ClosureHandler { _, _ in HTTPResponse() }
+        router.add(.get, "/redeem/{code}", ok)
+        router.add(.get, "/redeem/help", ok)
+        router.add(.post, "/api/v1/codes/{id}/revoke", ok)
+        router.add(.get, "/static/{path*}", ok)
+        router.add(.post, "/upload", maxBodyBytes: 10, ok)
+        router.add(.get, "/", ok)
+        return router
+    }
+
+    func found(_ method: HTTPMethod, _ path: String) -> (String, [String: String])? {
+        if case .found(let route, let parameters) = Self.router().match(method: method, path: path) {
+            return (route.pattern, parameters)
+        }
+        return nil
+    }
+
+    @Test("Path parameters are extracted and percent-decoded")
+    func parameters() {
+        #expect(found(.get, "/redeem/AB12-CD34")?.1 == ["code": "AB12-CD34"])
+        #expect(found(.get, "/redeem/AB%2012")?.1 == ["code": "AB 12"])
+        #expect(found(.post, "/api/v1/codes/c_1/revoke")?.1 == ["id": "c_1"])
+    }
+
+    @Test("Literal routes win over parameter routes")
+    func literalWins() {
+        #expect(found(.get, "/redeem/help")?.0 == "/redeem/help")
+    }
+
+    @Test("A rest parameter takes the remaining path undecoded")
+    func rest() {
+        #expect(found(.get, "/static/css/site.css")?.1 == ["path": "css/site.css"])
+        #expect(found(.get, "/static/%2e%2e/x")?.1 == ["path": "%2e%2e/x"])
+    }
+
+    @Test("Unknown paths, empty parameters and extra segments are not found", arguments: ["/redeem/", "/redeem", "/redeem/a/b", "/nope", "/api/v1/codes/x"])
+    func notFound(path: String) {
+        guard case .notFound = Self.router().match(method: .get, path: path) else {
+            Issue.record("\(path) matched")
+            return
+        }
+    }
+
+    @Test("A known path with another method lists the allowed methods")
+    func methodNotAllowed() {
+        guard case .methodNotAllowed(let allowed) = Self.router().match(method: .post, path: "/redeem/X") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allowed == [.get, .head])
+    }
+
+    @Test("HEAD falls back to GET and the per-route body limit is kept")
+    func headAndLimits() {
+        #expect(found(.head, "/")?.0 == "/")
+        if case .found(let route, _) = Self.router().match(method: .post, path: "/upload") {
+            #expect(route.maxBodyBytes == 10)
+        } else {
+            Issue.record("upload not found")
+        }
+    }
+
+    @Test("Form and query decoding follows the urlencoded rules")
+    func formDecoding() {
+        let items = FormURLEncoding.decode("a=1&b=x+y&c=%E2%9C%93&d&e=%zz")
+        #expect(items.map(\.name) == ["a", "b", "c", "d", "e"])
+        #expect(items.map(\.value) == ["1", "x y", "✓", "", "%zz"])
+        #expect(FormURLEncoding.encode("a b&c/✓") == "a%20b%26c%2F%E2%9C%93")
+        let request = HTTPRequest(method: .get, target: "/x?session_id=cs_1&plan=monthly")
+        #expect(request.path == "/x")
+        #expect(request.queryParameter("session_id") == "cs_1")
+    }
+
+    @Test("Header lookup ignores ASCII case only")
+    func headers() {
+        var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
+        headers.add("x-a", "2")
+        #expect(headers["content-type"] == "text/plain")
+        #expect(headers.values(for: "X-a") == ["1", "2"])
+        #expect(headers["Content-Typf"] == nil)
+        #expect(!HTTPHeaders.equalsIgnoringCase("a-b", "a\rb"))
+        headers.set("X-A", "3")
+        #expect(headers.values(for: "x-a") == ["3"])
+    }
+}

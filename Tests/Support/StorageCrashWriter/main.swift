@@ -1,0 +1,35 @@
+// Test-only child process: writes batches to a database until it is killed.
+// Each transaction inserts `batch` rows into `items` and bumps `counter.value` by `batch`,
+// so after any crash `SELECT count(*) FROM items` must equal `counter.value`.
+// Usage: StorageCrashWriter DATABASE_PATH
+import Foundation
+import Storage
+
+guard CommandLine.arguments.count == 2 else {
+    FileHandle.standardError.write(Data("usage: StorageCrashWriter DATABASE_PATH\n".utf8))
+    exit(64)
+}
+let database = try Database(path: CommandLine.arguments[1], readers: 1)
+try database.writeSync { connection in
+    try connection.executeScript("""
+        CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+        INSERT INTO counter (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;
+        """)
+}
+let batch = 50
+let payload = String(repeating: "x", count: 200)
+var announced = false
+while true {
+    try database.writeSync { connection in
+        for _ in 0..<batch {
+            try connection.execute("INSERT INTO items (payload) VALUES (?)", [payload])
+        }
+        try connection.execute("UPDATE counter SET value = value + ? WHERE id = 1", [batch])
+    }
+    if !announced {
+        // Tell the parent that writing has started; it kills us some time later.
+        FileHandle.standardOutput.write(Data("writing\n".utf8))
+        announced = true
+    }
+}

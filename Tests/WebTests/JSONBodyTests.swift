@@ -1,0 +1,65 @@
+import HTTPServer
+import Testing
+
+@testable import Web
+
+@Suite("JSON request bodies")
+struct JSONBodyTests {
+    struct Redeem: Decodable, Equatable {
+        let code: String
+        let appUserId: String
+        let deviceId: String?
+        let attempts: Int?
+    }
+
+    func request(_ body: String, contentType: String? = "application/json") -> HTTPRequest {
+        var headers = HTTPHeaders()
+        if let contentType { headers.set("Content-Type", contentType) }
+        return HTTPRequest(method: .post, target: "/api/v1/redeem", headers: headers, body: Array(body.utf8))
+    }
+
+    func message(_ body: String, contentType: String? = "application/json") -> (status: Int, code: String, message: String)? {
+        do {
+            _ = try request(body, contentType: contentType).decodeJSON(Redeem.self)
+            return nil
+        } catch let error as APIError {
+            return (error.status.code, error.code, error.message)
+        } catch {
+            return (0, "unexpected", "\(error)")
+        }
+    }
+
+    @Test("A valid body decodes with snake_case keys")
+    func decodes() throws {
+        let value = try request(#"{"code":"ABCD","app_user_id":"u1","device_id":null}"#).decodeJSON(Redeem.self)
+        #expect(value == Redeem(code: "ABCD", appUserId: "u1", deviceId: nil, attempts: nil))
+    }
+
+    @Test("A missing field is named")
+    func missing() {
+        let result = message(#"{"code":"ABCD"}"#)
+        #expect(result?.status == 400)
+        #expect(result?.code == "bad_request")
+        #expect(result?.message == "Field 'app_user_id' is missing.")
+    }
+
+    @Test("A wrong type is named with the expected type")
+    func wrongType() {
+        #expect(message(#"{"code":12,"app_user_id":"u"}"#)?.message == "Field 'code' must be a string.")
+        #expect(message(#"{"code":"c","app_user_id":"u","attempts":"x"}"#)?.message == "Field 'attempts' must be an integer.")
+    }
+
+    @Test("Malformed JSON, an empty body and a non-object are 400", arguments: ["{", "", "[1,2]", "nul", "\u{0}"])
+    func malformed(body: String) {
+        let result = message(body)
+        #expect(result?.status == 400)
+        #expect(result?.code == "bad_request")
+    }
+
+    @Test("Another content type is 415")
+    func wrongContentType() {
+        let result = message(#"{"code":"a","app_user_id":"b"}"#, contentType: "application/x-www-form-urlencoded")
+        #expect(result?.status == 415)
+        #expect(result?.code == "unsupported_media_type")
+    }
+}

@@ -1,0 +1,85 @@
+import Configuration
+import Foundation
+import HTTPServer
+import Logging
+import Web
+
+/// Paths of the package checkout the tests run from.
+enum PackagePaths {
+    static let root: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }   // Tests/WebTests/Support/File.swift
+        return url.path
+    }()
+    static var templates: String { root + "/templates" }
+    static var publicDir: String { root + "/Public" }
+}
+
+/// A fresh temporary directory, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "tollgate-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+extension TollgateConfig {
+    /// A valid non-demo configuration whose database lives in `directory`; `extra` is merged
+    /// into the JSON at the top level.
+    static func make(directory: String, extra: [String: Any] = [:]) throws -> TollgateConfig {
+        var json: [String: Any] = [
+            "base_url": "http://localhost:8080",
+            "listen": ["host": "127.0.0.1", "port": 0],
+            "database": ["path": directory + "/tollgate.sqlite"],
+            "secret_key": "test-secret-key-0123456789abcdef0123456789",
+            "app": ["name": "Example", "scheme": "exampleapp"],
+            "mail": ["transport": "file", "file_dir": directory + "/mail", "from": "Example <no-reply@example.com>"],
+            "paths": ["templates_dir": PackagePaths.templates, "public_dir": PackagePaths.publicDir],
+        ]
+        for (key, value) in extra { json[key] = value }
+        let file = directory + "/config.json"
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: file))
+        return try ConfigLoader.load(path: file, environment: [:])
+    }
+}
+
+/// A whole app on a temp database, driven in-process (no sockets) through its responder.
+struct TestApp {
+    let directory: TemporaryDirectory
+    let app: TollgateApp
+    let logs: MemoryLogSink
+
+    init(extra: [String: Any] = [:]) throws {
+        directory = try TemporaryDirectory()
+        logs = MemoryLogSink()
+        let config = try TollgateConfig.make(directory: directory.path, extra: extra)
+        app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug))
+    }
+
+    /// Sends one request through routing, error mapping, headers, logs and metrics.
+    func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: String = "") async -> HTTPResponse {
+        let request = HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8))
+        let requestId = "test-\(UUID().uuidString.prefix(8))"
+        // As the server does: the context's logger already carries the request id.
+        let logger = Logger(sink: logs, minimumLevel: .debug).with([("request_id", .string(requestId))])
+        let context = RequestContext(requestId: requestId, logger: logger)
+        return await app.responder.respond(to: request, context: context)
+    }
+}
+
+extension HTTPResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    var jsonObject: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+    }
+
+    /// `error.code` of an API.md error body.
+    var errorCode: String? {
+        (jsonObject?["error"] as? [String: Any])?["code"] as? String
+    }
+}
