@@ -71,7 +71,8 @@ import Testing
     }
 
     @Test func googleServiceAccountAssertionIsReproducedByteForByte() throws {
-        struct ServiceAccount: Decodable { let private_key: String; let private_key_id: String; let client_email: String; let token_uri: String }
+        // The vector's `aud` is the current token endpoint, not the file's legacy `token_uri`.
+        struct ServiceAccount: Decodable { let private_key: String; let private_key_id: String; let client_email: String }
         let account = try JSONDecoder().decode(ServiceAccount.self, from: Data(TestSupport.vector("google/google-auth-testdata/service_account.json")))
         struct Vector: Decodable { let header_json: String; let claims_json: String; let assertion: String }
         let vector = try JSONDecoder().decode(Vector.self, from: Data(TestSupport.vector("google/sa_jwt_vector.json")))
@@ -79,7 +80,7 @@ import Testing
         #expect(key.algorithm == .rs256)
         let header: JSONValue = ["alg": "RS256", "typ": "JWT", "kid": .string(account.private_key_id)]
         let claims: JSONValue = ["iss": .string(account.client_email), "scope": "https://www.googleapis.com/auth/androidpublisher",
-                                 "aud": .string(account.token_uri), "iat": 1700000000, "exp": 1700003600]
+                                 "aud": "https://oauth2.googleapis.com/token", "iat": 1700000000, "exp": 1700003600]
         #expect(header.serialized() == Array(vector.header_json.utf8))
         #expect(claims.serialized() == Array(vector.claims_json.utf8))
         let assertion = try CompactJWS.sign(header: header, claims: claims, key: key)
