@@ -17,11 +17,16 @@ public final class VerificationKey: @unchecked Sendable {
     /// Loads a PEM public key ("BEGIN PUBLIC KEY") or the key of a PEM certificate.
     /// - Throws: `CryptoError.invalidKey` if unparsable or not P-256 / RSA ≥ 2048.
     public convenience init(pem: String) throws {
-        if pem.contains("-----BEGIN CERTIFICATE-----") {
-            let certificate = try Certificate(pem: pem)
-            try self.init(key: certificate.publicPKey())
-        } else {
-            try self.init(key: PKey.publicKey(pem: pem))
+        try self.init(key: Self.publicPKey(pem: pem))
+    }
+
+    /// A "PUBLIC KEY" block if there is one, else the key of the first "CERTIFICATE" block.
+    private static func publicPKey(pem: String) throws -> PKey {
+        do {
+            return try PKey.publicKey(pem: pem)
+        } catch let keyError {
+            guard let certificate = try? Certificate(pem: pem) else { throw keyError }
+            return try certificate.publicPKey()
         }
     }
 
