@@ -1,0 +1,11 @@
+/// Opaque bearer tokens: 32 random bytes (256 bits) as 43 base64url characters.
+public enum OpaqueToken {
+    /// Random bytes per token.
+    public static let byteCount = 32
+
+    /// A new URL-safe token of 256 bits.
+    /// - Throws: `CryptoError.randomFailure` if the generator fails.
+    public static func generate() throws -> String {
+        Base64URL.encode(try SecureRandom.bytes(count: byteCount))
+    }
+}

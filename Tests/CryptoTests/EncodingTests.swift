@@ -1,0 +1,44 @@
+import Crypto
+import Foundation
+import Testing
+
+@Suite struct EncodingTests {
+    @Test func base64MatchesRFC4648AndRoundTrips() throws {
+        let cases = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in cases {
+            #expect(Base64.encode(Array(plain.utf8)) == encoded)
+            #expect(try Base64.decode(encoded) == Array(plain.utf8))
+        }
+        for length in 0..<70 {
+            let bytes = try SecureRandom.bytes(count: length)
+            #expect(try Base64.decode(Base64.encode(bytes)) == bytes)
+            #expect(try Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+            #expect(Base64.encode(bytes) == Data(bytes).base64EncodedString())
+        }
+    }
+
+    @Test(arguments: ["Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "Zm 9v", "Zm9v\n", " Zm9v", "Zm9v=", "Zm-v", "Zm_v", "Zm9vY", "=Zm9", "Zm=v", "Zg==Zg=="])
+    func base64RejectsMalformedInput(text: String) {
+        expectCryptoError(.malformedEncoding) { _ = try Base64.decode(text) }
+    }
+
+    @Test func base64URLUsesURLAlphabetWithoutPadding() throws {
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
+        #expect(try Base64URL.decode("-_8") == [0xFB, 0xFF])
+        #expect(try Base64URL.decode("eyJhbGciOiJSUzI1NiJ9") == Array("{\"alg\":\"RS256\"}".utf8))
+    }
+
+    @Test(arguments: ["Zg==", "Zg=", "+/8", "-_9", "Zh", "Z", "Zm9vY", "Zm 9v", "Zm9v\r\n", "é"])
+    func base64URLRejectsMalformedInput(text: String) {
+        expectCryptoError(.malformedEncoding) { _ = try Base64URL.decode(text) }
+    }
+
+    @Test func hexRoundTripsAndRejectsGarbage() throws {
+        #expect(Hex.encode([0x00, 0xAB, 0xFF]) == "00abff")
+        #expect(try Hex.decode("00ABff") == [0x00, 0xAB, 0xFF])
+        #expect(try Hex.decode("").isEmpty)
+        for bad in ["0", "0g", "zz", "0x00", " 00", "00 "] {
+            expectCryptoError(.malformedEncoding) { _ = try Hex.decode(bad) }
+        }
+    }
+}
