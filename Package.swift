@@ -23,6 +23,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "Logging"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
+        .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
 
         // The web layer: routes, handlers, pages, operations endpoints.
@@ -45,6 +46,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage"], swiftSettings: strict),
         .testTarget(
