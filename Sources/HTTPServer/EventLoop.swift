@@ -43,6 +43,8 @@ final class EventLoop: Sendable {
     }
 
     static let listenerToken = UInt64.max
+    /// Timer granularity in nanoseconds.
+    static let tick: UInt64 = 25_000_000
     static let wakeToken = UInt64.max - 1
 
     private let epollFD: Int32
@@ -200,6 +202,9 @@ final class EventLoop: Sendable {
                 if listenerPausedUntil > 0 { until = min(until, listenerPausedUntil) }
                 state.sleepingUntil = until
                 if until == .max { return -1 }
+                // Wake on 25 ms ticks so deadlines spread over time are expired in batches
+                // (each expiry scans the waiters) instead of one scan per connection.
+                until = until / EventLoop.tick &* EventLoop.tick &+ EventLoop.tick
                 let now = MonotonicClock.now()
                 if until <= now { return 0 }
                 // Round up to whole milliseconds so we never wake just before a deadline.

@@ -44,14 +44,14 @@ final class ServerCore: Sendable {
     /// Called on the epoll thread for each accepted socket: starts its task, or answers 503
     /// when the connection cap is reached.
     func accepted(fd: Int32, remoteAddress: String?) {
-        let id = table.withLock { table -> UInt64? in
-            guard table.accepting, table.sockets.count < configuration.maxConnections else { return nil }
+        let (id, accepting) = table.withLock { table -> (UInt64?, Bool) in
+            guard table.accepting, table.sockets.count < configuration.maxConnections else { return (nil, table.accepting) }
             table.nextID += 1
             table.sockets[table.nextID] = fd
-            return table.nextID
+            return (table.nextID, true)
         }
         guard let id else {
-            rejectOverCapacity(fd: fd, remoteAddress: remoteAddress)
+            reject(fd: fd, remoteAddress: remoteAddress, shuttingDown: !accepting)
             return
         }
         var one: Int32 = 1
@@ -82,7 +82,7 @@ final class ServerCore: Sendable {
     }
 
     /// Best-effort 503 on the epoll thread, without blocking: one non-blocking send, then close.
-    private func rejectOverCapacity(fd: Int32, remoteAddress: String?) {
+    private func reject(fd: Int32, remoteAddress: String?, shuttingDown: Bool) {
         var ids = RequestIDGenerator()
         let requestId = ids.next()
         let context = RequestContext(
@@ -90,7 +90,9 @@ final class ServerCore: Sendable {
             remoteAddress: remoteAddress, maxBodyBytes: configuration.maxBodyBytes
         )
         let response = responder.protocolErrorResponse(
-            status: .serviceUnavailable, message: "Too many open connections; try again later.", context: context
+            status: .serviceUnavailable,
+            message: shuttingDown ? "The server is shutting down." : "Too many open connections; try again later.",
+            context: context
         )
         var (bytes, separateBody) = HTTPResponseSerializer.serialize(
             response, requestId: requestId, keepAlive: false, minorVersion: 1, isHeadRequest: false, date: dates.current()
@@ -102,7 +104,7 @@ final class ServerCore: Sendable {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
         close(fd)
         context.logger.warning("http_connection_rejected", [
-            ("reason", "connection limit"), ("limit", .int(configuration.maxConnections)),
+            ("reason", shuttingDown ? "shutting down" : "connection limit"), ("limit", .int(configuration.maxConnections)),
         ])
     }
 }

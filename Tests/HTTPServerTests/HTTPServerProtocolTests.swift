@@ -69,6 +69,23 @@ import Testing
         }
     }
 
+    @Test func aSlowResponderDoesNotBlockOtherConnections() async throws {
+        let responder = TestResponder()
+        try await withServer(responder: responder) { _, port in
+            let slow = try await TestClient.connect(port: port)
+            try await slow.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == 1 })
+            // While that responder is still waiting, other connections are served.
+            for index in 0..<5 {
+                let (response, _) = try await exchange("GET /\(index) HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", port: port)
+                #expect(response.body == "GET /\(index) ")
+            }
+            #expect(responder.inFlight.load(ordering: .relaxed) == 1, "the gated request is still in flight")
+            responder.gateOpen.store(true, ordering: .relaxed)
+            #expect(try await slow.readResponse().body == "GET /gate ")
+        }
+    }
+
     @Test func chunkedBodyIsDecoded() async throws {
         try await withServer { _, port in
             let client = try await TestClient.connect(port: port)

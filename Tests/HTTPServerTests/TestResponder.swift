@@ -4,11 +4,14 @@ import Synchronization
 
 /// The application side of live tests. Paths:
 /// - `/slow?ms=N` sleeps N ms (without blocking a thread) before answering;
+/// - `/gate` waits until the test opens `gateOpen`;
 /// - `/small` accepts bodies of at most 10 bytes (per-route limit);
 /// - anything else answers `METHOD target body` and reports what the server put in the context.
 final class TestResponder: HTTPResponder {
     /// Requests currently inside `respond`.
     let inFlight = Atomic<Int>(0)
+    /// `/gate` requests wait (up to 10 s) until this is true.
+    let gateOpen = Atomic<Bool>(false)
 
     func maxBodyBytes(method: HTTPMethod, path: String) -> Int? {
         path == "/small" ? 10 : nil
@@ -20,6 +23,11 @@ final class TestResponder: HTTPResponder {
         if request.path == "/slow" {
             let milliseconds = Int(request.queryParameter("ms") ?? "") ?? 500
             try? await Task.sleep(for: .milliseconds(milliseconds))
+        }
+        if request.path == "/gate" {
+            for _ in 0..<1000 where !gateOpen.load(ordering: .relaxed) {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
         }
         var headers = HTTPHeaders()
         headers.add("X-Seen-Request-Id", context.requestId)
