@@ -1,7 +1,12 @@
+import Dispatch
 import Foundation
 
 /// Runs a binary built next to the test bundle and collects its output.
-struct ChildProcess {
+///
+/// Every wait runs on a Dispatch thread, never on the Swift concurrency pool: the pool has one
+/// thread per core and other suites' live servers need it while a child process runs.
+struct ChildProcess: @unchecked Sendable {
+    // Process and Pipe are not Sendable; each ChildProcess is used by one test at a time.
     /// The folder holding the built products (`.build/debug`), found from this test binary.
     static let productsDirectory: URL = {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -36,8 +41,12 @@ struct ChildProcess {
 
     func start() throws { try process.run() }
 
-    /// Waits for exit and returns everything it printed.
-    func finish() -> Result {
+    /// Waits for exit (off the concurrency pool) and returns everything it printed.
+    func finish() async -> Result {
+        await Self.offPool { finishBlocking() }
+    }
+
+    private func finishBlocking() -> Result {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -45,12 +54,19 @@ struct ChildProcess {
     }
 
     /// Reads standard error line by line until `predicate` holds for a line (or EOF / timeout).
-    func waitForStderrLine(timeout: TimeInterval = 30, _ predicate: (String) -> Bool) -> String? {
-        waitForLine(err.fileHandleForReading, timeout: timeout, predicate)
+    func waitForStderrLine(timeout: TimeInterval = 30, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await Self.offPool { waitForLine(err.fileHandleForReading, timeout: timeout, predicate) }
     }
 
-    func waitForStdoutLine(timeout: TimeInterval = 30, _ predicate: (String) -> Bool) -> String? {
-        waitForLine(out.fileHandleForReading, timeout: timeout, predicate)
+    func waitForStdoutLine(timeout: TimeInterval = 30, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await Self.offPool { waitForLine(out.fileHandleForReading, timeout: timeout, predicate) }
+    }
+
+    /// Runs blocking work on a Dispatch thread and resumes when it is done.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
     }
 
     private func waitForLine(_ handle: FileHandle, timeout: TimeInterval, _ predicate: (String) -> Bool) -> String? {
@@ -70,10 +86,10 @@ struct ChildProcess {
     }
 
     /// Runs to completion.
-    static func run(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws -> Result {
+    static func run(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> Result {
         let child = ChildProcess(product, arguments, environment: environment, directory: directory)
         try child.start()
-        return child.finish()
+        return await child.finish()
     }
 }
 

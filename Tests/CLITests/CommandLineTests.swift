@@ -4,11 +4,11 @@ import Testing
 @Suite("tollgate command line")
 struct CommandLineTests {
     @Test("--version and --help exit 0")
-    func versionAndHelp() throws {
-        let version = try ChildProcess.run("tollgate", ["--version"])
+    func versionAndHelp() async throws {
+        let version = try await ChildProcess.run("tollgate", ["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("tollgate "))
-        let help = try ChildProcess.run("tollgate", ["--help"])
+        let help = try await ChildProcess.run("tollgate", ["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("Usage: tollgate"))
         #expect(help.stdout.contains("config check"))
@@ -22,18 +22,18 @@ struct CommandLineTests {
         (["serve", "--config"], "--config needs a file path"),
         (["migrate", "extra"], "takes no argument 'extra'"),
     ])
-    func usageErrors(arguments: [String], message: String) throws {
-        let result = try ChildProcess.run("tollgate", arguments)
+    func usageErrors(arguments: [String], message: String) async throws {
+        let result = try await ChildProcess.run("tollgate", arguments)
         #expect(result.status == 64)
         #expect(result.stderr.contains(message))
         #expect(result.stderr.contains("tollgate --help"))
     }
 
     @Test("config check prints the effective configuration with secrets masked")
-    func configCheck() throws {
+    func configCheck() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.writeConfig()
-        let result = try ChildProcess.run("tollgate", ["config", "check", "--config", file])
+        let result = try await ChildProcess.run("tollgate", ["config", "check", "--config", file])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Configuration is valid."))
         #expect(result.stdout.contains("\"base_url\""))
@@ -47,47 +47,47 @@ struct CommandLineTests {
         (#"{"stripe": {"secret_kye": "x"}}"#, "stripe.secret_kye"),
         (#"{"listen": {"port": "80a"}}"#, "listen.port"),
     ])
-    func invalidConfig(extraJSON: String, key: String) throws {
+    func invalidConfig(extraJSON: String, key: String) async throws {
         let directory = try TemporaryDirectory()
         let extra = try #require(try JSONSerialization.jsonObject(with: Data(extraJSON.utf8)) as? [String: Any])
         let file = try directory.writeConfig(extra)
-        let result = try ChildProcess.run("tollgate", ["config", "check", "--config", file])
+        let result = try await ChildProcess.run("tollgate", ["config", "check", "--config", file])
         #expect(result.status == 78)
         #expect(result.stderr.contains(key))
-        let serve = try ChildProcess.run("tollgate", ["serve", "--config", file])
+        let serve = try await ChildProcess.run("tollgate", ["serve", "--config", file])
         #expect(serve.status == 78)
     }
 
     @Test("A missing configuration file exits 78")
-    func missingConfig() throws {
-        let result = try ChildProcess.run("tollgate", ["config", "check", "--config", "/nonexistent/tollgate.json"])
+    func missingConfig() async throws {
+        let result = try await ChildProcess.run("tollgate", ["config", "check", "--config", "/nonexistent/tollgate.json"])
         #expect(result.status == 78)
         #expect(result.stderr.contains("/nonexistent/tollgate.json"))
     }
 
     @Test("migrate creates the database and is a no-op the second time; backup copies it")
-    func migrateAndBackup() throws {
+    func migrateAndBackup() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.writeConfig()
-        let first = try ChildProcess.run("tollgate", ["migrate", "--config", file])
+        let first = try await ChildProcess.run("tollgate", ["migrate", "--config", file])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.path + "/db/tollgate.sqlite"))
-        let second = try ChildProcess.run("tollgate", ["migrate", "--config", file])
+        let second = try await ChildProcess.run("tollgate", ["migrate", "--config", file])
         #expect(second.status == 0)
         #expect(second.stdout.contains("up to date"))
 
         let copy = directory.path + "/backup.sqlite"
-        let backup = try ChildProcess.run("tollgate", ["backup", copy, "--config", file])
+        let backup = try await ChildProcess.run("tollgate", ["backup", copy, "--config", file])
         #expect(backup.status == 0, "\(backup.stderr)")
         let header = try #require(FileManager.default.contents(atPath: copy))
         #expect(header.prefix(15) == Data("SQLite format 3".utf8))
     }
 
     @Test("backup with no database fails clearly")
-    func backupWithoutDatabase() throws {
+    func backupWithoutDatabase() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.writeConfig()
-        let result = try ChildProcess.run("tollgate", ["backup", directory.path + "/b.sqlite", "--config", file])
+        let result = try await ChildProcess.run("tollgate", ["backup", directory.path + "/b.sqlite", "--config", file])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no database"))
     }

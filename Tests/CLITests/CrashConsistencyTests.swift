@@ -5,16 +5,16 @@ import Testing
 @Suite("A process killed mid-write leaves a valid database")
 struct CrashConsistencyTests {
     @Test("SIGKILL during batched writes: integrity_check ok and no half-written batch", arguments: [0.05, 0.2, 0.5])
-    func killMidWrite(delay: Double) throws {
+    func killMidWrite(delay: Double) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/crash.sqlite"
         for round in 0..<3 {
             let child = ChildProcess("StorageCrashWriter", [path])
             try child.start()
-            #expect(child.waitForStdoutLine { $0 == "writing" } != nil, "writer did not start (round \(round))")
-            Thread.sleep(forTimeInterval: delay)
+            #expect(await child.waitForStdoutLine { $0 == "writing" } != nil, "writer did not start (round \(round))")
+            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             kill(child.process.processIdentifier, SIGKILL)
-            let result = child.finish()
+            let result = await child.finish()
             #expect(result.status == SIGKILL)
 
             let database = try Database(path: path, readers: 1)

@@ -8,10 +8,10 @@ import FoundationNetworking
 @Suite("tollgate serve, as a process")
 struct ServeTests {
     /// Starts `tollgate serve` and returns it with the port it logged.
-    static func startServer(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws -> (ChildProcess, Int) {
+    static func startServer(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> (ChildProcess, Int) {
         let child = ChildProcess("tollgate", arguments, environment: environment, directory: directory)
         try child.start()
-        let line = try #require(child.waitForStderrLine { $0.contains("\"event\":\"listening\"") }, "server did not log that it listens")
+        let line = try #require(await child.waitForStderrLine { $0.contains("\"event\":\"listening\"") }, "server did not log that it listens")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let address = try #require(object["address"] as? String)
         let port = try #require(Int(address.split(separator: ":").last ?? ""))
@@ -28,7 +28,7 @@ struct ServeTests {
     @Test("With no configuration it starts in demo mode, serves the home page and stops on SIGTERM")
     func demoModeAndGracefulStop() async throws {
         let directory = try TemporaryDirectory()
-        let (child, port) = try Self.startServer([], environment: [
+        let (child, port) = try await Self.startServer([], environment: [
             "TOLLGATE_LISTEN_PORT": "0",
             "TOLLGATE_PATHS_TEMPLATES_DIR": ChildProcess.packageRoot + "/templates",
             "TOLLGATE_PATHS_PUBLIC_DIR": ChildProcess.packageRoot + "/Public",
@@ -40,13 +40,13 @@ struct ServeTests {
         #expect(FileManager.default.fileExists(atPath: directory.path + "/data/tollgate.sqlite"))
 
         kill(child.process.processIdentifier, SIGTERM)
-        let result = child.finish()
+        let result = await child.finish()
         #expect(result.status == 0)
         #expect(result.stderr.contains("\"event\":\"stopped\""))
     }
 
     @Test("A template error stops start-up with file:line")
-    func templateErrorStopsStartup() throws {
+    func templateErrorStopsStartup() async throws {
         let directory = try TemporaryDirectory()
         let templates = directory.path + "/templates"
         try FileManager.default.createDirectory(atPath: templates + "/partials", withIntermediateDirectories: true)
@@ -55,21 +55,23 @@ struct ServeTests {
         }
         try "<p>\n{{#broken}}\n<b>never closed</b>\n".write(toFile: templates + "/bad.html", atomically: true, encoding: .utf8)
         let file = try directory.writeConfig(["paths": ["templates_dir": templates, "public_dir": ChildProcess.packageRoot + "/Public"]])
-        let result = try ChildProcess.run("tollgate", ["serve", "--config", file])
+        let result = try await ChildProcess.run("tollgate", ["serve", "--config", file])
         #expect(result.status == 1)
         #expect(result.stderr.contains("bad.html:2:"))
     }
 
     @Test("A port already in use is a clear start-up failure")
-    func portInUse() throws {
+    func portInUse() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.writeConfig()
-        let (first, port) = try Self.startServer(["serve", "--config", file])
-        defer { kill(first.process.processIdentifier, SIGTERM); _ = first.finish() }
+        let (first, port) = try await Self.startServer(["serve", "--config", file])
         let second = directory.path + "/second"
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
-        let result = try ChildProcess.run("tollgate", ["serve", "--config", file], environment: ["TOLLGATE_LISTEN_PORT": String(port), "TOLLGATE_DATABASE_PATH": second + "/db.sqlite"])
+        let result = try await ChildProcess.run("tollgate", ["serve", "--config", file], environment: ["TOLLGATE_LISTEN_PORT": String(port), "TOLLGATE_DATABASE_PATH": second + "/db.sqlite"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot start"))
+        #expect(result.stderr.contains("Address already in use"))
+        kill(first.process.processIdentifier, SIGTERM)
+        #expect(await first.finish().status == 0)
     }
 }
