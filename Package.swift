@@ -26,6 +26,12 @@ let package = Package(
         .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
 
+        // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
+        .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
+
+        // Clients and webhook verifiers of Stripe, the App Store and Google Play.
+        .target(name: "Integrations", dependencies: ["Domain", "Crypto", "Logging"], swiftSettings: strict),
+
         // The web layer: routes, handlers, pages, operations endpoints.
         .target(
             name: "Web",
@@ -42,13 +48,19 @@ let package = Package(
             swiftSettings: strict),
 
         // Tests.
+        // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
+        .target(name: "TestSupport", dependencies: ["HTTPServer", "Logging"], path: "Tests/Support/TestSupport", swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
-        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage"], swiftSettings: strict),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPServer"],
+            swiftSettings: strict),
+        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage"], swiftSettings: strict),
     ]

@@ -1,0 +1,58 @@
+import Foundation
+
+/// What a store or payment provider says about one purchase at one moment. Store clients
+/// and notification decoders produce snapshots; the domain applies them to the purchase
+/// keyed by `(platform, externalID)`, ignoring a snapshot older than what it already has.
+public struct PurchaseSnapshot: Sendable, Equatable {
+    public var platform: Platform
+    /// The natural key within the platform: Stripe subscription id (or payment intent for
+    /// one-time payments), Apple original transaction id, Play purchase token.
+    public var externalID: String
+    public var productID: String
+    public var status: PurchaseStatus
+    /// When access ends; nil for one-time purchases that never expire.
+    public var expiresAt: Date?
+    /// `Production`, `Sandbox`, `Xcode`; Stripe `live` or `test`.
+    public var environment: String?
+    /// When the store says this state was true (event time, `signedDate`, period start...).
+    /// Snapshots older than the stored state are ignored: events arrive out of order.
+    public var observedAt: Date
+    /// Our `obfuscated_account_id` when the app set one at purchase (Play
+    /// `obfuscatedExternalAccountId`, Apple `appAccountToken`).
+    public var ownerHint: String?
+    /// The purchaser's email when the provider knows it (Stripe).
+    public var purchaserEmail: String?
+    /// Stripe customer id.
+    public var customerID: String?
+    /// A purchase this one supersedes (Play `linkedPurchaseToken`): the two are one purchase.
+    public var supersedesExternalID: String?
+    /// A store transaction id for this state (Apple `transactionId`, Stripe invoice...), for audits.
+    public var transactionID: String?
+
+    public init(
+        platform: Platform, externalID: String, productID: String, status: PurchaseStatus,
+        expiresAt: Date?, environment: String? = nil, observedAt: Date, ownerHint: String? = nil,
+        purchaserEmail: String? = nil, customerID: String? = nil, supersedesExternalID: String? = nil,
+        transactionID: String? = nil
+    ) {
+        self.platform = platform
+        self.externalID = externalID
+        self.productID = productID
+        self.status = status
+        self.expiresAt = expiresAt
+        self.environment = environment
+        self.observedAt = observedAt
+        self.ownerHint = ownerHint
+        self.purchaserEmail = purchaserEmail
+        self.customerID = customerID
+        self.supersedesExternalID = supersedesExternalID
+        self.transactionID = transactionID
+    }
+
+    /// Whether this snapshot grants access at `now`.
+    public func isEntitled(at now: Date) -> Bool {
+        guard status.grantsAccess else { return false }
+        guard let expiresAt else { return true }
+        return expiresAt > now
+    }
+}
