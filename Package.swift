@@ -22,6 +22,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
+        .target(name: "Mail", dependencies: ["Storage", "Crypto", "Templating", "Logging"], swiftSettings: strict),
 
         // The web layer: routes, handlers, pages, operations endpoints.
         .target(
@@ -40,6 +41,7 @@ let package = Package(
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "Storage", "Templating"], swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage"], swiftSettings: strict),
     ]
 )
