@@ -46,7 +46,7 @@ public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
     private static func isValid(_ address: String) -> Bool {
         let bytes = Array(address.utf8)
         guard bytes.count >= 3, bytes.count <= 254 else { return false }
-        guard let at = bytes.lastIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1, at <= 64 else { return false }
+        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1, at <= 64 else { return false }
         for byte in bytes {
             // Printable ASCII except the characters that would break a header or an SMTP path.
             guard byte > 0x20, byte < 0x7F else { return false }

@@ -57,8 +57,8 @@ enum MessageFormatter {
             + QuotedPrintable.encode(text)
     }
 
-    /// `"Name" <address>`, `=?UTF-8?B?...?= <address>` or `<address>`; the address itself was
-    /// validated by `MailAddress` (display names too, but a value built by hand is rechecked).
+    /// `"Name" <address>`, `=?UTF-8?B?...?= <address>` or `<address>`; `MailAddress` has already
+    /// refused line breaks and malformed addresses.
     static func addressHeader(_ address: MailAddress) -> String {
         guard let name = address.displayName else { return "<\(address.address)>" }
         return EncodedWord.displayName(name) + " <\(address.address)>"

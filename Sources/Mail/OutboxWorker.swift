@@ -45,7 +45,6 @@ public actor OutboxWorker {
 
     /// Recovers abandoned deliveries, then delivers until `stop()` is called or the task is cancelled.
     public func run() async {
-        stopped = false
         do {
             let recovered = try await recoverAbandoned()
             if recovered > 0 { logger.warning("mail.outbox.recovered", [("count", .int(recovered))]) }
@@ -61,7 +60,7 @@ public actor OutboxWorker {
         logger.info("mail.outbox.stopped")
     }
 
-    /// Makes `run()` return after the deliveries in progress. It can be run again later.
+    /// Makes `run()` return after the deliveries in progress (or right away when it starts later).
     public func stop() {
         stopped = true
         resumeWaiter()

@@ -8,18 +8,15 @@ public struct OutboxWorkerConfiguration: Sendable {
     public var pollInterval: Duration
     /// Backoff and giving up.
     public var retryPolicy: OutboxRetryPolicy
-    /// The domain in generated Message-IDs is chosen at enqueue; this is only for logs.
-    public var name: String
 
     /// Creates a configuration: 4 at a time, 5-minute lease, 30-second poll.
     public init(
         concurrency: Int = 4, lease: Duration = .seconds(300), pollInterval: Duration = .seconds(30),
-        retryPolicy: OutboxRetryPolicy = OutboxRetryPolicy(), name: String = "mail"
+        retryPolicy: OutboxRetryPolicy = OutboxRetryPolicy()
     ) {
         self.concurrency = max(1, concurrency)
         self.lease = lease
         self.pollInterval = pollInterval
         self.retryPolicy = retryPolicy
-        self.name = name
     }
 }
