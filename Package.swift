@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Templating", swiftSettings: strict),
         .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
+        .target(name: "Mail", dependencies: ["Storage", "Crypto", "Templating", "Logging"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
         .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
@@ -59,6 +60,9 @@ let package = Package(
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPServer"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MailTests", dependencies: ["Mail", "Storage", "Templating"], exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(

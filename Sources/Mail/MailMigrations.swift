@@ -1,0 +1,31 @@
+import Storage
+
+/// The Mail module's schema changes; the application appends them to its migration list.
+///
+/// `mail_outbox` holds every email to send. Portable SQL: TEXT ids made by the application,
+/// BIGINT millisecond timestamps, a CHECK instead of an enum type.
+public enum MailMigrations {
+    /// Every migration of the module, in order. Ids: `0100_mail_outbox`.
+    public static let all: [Migration] = [
+        Migration(id: "0100_mail_outbox", sql: """
+            CREATE TABLE mail_outbox (
+                id TEXT PRIMARY KEY,
+                idempotency_key TEXT NOT NULL UNIQUE,
+                template TEXT NOT NULL,
+                recipient TEXT NOT NULL,
+                recipient_name TEXT,
+                parameters TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'sent', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT,
+                message_id TEXT NOT NULL UNIQUE,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                sent_at BIGINT
+            );
+            CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
+            CREATE INDEX mail_outbox_created ON mail_outbox (created_at);
+            """),
+    ]
+}

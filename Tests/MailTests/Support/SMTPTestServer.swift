@@ -1,0 +1,173 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An error of the test harness with a message saying what to do.
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// aiosmtpd (a real SMTP server, not ours) running as a subprocess on a local port.
+final class SMTPTestServer: @unchecked Sendable {
+    // @unchecked: the Process is only touched by the test that owns the server, start to stop.
+    let port: Int
+    let receivedDirectory: String
+    private let process: Process
+    private let input: Pipe
+
+    struct Options {
+        var tls: TestCertificates.Pair?
+        var implicitTLS = false
+        var auth: (login: String, password: String, only: String?)?
+        var reject: String?
+    }
+
+    /// Starts the server on `port` (a free one by default) and waits until it listens.
+    /// - Throws: `HarnessError` when aiosmtpd is missing or the server does not come up.
+    init(port: Int? = nil, options: Options = Options()) throws {
+        let base = try makeTemporaryDirectory()
+        let port = try port ?? freePort()
+        self.port = port
+        receivedDirectory = base + "/received"
+        var arguments = [Self.script, "--port", String(port), "--dir", receivedDirectory]
+        if let tls = options.tls {
+            arguments += ["--tls-cert", tls.certificate, "--tls-key", tls.key]
+            if options.implicitTLS { arguments.append("--implicit-tls") }
+        }
+        if let auth = options.auth {
+            arguments += ["--auth", "\(auth.login):\(auth.password)"]
+            if let only = auth.only { arguments += ["--auth-only", only] }
+        }
+        if let reject = options.reject { arguments += ["--reject", reject] }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        input = Pipe()
+        process.standardInput = input
+        let errorLog = base + "/stderr.log"
+        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errorLog)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let ready = base + "/ready"
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: ready) {
+            if !process.isRunning {
+                let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+                if process.terminationStatus == 3 || log.contains("No module named") {
+                    throw HarnessError(description: "aiosmtpd is missing: run scripts/install-test-tools "
+                        + "(pip install aiosmtpd==1.4.6). \(log)")
+                }
+                throw HarnessError(description: "the aiosmtpd test server exited with \(process.terminationStatus): \(log)")
+            }
+            guard Date() < deadline else {
+                stop()
+                throw HarnessError(description: "the aiosmtpd test server did not start within 30 s")
+            }
+            usleep(20_000)
+        }
+    }
+
+    deinit { stop() }
+
+    /// Stops the server (closes its standard input, then terminates it) and waits for it.
+    func stop() {
+        guard process.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// The messages received so far, as text.
+    func received() throws -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: receivedDirectory)) ?? []
+        return try names.filter { $0.hasSuffix(".eml") }.sorted().map {
+            try String(contentsOfFile: receivedDirectory + "/" + $0, encoding: .utf8)
+        }
+    }
+
+    static let script: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent()
+        return url.path + "/smtp_server.py"
+    }()
+}
+
+/// A local TCP port nobody listens on right now.
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError(description: "socket failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw HarnessError(description: "bind failed") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard named == 0 else { throw HarnessError(description: "getsockname failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A test CA and server certificates made with the openssl command-line tool, once per test run.
+struct TestCertificates: Sendable {
+    /// A certificate and its key.
+    struct Pair: Sendable {
+        let certificate: String
+        let key: String
+    }
+
+    /// The CA certificate to trust through the configured CA file.
+    let caFile: String
+    /// A server certificate for `localhost` (DNS name only, no IP address), signed by the CA.
+    let localhost: Pair
+
+    static let shared: Result<TestCertificates, HarnessError> = Result { try make() }.mapError {
+        $0 as? HarnessError ?? HarnessError(description: "\($0)")
+    }
+
+    static func get() throws -> TestCertificates { try shared.get() }
+
+    private static func make() throws -> TestCertificates {
+        let directory = try makeTemporaryDirectory()
+        let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try openssl(["req", "-x509"] + ecKey + [
+            "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.pem", "-days", "2",
+            "-subj", "/CN=Tollgate Mail Test CA",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ])
+        try openssl(["req"] + ecKey + [
+            "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
+        ])
+        try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: "\(directory)/server.ext", atomically: true, encoding: .utf8)
+        try openssl([
+            "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.pem",
+            "-CAkey", "\(directory)/ca.key", "-CAcreateserial", "-out", "\(directory)/server.pem", "-days", "2",
+            "-extfile", "\(directory)/server.ext",
+        ])
+        return TestCertificates(
+            caFile: "\(directory)/ca.pem",
+            localhost: Pair(certificate: "\(directory)/server.pem", key: "\(directory)/server.key"))
+    }
+
+    private static func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw HarnessError(description: "openssl \(arguments.first ?? "") failed with \(process.terminationStatus)")
+        }
+    }
+}
