@@ -50,7 +50,9 @@ let package = Package(
 
         // Tests.
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
-        .target(name: "TestSupport", dependencies: ["HTTPServer", "Logging"], path: "Tests/Support/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["HTTPServer", "Logging", "Crypto", "Domain"], path: "Tests/Support/TestSupport",
+            swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
