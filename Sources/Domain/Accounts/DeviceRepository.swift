@@ -1,0 +1,43 @@
+import Foundation
+import Storage
+
+/// The devices signed in to an account, with the `max_devices` rule: past the limit the
+/// least recently seen device is signed out (its sessions revoked).
+public enum DeviceRepository {
+    /// Records that `deviceID` uses `accountID` now; returns the devices signed out to stay
+    /// within `maxDevices`.
+    public static func touch(
+        deviceID: String, appUserID: String?, accountID: String, maxDevices: Int, on connection: Connection, now: Date
+    ) throws -> [String] {
+        let nowMS = Timestamp.milliseconds(now)
+        try connection.execute(
+            """
+            INSERT INTO devices (account_id, device_id, app_user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (account_id, device_id) DO UPDATE SET last_seen_at = excluded.last_seen_at,
+                app_user_id = COALESCE(excluded.app_user_id, devices.app_user_id), signed_out_at = NULL
+            """,
+            [accountID, deviceID, appUserID, nowMS, nowMS])
+        let active = try connection.query(
+            "SELECT device_id FROM devices WHERE account_id = ? AND signed_out_at IS NULL ORDER BY last_seen_at DESC, created_at DESC",
+            [accountID])
+        guard active.count > maxDevices else { return [] }
+        var evicted: [String] = []
+        for row in active.dropFirst(max(maxDevices, 1)) {
+            let id = try row.string("device_id")
+            guard id != deviceID else { continue }
+            try connection.execute(
+                "UPDATE devices SET signed_out_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, id])
+            try SessionRepository.revoke(accountID: accountID, deviceID: id, on: connection, now: now)
+            evicted.append(id)
+        }
+        return evicted
+    }
+
+    /// Devices of an account that are signed in, most recent first.
+    public static func active(accountID: String, on connection: Connection) throws -> [String] {
+        try connection.query(
+            "SELECT device_id FROM devices WHERE account_id = ? AND signed_out_at IS NULL ORDER BY last_seen_at DESC",
+            [accountID]
+        ).map { try $0.string("device_id") }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Storage
+
+/// Turns a paid checkout into a purchase, a link to the app user who started it, and
+/// exactly one redemption code — whether the webhook or the browser gets here first, or both
+/// at once (the single writer serializes them; the second finds the code the first issued).
+public struct CheckoutCompletion: Sendable {
+    /// What the payment provider says about a paid checkout session.
+    public struct PaidCheckout: Sendable {
+        public var sessionID: String
+        /// The purchase state (subscription or one-time payment).
+        public var snapshot: PurchaseSnapshot
+        /// Other ids Stripe uses for the same purchase (payment intent, subscription).
+        public var aliases: [String]
+        public var email: String?
+        /// `client_reference_id`.
+        public var clientReferenceID: String?
+        /// The session's metadata (the checkout context, when we did not record the start).
+        public var metadata: [String: String]
+
+        public init(sessionID: String, snapshot: PurchaseSnapshot, aliases: [String], email: String?, clientReferenceID: String?, metadata: [String: String]) {
+            self.sessionID = sessionID
+            self.snapshot = snapshot
+            self.aliases = aliases
+            self.email = email
+            self.clientReferenceID = clientReferenceID
+            self.metadata = metadata
+        }
+    }
+
+    /// The state after completion.
+    public struct Completed: Sendable {
+        public let purchase: Purchase
+        public let checkout: CheckoutRecord?
+        /// The code issued now (email it in the same transaction), or nil when one existed.
+        public let issued: CodeRepository.Issued?
+        /// The newest code of the purchase (issued now or before).
+        public let code: RedemptionCodeRecord
+        /// The account the purchase was linked to because an app user started the checkout.
+        public let linkedAccount: Account?
+    }
+
+    public let codeTTL: TimeInterval
+    public let vault: CodeVault
+    public let secrets: DomainSecrets
+
+    public init(codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets) {
+        self.codeTTL = codeTTL
+        self.vault = vault
+        self.secrets = secrets
+    }
+
+    /// Applies a paid checkout. Idempotent: a repeat returns the same purchase and code.
+    public func complete(_ paid: PaidCheckout, on connection: Connection, now: Date) throws -> Completed {
+        var snapshot = paid.snapshot
+        snapshot.purchaserEmail = snapshot.purchaserEmail ?? paid.email
+        let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
+        let purchaseID = applied.purchase.id
+        for alias in [paid.sessionID] + paid.aliases where alias != snapshot.externalID {
+            try PurchaseRepository.addAlias(platform: snapshot.platform, alias: alias, purchaseID: purchaseID, on: connection)
+        }
+        let checkout = try CheckoutRepository.find(sessionID: paid.sessionID, on: connection)
+        let appUserID = checkout?.appUserID ?? paid.clientReferenceID
+        let attribution = checkout?.context ?? Self.json(paid.metadata)
+        try PurchaseRepository.setOrigin(
+            purchaseID: purchaseID, appUserID: appUserID, attribution: attribution, email: paid.email ?? checkout?.email,
+            on: connection)
+        var linkedAccount: Account?
+        if let appUserID, !appUserID.isEmpty {
+            let current = try PurchaseRepository.require(id: purchaseID, on: connection)
+            if current.accountID == nil {
+                let account = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now).0
+                try PurchaseRepository.link(purchaseID: purchaseID, to: account.id, on: connection, now: now)
+                linkedAccount = account
+            } else if let accountID = current.accountID {
+                linkedAccount = try AccountRepository.find(id: accountID, on: connection)
+            }
+        }
+        try CheckoutRepository.complete(sessionID: paid.sessionID, purchaseID: purchaseID, on: connection, now: now)
+        var issued: CodeRepository.Issued?
+        let code: RedemptionCodeRecord
+        if let existing = try CodeRepository.latest(purchaseID: purchaseID, on: connection) {
+            code = existing
+        } else {
+            let fresh = try CodeRepository.issue(purchaseID: purchaseID, ttl: codeTTL, vault: vault, on: connection, now: now)
+            issued = fresh
+            code = fresh.record
+        }
+        return Completed(
+            purchase: try PurchaseRepository.require(id: purchaseID, on: connection),
+            checkout: try CheckoutRepository.find(sessionID: paid.sessionID, on: connection),
+            issued: issued, code: code, linkedAccount: linkedAccount)
+    }
+
+    static func json(_ metadata: [String: String]) -> String? {
+        guard !metadata.isEmpty, let data = try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys]) else {
+            return nil
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+import Storage
+
+/// Issues, finds and retires redemption codes. One live code per purchase: issuing a new one
+/// replaces the live one (a resend), in the same transaction.
+public enum CodeRepository {
+    /// A code just issued: the plaintext exists only in this value (and the sealed box).
+    public struct Issued: Sendable {
+        public let record: RedemptionCodeRecord
+        public let code: RedemptionCode
+    }
+
+    /// Issues a fresh code for `purchaseID`, replacing its live code if any.
+    public static func issue(purchaseID: String, ttl: TimeInterval, vault: CodeVault, on connection: Connection, now: Date) throws -> Issued {
+        let nowMS = Timestamp.milliseconds(now)
+        try connection.execute(
+            "UPDATE redemption_codes SET status = 'replaced', updated_at = ? WHERE purchase_id = ? AND status = 'live'",
+            [nowMS, purchaseID])
+        let id = try EntityID.make("code")
+        let code = try RedemptionCode.generate()
+        try connection.execute(
+            """
+            INSERT INTO redemption_codes (id, purchase_id, code_hash, code_sealed, hint, status, expires_at, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, 'live', ?, ?, ?)
+            """,
+            [
+                id, purchaseID, try vault.hash(code), try vault.seal(code, codeID: id), String(code.canonical.suffix(4)),
+                Timestamp.milliseconds(now.addingTimeInterval(ttl)), nowMS, nowMS,
+            ])
+        return Issued(record: try require(id: id, on: connection), code: code)
+    }
+
+    /// The record of `code`, whatever its status.
+    public static func find(code: RedemptionCode, vault: CodeVault, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try connection.queryOne(
+            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_hash = ?", [try vault.hash(code)]
+        ).map(RedemptionCodeRecord.init(row:))
+    }
+
+    public static func find(id: String, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try connection.queryOne("SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE id = ?", [id])
+            .map(RedemptionCodeRecord.init(row:))
+    }
+
+    /// - Throws: `DomainError(.notFound)`.
+    public static func require(id: String, on connection: Connection) throws -> RedemptionCodeRecord {
+        guard let record = try find(id: id, on: connection) else { throw DomainError(.notFound, "no code \(id)") }
+        return record
+    }
+
+    /// The newest code of a purchase (any status), for the success page and operators.
+    public static func latest(purchaseID: String, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try connection.queryOne(
+            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE purchase_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+            [purchaseID]
+        ).map(RedemptionCodeRecord.init(row:))
+    }
+
+    /// Every code of the purchases of `email`, newest first (operators).
+    public static func forEmail(_ email: String, on connection: Connection) throws -> [RedemptionCodeRecord] {
+        try connection.query(
+            """
+            SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes
+            WHERE purchase_id IN (SELECT id FROM purchases WHERE purchaser_email = ?) ORDER BY created_at DESC
+            """,
+            [email.lowercased()]
+        ).map(RedemptionCodeRecord.init(row:))
+    }
+
+    /// Marks a code redeemed by an account (first redemption only).
+    public static func markRedeemed(id: String, accountID: String, appUserID: String?, on connection: Connection, now: Date) throws {
+        let nowMS = Timestamp.milliseconds(now)
+        try connection.execute(
+            """
+            UPDATE redemption_codes SET status = 'redeemed', redeemed_at = ?, redeemed_account_id = ?, redeemed_app_user_id = ?,
+                updated_at = ? WHERE id = ? AND status = 'live'
+            """,
+            [nowMS, accountID, appUserID, nowMS, id])
+    }
+
+    /// Points a redeemed code at the account that now holds its purchase (a transfer).
+    public static func reassign(id: String, accountID: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE redemption_codes SET redeemed_account_id = ?, updated_at = ? WHERE id = ?",
+            [accountID, Timestamp.milliseconds(now), id])
+    }
+
+    /// Revokes a code; returns false when it was already revoked.
+    public static func revoke(id: String, on connection: Connection, now: Date) throws -> Bool {
+        try connection.run(
+            "UPDATE redemption_codes SET status = 'revoked', updated_at = ? WHERE id = ? AND status <> 'revoked'",
+            [Timestamp.milliseconds(now), id]) > 0
+    }
+
+    /// Opens the sealed copy of a code (to show it again on the success page).
+    public static func reveal(_ record: RedemptionCodeRecord, vault: CodeVault) throws -> RedemptionCode {
+        try vault.open(record.sealed, codeID: record.id)
+    }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// One entitlement of an account (or of a purchase) at a moment.
+public struct Entitlement: Sendable, Equatable {
+    /// The entitlement's name in config (`premium`).
+    public let id: String
+    public let active: Bool
+    /// When access ends; nil when a purchase grants it without end.
+    public let expiresAt: Date?
+    /// Where the granting (or last) purchase was made.
+    public let source: Platform
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Storage
+
+/// Every operator action (resend, revoke) with who did it; written in the action's transaction.
+public enum AuditLog {
+    /// One entry.
+    public struct Entry: Sendable, Equatable {
+        public let id: String
+        public let actor: String
+        public let action: String
+        public let target: String?
+        public let details: String
+        public let createdAt: Date
+    }
+
+    public static func record(actor: String, action: String, target: String?, details: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "INSERT INTO audit_log (id, actor, action, target, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [try EntityID.make("aud"), actor, action, target, details, Timestamp.milliseconds(now)])
+    }
+
+    public static func recent(limit: Int, on connection: Connection) throws -> [Entry] {
+        try connection.query(
+            "SELECT id, actor, action, target, details, created_at FROM audit_log ORDER BY created_at DESC, id DESC LIMIT ?", [limit]
+        ).map { row in
+            Entry(
+                id: try row.string("id"), actor: try row.string("actor"), action: try row.string("action"),
+                target: try row.optionalString("target"), details: try row.string("details"),
+                createdAt: Timestamp.date(try row.int64("created_at")))
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+import Storage
+
+/// Notifications already applied, by source and event id (Stripe `evt_`, Apple
+/// `notificationUUID`, Play `messageId`): a repeat does nothing twice.
+public enum WebhookEventLog {
+    /// Records the event; false when it was recorded before (a duplicate). Call in the same
+    /// transaction as the event's effects so a crash never records an event it did not apply.
+    public static func record(source: String, eventID: String, type: String, on connection: Connection, now: Date) throws -> Bool {
+        try connection.run(
+            """
+            INSERT INTO webhook_events (source, event_id, event_type, received_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (source, event_id) DO NOTHING
+            """,
+            [source, eventID, type, Timestamp.milliseconds(now)]) > 0
+    }
+}

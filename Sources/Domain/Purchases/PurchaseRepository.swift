@@ -1,0 +1,140 @@
+import Foundation
+import Storage
+
+/// Reads and writes purchases. Every write is idempotent on the natural key
+/// `(platform, external_id)` and ordered by `observed_at`: a snapshot older than the stored
+/// state changes nothing but may fill in facts that were missing (email, customer, owner).
+public enum PurchaseRepository {
+    /// The outcome of applying a snapshot.
+    public struct Applied: Sendable {
+        public let purchase: Purchase
+        public let created: Bool
+        /// Whether the state (status, expiry, product) changed.
+        public let stateChanged: Bool
+    }
+
+    /// Applies `snapshot` to its purchase, creating it when new. Call inside a write transaction.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func apply(_ snapshot: PurchaseSnapshot, on connection: Connection, now: Date) throws -> Applied {
+        var existing = try find(platform: snapshot.platform, reference: snapshot.externalID, on: connection)
+        if existing == nil, let old = snapshot.supersedesExternalID,
+            let superseded = try find(platform: snapshot.platform, reference: old, on: connection)
+        {
+            // A new token for the same purchase (Play linkedPurchaseToken): re-key the one row.
+            try connection.execute(
+                "UPDATE purchases SET external_id = ?, updated_at = ? WHERE id = ?",
+                [snapshot.externalID, Timestamp.milliseconds(now), superseded.id])
+            try addAlias(platform: snapshot.platform, alias: superseded.externalID, purchaseID: superseded.id, on: connection)
+            existing = try find(id: superseded.id, on: connection)
+        }
+        let nowMS = Timestamp.milliseconds(now)
+        guard let current = existing else {
+            let id = try EntityID.make("pur")
+            try connection.execute(
+                """
+                INSERT INTO purchases (id, platform, external_id, product_id, status, expires_at, environment, observed_at,
+                    purchaser_email, customer_id, owner_hint, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    id, snapshot.platform.rawValue, snapshot.externalID, snapshot.productID, snapshot.status.rawValue,
+                    snapshot.expiresAt.map(Timestamp.milliseconds), snapshot.environment, Timestamp.milliseconds(snapshot.observedAt),
+                    snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, nowMS, nowMS,
+                ])
+            if let old = snapshot.supersedesExternalID {
+                try addAlias(platform: snapshot.platform, alias: old, purchaseID: id, on: connection)
+            }
+            return Applied(purchase: try require(id: id, on: connection), created: true, stateChanged: true)
+        }
+        let isNewer = Timestamp.milliseconds(snapshot.observedAt) >= Timestamp.milliseconds(current.observedAt)
+        if isNewer {
+            try connection.execute(
+                """
+                UPDATE purchases SET product_id = ?, status = ?, expires_at = ?, environment = COALESCE(?, environment),
+                    observed_at = ?, updated_at = ? WHERE id = ?
+                """,
+                [
+                    snapshot.productID, snapshot.status.rawValue, snapshot.expiresAt.map(Timestamp.milliseconds),
+                    snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id,
+                ])
+        }
+        // Facts that do not go stale fill gaps whatever the snapshot's age.
+        try connection.execute(
+            """
+            UPDATE purchases SET purchaser_email = COALESCE(purchaser_email, ?), customer_id = COALESCE(customer_id, ?),
+                owner_hint = COALESCE(owner_hint, ?) WHERE id = ?
+            """,
+            [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
+        let updated = try require(id: current.id, on: connection)
+        let changed = isNewer && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID)
+        return Applied(purchase: updated, created: false, stateChanged: changed)
+    }
+
+    /// The purchase whose external id or alias (superseded token, checkout session, payment
+    /// intent) is `reference`.
+    public static func find(platform: Platform, reference: String, on connection: Connection) throws -> Purchase? {
+        if let row = try connection.queryOne(
+            "SELECT \(Purchase.columns) FROM purchases WHERE platform = ? AND external_id = ?", [platform.rawValue, reference])
+        {
+            return try Purchase(row: row)
+        }
+        guard let alias = try connection.queryOne(
+            "SELECT purchase_id FROM purchase_aliases WHERE platform = ? AND alias = ?", [platform.rawValue, reference])
+        else { return nil }
+        return try find(id: try alias.string("purchase_id"), on: connection)
+    }
+
+    public static func find(id: String, on connection: Connection) throws -> Purchase? {
+        try connection.queryOne("SELECT \(Purchase.columns) FROM purchases WHERE id = ?", [id]).map(Purchase.init(row:))
+    }
+
+    /// - Throws: `DomainError(.notFound)` when there is no such purchase.
+    public static func require(id: String, on connection: Connection) throws -> Purchase {
+        guard let purchase = try find(id: id, on: connection) else {
+            throw DomainError(.notFound, "no purchase \(id)")
+        }
+        return purchase
+    }
+
+    /// Records another name for a purchase (idempotent).
+    public static func addAlias(platform: Platform, alias: String, purchaseID: String, on connection: Connection) throws {
+        try connection.execute(
+            "INSERT INTO purchase_aliases (platform, alias, purchase_id) VALUES (?, ?, ?) ON CONFLICT (platform, alias) DO NOTHING",
+            [platform.rawValue, alias, purchaseID])
+    }
+
+    /// Links the purchase to `accountID` (or unlinks with nil).
+    public static func link(purchaseID: String, to accountID: String?, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE purchases SET account_id = ?, updated_at = ? WHERE id = ?",
+            [accountID, Timestamp.milliseconds(now), purchaseID])
+    }
+
+    /// Stores the checkout context the purchase came from (first writer wins).
+    public static func setOrigin(purchaseID: String, appUserID: String?, attribution: String?, email: String?, on connection: Connection) throws {
+        try connection.execute(
+            """
+            UPDATE purchases SET app_user_id = COALESCE(app_user_id, ?), attribution = COALESCE(attribution, ?),
+                purchaser_email = COALESCE(purchaser_email, ?) WHERE id = ?
+            """,
+            [appUserID, attribution, email?.lowercased(), purchaseID])
+    }
+
+    public static func forAccount(_ accountID: String, on connection: Connection) throws -> [Purchase] {
+        try connection.query(
+            "SELECT \(Purchase.columns) FROM purchases WHERE account_id = ? ORDER BY created_at", [accountID]
+        ).map(Purchase.init(row:))
+    }
+
+    public static func forEmail(_ email: String, platform: Platform? = nil, on connection: Connection) throws -> [Purchase] {
+        if let platform {
+            return try connection.query(
+                "SELECT \(Purchase.columns) FROM purchases WHERE purchaser_email = ? AND platform = ? ORDER BY created_at",
+                [email.lowercased(), platform.rawValue]
+            ).map(Purchase.init(row:))
+        }
+        return try connection.query(
+            "SELECT \(Purchase.columns) FROM purchases WHERE purchaser_email = ? ORDER BY created_at", [email.lowercased()]
+        ).map(Purchase.init(row:))
+    }
+}

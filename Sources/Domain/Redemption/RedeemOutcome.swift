@@ -1,0 +1,38 @@
+import Crypto
+import Foundation
+
+/// The result of redeeming a code: API.md's `status` values.
+public enum RedeemOutcome: Sendable {
+    /// The purchase is linked and active (`success`), or linked but no longer active
+    /// (`expired_subscription`: `redeemed.isEntitled` is false).
+    case redeemed(Redeemed)
+    /// Unknown, revoked or malformed (`invalid_code`).
+    case invalidCode
+    /// Past its TTL or replaced by a newer code (`expired_code`). When `resent` holds a code,
+    /// the caller emails it in the same transaction.
+    case expiredCode(ExpiredCode)
+    /// `purchase_belongs_to_other_user` (policy `reject`).
+    case belongsToOtherUser
+
+    /// A successful link.
+    public struct Redeemed: Sendable {
+        public let code: RedemptionCode
+        public let purchase: Purchase
+        /// The account that now holds the purchase, whose session is returned.
+        public let account: Account
+        public let accountSwitched: Bool
+        public let tokens: SessionRepository.Tokens
+        /// Devices signed out to stay within `max_devices`.
+        public let evictedDevices: [String]
+        public let isEntitled: Bool
+    }
+
+    /// An expired code.
+    public struct ExpiredCode: Sendable {
+        /// The purchase's email (for the masked address in the answer), if known.
+        public let email: String?
+        /// A fresh code to email now, when the throttle allowed it.
+        public let resent: CodeRepository.Issued?
+        public let purchase: Purchase
+    }
+}

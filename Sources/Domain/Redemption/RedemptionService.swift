@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+import Storage
+
+/// Redeems codes (API.md "Redemption"): links the purchase to the redeeming account,
+/// applies the other-user policy, keeps devices within the limit, re-issues expired codes,
+/// and answers the same way to a retry. Everything happens in the caller's write
+/// transaction, so a crash leaves either all of it or none.
+public struct RedemptionService: Sendable {
+    public let policy: RedemptionPolicy
+    public let vault: CodeVault
+    public let secrets: DomainSecrets
+
+    public init(policy: RedemptionPolicy, vault: CodeVault, secrets: DomainSecrets) {
+        self.policy = policy
+        self.vault = vault
+        self.secrets = secrets
+    }
+
+    /// Redeems `codeText` for `appUserID` (or the signed-in `bearerAccountID`) on `deviceID`.
+    /// - Throws: `StorageError`, `DomainError` (broken data), `CryptoError` (random source).
+    public func redeem(
+        codeText: String, appUserID: String, deviceID: String?, bearerAccountID: String?, on connection: Connection, now: Date
+    ) throws -> RedeemOutcome {
+        guard let code = RedemptionCode(normalizing: codeText),
+            let record = try CodeRepository.find(code: code, vault: vault, on: connection),
+            record.status != .revoked
+        else { return .invalidCode }
+        let purchase = try PurchaseRepository.require(id: record.purchaseID, on: connection)
+
+        if record.status == .replaced || (record.status == .live && record.isExpired(at: now)) {
+            return .expiredCode(try expired(purchase: purchase, on: connection, now: now))
+        }
+
+        let redeemer = try redeemingAccount(appUserID: appUserID, bearerAccountID: bearerAccountID, on: connection, now: now)
+        // The account this app would use on its own: the signed-in one, else its home account.
+        let ownAccountID = try bearerAccountID ?? AccountRepository.homeAccountID(appUserID: appUserID, on: connection) ?? redeemer.id
+        var holderID = purchase.accountID
+        if holderID == nil || holderID == redeemer.id {
+            try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
+            holderID = redeemer.id
+        } else {
+            switch policy.onOtherUser {
+            case .reject:
+                return .belongsToOtherUser
+            case .switch:
+                // This app user joins the account that holds the purchase.
+                if let holderID {
+                    try AccountRepository.link(appUserID: appUserID, to: holderID, on: connection, now: now)
+                }
+            case .transfer:
+                try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
+                try CodeRepository.reassign(id: record.id, accountID: redeemer.id, on: connection, now: now)
+                holderID = redeemer.id
+            }
+        }
+        guard let holderID else { throw DomainError(.corrupt, "purchase \(purchase.id) has no holder after redemption") }
+        if record.status == .live {
+            try CodeRepository.markRedeemed(id: record.id, accountID: holderID, appUserID: appUserID, on: connection, now: now)
+        }
+        let account = try AccountRepository.require(id: holderID, on: connection)
+        let device = deviceID ?? "app_user:" + appUserID
+        let evicted = try DeviceRepository.touch(
+            deviceID: device, appUserID: appUserID, accountID: holderID, maxDevices: policy.maxDevices, on: connection, now: now)
+        let tokens = try SessionRepository.issue(accountID: holderID, deviceID: device, on: connection, now: now)
+        let linked = try PurchaseRepository.require(id: purchase.id, on: connection)
+        return .redeemed(RedeemOutcome.Redeemed(
+            // Stable across retries: the app now uses another account than its own.
+            code: code, purchase: linked, account: account, accountSwitched: holderID != ownAccountID, tokens: tokens,
+            evictedDevices: evicted, isEntitled: linked.isEntitled(at: now)))
+    }
+
+    /// Issues a fresh code for an expired one when the purchase has an email and the
+    /// per-purchase and per-email throttles allow it.
+    func expired(purchase: Purchase, on connection: Connection, now: Date) throws -> RedeemOutcome.ExpiredCode {
+        guard let email = purchase.purchaserEmail else {
+            return RedeemOutcome.ExpiredCode(email: nil, resent: nil, purchase: purchase)
+        }
+        let resent = try resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
+        return RedeemOutcome.ExpiredCode(email: email, resent: resent, purchase: purchase)
+    }
+
+    /// A fresh code for `purchase` when neither it nor `email` got one within the resend
+    /// interval; nil when throttled. The caller emails the code in the same transaction.
+    public func resendIfAllowed(purchase: Purchase, email: String, on connection: Connection, now: Date) throws -> CodeRepository.Issued? {
+        let interval = policy.resendInterval
+        guard try ResendThrottle.claim("purchase:\(purchase.id)", interval: interval, on: connection, now: now) else { return nil }
+        guard try ResendThrottle.claim("email:\(email.lowercased()):\(purchase.id)", interval: interval, on: connection, now: now) else {
+            return nil
+        }
+        return try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
+    }
+
+    private func redeemingAccount(appUserID: String, bearerAccountID: String?, on connection: Connection, now: Date) throws -> Account {
+        if let bearerAccountID {
+            let account = try AccountRepository.require(id: bearerAccountID, on: connection)
+            if try AccountRepository.find(appUserID: appUserID, on: connection) == nil {
+                try AccountRepository.link(appUserID: appUserID, to: account.id, on: connection, now: now)
+            }
+            return account
+        }
+        return try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now).0
+    }
+}

@@ -1,0 +1,157 @@
+import Storage
+
+/// The domain's tables. Portable SQL: text ids made by the application, integer millisecond
+/// timestamps, `ON CONFLICT` upserts, partial unique indexes. A shipped migration is never
+/// edited; changes are new migrations appended here.
+public enum DomainMigrations {
+    public static let all: [Migration] = [
+        Migration(id: "0200_accounts", sql: """
+            CREATE TABLE accounts (
+                id TEXT PRIMARY KEY,
+                obfuscated_id TEXT NOT NULL UNIQUE,
+                email TEXT,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                username TEXT UNIQUE,
+                password_hash TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            CREATE INDEX accounts_email ON accounts (email);
+            CREATE UNIQUE INDEX accounts_verified_email ON accounts (email) WHERE email_verified = 1;
+
+            CREATE TABLE app_users (
+                app_user_id TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id),
+                home_account_id TEXT NOT NULL REFERENCES accounts (id),
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL
+            );
+            CREATE INDEX app_users_account ON app_users (account_id);
+
+            CREATE TABLE devices (
+                account_id TEXT NOT NULL REFERENCES accounts (id),
+                device_id TEXT NOT NULL,
+                app_user_id TEXT,
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL,
+                signed_out_at BIGINT,
+                PRIMARY KEY (account_id, device_id)
+            );
+
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id),
+                device_id TEXT,
+                family_id TEXT NOT NULL,
+                access_token_hash TEXT NOT NULL UNIQUE,
+                refresh_token_hash TEXT NOT NULL UNIQUE,
+                access_expires_at BIGINT NOT NULL,
+                refresh_expires_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                rotated_at BIGINT,
+                revoked_at BIGINT
+            );
+            CREATE INDEX sessions_account_device ON sessions (account_id, device_id);
+            CREATE INDEX sessions_family ON sessions (family_id);
+            """),
+        Migration(id: "0210_purchases", sql: """
+            CREATE TABLE purchases (
+                id TEXT PRIMARY KEY,
+                platform TEXT NOT NULL,
+                external_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                expires_at BIGINT,
+                environment TEXT,
+                observed_at BIGINT NOT NULL,
+                account_id TEXT REFERENCES accounts (id),
+                purchaser_email TEXT,
+                customer_id TEXT,
+                owner_hint TEXT,
+                app_user_id TEXT,
+                attribution TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                UNIQUE (platform, external_id)
+            );
+            CREATE INDEX purchases_account ON purchases (account_id);
+            CREATE INDEX purchases_email ON purchases (purchaser_email);
+
+            CREATE TABLE purchase_aliases (
+                platform TEXT NOT NULL,
+                alias TEXT NOT NULL,
+                purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                PRIMARY KEY (platform, alias)
+            );
+
+            CREATE TABLE checkouts (
+                session_id TEXT PRIMARY KEY,
+                checkout_context_id TEXT UNIQUE,
+                app_user_id TEXT,
+                plan TEXT,
+                price_id TEXT NOT NULL,
+                mode TEXT NOT NULL,
+                email TEXT,
+                redirect_url TEXT,
+                context TEXT NOT NULL,
+                purchase_id TEXT REFERENCES purchases (id),
+                status TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            """),
+        Migration(id: "0220_redemption_codes", sql: """
+            CREATE TABLE redemption_codes (
+                id TEXT PRIMARY KEY,
+                purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                code_hash TEXT NOT NULL UNIQUE,
+                code_sealed BLOB NOT NULL,
+                hint TEXT NOT NULL,
+                status TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                redeemed_at BIGINT,
+                redeemed_account_id TEXT REFERENCES accounts (id),
+                redeemed_app_user_id TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            CREATE UNIQUE INDEX redemption_codes_one_live ON redemption_codes (purchase_id) WHERE status = 'live';
+            CREATE INDEX redemption_codes_purchase ON redemption_codes (purchase_id);
+
+            CREATE TABLE resend_throttle (
+                throttle_key TEXT PRIMARY KEY,
+                last_sent_at BIGINT NOT NULL
+            );
+            """),
+        Migration(id: "0230_operations", sql: """
+            CREATE TABLE webhook_events (
+                source TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                PRIMARY KEY (source, event_id)
+            );
+
+            CREATE TABLE idempotency_keys (
+                scope TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                content_type TEXT NOT NULL,
+                body BLOB NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (scope, idempotency_key)
+            );
+
+            CREATE TABLE audit_log (
+                id TEXT PRIMARY KEY,
+                actor TEXT NOT NULL,
+                action TEXT NOT NULL,
+                target TEXT,
+                details TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX audit_log_created ON audit_log (created_at);
+            """),
+    ]
+}

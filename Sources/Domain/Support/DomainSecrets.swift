@@ -1,0 +1,26 @@
+import Crypto
+
+/// Keys derived from the configured `secret_key` with HKDF-SHA256, one per purpose, so no key
+/// is used for two jobs and the secret itself is never used directly.
+public struct DomainSecrets: Sendable {
+    /// HMAC key for the hashes of redemption codes.
+    public let codeHashKey: [UInt8]
+    /// AES-256-GCM key that keeps live codes readable for a refresh of the success page.
+    public let codeEncryptionKey: [UInt8]
+    /// AES-256-GCM key for outbox parameters (emails carry codes and links until sent).
+    public let mailParameterKey: [UInt8]
+    /// Derives `obfuscated_account_id` values.
+    public let obfuscatedIDs: ObfuscatedID
+
+    /// - Throws: `CryptoError` when key derivation fails.
+    public init(secretKey: String) throws {
+        let material = Array(secretKey.utf8)
+        func derive(_ purpose: String) throws -> [UInt8] {
+            try KDF.hkdfSHA256(inputKeyMaterial: material, salt: Array("tollgate".utf8), info: Array(purpose.utf8), outputByteCount: 32)
+        }
+        codeHashKey = try derive("redemption-code-hash")
+        codeEncryptionKey = try derive("redemption-code-encryption")
+        mailParameterKey = try derive("mail-parameters")
+        obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
+    }
+}

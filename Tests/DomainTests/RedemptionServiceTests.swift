@@ -1,0 +1,181 @@
+import Crypto
+import Domain
+import Foundation
+import Storage
+import Testing
+
+@Suite("Checkout completion and redemption")
+struct RedemptionServiceTests {
+    static func service(_ policy: OtherUserPolicy = .switch, maxDevices: Int = 5) -> RedemptionService {
+        RedemptionService(
+            policy: RedemptionPolicy(onOtherUser: policy, maxDevices: maxDevices, codeTTL: 3600, resendInterval: 600),
+            vault: Fixtures.vault, secrets: Fixtures.secrets)
+    }
+
+    static let completion = CheckoutCompletion(codeTTL: 3600, vault: Fixtures.vault, secrets: Fixtures.secrets)
+
+    /// Completes a checkout and returns the plaintext code.
+    static func paidCode(_ db: TestDatabase, appUserID: String? = nil) throws -> String {
+        let completed = try db.write { try completion.complete(Fixtures.paid(appUserID: appUserID), on: $0, now: Fixtures.t0) }
+        return try #require(completed.issued).code.display
+    }
+
+    @Test("Completing the same checkout twice issues exactly one code, kept sealed and hashed")
+    func oneCode() throws {
+        let db = try TestDatabase()
+        let first = try db.write { try Self.completion.complete(Fixtures.paid(), on: $0, now: Fixtures.t0) }
+        let second = try db.write { try Self.completion.complete(Fixtures.paid(), on: $0, now: Fixtures.t0.addingTimeInterval(5)) }
+        let issued = try #require(first.issued)
+        #expect(second.issued == nil)
+        #expect(second.code.id == issued.record.id)
+        let count = try db.write { try $0.queryOne("SELECT count(*) AS n FROM redemption_codes")?.int("n") }
+        #expect(count == 1)
+        // The plaintext is nowhere in the database file's rows.
+        let stored = try db.write { try $0.queryOne("SELECT code_hash, hex(code_sealed) AS sealed, hint FROM redemption_codes") }
+        let hash = try #require(stored).string("code_hash")
+        #expect(!hash.contains(issued.code.canonical))
+        #expect(try stored?.string("sealed").contains(issued.code.canonical) == false)
+        #expect(try stored?.string("hint") == String(issued.code.canonical.suffix(4)))
+        #expect(try CodeRepository.reveal(second.code, vault: Fixtures.vault) == issued.code)
+        // The session id and payment intent both find the purchase.
+        let bySession = try db.write { try PurchaseRepository.find(platform: .stripe, reference: "cs_test_1", on: $0) }
+        let byIntent = try db.write { try PurchaseRepository.find(platform: .stripe, reference: "pi_1", on: $0) }
+        #expect(bySession?.id == first.purchase.id && byIntent?.id == first.purchase.id)
+    }
+
+    @Test("A checkout started by an app user links the purchase to that user's account at once")
+    func autoLink() throws {
+        let db = try TestDatabase()
+        let completed = try db.write { try Self.completion.complete(Fixtures.paid(appUserID: "user-1"), on: $0, now: Fixtures.t0) }
+        let account = try db.write { try AccountRepository.find(appUserID: "user-1", on: $0) }
+        #expect(completed.purchase.accountID == account?.id)
+        #expect(completed.linkedAccount?.id == account?.id)
+    }
+
+    @Test("Redeeming links to the app user's new account; six retries answer the same")
+    func redeemAndRetry() throws {
+        let db = try TestDatabase()
+        let code = try Self.paidCode(db)
+        var accounts: Set<String> = []
+        for attempt in 0..<6 {
+            let outcome = try db.write {
+                try Self.service().redeem(codeText: code.lowercased(), appUserID: "user-1", deviceID: "d1", bearerAccountID: nil, on: $0,
+                    now: Fixtures.t0.addingTimeInterval(Double(attempt)))
+            }
+            guard case .redeemed(let redeemed) = outcome else {
+                Issue.record("attempt \(attempt): \(outcome)")
+                return
+            }
+            #expect(!redeemed.accountSwitched)
+            #expect(redeemed.isEntitled)
+            #expect(redeemed.purchase.accountID == redeemed.account.id)
+            accounts.insert(redeemed.account.id)
+        }
+        #expect(accounts.count == 1)
+    }
+
+    @Test("Codes are case-insensitive and look-alikes fold; garbage and unknown codes are invalid")
+    func normalization() throws {
+        let db = try TestDatabase()
+        let code = try Self.paidCode(db)
+        let messy = " " + code.replacingOccurrences(of: "-", with: " ").lowercased().replacingOccurrences(of: "0", with: "o") + " "
+        let outcome = try db.write { try Self.service().redeem(codeText: messy, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: Fixtures.t0) }
+        guard case .redeemed = outcome else { Issue.record("\(outcome)"); return }
+        for garbage in ["", "not-a-code", "AAAA-AAAA-AAAA-AAAA", String(repeating: "Z", count: 5000)] {
+            let result = try db.write { try Self.service().redeem(codeText: garbage, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: Fixtures.t0) }
+            guard case .invalidCode = result else { Issue.record("\(garbage.prefix(20)): \(result)"); return }
+        }
+    }
+
+    @Test("Another app user: switch joins the holder's account, transfer moves the purchase, reject refuses")
+    func otherUserPolicies() throws {
+        for policy in [OtherUserPolicy.switch, .transfer, .reject] {
+            let db = try TestDatabase()
+            let code = try Self.paidCode(db)
+            let first = try db.write { try Self.service(policy).redeem(codeText: code, appUserID: "owner", deviceID: "d1", bearerAccountID: nil, on: $0, now: Fixtures.t0) }
+            guard case .redeemed(let owner) = first else { Issue.record("\(first)"); return }
+            for retry in 0..<2 {
+                let second = try db.write {
+                    try Self.service(policy).redeem(codeText: code, appUserID: "other", deviceID: "d2", bearerAccountID: nil, on: $0,
+                        now: Fixtures.t0.addingTimeInterval(Double(10 + retry)))
+                }
+                switch (policy, second) {
+                case (.switch, .redeemed(let other)):
+                    #expect(other.accountSwitched, "switch, try \(retry)")
+                    #expect(other.account.id == owner.account.id)
+                    let moved = try db.write { try AccountRepository.find(appUserID: "other", on: $0) }
+                    #expect(moved?.id == owner.account.id)
+                case (.transfer, .redeemed(let other)):
+                    #expect(!other.accountSwitched)
+                    #expect(other.account.id != owner.account.id)
+                    #expect(other.purchase.accountID == other.account.id)
+                    let ownersPurchases = try db.write { try PurchaseRepository.forAccount(owner.account.id, on: $0) }
+                    #expect(ownersPurchases.isEmpty, "the old account lost the purchase")
+                case (.reject, .belongsToOtherUser):
+                    let purchase = try db.write { try PurchaseRepository.require(id: owner.purchase.id, on: $0) }
+                    #expect(purchase.accountID == owner.account.id)
+                default:
+                    Issue.record("\(policy): \(second)")
+                }
+            }
+        }
+    }
+
+    @Test("Past max_devices the least recently seen device is signed out")
+    func deviceLimit() throws {
+        let db = try TestDatabase()
+        let code = try Self.paidCode(db)
+        var tokens: [String: String] = [:]
+        for (index, device) in ["d1", "d2", "d3"].enumerated() {
+            let outcome = try db.write {
+                try Self.service(.switch, maxDevices: 2).redeem(codeText: code, appUserID: "user-\(device)", deviceID: device, bearerAccountID: nil, on: $0,
+                    now: Fixtures.t0.addingTimeInterval(Double(index * 60)))
+            }
+            guard case .redeemed(let redeemed) = outcome else { Issue.record("\(outcome)"); return }
+            tokens[device] = redeemed.tokens.accessToken
+            if device == "d3" { #expect(redeemed.evictedDevices == ["d1"]) }
+        }
+        let now = Fixtures.t0.addingTimeInterval(200)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: tokens["d1"]!, on: $0, now: now) } == nil)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: tokens["d3"]!, on: $0, now: now) } != nil)
+    }
+
+    @Test("An expired code answers expired_code and sends a fresh one at most once per interval")
+    func expiredCodeResend() throws {
+        let db = try TestDatabase()
+        let code = try Self.paidCode(db)
+        let later = Fixtures.t0.addingTimeInterval(3601)
+        let first = try db.write { try Self.service().redeem(codeText: code, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: later) }
+        guard case .expiredCode(let expired) = first, let fresh = expired.resent else { Issue.record("\(first)"); return }
+        #expect(expired.email == "buyer@example.com")
+        #expect(fresh.code.display != code)
+        // The old code is now replaced: still expired_code, and throttled.
+        let again = try db.write { try Self.service().redeem(codeText: code, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: later.addingTimeInterval(60)) }
+        guard case .expiredCode(let throttled) = again else { Issue.record("\(again)"); return }
+        #expect(throttled.resent == nil)
+        // After the interval another resend is allowed.
+        let much = try db.write { try Self.service().redeem(codeText: code, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: later.addingTimeInterval(601)) }
+        guard case .expiredCode(let allowed) = much else { Issue.record("\(much)"); return }
+        #expect(allowed.resent != nil)
+        // Only the newest code redeems; the one it replaced answers expired_code.
+        let newest = try #require(allowed.resent).code.display
+        let redeemed = try db.write { try Self.service().redeem(codeText: newest, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: later) }
+        guard case .redeemed = redeemed else { Issue.record("\(redeemed)"); return }
+        let replaced = try db.write { try Self.service().redeem(codeText: fresh.code.display, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: later) }
+        guard case .expiredCode = replaced else { Issue.record("\(replaced)"); return }
+    }
+
+    @Test("A revoked code is invalid; a lapsed purchase answers expired_subscription but is still linked")
+    func revokedAndLapsed() throws {
+        let db = try TestDatabase()
+        let completed = try db.write { try Self.completion.complete(Fixtures.paid(), on: $0, now: Fixtures.t0) }
+        let issued = try #require(completed.issued)
+        _ = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(status: .expired, expires: -1, observed: 10), on: $0, now: Fixtures.t0) }
+        let lapsed = try db.write { try Self.service().redeem(codeText: issued.code.display, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: Fixtures.t0) }
+        guard case .redeemed(let redeemed) = lapsed else { Issue.record("\(lapsed)"); return }
+        #expect(!redeemed.isEntitled && redeemed.purchase.accountID == redeemed.account.id)
+        #expect(try db.write { try CodeRepository.revoke(id: issued.record.id, on: $0, now: Fixtures.t0) })
+        let revoked = try db.write { try Self.service().redeem(codeText: issued.code.display, appUserID: "u", deviceID: nil, bearerAccountID: nil, on: $0, now: Fixtures.t0) }
+        guard case .invalidCode = revoked else { Issue.record("\(revoked)"); return }
+    }
+}
