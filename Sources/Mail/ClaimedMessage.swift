@@ -23,11 +23,12 @@ struct ClaimedMessage: Sendable {
         createdAt = OutboxID.date(try row.int64("created_at"))
     }
 
-    /// The stored parameters.
-    /// - Throws: `MailError` (permanent) when the JSON is not an object of strings.
-    func parameters() throws -> [String: String] {
+    /// The stored parameters, opened with `cipher` when they were sealed.
+    /// - Throws: `MailError` (permanent) when the JSON is not an object of strings or cannot be opened.
+    func parameters(cipher: OutboxCipher?) throws -> [String: String] {
+        let json = try OutboxCipher.open(parametersJSON, outboxID: id, with: cipher)
         do {
-            return try JSONDecoder().decode([String: String].self, from: Data(parametersJSON.utf8))
+            return try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
         } catch {
             throw MailError.permanent("the stored template parameters are not a JSON object of strings")
         }

@@ -9,6 +9,7 @@ struct DeliveryContext: Sendable {
     let transport: any MailTransport
     let composer: MailComposer
     let policy: OutboxRetryPolicy
+    let cipher: OutboxCipher?
     let logger: Logger
     let now: @Sendable () -> Date
 
@@ -23,7 +24,7 @@ struct DeliveryContext: Sendable {
         do {
             let mail = try composer.compose(
                 outboxID: message.id, template: message.template, recipient: message.recipient,
-                recipientName: message.recipientName, parameters: try message.parameters(),
+                recipientName: message.recipientName, parameters: try message.parameters(cipher: cipher),
                 messageID: message.messageID, date: now())
             try await transport.send(mail)
             outcome = .success(())

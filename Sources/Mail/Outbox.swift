@@ -8,15 +8,17 @@ public enum Outbox {
     /// change causing the email, so both commit or neither does. A message whose idempotency key
     /// is already in the outbox is not added again (`.duplicate`).
     /// - Throws: `MailError` (permanent) for an empty key or template name, `StorageError` from the
-    ///   database (the caller's transaction then rolls back).
+    ///   database (the caller's transaction then rolls back). With a `cipher` the parameters
+    ///   are stored sealed.
     public static func enqueue(
-        _ message: OutboxMessage, on connection: Connection, now: Date, messageIDDomain: String = "tollgate.localhost"
+        _ message: OutboxMessage, on connection: Connection, now: Date, messageIDDomain: String = "tollgate.localhost",
+        cipher: OutboxCipher? = nil
     ) throws -> EnqueueResult {
         guard !message.idempotencyKey.isEmpty else { throw MailError.permanent("the idempotency key is empty") }
         guard !message.template.isEmpty else { throw MailError.permanent("the template name is empty") }
         let id = OutboxID.make()
         let messageID = "<\(id)@\(messageIDDomain)>"
-        let parameters: String
+        var parameters: String
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -24,6 +26,7 @@ public enum Outbox {
         } catch {
             throw MailError.permanent("the template parameters cannot be encoded as JSON")
         }
+        if let cipher { parameters = try cipher.seal(parameters, outboxID: id) }
         let milliseconds = OutboxID.milliseconds(now)
         let inserted = try connection.run(
             """
