@@ -36,7 +36,10 @@ let package = Package(
         // The web layer: routes, handlers, pages, operations endpoints.
         .target(
             name: "Web",
-            dependencies: ["HTTPServer", "Storage", "Crypto", "Templating", "Configuration", "Logging"],
+            dependencies: [
+                "HTTPServer", "Storage", "Crypto", "Templating", "QRCode", "Configuration", "Logging", "Domain", "Mail",
+                "Integrations",
+            ],
             swiftSettings: strict
         ),
 

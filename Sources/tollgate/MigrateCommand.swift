@@ -8,9 +8,9 @@ enum MigrateCommand {
         do {
             let database = try Database(path: config.database.path)
             defer { database.close() }
-            let applied = try Migrator(migrations: TollgateMigrations.all).migrate(database)
+            let applied = try Migrator(migrations: TollgateApp.migrations).migrate(database)
             if applied.isEmpty {
-                print("Database \(config.database.path) is up to date (\(TollgateMigrations.all.count) migrations).")
+                print("Database \(config.database.path) is up to date (\(TollgateApp.migrations.count) migrations).")
             } else {
                 print("Applied \(applied.count) migration(s) to \(config.database.path): \(applied.joined(separator: ", "))")
             }

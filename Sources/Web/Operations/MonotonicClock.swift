@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-internal import Glibc
+import Glibc
 #endif
 
 /// Monotonic seconds for measuring durations (cheaper than `ContinuousClock.now` arithmetic).

@@ -1,6 +1,6 @@
-internal import Foundation
+import Foundation
 #if canImport(Glibc)
-internal import Glibc
+import Glibc
 #endif
 
 /// Start-up file-system walking for `StaticFiles`, with `lstat` so links are never followed.

@@ -1,4 +1,4 @@
-internal import Foundation
+import Foundation
 import HTTPServer
 
 /// The files of the `Public/` folder, loaded into memory once at start-up and served under

@@ -1,4 +1,5 @@
 import Configuration
+import Crypto
 import Foundation
 import HTTPServer
 import Logging
@@ -39,6 +40,7 @@ extension TollgateConfig {
             "app": ["name": "Example", "scheme": "exampleapp"],
             "mail": ["transport": "file", "file_dir": directory + "/mail", "from": "Example <no-reply@example.com>"],
             "paths": ["templates_dir": PackagePaths.templates, "public_dir": PackagePaths.publicDir],
+            "admin": ["tokens_sha256": [TestApp.adminTokenHash]],
         ]
         for (key, value) in extra { json[key] = value }
         let file = directory + "/config.json"
@@ -49,6 +51,10 @@ extension TollgateConfig {
 
 /// A whole app on a temp database, driven in-process (no sockets) through its responder.
 struct TestApp {
+    /// The admin bearer token the test configuration accepts.
+    static let adminToken = "test-admin-token-0123456789"
+    static let adminTokenHash = Hex.encode(try! SHA256.hash(Array(adminToken.utf8)))
+
     let directory: TemporaryDirectory
     let app: TollgateApp
     let logs: MemoryLogSink
@@ -59,6 +65,9 @@ struct TestApp {
         let config = try TollgateConfig.make(directory: directory.path, extra: extra)
         app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug))
     }
+
+    /// `Authorization` for the admin API.
+    static var adminHeaders: HTTPHeaders { ["Authorization": "Bearer \(adminToken)"] }
 
     /// Sends one request through routing, error mapping, headers, logs and metrics.
     func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: String = "") async -> HTTPResponse {

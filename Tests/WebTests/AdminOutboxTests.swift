@@ -1,0 +1,56 @@
+import Foundation
+import HTTPServer
+import Mail
+import Testing
+
+@testable import Web
+
+@Suite("Admin: mail outbox")
+struct AdminOutboxTests {
+    @Test("A missing or wrong admin token is 401", arguments: [
+        [:], ["Authorization": "Bearer wrong-token"], ["Authorization": "Basic abc"], ["Authorization": "Bearer "],
+    ] as [[String: String]])
+    func unauthorized(headers: [String: String]) async throws {
+        let app = try TestApp()
+        let response = await app.send(.get, "/admin/v1/outbox", headers: HTTPHeaders(headers.map { (name: $0.key, value: $0.value) }))
+        #expect(response.status == .unauthorized)
+        #expect(response.errorCode == "unauthorized")
+    }
+
+    @Test("Queued mail is listed masked, sealed in the database, and delivered by the worker")
+    func listAndDeliver() async throws {
+        let app = try TestApp()
+        let services = app.app.services
+        _ = try await services.database.write { connection in
+            try services.enqueueMail(
+                key: "test-1", template: "redemption_code", to: "jane.doe@example.com",
+                parameters: ["code": "K7P2-9QXM-4D8R-2WTF", "redeem_url": "https://x.test/redeem/K7P2", "product_name": "Pro", "expiry_text": "soon"],
+                on: connection)
+        }
+        let pending = await app.send(.get, "/admin/v1/outbox?status=pending", headers: TestApp.adminHeaders)
+        #expect(pending.status == .ok)
+        let messages = try #require(pending.jsonObject?["messages"] as? [[String: Any]])
+        #expect(messages.count == 1)
+        #expect(messages.first?["template"] as? String == "redemption_code")
+        #expect((messages.first?["to"] as? String)?.contains("jane.doe") == false)
+        #expect(!pending.text.contains("K7P2"))
+        let stored = try await services.database.read { try $0.queryOne("SELECT parameters FROM mail_outbox")?.string("parameters") }
+        #expect(stored?.contains("K7P2") == false)
+
+        await services.outboxWorker.runOnce()
+        let sent = await app.send(.get, "/admin/v1/outbox?status=sent", headers: TestApp.adminHeaders)
+        #expect((sent.jsonObject?["messages"] as? [[String: Any]])?.count == 1)
+        let files = try FileManager.default.contentsOfDirectory(atPath: app.directory.path + "/mail")
+        #expect(files.count == 1)
+        let eml = try String(contentsOfFile: app.directory.path + "/mail/" + files[0], encoding: .utf8)
+        #expect(eml.contains("K7P2-9QXM-4D8R-2WTF"))
+        #expect(eml.contains("To: <jane.doe@example.com>"))
+    }
+
+    @Test("An unknown status or limit is 400")
+    func badQuery() async throws {
+        let app = try TestApp()
+        #expect(await app.send(.get, "/admin/v1/outbox?status=lost", headers: TestApp.adminHeaders).status == .badRequest)
+        #expect(await app.send(.get, "/admin/v1/outbox?limit=0", headers: TestApp.adminHeaders).status == .badRequest)
+    }
+}
