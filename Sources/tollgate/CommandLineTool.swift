@@ -17,6 +17,7 @@ enum CommandLineTool {
           migrate            Apply pending database migrations and exit.
           config check       Validate the configuration and print it with secrets masked.
           backup FILE        Write a consistent copy of the live database to FILE.
+          admin outbox       List queued and sent mail (--status pending|sending|sent|failed, --limit N).
 
         Options:
           --config FILE      JSON configuration file (or set TOLLGATE_CONFIG).
@@ -52,6 +53,8 @@ enum CommandLineTool {
             return ConfigCheckCommand.run(configPath: parsed.configPath)
         case .backup(let destination):
             return await BackupCommand.run(configPath: parsed.configPath, destination: destination)
+        case .admin(let action, let argument):
+            return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
         }
     }
 

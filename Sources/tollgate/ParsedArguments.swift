@@ -1,19 +1,34 @@
-/// The command line, parsed: which command and which configuration file.
+/// The command line, parsed: which command, which configuration file, and admin options.
 struct ParsedArguments: Equatable {
     enum Command: Equatable {
         case serve, migrate, configCheck, help, version
         case backup(destination: String)
+        /// `admin <action> [argument]`, e.g. `admin outbox`, `admin revoke CODE_ID`.
+        case admin(action: String, argument: String?)
     }
+
+    /// Options that take a value, and the commands that accept them.
+    static let valueOptions: [String: String] = [
+        "--config": "any", "-c": "any", "--status": "admin", "--email": "admin", "--purchase-id": "admin", "--limit": "admin",
+    ]
+    static let adminActions = ["outbox"]
 
     var command: Command = .serve
     var configPath: String?
+    /// Admin options by name without dashes (`status`, `email`, `purchase-id`, `limit`).
+    var options: [String: String] = [:]
 
     /// - Throws: `UsageError` naming the argument that is wrong.
     init(_ arguments: [String]) throws {
         var words: [String] = []
         var index = 0
         while index < arguments.count {
-            let argument = arguments[index]
+            var argument = arguments[index]
+            var inlineValue: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                inlineValue = String(argument[argument.index(after: equals)...])
+                argument = String(argument[..<equals])
+            }
             switch argument {
             case "-h", "--help", "help":
                 command = .help
@@ -21,20 +36,25 @@ struct ParsedArguments: Equatable {
             case "--version", "-V":
                 command = .version
                 return
-            case "--config", "-c":
-                guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else {
-                    throw UsageError(message: "\(argument) needs a file path")
-                }
-                configPath = arguments[index + 1]
-                index += 1
-            default:
-                if argument.hasPrefix("--config=") {
-                    configPath = String(argument.dropFirst("--config=".count))
-                } else if argument.hasPrefix("-") {
-                    throw UsageError(message: "unknown option '\(argument)'")
+            case _ where Self.valueOptions[argument] != nil:
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
                 } else {
-                    words.append(argument)
+                    guard index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") else {
+                        throw UsageError(message: "\(argument) needs a value")
+                    }
+                    value = arguments[index + 1]
+                    index += 1
                 }
+                if argument == "--config" || argument == "-c" {
+                    configPath = value
+                } else {
+                    options[String(argument.drop { $0 == "-" })] = value
+                }
+            default:
+                if argument.hasPrefix("-") { throw UsageError(message: "unknown option '\(argument)'") }
+                words.append(argument)
             }
             index += 1
         }
@@ -52,8 +72,17 @@ struct ParsedArguments: Equatable {
         case "backup":
             guard words.count == 2 else { throw UsageError(message: "backup needs exactly one destination FILE") }
             command = .backup(destination: words[1])
+        case "admin":
+            guard words.count >= 2, Self.adminActions.contains(words[1]) else {
+                throw UsageError(message: "admin needs one of: \(Self.adminActions.joined(separator: ", "))")
+            }
+            try Self.expectCount(words, 3, "admin \(words[1])")
+            command = .admin(action: words[1], argument: words.count == 3 ? words[2] : nil)
         case let other?:
             throw UsageError(message: "unknown command '\(other)'")
+        }
+        if !options.isEmpty, case .admin = command {} else if let name = options.keys.sorted().first {
+            throw UsageError(message: "--\(name) is only for 'tollgate admin'")
         }
     }
 

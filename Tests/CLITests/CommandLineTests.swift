@@ -19,7 +19,9 @@ struct CommandLineTests {
         (["--verbose"], "unknown option '--verbose'"),
         (["config"], "config check"),
         (["backup"], "destination FILE"),
-        (["serve", "--config"], "--config needs a file path"),
+        (["serve", "--config"], "--config needs a value"),
+        (["serve", "--status", "sent"], "--status is only for 'tollgate admin'"),
+        (["admin", "frobnicate"], "admin needs one of"),
         (["migrate", "extra"], "takes no argument 'extra'"),
     ])
     func usageErrors(arguments: [String], message: String) async throws {
@@ -90,5 +92,20 @@ struct CommandLineTests {
         let result = try await ChildProcess.run("tollgate", ["backup", directory.path + "/b.sqlite", "--config", file])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no database"))
+    }
+}
+
+@Suite("tollgate admin")
+struct AdminCommandLineTests {
+    @Test("admin outbox lists messages and rejects a bad status")
+    func outbox() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.writeConfig()
+        let empty = try await ChildProcess.run("tollgate", ["admin", "outbox", "--config", file])
+        #expect(empty.status == 0, "\(empty.stderr)")
+        #expect(empty.stdout.contains("0 message(s)"))
+        let bad = try await ChildProcess.run("tollgate", ["admin", "outbox", "--status", "lost", "--config", file])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--status must be one of"))
     }
 }

@@ -1,0 +1,64 @@
+import Domain
+import Foundation
+import Mail
+import Web
+
+/// `tollgate admin ...`: what operators do on the host, on the same database as the service
+/// (which may keep running: SQLite serializes the writers).
+enum AdminCommand {
+    static func run(action: String, argument: String?, options: [String: String], configPath: String?) async -> ExitStatus {
+        guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
+        let app: TollgateApp
+        do {
+            app = try TollgateApp(config: config, logger: .disabled)
+        } catch {
+            CommandLineTool.printError("tollgate: cannot open the service: \(error)")
+            return .failure
+        }
+        defer { app.database.close() }
+        do {
+            switch action {
+            case "outbox":
+                try await outbox(app, options: options)
+            default:
+                throw UsageError(message: "unknown admin action '\(action)'")
+            }
+            return .success
+        } catch let error as UsageError {
+            CommandLineTool.printError("tollgate: \(error.message)")
+            return .usage
+        } catch {
+            CommandLineTool.printError("tollgate: admin \(action) failed: \(error)")
+            return .failure
+        }
+    }
+
+    /// `admin outbox [--status S] [--limit N]`: one line per message, newest first.
+    static func outbox(_ app: TollgateApp, options: [String: String]) async throws {
+        var status: OutboxStatus?
+        if let name = options["status"] {
+            guard let parsed = OutboxStatus(rawValue: name) else {
+                throw UsageError(message: "--status must be one of \(OutboxStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            status = parsed
+        }
+        let limit = try limitOption(options)
+        let entries = try await OutboxStore(database: app.database).outboxEntries(status: status, limit: limit)
+        print(["ID", "STATUS", "TEMPLATE", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"].joined(separator: "\t"))
+        for entry in entries {
+            print([
+                entry.id, entry.status.rawValue, entry.template, entry.maskedRecipient, String(entry.attempts),
+                Timestamp.rfc3339(entry.createdAt), entry.lastError ?? "",
+            ].joined(separator: "\t"))
+        }
+        print("\(entries.count) message(s)")
+    }
+
+    static func limitOption(_ options: [String: String]) throws -> Int {
+        guard let text = options["limit"] else { return 100 }
+        guard let value = Int(text), (1...1000).contains(value) else {
+            throw UsageError(message: "--limit must be a whole number from 1 to 1000")
+        }
+        return value
+    }
+}
