@@ -10,6 +10,13 @@ public enum IdempotencyStore {
         public let status: Int
         public let contentType: String
         public let body: [UInt8]
+
+        public init(requestHash: String, status: Int, contentType: String, body: [UInt8]) {
+            self.requestHash = requestHash
+            self.status = status
+            self.contentType = contentType
+            self.body = body
+        }
     }
 
     public static let retention: TimeInterval = 24 * 3600

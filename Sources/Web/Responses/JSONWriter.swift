@@ -52,6 +52,16 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Writes a top-level array with one element per item (for documents that are arrays).
+    public mutating func rawArray<Element>(_ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            body(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// Writes `key: ["a", "b"]`.
     public mutating func strings(_ key: String, _ values: [String]) {
         member(key)
