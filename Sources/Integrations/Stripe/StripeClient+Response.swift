@@ -8,7 +8,7 @@ extension StripeClient {
         let label = "\(request.method) \(Self.redacted(path))"
         let response: OutboundResponse
         do {
-            response = try await sendRequest(request)
+            response = try await httpClient.send(request)
         } catch let error as UpstreamError {
             throw UpstreamError(service: "stripe", kind: error.kind, message: "\(label): \(error.message)")
         } catch is CancellationError {
@@ -37,10 +37,6 @@ extension StripeClient {
         default:
             throw UpstreamError(service: "stripe", kind: .badStatus(response.status), message: "\(label): unexpected status \(response.status)")
         }
-    }
-
-    private func sendRequest(_ request: OutboundRequest) async throws -> OutboundResponse {
-        try await httpClient.send(request)
     }
 
     /// Ids in paths are not secret, but long ones are shortened to keep logs readable.
