@@ -1,0 +1,113 @@
+import Foundation
+
+/// Calls the Stripe API: creates Checkout Sessions and reads sessions and subscriptions.
+///
+/// Every request carries `Authorization: Bearer sk_...` and `Stripe-Version: 2025-03-31.basil`.
+/// The version is pinned so an account's default version can never change the shapes this
+/// client reads; 2025-03-31.basil is the release that moved `current_period_end` onto
+/// subscription items and an invoice's subscription under `parent.subscription_details`, the
+/// shapes the project's Stripe vectors carry. (The objects still read the older shapes too,
+/// because webhook payloads follow the endpoint's own version.)
+///
+/// Failures: Stripe rejecting a request (4xx with an error body) → `StripeAPIError`; 429, 5xx,
+/// timeouts, an unreachable host or a body that is not the expected JSON → `UpstreamError`
+/// with service `stripe`; a request Stripe would reject → `StripeRequestError` before sending.
+public struct StripeClient: Sendable {
+    /// The pinned `Stripe-Version`.
+    public static let apiVersion = "2025-03-31.basil"
+    /// The production API base.
+    public static let defaultAPIBase = "https://api.stripe.com"
+
+    private let secretKey: String
+    private let apiBase: String
+    let httpClient: any OutboundHTTPClient
+    private let timeout: Duration
+
+    /// A client for one secret key.
+    /// - Parameters:
+    ///   - secretKey: `sk_live_...`, `sk_test_...` or a restricted `rk_...` key.
+    ///   - apiBase: `https://api.stripe.com` in production; a fake server in tests.
+    ///   - http: the outbound transport.
+    ///   - timeout: time allowed per request.
+    public init(secretKey: String, apiBase: String, http: any OutboundHTTPClient, timeout: Duration = .seconds(30)) {
+        self.secretKey = secretKey
+        var base = apiBase
+        while base.hasSuffix("/") { base.removeLast() }
+        self.apiBase = base
+        self.httpClient = http
+        self.timeout = timeout
+    }
+
+    /// `POST /v1/checkout/sessions`: a new hosted Checkout page for one price.
+    /// - Parameter idempotencyKey: sent as `Idempotency-Key`; a retry with the same key returns
+    ///   the same session instead of creating another (at most 255 printable ASCII characters).
+    /// - Throws: `StripeRequestError` (invalid request, before sending), `StripeAPIError`
+    ///   (Stripe rejected it), `UpstreamError` (Stripe unavailable or unreadable).
+    public func createCheckoutSession(_ request: CheckoutSessionRequest, idempotencyKey: String) async throws -> StripeCheckoutSession {
+        try request.validate()
+        guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255,
+            idempotencyKey.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E })
+        else {
+            throw StripeRequestError(.invalidIdempotencyKey, "the idempotency key must be 1 to 255 printable ASCII characters without spaces")
+        }
+        let path = "/v1/checkout/sessions"
+        var outbound = try makeRequest(method: "POST", path: path)
+        outbound.headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        outbound.headers.append(("Idempotency-Key", idempotencyKey))
+        outbound.body = request.formParameters.encoded()
+        return try await perform(outbound, path: path, decoding: StripeCheckoutSession.self, what: "checkout.session")
+    }
+
+    /// `GET /v1/checkout/sessions/{id}`.
+    /// - Parameters:
+    ///   - id: `cs_...`, checked before it goes into the URL.
+    ///   - expandSubscription: asks for the subscription object inline (`expand[]=subscription`),
+    ///     so `subscription` is set on the result.
+    /// - Throws: `StripeRequestError` (not a session id), `StripeAPIError` (e.g. `isResourceMissing`
+    ///   for an unknown session), `UpstreamError`.
+    public func retrieveCheckoutSession(id: String, expandSubscription: Bool = false) async throws -> StripeCheckoutSession {
+        try Self.validateID(id, prefix: "cs_", name: "checkout session")
+        let path = "/v1/checkout/sessions/\(id)"
+        let request = try makeRequest(method: "GET", path: path, query: expandSubscription ? "expand[]=subscription" : nil)
+        return try await perform(request, path: path, decoding: StripeCheckoutSession.self, what: "checkout.session")
+    }
+
+    /// `GET /v1/subscriptions/{id}`.
+    /// - Parameter id: `sub_...`, checked before it goes into the URL.
+    /// - Throws: `StripeRequestError` (not a subscription id), `StripeAPIError`, `UpstreamError`.
+    public func retrieveSubscription(id: String) async throws -> StripeSubscription {
+        try Self.validateID(id, prefix: "sub_", name: "subscription")
+        let path = "/v1/subscriptions/\(id)"
+        let request = try makeRequest(method: "GET", path: path)
+        return try await perform(request, path: path, decoding: StripeSubscription.self, what: "subscription")
+    }
+
+    /// Stripe ids are a prefix and letters, digits and underscores; anything else is refused so
+    /// it can never change the request path.
+    /// - Throws: `StripeRequestError.invalidID`.
+    static func validateID(_ id: String, prefix: String, name: String) throws {
+        let valid = id.hasPrefix(prefix) && id.utf8.count > prefix.utf8.count && id.utf8.count <= 255
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+            }
+        guard valid else {
+            throw StripeRequestError(.invalidID, "not a Stripe \(name) id (expected \(prefix) followed by letters, digits or _)")
+        }
+    }
+
+    private func makeRequest(method: String, path: String, query: String? = nil) throws -> OutboundRequest {
+        let text = apiBase + path + (query.map { "?" + $0 } ?? "")
+        guard apiBase.hasPrefix("https://") || apiBase.hasPrefix("http://"), let url = URL(string: text) else {
+            throw StripeRequestError(.invalidConfiguration, "the Stripe API base \"\(apiBase)\" is not an http(s) URL")
+        }
+        return OutboundRequest(
+            method: method, url: url,
+            headers: [
+                ("Authorization", "Bearer \(secretKey)"),
+                ("Stripe-Version", Self.apiVersion),
+                ("Accept", "application/json"),
+                ("User-Agent", "Tollgate"),
+            ],
+            timeout: timeout)
+    }
+}
