@@ -38,6 +38,14 @@ public struct CheckoutCompletion: Sendable {
         public let code: RedemptionCodeRecord
         /// The account the purchase was linked to because an app user started the checkout.
         public let linkedAccount: Account?
+
+        public init(purchase: Purchase, checkout: CheckoutRecord?, issued: CodeRepository.Issued?, code: RedemptionCodeRecord, linkedAccount: Account?) {
+            self.purchase = purchase
+            self.checkout = checkout
+            self.issued = issued
+            self.code = code
+            self.linkedAccount = linkedAccount
+        }
     }
 
     public let codeTTL: TimeInterval

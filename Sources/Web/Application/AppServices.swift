@@ -1,6 +1,7 @@
 import Configuration
 import Domain
 import Foundation
+import Integrations
 import Logging
 import Mail
 import Storage
@@ -21,6 +22,8 @@ public final class AppServices: Sendable {
     public let rateLimiter: RateLimiter
     public let clientAddress: ClientAddressResolver
     public let now: @Sendable () -> Date
+    /// The Stripe API, when `stripe.secret_key` is configured.
+    public let stripe: StripeClient?
     let mailCipher: OutboxCipher
     let messageIDDomain: String
 
@@ -48,6 +51,9 @@ public final class AppServices: Sendable {
         messageIDDomain = MailSetup.host(of: config.baseURL) ?? "tollgate.localhost"
         rateLimiter = RateLimiter()
         clientAddress = ClientAddressResolver(trustedProxies: config.http.trustedProxyNetworks)
+        stripe = config.stripe.secretKey.map {
+            StripeClient(secretKey: $0, apiBase: config.stripe.apiBase, http: URLSessionHTTPClient(service: "stripe"))
+        }
     }
 
     /// Queues an email in the caller's transaction, parameters sealed. Call `mailQueued()`

@@ -59,6 +59,8 @@ public final class TollgateApp: Sendable {
         let appAuth = AppAuthentication(apiKeys: APIKeyCheck(publicKeys: config.apiKeys.publicKeys))
         RedemptionAPIRoutes(services: services, auth: appAuth).register(on: &router)
         RedeemPageRoutes(services: services).register(on: &router)
+        CheckoutRoutes(services: services).register(on: &router)
+        StripeWebhookRoute(services: services).register(on: &router)
         responder = AppResponder(router: router, metrics: metrics, pages: pages)
         server = HTTPServer(configuration: TollgateApp.serverConfiguration(config), responder: responder, logger: logger)
         connectionGauge.bind(server)

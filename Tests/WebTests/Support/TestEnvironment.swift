@@ -59,11 +59,11 @@ struct TestApp {
     let app: TollgateApp
     let logs: MemoryLogSink
 
-    init(extra: [String: Any] = [:]) throws {
+    init(extra: [String: Any] = [:], now: @escaping @Sendable () -> Date = { Date() }) throws {
         directory = try TemporaryDirectory()
         logs = MemoryLogSink()
         let config = try TollgateConfig.make(directory: directory.path, extra: extra)
-        app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug))
+        app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug), now: now)
     }
 
     /// `Authorization` for the admin API.
@@ -71,11 +71,16 @@ struct TestApp {
 
     /// Sends one request through routing, error mapping, headers, logs and metrics.
     func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: String = "") async -> HTTPResponse {
-        let request = HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8))
+        await send(method, target, headers: headers, bytes: Array(body.utf8))
+    }
+
+    /// Sends raw body bytes (webhooks are verified over the exact bytes).
+    func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], bytes: [UInt8], remoteAddress: String = "198.51.100.7") async -> HTTPResponse {
+        let request = HTTPRequest(method: method, target: target, headers: headers, body: bytes)
         let requestId = "test-\(UUID().uuidString.prefix(8))"
         // As the server does: the context's logger already carries the request id.
         let logger = Logger(sink: logs, minimumLevel: .debug).with([("request_id", .string(requestId))])
-        let context = RequestContext(requestId: requestId, logger: logger)
+        let context = RequestContext(requestId: requestId, logger: logger, remoteAddress: remoteAddress)
         return await app.responder.respond(to: request, context: context)
     }
 }

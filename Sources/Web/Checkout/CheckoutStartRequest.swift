@@ -1,0 +1,128 @@
+import Configuration
+import Crypto
+import Foundation
+import HTTPServer
+
+/// The inputs of `/checkout/start`, from the query, a form body or a JSON body, validated:
+/// a configured plan (or one of its price ids), a UUID `checkout_context_id`, a configured
+/// `redirect_url`, a base64 JSON `ply_context`, and the `utm_*` / `campaign_*` parameters.
+struct CheckoutStartRequest {
+    var planName: String?
+    var plan: TollgateConfig.Plan
+    var appUserID: String?
+    var checkoutContextID: String?
+    var email: String?
+    var redirectURL: String?
+    /// `ply_context` members, `utm_*` and `campaign_*`, as Stripe metadata (limits applied).
+    var context: [String: String]
+
+    /// - Throws: `APIError.badRequest` naming the input that is wrong.
+    init(_ request: HTTPRequest, config: TollgateConfig) throws {
+        let inputs = try Self.inputs(request)
+        func value(_ name: String) -> String? {
+            inputs.first { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        if let name = value("plan") {
+            guard let plan = config.plans[name] else {
+                throw APIError.badRequest("There is no plan called \"\(name)\".")
+            }
+            planName = name
+            self.plan = plan
+        } else if let price = value("price_id") {
+            guard let entry = config.plans.first(where: { $0.value.priceID == price }) else {
+                throw APIError.badRequest("The price \(price) is not offered here.")
+            }
+            planName = entry.key
+            plan = entry.value
+        } else {
+            throw APIError.badRequest("Choose a plan: send plan (or price_id).")
+        }
+        appUserID = value("app_user_id")
+        if let id = appUserID, id.utf8.count > 200 || id.contains(where: \.isNewline) {
+            throw APIError.badRequest("app_user_id must be at most 200 characters.")
+        }
+        checkoutContextID = value("checkout_context_id")?.lowercased()
+        if let id = checkoutContextID, UUID(uuidString: id) == nil {
+            throw APIError.badRequest("checkout_context_id must be a UUID.")
+        }
+        email = value("email")
+        if let email, !email.contains("@") || email.utf8.count > 254 || email.contains(where: \.isNewline) {
+            throw APIError.badRequest("email must be an email address.")
+        }
+        redirectURL = value("redirect_url")
+        if let url = redirectURL, !config.redemption.redirectURLs.contains(url) {
+            throw APIError.badRequest("redirect_url is not one of the configured redirect URLs.")
+        }
+        var context: [String: String] = [:]
+        if let encoded = value("ply_context") {
+            for (key, value) in try Self.decodePlyContext(encoded) { context["ply_" + key] = value }
+        }
+        for (name, value) in inputs where name.hasPrefix("utm_") || name.hasPrefix("campaign_") {
+            context[name] = value
+        }
+        self.context = context
+    }
+
+    /// The Stripe metadata: our context plus who started it, within Stripe's limits.
+    func metadata() -> [String: String] {
+        var metadata: [String: String] = ["price_id": plan.priceID]
+        if let planName { metadata["plan"] = planName }
+        if let appUserID { metadata["app_user_id"] = appUserID }
+        if let checkoutContextID { metadata["checkout_context_id"] = checkoutContextID }
+        for (key, value) in context.sorted(by: { $0.key < $1.key }) where metadata.count < 50 {
+            let safeKey = String(key.filter { $0 != "[" && $0 != "]" }.prefix(40))
+            if !safeKey.isEmpty { metadata[safeKey] = String(value.prefix(500)) }
+        }
+        return metadata
+    }
+
+    /// The context as a JSON object text, for the checkout record and the purchase's attribution.
+    func contextJSON() -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func inputs(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
+        var items = request.queryItems
+        guard request.method == .post, !request.body.isEmpty else { return items }
+        let type = (request.headers["Content-Type"] ?? "").lowercased()
+        if type.hasPrefix("application/json") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+                throw APIError.badRequest("The body is not a JSON object.")
+            }
+            for (key, value) in object {
+                switch value {
+                case let text as String: items.append((name: key, value: text))
+                case let number as NSNumber: items.append((name: key, value: number.stringValue))
+                default: throw APIError.badRequest("\(key) must be a string.")
+                }
+            }
+        } else if type.hasPrefix("application/x-www-form-urlencoded") {
+            items += FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
+        } else {
+            throw APIError.unsupportedMediaType("Send a form or JSON body.")
+        }
+        return items
+    }
+
+    /// `ply_context`: base64 (standard or URL-safe, padding optional) of a JSON object whose
+    /// values are strings, numbers or booleans.
+    static func decodePlyContext(_ encoded: String) throws -> [String: String] {
+        var text = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
+            throw APIError.badRequest("ply_context must be base64 of a JSON object.")
+        }
+        var result: [String: String] = [:]
+        for (key, value) in object {
+            switch value {
+            case let text as String: result[key] = text
+            case let number as NSNumber: result[key] = number.stringValue
+            default: continue
+            }
+        }
+        return result
+    }
+}
