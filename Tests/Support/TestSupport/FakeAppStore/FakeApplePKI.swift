@@ -6,17 +6,24 @@ import Synchronization
 /// intermediate carrying the WWDR marker OID `1.2.840.113635.100.6.2.1` and a leaf carrying the
 /// receipt-signing OID `1.2.840.113635.100.6.11.1`, all P-256, plus broken variants.
 ///
+/// Validity dates are fixed (see `validity`), so tests may sign data with fixed past dates.
 /// The certificates are made with the `openssl` command line (`/usr/bin/openssl`). Each command
 /// runs as a child process whose exit is awaited through `Process.terminationHandler` and a
 /// continuation, so no thread of the Swift concurrency pool ever blocks on it.
 public struct FakeApplePKI: Sendable {
+    /// When every certificate except `shortLivedLeaf` is valid: 2020-01-01 to 2045-01-01 UTC, so
+    /// data with any `signedDate` in that range verifies.
+    public static let validity = Date(timeIntervalSince1970: 1_577_836_800)..<Date(timeIntervalSince1970: 2_366_841_600)
+    /// When `shortLivedLeaf` is valid: 2023-11-14T00:00:00Z to 2023-11-15T00:00:00Z.
+    public static let shortLivedValidity = Date(timeIntervalSince1970: 1_699_920_000)..<Date(timeIntervalSince1970: 1_700_006_400)
+
     /// The trusted root: configure verifiers with `[root]`.
     public let root: Certificate
     /// A root that signed nothing here: a verifier trusting only it sees "untrusted root".
     public let otherRoot: Certificate
     /// The intermediate (with the WWDR OID), issued by `root`.
     public let intermediate: Certificate
-    /// The signing leaf (with the receipt-signing OID), issued by `intermediate`, valid 10 years.
+    /// The signing leaf (with the receipt-signing OID), issued by `intermediate`.
     public let leaf: Certificate
     /// The leaf's private key.
     public let leafKey: SigningKey
@@ -30,8 +37,8 @@ public struct FakeApplePKI: Sendable {
     public let leafUnderIntermediateWithoutOID: Certificate
     /// Its key.
     public let leafUnderIntermediateWithoutOIDKey: SigningKey
-    /// A leaf valid for one day from its creation: sign with a `signedDate` two days later to get
-    /// an expired certificate at the validation time.
+    /// A leaf valid only on 2023-11-14 (UTC, `shortLivedValidity`): data signed with a later
+    /// `signedDate` has an expired certificate, an earlier one a not-yet-valid certificate.
     public let shortLivedLeaf: Certificate
     /// Its key.
     public let shortLivedLeafKey: SigningKey
@@ -94,29 +101,45 @@ public struct FakeApplePKI: Sendable {
         for name in ["root", "other", "int", "intnooid", "leaf", "nooid", "underbad", "short"] {
             try await run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
         }
-        for (name, subject) in [("root", "/CN=Fake Apple Root CA/O=Tollgate Tests"), ("other", "/CN=Fake Other Root/O=Tollgate Tests")] {
-            try await run("req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "7300", "-sha256",
-                          "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-                          "-out", "\(name).pem")
-        }
+        // `openssl ca` (unlike `x509 -req` in OpenSSL 3.0) sets exact validity dates.
+        try write("ca.cnf", """
+            [ ca ]
+            default_ca = fake
+            [ fake ]
+            database = index.txt
+            new_certs_dir = .
+            serial = serial
+            default_md = sha256
+            policy = anything
+            unique_subject = no
+            [ anything ]
+            commonName = supplied
+            organizationName = optional
+
+            """)
+        try write("index.txt", "")
+        try write("serial", "1000\n")
         let caUsage = "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n"
         let leafUsage = "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+        try write("root.ext", caUsage)
         try write("int.ext", caUsage + "1.2.840.113635.100.6.2.1=ASN1:NULL\n")
-        try write("intnooid.ext", caUsage)
         try write("leaf.ext", leafUsage + "1.2.840.113635.100.6.11.1=ASN1:NULL\n")
         try write("nooid.ext", leafUsage)
-        func issue(_ name: String, _ subject: String, by issuer: String, days: Int, _ extensions: String) async throws {
-            try await run("req", "-new", "-key", "\(name).key", "-subj", subject, "-out", "\(name).csr")
-            try await run("x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
-                          "-set_serial", String(Int.random(in: 1000...999_999_999)), "-days", String(days), "-sha256",
-                          "-extfile", extensions, "-out", "\(name).pem")
+        func issue(_ name: String, _ subject: String, by issuer: String?, _ extensions: String,
+                   from start: String = "200101000000Z", until end: String = "450101000000Z") async throws {
+            try await run("req", "-new", "-key", "\(name).key", "-subj", subject + "/O=Tollgate Tests", "-out", "\(name).csr")
+            let signer = issuer.map { ["-cert", "\($0).pem", "-keyfile", "\($0).key"] } ?? ["-selfsign", "-keyfile", "\(name).key"]
+            try await openssl(["ca", "-batch", "-config", "ca.cnf", "-notext", "-in", "\(name).csr", "-out", "\(name).pem",
+                               "-startdate", start, "-enddate", end, "-extfile", extensions] + signer, in: directory)
         }
-        try await issue("int", "/CN=Fake Worldwide Developer Relations/O=Tollgate Tests", by: "root", days: 7300, "int.ext")
-        try await issue("intnooid", "/CN=Fake Intermediate Without OID/O=Tollgate Tests", by: "root", days: 7300, "intnooid.ext")
-        try await issue("leaf", "/CN=Fake App Store Signing/O=Tollgate Tests", by: "int", days: 3650, "leaf.ext")
-        try await issue("nooid", "/CN=Fake Leaf Without OID/O=Tollgate Tests", by: "int", days: 3650, "nooid.ext")
-        try await issue("underbad", "/CN=Fake Leaf Under Bad Intermediate/O=Tollgate Tests", by: "intnooid", days: 3650, "leaf.ext")
-        try await issue("short", "/CN=Fake Short-Lived Leaf/O=Tollgate Tests", by: "int", days: 1, "leaf.ext")
+        try await issue("root", "/CN=Fake Apple Root CA", by: nil, "root.ext")
+        try await issue("other", "/CN=Fake Other Root", by: nil, "root.ext")
+        try await issue("int", "/CN=Fake Worldwide Developer Relations", by: "root", "int.ext")
+        try await issue("intnooid", "/CN=Fake Intermediate Without OID", by: "root", "root.ext")
+        try await issue("leaf", "/CN=Fake App Store Signing", by: "int", "leaf.ext")
+        try await issue("nooid", "/CN=Fake Leaf Without OID", by: "int", "nooid.ext")
+        try await issue("underbad", "/CN=Fake Leaf Under Bad Intermediate", by: "intnooid", "leaf.ext")
+        try await issue("short", "/CN=Fake Short-Lived Leaf", by: "int", "leaf.ext", from: "231114000000Z", until: "231115000000Z")
         return FakeApplePKI(
             root: try Certificate(pem: read("root.pem")), otherRoot: try Certificate(pem: read("other.pem")),
             intermediate: try Certificate(pem: read("int.pem")),
