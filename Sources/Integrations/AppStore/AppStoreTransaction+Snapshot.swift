@@ -1,0 +1,78 @@
+import Domain
+import Foundation
+
+extension AppStoreTransaction {
+    /// What this transaction says about the purchase, keyed by `originalTransactionID`.
+    ///
+    /// Status, first rule that applies:
+    ///
+    /// | input | status | `expiresAt` |
+    /// | --- | --- | --- |
+    /// | `revocationDate` set, `revocationReason` set, not family-shared | `refunded` | `expiresDate` |
+    /// | `revocationDate` set otherwise (Family Sharing revocation) | `revoked` | `expiresDate` |
+    /// | `subscriptionStatus` 1 (active) | `active` (see below) | `expiresDate` |
+    /// | `subscriptionStatus` 2 (expired) | `expired` | `expiresDate` |
+    /// | `subscriptionStatus` 3 (billing retry) | `billingRetry` | `expiresDate` |
+    /// | `subscriptionStatus` 4 (grace period) | `inGracePeriod` | grace period end, else `expiresDate` |
+    /// | `subscriptionStatus` 5 (revoked) | `revoked` | `expiresDate` |
+    /// | no `expiresDate` (consumable, non-consumable, non-renewing) | `active` | nil |
+    /// | `expiresDate` in the future | `active` (see below) | `expiresDate` |
+    /// | expired, renewal info in billing retry with a grace period ending after `now` | `inGracePeriod` | grace period end |
+    /// | expired, renewal info in billing retry | `billingRetry` | `expiresDate` |
+    /// | expired | `expired` | `expiresDate` |
+    ///
+    /// `active` becomes `canceled` when the renewal info's `autoRenewStatus` is 0 (paid until
+    /// `expiresAt`, will not renew), else `trialing` for a free-trial offer (`offerDiscountType`
+    /// `FREE_TRIAL`). `observedAt` is `signedDate` (else `now`), `ownerHint` the lowercased
+    /// `appAccountToken`, `transactionID` the `transactionId`.
+    /// - Parameters:
+    ///   - renewalInfo: The subscription's verified renewal info, if known.
+    ///   - subscriptionStatus: A notification's `data.status`, if known.
+    ///   - now: The time against which `expiresDate` is compared.
+    /// - Throws: `AppStoreVerificationError.invalidFormat` if the transaction has no
+    ///   `originalTransactionId` or `productId`.
+    public func snapshot(renewalInfo: AppStoreRenewalInfo? = nil, subscriptionStatus: Int? = nil, now: Date = Date()) throws -> PurchaseSnapshot {
+        guard let originalTransactionID, !originalTransactionID.isEmpty else {
+            throw AppStoreVerificationError(.invalidFormat, "signed transaction has no originalTransactionId")
+        }
+        guard let productID, !productID.isEmpty else {
+            throw AppStoreVerificationError(.invalidFormat, "signed transaction has no productId")
+        }
+        let (status, expiresAt) = purchaseStatus(renewalInfo: renewalInfo, subscriptionStatus: subscriptionStatus, now: now)
+        return PurchaseSnapshot(
+            platform: .appStore, externalID: originalTransactionID, productID: productID, status: status,
+            expiresAt: expiresAt, environment: environment, observedAt: signedDate ?? now,
+            ownerHint: appAccountToken?.lowercased(), transactionID: transactionID)
+    }
+
+    /// The status rule of `snapshot`, shared with notifications.
+    func purchaseStatus(renewalInfo: AppStoreRenewalInfo?, subscriptionStatus: Int?, now: Date) -> (PurchaseStatus, Date?) {
+        if revocationDate != nil {
+            let refunded = revocationReason != nil && inAppOwnershipType != "FAMILY_SHARED"
+            return (refunded ? .refunded : .revoked, expiresDate)
+        }
+        let graceEnd = renewalInfo?.gracePeriodExpiresDate
+        switch subscriptionStatus {
+        case 1: return (runningStatus(renewalInfo), expiresDate)
+        case 2: return (.expired, expiresDate)
+        case 3: return (.billingRetry, expiresDate)
+        case 4: return (.inGracePeriod, graceEnd ?? expiresDate)
+        case 5: return (.revoked, expiresDate)
+        default: break
+        }
+        guard let expiresDate else { return (.active, nil) }
+        if expiresDate > now { return (runningStatus(renewalInfo), expiresDate) }
+        if renewalInfo?.isInBillingRetryPeriod == true {
+            if let graceEnd, graceEnd > now { return (.inGracePeriod, graceEnd) }
+            return (.billingRetry, expiresDate)
+        }
+        return (.expired, expiresDate)
+    }
+
+    /// A paid, running purchase: canceled when it will not renew, trialing in a free trial.
+    private func runningStatus(_ renewalInfo: AppStoreRenewalInfo?) -> PurchaseStatus {
+        if renewalInfo?.autoRenewStatus == 0 { return .canceled }
+        if offerDiscountType == "FREE_TRIAL" { return .trialing }
+        return .active
+    }
+}
