@@ -14,6 +14,14 @@ public struct GooglePlayNotification: Sendable, Equatable {
         public var purchaseToken: String
         /// The subscription product id (Google may omit it for purchases with add-ons).
         public var subscriptionID: String?
+
+        /// Creates the notification's content.
+        public init(version: String?, type: GooglePlaySubscriptionNotificationType, purchaseToken: String, subscriptionID: String?) {
+            self.version = version
+            self.type = type
+            self.purchaseToken = purchaseToken
+            self.subscriptionID = subscriptionID
+        }
     }
 
     /// A one-time product was purchased or canceled (`oneTimeProductNotification`).
@@ -22,6 +30,14 @@ public struct GooglePlayNotification: Sendable, Equatable {
         public var type: GooglePlayOneTimeProductNotificationType
         public var purchaseToken: String
         public var sku: String?
+
+        /// Creates the notification's content.
+        public init(version: String?, type: GooglePlayOneTimeProductNotificationType, purchaseToken: String, sku: String?) {
+            self.version = version
+            self.type = type
+            self.purchaseToken = purchaseToken
+            self.sku = sku
+        }
     }
 
     /// A purchase was voided: refunded, charged back or revoked (`voidedPurchaseNotification`).
@@ -32,6 +48,14 @@ public struct GooglePlayNotification: Sendable, Equatable {
         public var productType: Int?
         /// 1 full refund, 2 quantity-based partial refund.
         public var refundType: Int?
+
+        /// Creates the notification's content.
+        public init(purchaseToken: String, orderID: String?, productType: Int?, refundType: Int?) {
+            self.purchaseToken = purchaseToken
+            self.orderID = orderID
+            self.productType = productType
+            self.refundType = refundType
+        }
 
         /// Whether a subscription was voided (`productType` 1).
         public var isSubscription: Bool { productType == 1 }

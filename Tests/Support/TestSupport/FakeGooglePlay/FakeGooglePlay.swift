@@ -44,6 +44,13 @@ public final class FakeGooglePlay: Sendable {
         /// The `{subscriptionId}` / `{productId}` path segment.
         public var productID: String
         public var purchaseToken: String
+
+        /// Creates a record (tests compare with `acknowledgements`).
+        public init(kind: String, productID: String, purchaseToken: String) {
+            self.kind = kind
+            self.productID = productID
+            self.purchaseToken = purchaseToken
+        }
     }
 
     /// The package name the API serves; others get 404.

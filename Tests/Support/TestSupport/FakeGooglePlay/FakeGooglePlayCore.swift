@@ -72,16 +72,21 @@ final class FakeGooglePlayCore: Sendable {
     func setTokenURL(_ url: String) { state.withLock { $0.tokenURL = url } }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        if state.withLock({ $0.outage }) {
+        let isToken = request.path == "/token"
+        let isAPI = request.path.hasPrefix("/androidpublisher/v3/applications/")
+        let (outage, delay) = state.withLock { state in
+            if isToken { state.tokenRequests += 1 }
+            if isAPI { state.apiRequests += 1 }
+            return (state.outage, state.tokenDelay)
+        }
+        if outage {
             return Self.googleError(503, "The service is currently unavailable.", reason: "backendError", status: "UNAVAILABLE")
         }
-        if request.path == "/token" {
-            let delay = state.withLock { $0.tokenDelay }
+        if isToken {
             if delay > .zero { try? await Task.sleep(for: delay) }
             return tokenEndpoint(request)
         }
-        if request.path.hasPrefix("/androidpublisher/v3/applications/") {
-            state.withLock { $0.apiRequests += 1 }
+        if isAPI {
             guard isAuthorized(request) else {
                 var response = Self.googleError(
                     401, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
@@ -98,7 +103,6 @@ final class FakeGooglePlayCore: Sendable {
 
     /// Verifies the assertion as Google does and issues a token.
     private func tokenEndpoint(_ request: HTTPRequest) -> HTTPResponse {
-        state.withLock { $0.tokenRequests += 1 }
         guard request.method == .post else { return oauthError(405, "invalid_request", "Method not allowed.") }
         guard let contentType = request.headers["Content-Type"], contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
             return oauthError(400, "invalid_request", "Content-Type must be application/x-www-form-urlencoded.")
