@@ -20,12 +20,15 @@ public struct GooglePlayProductPurchase: Sendable, Equatable {
         }
     }
 
+    /// `purchaseState`.
     public var purchaseState: PurchaseState
     /// `acknowledgementState`: 0 yet to be acknowledged, 1 acknowledged.
     public var acknowledgementState: Int?
     /// `consumptionState`: 0 yet to be consumed, 1 consumed.
     public var consumptionState: Int?
+    /// `obfuscatedExternalAccountId`: what the app set at purchase.
     public var obfuscatedExternalAccountID: String?
+    /// `orderId`.
     public var orderID: String?
     /// `purchaseTimeMillis` as sent (an int64 string).
     public var purchaseTimeMillis: String?
@@ -35,7 +38,9 @@ public struct GooglePlayProductPurchase: Sendable, Equatable {
     public var productID: String?
     /// `purchaseType`: 0 test (license tester), 1 promo, 2 rewarded; absent for normal purchases.
     public var purchaseType: Int?
+    /// `quantity` (1 when absent, per Google).
     public var quantity: Int?
+    /// `regionCode`: the ISO 3166-1 billing country.
     public var regionCode: String?
 
     /// Parses a `ProductPurchase` JSON object.

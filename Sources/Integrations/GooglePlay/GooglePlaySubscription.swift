@@ -44,18 +44,23 @@ public struct GooglePlaySubscription: Sendable, Equatable {
         public var autoRenewEnabled: Bool?
     }
 
+    /// `subscriptionState`.
     public var state: State
+    /// `lineItems`: one per product in the purchase (base plan and add-ons).
     public var lineItems: [LineItem]
+    /// `acknowledgementState`.
     public var acknowledgementState: AcknowledgementState
     /// The token of the purchase this one replaces (upgrade, downgrade, re-signup).
     public var linkedPurchaseToken: String?
     /// `externalAccountIdentifiers.obfuscatedExternalAccountId`: what the app set at purchase.
     public var obfuscatedExternalAccountID: String?
+    /// `startTime`: when the subscription was granted (absent while pending).
     public var startTime: Date?
     /// Whether `testPurchase` is present (a license tester's purchase).
     public var isTestPurchase: Bool
     /// `latestOrderId` (deprecated by Google; the line items' order ids replace it).
     public var latestOrderID: String?
+    /// `regionCode`: the ISO 3166-1 billing country.
     public var regionCode: String?
 
     /// Parses a `SubscriptionPurchaseV2` JSON object.
