@@ -76,7 +76,7 @@ struct CheckoutHarness {
         if let deviceID { body["device_id"] = deviceID }
         var all: HTTPHeaders = ["X-Api-Key": Self.apiKey, "Content-Type": "application/json"]
         for field in headers { all.set(field.name, field.value) }
-        let data = try! JSONSerialization.data(withJSONObject: body)
+        let data = try! JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
         return await app.send(.post, "/api/v1/redeem", headers: all, bytes: Array(data), remoteAddress: client)
     }
 
