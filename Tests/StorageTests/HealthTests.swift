@@ -31,7 +31,7 @@ struct HealthTests {
         let holder = Task {
             try await other.write { _ in
                 lockedSignal.yield()
-                _ = release.wait(timeout: .now() + 60)
+                _ = release.wait(timeout: .now() + 60)  // on the writer's Dispatch queue, not the pool
             }
         }
         var events = locked.makeAsyncIterator()
