@@ -57,20 +57,20 @@ let package = Package(
             name: "TestSupport", dependencies: ["HTTPServer", "Logging", "Crypto", "Domain"], path: "Tests/Support/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: strict),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
-        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], swiftSettings: strict),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPServer"],
             swiftSettings: strict),
         .testTarget(
-            name: "MailTests", dependencies: ["Mail", "Storage", "Templating"], exclude: ["Support/smtp_server.py"],
+            name: "MailTests", dependencies: ["Mail", "Storage", "Templating", "TestSupport"], exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage"], swiftSettings: strict),
+            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,10 +1,11 @@
-import Dispatch
 import Foundation
+import TestSupport
 
 /// Runs a binary built next to the test bundle and collects its output.
 ///
-/// Every wait runs on a Dispatch thread, never on the Swift concurrency pool: the pool has one
-/// thread per core and other suites' live servers need it while a child process runs.
+/// Every wait runs off the Swift concurrency pool (TestSupport's `offPool` and
+/// `ChildProcessRunner`): the pool has one thread per core and other suites' live servers need it
+/// while a child process runs.
 struct ChildProcess: @unchecked Sendable {
     // Process and Pipe are not Sendable; each ChildProcess is used by one test at a time.
     /// The folder holding the built products (`.build/debug`), found from this test binary.
@@ -22,6 +23,12 @@ struct ChildProcess: @unchecked Sendable {
         let status: Int32
         let stdout: String
         let stderr: String
+
+        init(_ result: ProcessResult) {
+            status = result.status
+            stdout = result.stdoutText
+            stderr = result.stderrText
+        }
     }
 
     let process = Process()
@@ -31,42 +38,35 @@ struct ChildProcess: @unchecked Sendable {
     init(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) {
         process.executableURL = Self.productsDirectory.appendingPathComponent(product)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TOLLGATE_") }
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = Self.environment(adding: environment)
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardOutput = out
         process.standardError = err
     }
 
-    func start() throws { try process.run() }
-
-    /// Waits for exit (off the concurrency pool) and returns everything it printed.
-    func finish() async -> Result {
-        await Self.offPool { finishBlocking() }
+    /// This process's environment without any `TOLLGATE_` variable, plus `extra`.
+    static func environment(adding extra: [String: String]) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TOLLGATE_") }
+        for (key, value) in extra { env[key] = value }
+        return env
     }
 
-    private func finishBlocking() -> Result {
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    func start() throws { try process.run() }
+
+    /// Waits for exit (off the concurrency pool) and returns everything it printed that
+    /// `waitForStderrLine`/`waitForStdoutLine` have not consumed.
+    /// - Throws: `ChildProcessError` when the output pipes cannot be read.
+    func finish() async throws -> Result {
+        Result(try await ChildProcessRunner.finish(process, stdout: out.fileHandleForReading, stderr: err.fileHandleForReading))
     }
 
     /// Reads standard error line by line until `predicate` holds for a line (or EOF / timeout).
     func waitForStderrLine(timeout: TimeInterval = 30, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        await Self.offPool { waitForLine(err.fileHandleForReading, timeout: timeout, predicate) }
+        await offPool { waitForLine(err.fileHandleForReading, timeout: timeout, predicate) }
     }
 
     func waitForStdoutLine(timeout: TimeInterval = 30, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        await Self.offPool { waitForLine(out.fileHandleForReading, timeout: timeout, predicate) }
-    }
-
-    /// Runs blocking work on a Dispatch thread and resumes when it is done.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
-        }
+        await offPool { waitForLine(out.fileHandleForReading, timeout: timeout, predicate) }
     }
 
     private func waitForLine(_ handle: FileHandle, timeout: TimeInterval, _ predicate: (String) -> Bool) -> String? {
@@ -85,11 +85,12 @@ struct ChildProcess: @unchecked Sendable {
         return nil
     }
 
-    /// Runs to completion.
+    /// Runs `product` to completion, off the concurrency pool.
+    /// - Throws: `ChildProcessError` when it cannot be launched or its output cannot be read.
     static func run(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> Result {
-        let child = ChildProcess(product, arguments, environment: environment, directory: directory)
-        try child.start()
-        return await child.finish()
+        Result(try await ChildProcessRunner.run(
+            productsDirectory.appendingPathComponent(product).path, arguments, directory: directory,
+            environment: Self.environment(adding: environment)))
     }
 }
 

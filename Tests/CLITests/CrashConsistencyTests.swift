@@ -14,7 +14,7 @@ struct CrashConsistencyTests {
             #expect(await child.waitForStdoutLine { $0 == "writing" } != nil, "writer did not start (round \(round))")
             try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             kill(child.process.processIdentifier, SIGKILL)
-            let result = await child.finish()
+            let result = try await child.finish()
             #expect(result.status == SIGKILL)
 
             let database = try Database(path: path, readers: 1)

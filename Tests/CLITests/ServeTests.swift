@@ -40,7 +40,7 @@ struct ServeTests {
         #expect(FileManager.default.fileExists(atPath: directory.path + "/data/tollgate.sqlite"))
 
         kill(child.process.processIdentifier, SIGTERM)
-        let result = await child.finish()
+        let result = try await child.finish()
         #expect(result.status == 0)
         #expect(result.stderr.contains("\"event\":\"stopped\""))
     }
@@ -72,6 +72,6 @@ struct ServeTests {
         #expect(result.stderr.contains("cannot start"))
         #expect(result.stderr.contains("Address already in use"))
         kill(first.process.processIdentifier, SIGTERM)
-        #expect(await first.finish().status == 0)
+        #expect(try await first.finish().status == 0)
     }
 }

@@ -16,12 +16,15 @@ struct GeneratedChains: Sendable {
     let leafSignedByRoot: Certificate
     let leafSignedByRootKey: SigningKey
 
-    static let shared: Result<GeneratedChains, any Error> = Result { try make() }
+    /// Made once, by the first test that asks; the others await the same task. (A `static let` of
+    /// the chains themselves would run ~20 openssl processes inside a lazy initializer, blocking
+    /// every pool thread that touches it meanwhile.)
+    static let shared = Task { try await make() }
 
-    private static func make() throws -> GeneratedChains {
+    private static func make() async throws -> GeneratedChains {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func run(_ arguments: String...) throws { try TestSupport.openssl(arguments, in: directory) }
+        func run(_ arguments: String...) async throws { try await TestSupport.openssl(arguments, in: directory) }
         func write(_ name: String, _ text: String) throws {
             try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
@@ -29,27 +32,27 @@ struct GeneratedChains: Sendable {
             try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
         }
         for name in ["root", "other", "int", "leaf", "short", "nooid", "direct"] {
-            try run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
+            try await run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
         }
         for (name, subject) in [("root", "/CN=Generated Test Root"), ("other", "/CN=Generated Other Root")] {
-            try run("req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "3650", "-sha256",
+            try await run("req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "3650", "-sha256",
                     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
                     "-out", "\(name).pem")
         }
         try write("int.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n1.2.840.113635.100.6.2.1=ASN1:NULL\n")
         try write("leaf.ext", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n1.2.840.113635.100.6.11.1=ASN1:NULL\n")
         try write("nooid.ext", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n")
-        func issue(_ name: String, subject: String, issuer: String, days: Int, extensions: String) throws {
-            try run("req", "-new", "-key", "\(name).key", "-subj", subject, "-out", "\(name).csr")
-            try run("x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
+        func issue(_ name: String, subject: String, issuer: String, days: Int, extensions: String) async throws {
+            try await run("req", "-new", "-key", "\(name).key", "-subj", subject, "-out", "\(name).csr")
+            try await run("x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
                     "-set_serial", String(Int.random(in: 1000...999_999)), "-days", String(days), "-sha256",
                     "-extfile", extensions, "-out", "\(name).pem")
         }
-        try issue("int", subject: "/CN=Generated Intermediate", issuer: "root", days: 3650, extensions: "int.ext")
-        try issue("leaf", subject: "/CN=Generated Leaf", issuer: "int", days: 3650, extensions: "leaf.ext")
-        try issue("short", subject: "/CN=Generated Short Leaf", issuer: "int", days: 1, extensions: "leaf.ext")
-        try issue("nooid", subject: "/CN=Generated Leaf Without OID", issuer: "int", days: 3650, extensions: "nooid.ext")
-        try issue("direct", subject: "/CN=Generated Leaf Under Root", issuer: "root", days: 3650, extensions: "leaf.ext")
+        try await issue("int", subject: "/CN=Generated Intermediate", issuer: "root", days: 3650, extensions: "int.ext")
+        try await issue("leaf", subject: "/CN=Generated Leaf", issuer: "int", days: 3650, extensions: "leaf.ext")
+        try await issue("short", subject: "/CN=Generated Short Leaf", issuer: "int", days: 1, extensions: "leaf.ext")
+        try await issue("nooid", subject: "/CN=Generated Leaf Without OID", issuer: "int", days: 3650, extensions: "nooid.ext")
+        try await issue("direct", subject: "/CN=Generated Leaf Under Root", issuer: "root", days: 3650, extensions: "leaf.ext")
         return GeneratedChains(
             root: try Certificate(pem: read("root.pem")), otherRoot: try Certificate(pem: read("other.pem")),
             intermediate: try Certificate(pem: read("int.pem")),
@@ -69,7 +72,7 @@ struct GeneratedChains: Sendable {
 
 @Suite struct GeneratedChainTests {
     let chains: GeneratedChains
-    init() throws { chains = try GeneratedChains.shared.get() }
+    init() async throws { chains = try await GeneratedChains.shared.value }
 
     func verifier() -> X5CVerifier { X5CVerifier(trustedRoots: [chains.root]) }
 

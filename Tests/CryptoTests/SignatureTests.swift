@@ -92,11 +92,11 @@ import Testing
         try jws.verify(with: VerificationKey(pem: TestSupport.vectorText("google/google-auth-testdata/public_cert.pem")))
     }
 
-    @Test func pkcs8AndPKCS1RSAKeysSignIdentically() throws {
+    @Test func pkcs8AndPKCS1RSAKeysSignIdentically() async throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let source = TestSupport.vectorsDirectory.appendingPathComponent("google/google-auth-testdata/privatekey.pem").path
-        try TestSupport.openssl(["pkcs8", "-topk8", "-nocrypt", "-in", source, "-out", "pkcs8.pem"], in: directory)
+        try await TestSupport.openssl(["pkcs8", "-topk8", "-nocrypt", "-in", source, "-out", "pkcs8.pem"], in: directory)
         let pkcs8 = try String(contentsOf: directory.appendingPathComponent("pkcs8.pem"), encoding: .utf8)
         #expect(pkcs8.contains("BEGIN PRIVATE KEY"))
         let pkcs1 = try TestSupport.vectorText("google/google-auth-testdata/privatekey.pem")
@@ -105,13 +105,13 @@ import Testing
         #expect(try SigningKey(pem: pkcs8).sign(message) == SigningKey(pem: pkcs1).sign(message))
     }
 
-    @Test func keysOtherThanP256OrStrongRSAAreRejected() throws {
+    @Test func keysOtherThanP256OrStrongRSAAreRejected() async throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        try TestSupport.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "p384.pem"], in: directory)
-        try TestSupport.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "rsa1024.pem"], in: directory)
-        try TestSupport.openssl(["genpkey", "-algorithm", "ED25519", "-out", "ed25519.pem"], in: directory)
-        try TestSupport.openssl(["pkey", "-in", "p384.pem", "-pubout", "-out", "p384.pub"], in: directory)
+        try await TestSupport.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "p384.pem"], in: directory)
+        try await TestSupport.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "rsa1024.pem"], in: directory)
+        try await TestSupport.openssl(["genpkey", "-algorithm", "ED25519", "-out", "ed25519.pem"], in: directory)
+        try await TestSupport.openssl(["pkey", "-in", "p384.pem", "-pubout", "-out", "p384.pub"], in: directory)
         for file in ["p384.pem", "rsa1024.pem", "ed25519.pem"] {
             let pem = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             expectCryptoError(.invalidKey) { _ = try SigningKey(pem: pem) }

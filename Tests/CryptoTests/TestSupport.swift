@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 /// Shared helpers for the Crypto tests: vector files, hex literals, DER building, the openssl CLI.
@@ -84,20 +85,17 @@ enum TestSupport {
 
     struct CommandFailed: Error, CustomStringConvertible { let description: String }
 
-    /// Runs `/usr/bin/openssl` with `arguments` in `directory`, throwing on a non-zero exit.
-    static func openssl(_ arguments: [String], in directory: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: stderr, as: UTF8.self))")
+    /// Runs the openssl command-line tool with `arguments` in `directory`, off the concurrency
+    /// pool, throwing on a non-zero exit.
+    /// - Throws: `CommandFailed` with openssl's standard error, or naming scripts/install-test-tools
+    ///   when openssl is not installed.
+    static func openssl(_ arguments: [String], in directory: URL) async throws {
+        guard let path = ChildProcessRunner.locate("openssl") else {
+            throw CommandFailed(description: "openssl is not installed; run scripts/install-test-tools")
+        }
+        let result = try await ChildProcessRunner.run(path, arguments, directory: directory.path)
+        guard result.status == 0 else {
+            throw CommandFailed(description: "openssl \(arguments.joined(separator: " ")): \(result.stderrText)")
         }
     }
 }

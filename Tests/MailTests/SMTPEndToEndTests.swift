@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func plainDeliveryKeepsDotsAndBytesIntact() async throws {
-        let server = try SMTPTestServer()
+        let server = try await SMTPTestServer()
         defer { server.stop() }
         let body = "first line\n.a line starting with a dot\n..two dots\n.\nend = done " + String(repeating: "long ", count: 60)
         try await SMTPTransport(configuration: smtp(port: server.port)).send(try message(text: body))
@@ -43,11 +43,11 @@ import Testing
     }
 
     @Test func startTLSWithTheTestCATrustedThroughConfigurationAndAuthPlain() async throws {
-        let certificates = try TestCertificates.get()
+        let certificates = try await TestCertificates.get()
         var options = SMTPTestServer.Options()
         options.tls = certificates.localhost
         options.auth = ("mailer", "s3cret pass", "PLAIN")
-        let server = try SMTPTestServer(options: options)
+        let server = try await SMTPTestServer(options: options)
         defer { server.stop() }
         let configuration = smtp(port: server.port, security: .starttls, host: "localhost", caFile: certificates.caFile,
                                  login: ("mailer", "s3cret pass"))
@@ -67,12 +67,12 @@ import Testing
     }
 
     @Test func implicitTLSWithAuthLogin() async throws {
-        let certificates = try TestCertificates.get()
+        let certificates = try await TestCertificates.get()
         var options = SMTPTestServer.Options()
         options.tls = certificates.localhost
         options.implicitTLS = true
         options.auth = ("mailer", "pw", "LOGIN")
-        let server = try SMTPTestServer(options: options)
+        let server = try await SMTPTestServer(options: options)
         defer { server.stop() }
         let configuration = smtp(port: server.port, security: .tls, host: "localhost", caFile: certificates.caFile,
                                  login: ("mailer", "pw"))
@@ -81,10 +81,10 @@ import Testing
     }
 
     @Test func untrustedOrMismatchedCertificatesAreRefusedAndNothingIsSentInPlaintext() async throws {
-        let certificates = try TestCertificates.get()
+        let certificates = try await TestCertificates.get()
         var options = SMTPTestServer.Options()
         options.tls = certificates.localhost
-        let server = try SMTPTestServer(options: options)
+        let server = try await SMTPTestServer(options: options)
         defer { server.stop() }
         // The test CA is not in the system store.
         let untrusted = await #expect(throws: MailError.self) {
@@ -104,7 +104,7 @@ import Testing
         #expect(try server.received().isEmpty)
 
         // A server without STARTTLS is refused when STARTTLS is configured.
-        let plain = try SMTPTestServer()
+        let plain = try await SMTPTestServer()
         defer { plain.stop() }
         let downgrade = await #expect(throws: MailError.self) {
             try await SMTPTransport(configuration: smtp(port: plain.port, security: .starttls, caFile: certificates.caFile))
@@ -130,7 +130,7 @@ import Testing
         #expect(pending.count == 6)
         #expect(pending.allSatisfy { $0.lastError?.contains("cannot connect") == true })
 
-        let server = try SMTPTestServer(port: port)
+        let server = try await SMTPTestServer(port: port)
         defer { server.stop() }
         clock.advance(by: 61)
         #expect(await worker.runOnce() == 6)
@@ -147,7 +147,7 @@ import Testing
         for mode in ["rcpt", "data"] {
             var options = SMTPTestServer.Options()
             options.reject = mode
-            let server = try SMTPTestServer(options: options)
+            let server = try await SMTPTestServer(options: options)
             defer { server.stop() }
             let database = try makeDatabase()
             let clock = TestClock()
@@ -164,7 +164,7 @@ import Testing
     }
 
     @Test func aCrashBetweenSendingAndMarkingRepeatsWithTheSameMessageID() async throws {
-        let server = try SMTPTestServer()
+        let server = try await SMTPTestServer()
         defer { server.stop() }
         let database = try makeDatabase()
         let clock = TestClock()

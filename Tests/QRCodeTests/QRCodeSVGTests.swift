@@ -71,7 +71,7 @@ struct QRCodeSVGTests {
         "https://pay.example.com/redeem/K7P2-9QXM-4D8R-2WTF?src=desktop",
         QRTestSupport.url(length: 300),
     ])
-    func rasterizedSVGDecodes(text: String) throws {
+    func rasterizedSVGDecodes(text: String) async throws {
         let code = try QRCode(encoding: text)
         let directory = try QRTestSupport.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -79,9 +79,9 @@ struct QRCodeSVGTests {
         let pngFile = directory.appendingPathComponent("symbol.png")
         try Data(code.svg(label: "Redeem link").utf8).write(to: svgFile)
         let pixels = String((code.size + 8) * 5)
-        let render = try QRTestSupport.run("rsvg-convert", ["-w", pixels, "-h", pixels, "-o", pngFile.path, svgFile.path])
+        let render = try await QRTestSupport.run("rsvg-convert", ["-w", pixels, "-h", pixels, "-o", pngFile.path, svgFile.path])
         try #require(render.status == 0, "rsvg-convert failed with exit \(render.status)")
-        #expect(try QRTestSupport.decode(imageAt: pngFile) == Array(text.utf8))
+        #expect(try await QRTestSupport.decode(imageAt: pngFile) == Array(text.utf8))
     }
 
     @Test("a ~60-byte redeem link gives a compact SVG")

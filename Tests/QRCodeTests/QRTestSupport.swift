@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import QRCode
 
@@ -10,6 +11,18 @@ enum QRTestSupport {
             .appendingPathComponent("qrcode-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// Encodes `bytes` off the concurrency pool. A version 30-40 symbol takes about a second of
+    /// CPU in a debug build (mask scoring dominates); awaited here, it does not hold one of the
+    /// pool's two threads while other suites' servers need them.
+    static func encode(bytes: [UInt8]) async throws -> QRCode {
+        try await offPool { try QRCode(bytes: bytes) }
+    }
+
+    /// `QRCode(encoding:)` off the concurrency pool, for large texts (see `encode(bytes:)`).
+    static func encode(text: String) async throws -> QRCode {
+        try await offPool { try QRCode(encoding: text) }
     }
 
     /// A binary PGM (P5) of `code` with `pixelsPerModule` pixels per module and the
@@ -29,49 +42,31 @@ enum QRTestSupport {
         return data
     }
 
-    /// Runs `tool` from PATH with `arguments`; returns its exit status and standard output.
-    /// Fails the test, with the fix in the message, when the tool is not installed.
-    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
+    /// Runs `tool` from PATH with `arguments`, off the concurrency pool; returns its exit status
+    /// and standard output. Fails the test, with the fix in the message, when the tool is not installed.
+    static func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: Data) {
         let path = try #require(
-            locate(tool),
+            ChildProcessRunner.locate(tool),
             "\(tool) is not installed; run scripts/install-test-tools (installs zbar-tools and librsvg2-bin)"
         )
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
-    }
-
-    /// The full path of `tool` in PATH, or nil.
-    static func locate(_ tool: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = "\(directory)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        let result = try await ChildProcessRunner.run(path, arguments)
+        return (result.status, result.stdout)
     }
 
     /// The bytes `zbarimg` reads from the image at `url` (raw bytes, no charset guessing).
-    static func decode(imageAt url: URL) throws -> [UInt8] {
-        let result = try run("zbarimg", ["--raw", "-q", "-Sbinary", url.path])
+    static func decode(imageAt url: URL) async throws -> [UInt8] {
+        let result = try await run("zbarimg", ["--raw", "-q", "-Sbinary", url.path])
         try #require(result.status == 0, "zbarimg found no QR code in \(url.lastPathComponent) (exit \(result.status))")
         return [UInt8](result.output)
     }
 
     /// Renders `code` to a PGM in a fresh directory and returns what zbarimg decodes.
-    static func decode(_ code: QRCode, pixelsPerModule: Int = 4) throws -> [UInt8] {
+    static func decode(_ code: QRCode, pixelsPerModule: Int = 4) async throws -> [UInt8] {
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("symbol.pgm")
         try pgm(of: code, pixelsPerModule: pixelsPerModule).write(to: file)
-        return try decode(imageAt: file)
+        return try await decode(imageAt: file)
     }
 
     /// The dark cells (in SVG user units, quiet zone included) that an SVG path made of

@@ -25,7 +25,8 @@ struct ConcurrencyTests {
                 try await database.write { connection in
                     try connection.execute("INSERT INTO items (id, n) VALUES (?, ?)", ["pending", 1])
                     insertedSignal.yield()
-                    // Hold the write transaction open until the test has read.
+                    // Hold the write transaction open until the test has read. (This body runs on
+                    // the writer connection's own Dispatch queue, so the wait blocks no pool thread.)
                     _ = release.wait(timeout: .now() + 60)
                 }
             }
@@ -52,7 +53,7 @@ struct ConcurrencyTests {
                 try await database.read { connection -> (Int, Int) in
                     let first = try Self.count(connection)
                     startedSignal.yield()
-                    _ = proceed.wait(timeout: .now() + 60)
+                    _ = proceed.wait(timeout: .now() + 60)  // on the reader's Dispatch queue, not the pool
                     return (first, try Self.count(connection))
                 }
             }

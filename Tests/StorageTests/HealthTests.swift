@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
 @Suite("Health", .timeLimit(.minutes(2)))
@@ -30,7 +31,7 @@ struct HealthTests {
         let holder = Task {
             try await other.write { _ in
                 lockedSignal.yield()
-                _ = release.wait(timeout: .now() + 60)
+                _ = release.wait(timeout: .now() + 60)  // on the writer's Dispatch queue, not the pool
             }
         }
         var events = locked.makeAsyncIterator()
@@ -60,26 +61,36 @@ struct HealthTests {
         let files = [directory.databasePath, directory.databasePath + "-wal"]
             .filter { FileManager.default.fileExists(atPath: $0) }
         #expect(files.count == 2)
-        try Self.chattr("+i", files)
-        defer { try? Self.chattr("-i", files) }
-        let before = database.errorCount
-        let error = try await #require(throws: StorageError.self) { try await database.checkWritable() }
-        #expect(!error.isBusy)
-        #expect(!error.isConstraintViolation)
-        #expect(error.primaryResultCode == 10 || error.isReadOnly)  // SQLITE_IOERR or SQLITE_READONLY
-        #expect(database.errorCount > before)
-        // Reads still work.
-        #expect(try await database.read { try $0.query("SELECT id FROM items") }.count == 1)
+        try await Self.withImmutable(files) {
+            let before = database.errorCount
+            let error = try await #require(throws: StorageError.self) { try await database.checkWritable() }
+            #expect(!error.isBusy)
+            #expect(!error.isConstraintViolation)
+            #expect(error.primaryResultCode == 10 || error.isReadOnly)  // SQLITE_IOERR or SQLITE_READONLY
+            #expect(database.errorCount > before)
+            // Reads still work.
+            #expect(try await database.read { try $0.query("SELECT id FROM items") }.count == 1)
+        }
     }
 
-    private static func chattr(_ flag: String, _ paths: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [flag] + paths
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw StorageError(resultCode: 1, message: "chattr \(flag) failed (needs root and ext4-like file system)")
+    /// Runs `body` while `paths` carry the immutable attribute, removing it afterwards (also when
+    /// `body` throws) so the temporary directory can be deleted. (`defer` cannot await.)
+    private static func withImmutable(_ paths: [String], _ body: () async throws -> Void) async throws {
+        try await chattr("+i", paths)
+        do {
+            try await body()
+        } catch {
+            try? await chattr("-i", paths)
+            throw error
+        }
+        try? await chattr("-i", paths)
+    }
+
+    /// Runs `/usr/bin/chattr` off the concurrency pool.
+    private static func chattr(_ flag: String, _ paths: [String]) async throws {
+        let result = try await ChildProcessRunner.run("/usr/bin/chattr", [flag] + paths)
+        guard result.status == 0 else {
+            throw StorageError(resultCode: 1, message: "chattr \(flag) failed (needs root and ext4-like file system): \(result.stderrText)")
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +18,7 @@ final class SMTPTestServer: @unchecked Sendable {
     let receivedDirectory: String
     private let process: Process
     private let input: Pipe
+    private let stopped = Atomic<Bool>(false)
 
     struct Options {
         var tls: TestCertificates.Pair?
@@ -24,9 +27,10 @@ final class SMTPTestServer: @unchecked Sendable {
         var reject: String?
     }
 
-    /// Starts the server on `port` (a free one by default) and waits until it listens.
+    /// Starts the server on `port` (a free one by default) and waits until it listens, polling
+    /// with `Task.sleep` so no pool thread blocks meanwhile.
     /// - Throws: `HarnessError` when aiosmtpd is missing or the server does not come up.
-    init(port: Int? = nil, options: Options = Options()) throws {
+    init(port: Int? = nil, options: Options = Options()) async throws {
         let base = try makeTemporaryDirectory()
         let port = try port ?? freePort()
         self.port = port
@@ -52,7 +56,7 @@ final class SMTPTestServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let ready = base + "/ready"
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !FileManager.default.fileExists(atPath: ready) {
             if !process.isRunning {
                 let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
@@ -62,22 +66,23 @@ final class SMTPTestServer: @unchecked Sendable {
                 }
                 throw HarnessError(description: "the aiosmtpd test server exited with \(process.terminationStatus): \(log)")
             }
-            guard Date() < deadline else {
+            guard ContinuousClock.now < deadline else {
                 stop()
                 throw HarnessError(description: "the aiosmtpd test server did not start within 30 s")
             }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     deinit { stop() }
 
-    /// Stops the server (closes its standard input, then terminates it) and waits for it.
+    /// Stops the server: closes its standard input (the script exits at end of input) and sends it
+    /// SIGTERM. Does not wait for the exit, which Foundation observes and reaps on its own thread,
+    /// so `defer` and `deinit` can call it without blocking a pool thread. Idempotent.
     func stop() {
-        guard process.isRunning else { return }
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
         try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
+        if process.isRunning { process.terminate() }
     }
 
     /// The messages received so far, as text.
@@ -129,26 +134,36 @@ struct TestCertificates: Sendable {
     /// A server certificate for `localhost` (DNS name only, no IP address), signed by the CA.
     let localhost: Pair
 
-    static let shared: Result<TestCertificates, HarnessError> = Result { try make() }.mapError {
-        $0 as? HarnessError ?? HarnessError(description: "\($0)")
+    /// Made once, by the first test that asks; the others await the same task (no lazy initializer
+    /// blocking pool threads while openssl runs).
+    static let shared = Task { try await make() }
+
+    /// The certificates of this test run.
+    /// - Throws: `HarnessError` when openssl is missing or fails.
+    static func get() async throws -> TestCertificates {
+        do {
+            return try await shared.value
+        } catch let error as HarnessError {
+            throw error
+        } catch {
+            throw HarnessError(description: "\(error)")
+        }
     }
 
-    static func get() throws -> TestCertificates { try shared.get() }
-
-    private static func make() throws -> TestCertificates {
+    private static func make() async throws -> TestCertificates {
         let directory = try makeTemporaryDirectory()
         let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try openssl(["req", "-x509"] + ecKey + [
+        try await openssl(["req", "-x509"] + ecKey + [
             "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.pem", "-days", "2",
             "-subj", "/CN=Tollgate Mail Test CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
         ])
-        try openssl(["req"] + ecKey + [
+        try await openssl(["req"] + ecKey + [
             "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
         ])
         try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: "\(directory)/server.ext", atomically: true, encoding: .utf8)
-        try openssl([
+        try await openssl([
             "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.pem",
             "-CAkey", "\(directory)/ca.key", "-CAcreateserial", "-out", "\(directory)/server.pem", "-days", "2",
             "-extfile", "\(directory)/server.ext",
@@ -158,16 +173,15 @@ struct TestCertificates: Sendable {
             localhost: Pair(certificate: "\(directory)/server.pem", key: "\(directory)/server.key"))
     }
 
-    private static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError(description: "openssl \(arguments.first ?? "") failed with \(process.terminationStatus)")
+    /// Runs the openssl command-line tool off the concurrency pool.
+    /// - Throws: `HarnessError` when openssl is missing or exits with a failure.
+    private static func openssl(_ arguments: [String]) async throws {
+        guard let path = ChildProcessRunner.locate("openssl") else {
+            throw HarnessError(description: "openssl is not installed; run scripts/install-test-tools")
+        }
+        let result = try await ChildProcessRunner.run(path, arguments)
+        guard result.status == 0 else {
+            throw HarnessError(description: "openssl \(arguments.first ?? "") failed with \(result.status): \(result.stderrText)")
         }
     }
 }
