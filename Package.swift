@@ -71,6 +71,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "TestSupport"], swiftSettings: strict),
+            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "TestSupport"],
+            swiftSettings: strict),
     ]
 )

@@ -20,10 +20,21 @@ enum AdminCommand {
             switch action {
             case "outbox":
                 try await outbox(app, options: options)
+            case "resend":
+                try await resend(app, options: options)
+            case "revoke":
+                try await revoke(app, codeID: argument)
+            case "codes":
+                try await codes(app, options: options)
+            case "purchases":
+                try await purchases(app, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }
             return .success
+        } catch let error as APIError {
+            CommandLineTool.printError("tollgate: \(error.message)")
+            return .failure
         } catch let error as UsageError {
             CommandLineTool.printError("tollgate: \(error.message)")
             return .usage

@@ -18,6 +18,10 @@ enum CommandLineTool {
           config check       Validate the configuration and print it with secrets masked.
           backup FILE        Write a consistent copy of the live database to FILE.
           admin outbox       List queued and sent mail (--status pending|sending|sent|failed, --limit N).
+          admin resend       Email a fresh code (--email E or --purchase-id P).
+          admin revoke ID    Revoke a redemption code.
+          admin codes        List the codes of a buyer (--email E).
+          admin purchases    List the purchases of a buyer (--email E).
 
         Options:
           --config FILE      JSON configuration file (or set TOLLGATE_CONFIG).

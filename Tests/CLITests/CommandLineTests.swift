@@ -1,4 +1,6 @@
 import Foundation
+import Domain
+import Storage
 import Testing
 
 @Suite("tollgate command line")
@@ -107,5 +109,50 @@ struct AdminCommandLineTests {
         let bad = try await ChildProcess.run("tollgate", ["admin", "outbox", "--status", "lost", "--config", file])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--status must be one of"))
+    }
+}
+
+@Suite("tollgate admin on codes and purchases")
+struct AdminCodeCommandLineTests {
+    @Test("codes, purchases, revoke and resend work on the service's database and are audited")
+    func codesAndPurchases() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.writeConfig()
+        #expect(try await ChildProcess.run("tollgate", ["migrate", "--config", file]).status == 0)
+        // A paid web purchase with its code, written as the service would.
+        let secrets = try DomainSecrets(secretKey: "cli-test-secret-key-0123456789abcdef012345")
+        let vault = try CodeVault(secrets: secrets)
+        let database = try Database(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        let now = Date()
+        let codeID = try database.writeSync { connection -> String in
+            let purchase = try PurchaseRepository.apply(
+                PurchaseSnapshot(platform: .stripe, externalID: "sub_cli", productID: "price_1", status: .active,
+                    expiresAt: now.addingTimeInterval(86400), observedAt: now, purchaserEmail: "cli@example.com"),
+                on: connection, now: now).purchase
+            return try CodeRepository.issue(purchaseID: purchase.id, ttl: 3600, vault: vault, on: connection, now: now).record.id
+        }
+        database.close()
+
+        let codes = try await ChildProcess.run("tollgate", ["admin", "codes", "--email", "cli@example.com", "--config", file])
+        #expect(codes.status == 0, "\(codes.stderr)")
+        #expect(codes.stdout.contains(codeID) && codes.stdout.contains("1 code(s)"))
+        let purchases = try await ChildProcess.run("tollgate", ["admin", "purchases", "--email", "cli@example.com", "--config", file])
+        #expect(purchases.status == 0 && purchases.stdout.contains("price_1") && purchases.stdout.contains("1 purchase(s)"))
+        let revoke = try await ChildProcess.run("tollgate", ["admin", "revoke", codeID, "--config", file])
+        #expect(revoke.status == 0)
+        #expect(revoke.stdout.contains("is revoked"))
+        let resend = try await ChildProcess.run("tollgate", ["admin", "resend", "--email", "cli@example.com", "--config", file])
+        #expect(resend.status == 0, "\(resend.stderr)")
+        #expect(resend.stdout.contains("c•••@e•••.com"))
+        let mail = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/mail")
+        #expect(mail.count == 1, "the resent code was delivered")
+        let missing = try await ChildProcess.run("tollgate", ["admin", "resend", "--email", "nobody@example.com", "--config", file])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("No matching web purchase"))
+        let audit = try Database(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        defer { audit.close() }
+        let actions = try audit.readSync { try $0.query("SELECT action, actor FROM audit_log ORDER BY created_at") }
+        #expect(try actions.map { try $0.string("action") } == ["code.revoke", "code.resend"])
+        #expect(try actions.allSatisfy { try $0.string("actor").hasPrefix("cli:") })
     }
 }

@@ -21,11 +21,11 @@ public enum CodeRepository {
         let code = try RedemptionCode.generate()
         try connection.execute(
             """
-            INSERT INTO redemption_codes (id, purchase_id, code_hash, code_sealed, hint, status, expires_at, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, 'live', ?, ?, ?)
+            INSERT INTO redemption_codes (id, purchase_id, seq, code_hash, code_sealed, hint, status, expires_at, created_at, updated_at)
+            VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM redemption_codes WHERE purchase_id = ?), ?, ?, ?, 'live', ?, ?, ?)
             """,
             [
-                id, purchaseID, try vault.hash(code), try vault.seal(code, codeID: id), String(code.canonical.suffix(4)),
+                id, purchaseID, purchaseID, try vault.hash(code), try vault.seal(code, codeID: id), String(code.canonical.suffix(4)),
                 Timestamp.milliseconds(now.addingTimeInterval(ttl)), nowMS, nowMS,
             ])
         return Issued(record: try require(id: id, on: connection), code: code)
@@ -52,7 +52,7 @@ public enum CodeRepository {
     /// The newest code of a purchase (any status), for the success page and operators.
     public static func latest(purchaseID: String, on connection: Connection) throws -> RedemptionCodeRecord? {
         try connection.queryOne(
-            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE purchase_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE purchase_id = ? ORDER BY seq DESC LIMIT 1",
             [purchaseID]
         ).map(RedemptionCodeRecord.init(row:))
     }
@@ -62,7 +62,7 @@ public enum CodeRepository {
         try connection.query(
             """
             SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes
-            WHERE purchase_id IN (SELECT id FROM purchases WHERE purchaser_email = ?) ORDER BY created_at DESC
+            WHERE purchase_id IN (SELECT id FROM purchases WHERE purchaser_email = ?) ORDER BY created_at DESC, purchase_id, seq DESC
             """,
             [email.lowercased()]
         ).map(RedemptionCodeRecord.init(row:))

@@ -19,6 +19,16 @@ public enum ResendThrottle {
         return changed > 0
     }
 
+    /// Records a send for `key` at `now` whatever came before (an operator's resend).
+    public static func mark(_ key: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            """
+            INSERT INTO resend_throttle (throttle_key, last_sent_at) VALUES (?, ?)
+            ON CONFLICT (throttle_key) DO UPDATE SET last_sent_at = excluded.last_sent_at
+            """,
+            [key, Timestamp.milliseconds(now)])
+    }
+
     /// Seconds until `key` may send again (0 when it may now).
     public static func secondsUntilAllowed(_ key: String, interval: TimeInterval, on connection: Connection, now: Date) throws -> Int {
         guard let row = try connection.queryOne("SELECT last_sent_at FROM resend_throttle WHERE throttle_key = ?", [key]) else {

@@ -84,11 +84,23 @@ public struct RedemptionService: Sendable {
     /// interval; nil when throttled. The caller emails the code in the same transaction.
     public func resendIfAllowed(purchase: Purchase, email: String, on connection: Connection, now: Date) throws -> CodeRepository.Issued? {
         let interval = policy.resendInterval
-        guard try ResendThrottle.claim("purchase:\(purchase.id)", interval: interval, on: connection, now: now) else { return nil }
-        guard try ResendThrottle.claim("email:\(email.lowercased()):\(purchase.id)", interval: interval, on: connection, now: now) else {
-            return nil
-        }
+        let keys = Self.throttleKeys(purchase: purchase, email: email)
+        guard try ResendThrottle.claim(keys.purchase, interval: interval, on: connection, now: now) else { return nil }
+        guard try ResendThrottle.claim(keys.email, interval: interval, on: connection, now: now) else { return nil }
         return try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
+    }
+
+    /// A fresh code for `purchase` now, whatever the throttle says (an operator's resend);
+    /// the send is recorded so automatic resends wait their interval after it.
+    public func resendNow(purchase: Purchase, email: String, on connection: Connection, now: Date) throws -> CodeRepository.Issued {
+        let keys = Self.throttleKeys(purchase: purchase, email: email)
+        try ResendThrottle.mark(keys.purchase, on: connection, now: now)
+        try ResendThrottle.mark(keys.email, on: connection, now: now)
+        return try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
+    }
+
+    static func throttleKeys(purchase: Purchase, email: String) -> (purchase: String, email: String) {
+        ("purchase:\(purchase.id)", "email:\(email.lowercased()):\(purchase.id)")
     }
 
     private func redeemingAccount(appUserID: String, bearerAccountID: String?, on connection: Connection, now: Date) throws -> Account {

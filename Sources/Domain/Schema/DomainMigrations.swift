@@ -104,6 +104,7 @@ public enum DomainMigrations {
             CREATE TABLE redemption_codes (
                 id TEXT PRIMARY KEY,
                 purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                seq INTEGER NOT NULL,
                 code_hash TEXT NOT NULL UNIQUE,
                 code_sealed BLOB NOT NULL,
                 hint TEXT NOT NULL,
@@ -116,7 +117,7 @@ public enum DomainMigrations {
                 updated_at BIGINT NOT NULL
             );
             CREATE UNIQUE INDEX redemption_codes_one_live ON redemption_codes (purchase_id) WHERE status = 'live';
-            CREATE INDEX redemption_codes_purchase ON redemption_codes (purchase_id);
+            CREATE UNIQUE INDEX redemption_codes_purchase_seq ON redemption_codes (purchase_id, seq);
 
             CREATE TABLE resend_throttle (
                 throttle_key TEXT PRIMARY KEY,

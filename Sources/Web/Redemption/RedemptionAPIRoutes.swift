@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 import HTTPServer
@@ -157,6 +158,18 @@ struct RedemptionAPIRoutes {
     private func redeem(_ body: RedeemBody, bearer: String?, now: Date) async throws -> (HTTPResponse, Bool, Bool) {
         let services = self.services
         let sentCode = String(body.code.prefix(64))
+        // Unknown codes (typos, guessing) are answered from a reader: they never wait on, or
+        // hold, the single writer.
+        let known = try await services.database.read { connection -> Bool in
+            guard let code = RedemptionCode(normalizing: body.code),
+                let record = try CodeRepository.find(code: code, vault: services.vault, on: connection)
+            else { return false }
+            return record.status != .revoked
+        }
+        if !known {
+            if let bearer { _ = try await services.database.read { try AppAuthentication.account(for: bearer, on: $0, now: now) } }
+            return (RedeemResponse.invalid(sentCode), true, false)
+        }
         return try await services.database.write { connection in
             let accountID = try AppAuthentication.account(for: bearer, on: connection, now: now)
             let outcome: RedeemOutcome

@@ -1,0 +1,52 @@
+import Domain
+import Foundation
+import Web
+
+extension AdminCommand {
+    /// The audit-log actor for commands run on the host.
+    static var actor: String { "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown") }
+
+    /// `admin resend --email E | --purchase-id P`.
+    static func resend(_ app: TollgateApp, options: [String: String]) async throws {
+        let email = options["email"]?.lowercased()
+        let purchaseID = options["purchase-id"]
+        guard (email == nil) != (purchaseID == nil) else {
+            throw UsageError(message: "admin resend needs exactly one of --email and --purchase-id")
+        }
+        let resent = try await AdminOperations(services: app.services).resend(email: email, purchaseID: purchaseID, actor: actor)
+        print("Sent code \(resent.codeID) to \(EmailMask.mask(resent.email)); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
+        // Deliver now rather than waiting for the service's worker.
+        await app.services.outboxWorker.runOnce()
+    }
+
+    /// `admin revoke CODE_ID`.
+    static func revoke(_ app: TollgateApp, codeID: String?) async throws {
+        guard let codeID else { throw UsageError(message: "admin revoke needs a CODE_ID (see 'tollgate admin codes --email')") }
+        let record = try await AdminOperations(services: app.services).revoke(codeID: codeID, actor: actor)
+        print("Code \(record.id) (…\(record.hint)) is \(record.status.rawValue).")
+    }
+
+    /// `admin codes --email E`.
+    static func codes(_ app: TollgateApp, options: [String: String]) async throws {
+        guard let email = options["email"] else { throw UsageError(message: "admin codes needs --email") }
+        let codes = try await AdminOperations(services: app.services).codes(email: email.lowercased())
+        print(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"].joined(separator: "\t"))
+        for code in codes {
+            print([code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
+                   code.redeemedAt.map(Timestamp.rfc3339) ?? ""].joined(separator: "\t"))
+        }
+        print("\(codes.count) code(s)")
+    }
+
+    /// `admin purchases --email E`.
+    static func purchases(_ app: TollgateApp, options: [String: String]) async throws {
+        guard let email = options["email"] else { throw UsageError(message: "admin purchases needs --email") }
+        let purchases = try await AdminOperations(services: app.services).purchases(email: email.lowercased())
+        print(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "ACCOUNT"].joined(separator: "\t"))
+        for purchase in purchases {
+            print([purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
+                   purchase.expiresAt.map(Timestamp.rfc3339) ?? "", purchase.accountID ?? ""].joined(separator: "\t"))
+        }
+        print("\(purchases.count) purchase(s)")
+    }
+}

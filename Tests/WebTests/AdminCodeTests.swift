@@ -1,0 +1,56 @@
+import Foundation
+import HTTPServer
+import Testing
+
+@testable import Web
+
+@Suite("Admin: codes, purchases and the audit log")
+struct AdminCodeTests {
+    @Test("Resend by email or purchase, revoke, list — each audited, each behind the admin token")
+    func resendRevokeList() async throws {
+        let harness = try CheckoutHarness()
+        let code = try await RedeemFlowTests.paidCode(harness)
+        var headers = TestApp.adminHeaders
+        headers.set("Content-Type", "application/json")
+
+        let noToken = await harness.app.send(.post, "/admin/v1/codes/resend", headers: ["Content-Type": "application/json"], body: #"{"email":"buyer@example.com"}"#)
+        #expect(noToken.status == .unauthorized)
+
+        let resent = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: #"{"email":"Buyer@example.com"}"#)
+        #expect(resent.status == .ok)
+        #expect(resent.jsonObject?["sent_to"] as? String == "b•••@e•••.com")
+        let codeID = try #require(resent.jsonObject?["code_id"] as? String)
+        #expect((resent.jsonObject?["expires_at"] as? String)?.hasSuffix("Z") == true)
+        // The old code was replaced.
+        #expect(await harness.redeem(code).jsonObject?["status"] as? String == "expired_code")
+
+        let codes = await harness.app.send(.get, "/admin/v1/codes?email=buyer@example.com", headers: headers)
+        let list = try #require(codes.jsonObject?["codes"] as? [[String: Any]])
+        #expect(list.count == 2)
+        #expect(list.first?["id"] as? String == codeID && list.first?["status"] as? String == "live")
+        #expect(!codes.text.contains(code.replacingOccurrences(of: "-", with: "")))
+
+        let revoked = await harness.app.send(.post, "/admin/v1/codes/\(codeID)/revoke", headers: headers)
+        #expect(revoked.jsonObject?["status"] as? String == "revoked")
+        #expect(await harness.app.send(.post, "/admin/v1/codes/code_nope/revoke", headers: headers).status == .notFound)
+
+        let purchases = await harness.app.send(.get, "/admin/v1/purchases?email=buyer@example.com", headers: headers)
+        let purchaseList = try #require(purchases.jsonObject?["purchases"] as? [[String: Any]])
+        #expect(purchaseList.count == 1)
+        let purchaseID = try #require(purchaseList.first?["id"] as? String)
+        let byPurchase = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: "{\"purchase_id\":\"\(purchaseID)\"}")
+        #expect(byPurchase.status == .ok)
+
+        let both = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: "{\"purchase_id\":\"\(purchaseID)\",\"email\":\"a@b.c\"}")
+        #expect(both.status == .badRequest)
+        let unknown = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: #"{"email":"nobody@example.com"}"#)
+        #expect(unknown.status == .notFound)
+
+        let audit = await harness.app.send(.get, "/admin/v1/audit", headers: headers)
+        let actions = try #require(audit.jsonObject?["entries"] as? [[String: Any]]).compactMap { $0["action"] as? String }
+        #expect(actions.count == 3, "the failed revoke of an unknown code is not an action")
+        #expect(actions.filter { $0 == "code.resend" }.count == 2)
+        #expect(actions.filter { $0 == "code.revoke" }.count == 1)
+        #expect(try await harness.count("SELECT count(*) FROM mail_outbox WHERE template = 'code_resent'") == 2)
+    }
+}
