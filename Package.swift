@@ -46,6 +46,8 @@ let package = Package(
         // Executables.
         .executableTarget(name: "tollgate", dependencies: ["Web"], swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
+        // Seeds purchases and codes for scripts/bench (not shipped).
+        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "Web"], path: "scripts/bench-seed", swiftSettings: strict),
         // A test-only child process that writes until it is killed (crash-consistency test).
         .executableTarget(
             name: "StorageCrashWriter", dependencies: ["Storage"], path: "Tests/Support/StorageCrashWriter",

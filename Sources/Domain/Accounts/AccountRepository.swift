@@ -40,8 +40,10 @@ public enum AccountRepository {
     /// first time. Returns whether it was created.
     public static func findOrCreate(appUserID: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> (Account, created: Bool) {
         if let account = try find(appUserID: appUserID, on: connection) {
+            // Last-seen is coarse (a minute) so repeat requests do not each write.
             try connection.execute(
-                "UPDATE app_users SET last_seen_at = ? WHERE app_user_id = ?", [Timestamp.milliseconds(now), appUserID])
+                "UPDATE app_users SET last_seen_at = ? WHERE app_user_id = ? AND last_seen_at < ?",
+                [Timestamp.milliseconds(now), appUserID, Timestamp.milliseconds(now.addingTimeInterval(-60))])
             return (account, false)
         }
         let account = try create(secrets: secrets, on: connection, now: now)

@@ -10,6 +10,11 @@ public enum DeviceRepository {
         deviceID: String, appUserID: String?, accountID: String, maxDevices: Int, on connection: Connection, now: Date
     ) throws -> [String] {
         let nowMS = Timestamp.milliseconds(now)
+        // A device already signed in only moves its last-seen time: no limit can be crossed.
+        let seen = try connection.run(
+            "UPDATE devices SET last_seen_at = ? WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL",
+            [nowMS, accountID, deviceID])
+        if seen > 0 { return [] }
         try connection.execute(
             """
             INSERT INTO devices (account_id, device_id, app_user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)

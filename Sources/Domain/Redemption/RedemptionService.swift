@@ -36,9 +36,13 @@ public struct RedemptionService: Sendable {
         // The account this app would use on its own: the signed-in one, else its home account.
         let ownAccountID = try bearerAccountID ?? AccountRepository.homeAccountID(appUserID: appUserID, on: connection) ?? redeemer.id
         var holderID = purchase.accountID
-        if holderID == nil || holderID == redeemer.id {
+        var purchaseChanged = false
+        if holderID == redeemer.id {
+            // Already linked to this account: a repeat redemption writes nothing here.
+        } else if holderID == nil {
             try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
             holderID = redeemer.id
+            purchaseChanged = true
         } else {
             switch policy.onOtherUser {
             case .reject:
@@ -52,18 +56,19 @@ public struct RedemptionService: Sendable {
                 try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
                 try CodeRepository.reassign(id: record.id, accountID: redeemer.id, on: connection, now: now)
                 holderID = redeemer.id
+                purchaseChanged = true
             }
         }
         guard let holderID else { throw DomainError(.corrupt, "purchase \(purchase.id) has no holder after redemption") }
         if record.status == .live {
             try CodeRepository.markRedeemed(id: record.id, accountID: holderID, appUserID: appUserID, on: connection, now: now)
         }
-        let account = try AccountRepository.require(id: holderID, on: connection)
+        let account = holderID == redeemer.id ? redeemer : try AccountRepository.require(id: holderID, on: connection)
         let device = deviceID ?? "app_user:" + appUserID
         let evicted = try DeviceRepository.touch(
             deviceID: device, appUserID: appUserID, accountID: holderID, maxDevices: policy.maxDevices, on: connection, now: now)
         let tokens = try SessionRepository.issue(accountID: holderID, deviceID: device, on: connection, now: now)
-        let linked = try PurchaseRepository.require(id: purchase.id, on: connection)
+        let linked = purchaseChanged ? try PurchaseRepository.require(id: purchase.id, on: connection) : purchase
         return .redeemed(RedeemOutcome.Redeemed(
             // Stable across retries: the app now uses another account than its own.
             code: code, purchase: linked, account: account, accountSwitched: holderID != ownAccountID, tokens: tokens,

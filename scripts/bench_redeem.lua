@@ -1,0 +1,52 @@
+-- wrk script for POST /api/v1/redeem. CODES_FILE lists codes to redeem (each by its own
+-- app user, so every request is a repeat redemption answering `success`); with MODE=unknown
+-- it sends random codes from random client addresses (through a trusted proxy), answering
+-- `invalid_code` without tripping the per-client limit.
+local mode = os.getenv("MODE") or "existing"
+local codes = {}
+if mode == "existing" then
+  for line in io.lines(os.getenv("CODES_FILE")) do
+    if #line > 0 then codes[#codes + 1] = line end
+  end
+end
+local alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+local counter = 0
+math.randomseed(42)
+
+local function random_code()
+  local parts = {}
+  for group = 1, 4 do
+    local chars = {}
+    for i = 1, 4 do
+      local n = math.random(1, 32)
+      chars[i] = alphabet:sub(n, n)
+    end
+    parts[group] = table.concat(chars)
+  end
+  return table.concat(parts, "-")
+end
+
+request = function()
+  counter = counter + 1
+  local code, user, forwarded
+  if mode == "existing" then
+    local index = (counter % #codes) + 1
+    code = codes[index]
+    user = "bench-user-" .. index
+    forwarded = "192.0.2.1"
+  else
+    code = random_code()
+    user = "bench-unknown"
+    forwarded = string.format("198.18.%d.%d", math.random(0, 255), math.random(1, 254))
+  end
+  local body = string.format('{"code":"%s","app_user_id":"%s","device_id":"d-%s"}', code, user, user)
+  return wrk.format("POST", "/api/v1/redeem", {
+    ["Content-Type"] = "application/json",
+    ["X-Api-Key"] = "pk_bench",
+    ["X-Forwarded-For"] = forwarded,
+  }, body)
+end
+
+done = function(summary, latency, requests)
+  io.write(string.format("non-2xx or socket errors: %d\n", summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
