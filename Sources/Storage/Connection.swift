@@ -218,6 +218,13 @@ public final class Connection {
     }
 
     private func makeLayout(_ statement: Statement) -> RowLayout {
+        if let layout = statement.layout { return layout }
+        let layout = buildLayout(statement)
+        statement.layout = layout
+        return layout
+    }
+
+    private func buildLayout(_ statement: Statement) -> RowLayout {
         let count = Int(sqlite3_column_count(statement.handle))
         var names: [String] = []
         names.reserveCapacity(count)

@@ -7,10 +7,12 @@ import Synchronization
 /// `queue`, which is serial: two threads never use it at once, and the queue's hand-offs order
 /// every access. `inFlight` is an atomic.
 final class ConnectionSlot: @unchecked Sendable {
-    private let queue: DispatchQueue
-    private let connection: Connection
+    let queue: DispatchQueue
+    let connection: Connection
     private let onQueue = DispatchSpecificKey<Bool>()
-    private let counter: ErrorCounter
+    let counter: ErrorCounter
+    /// Writes waiting for the next group commit (see `ConnectionSlot+GroupCommit.swift`).
+    let pendingWrites = Mutex<PendingWrites>(PendingWrites())
     /// Jobs queued or running here, so `Database` can send a read to the least busy reader.
     let inFlight = Atomic<Int>(0)
 

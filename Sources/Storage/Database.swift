@@ -70,14 +70,15 @@ public final class Database: Sendable {
         close()
     }
 
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction on the single writer connection, after the
-    /// writes queued before it. Commits when it returns, rolls back when it throws.
-    /// - Throws: what `body` throws, or `StorageError` (including when the database is closed).
+    /// Runs `body` in a transaction on the single writer connection, after the writes queued
+    /// before it. Its changes are committed when it returns and rolled back when it throws;
+    /// writes that queue up together share one COMMIT (each in its own savepoint), and every
+    /// caller resumes only after that COMMIT.
+    /// - Throws: what `body` throws, or `StorageError` (including when the database is closed
+    ///   or the shared COMMIT fails).
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try checkOpen()
-        return try await writer.perform { connection in
-            try connection.transaction(.immediate, body)
-        }
+        return try await writer.performGrouped(body)
     }
 
     /// Runs `body` on a reader connection inside a read transaction, so every query in it sees the

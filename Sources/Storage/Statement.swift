@@ -4,6 +4,8 @@ internal import CSQLite
 /// Not Sendable: it is only used on its connection's thread.
 final class Statement {
     let handle: OpaquePointer
+    /// The column names of the result, made on first use and reused while cached.
+    var layout: RowLayout?
 
     init(handle: OpaquePointer) {
         self.handle = handle

@@ -1,0 +1,110 @@
+import Dispatch
+import Synchronization
+
+/// Group commit for the writer: writes that queue up while one transaction runs are applied
+/// together in the next `BEGIN IMMEDIATE` … `COMMIT`, each in its own savepoint. A write that
+/// throws rolls back only its savepoint; every caller resumes after the shared COMMIT, so a
+/// result is never reported before it is durable. Under load this turns many small commits
+/// (each appending its changed pages to the WAL) into one, which is where the writer's time
+/// went; with a single caller it is an ordinary transaction.
+struct PendingWrites: ~Copyable {
+    var jobs: [any GroupedWrite] = []
+    var drainScheduled = false
+}
+
+/// A write waiting for a group commit.
+protocol GroupedWrite: AnyObject, Sendable {
+    /// Runs the body inside the open transaction (in a savepoint) and keeps its outcome.
+    func run(_ connection: Connection)
+    /// Resumes the caller: with the kept outcome, or with `commitError` when the COMMIT failed.
+    func finish(commitError: (any Error)?)
+}
+
+/// One caller's write: its body until it runs, then its outcome until the commit.
+/// `@unchecked Sendable`: `body` and `outcome` are written and read only on the writer's serial
+/// queue; the continuation is resumed exactly once, from that queue.
+final class GroupedWriteJob<T: Sendable>: GroupedWrite, @unchecked Sendable {
+    private var body: (@Sendable (Connection) throws -> T)?
+    private var outcome: Result<T, any Error>?
+    private let continuation: CheckedContinuation<T, any Error>
+
+    init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
+        self.body = body
+        self.continuation = continuation
+    }
+
+    func run(_ connection: Connection) {
+        guard let body else { return }
+        self.body = nil
+        outcome = Result { try connection.transaction(.immediate, body) }
+    }
+
+    func finish(commitError: (any Error)?) {
+        if let commitError {
+            continuation.resume(throwing: commitError)
+        } else {
+            continuation.resume(with: outcome ?? .failure(StorageError(resultCode: 21, message: "a database write never ran")))
+        }
+    }
+}
+
+extension ConnectionSlot {
+    /// The most writes one group commit applies; later ones wait for the next.
+    static let maximumGroup = 256
+
+    /// Runs `work` in the next group commit on this slot's connection.
+    func performGrouped<T: Sendable>(_ work: @Sendable (Connection) throws -> T) async throws -> T {
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
+        // The body is released on the queue before the caller resumes (see `perform`).
+        return try await withoutActuallyEscaping(work) { escapable in
+            try await withCheckedThrowingContinuation { continuation in
+                let job = GroupedWriteJob(body: escapable, continuation: continuation)
+                let schedule = pendingWrites.withLock { pending -> Bool in
+                    pending.jobs.append(job)
+                    if pending.drainScheduled { return false }
+                    pending.drainScheduled = true
+                    return true
+                }
+                if schedule { queue.async { self.drainGroup() } }
+            }
+        }
+    }
+
+    /// Applies every waiting write in one transaction, then resumes their callers.
+    private func drainGroup() {
+        let jobs = pendingWrites.withLock { pending -> [any GroupedWrite] in
+            let taken = Array(pending.jobs.prefix(Self.maximumGroup))
+            pending.jobs.removeFirst(taken.count)
+            return taken
+        }
+        var commitError: (any Error)?
+        if jobs.count == 1 {
+            jobs[0].run(connection)
+        } else if !jobs.isEmpty {
+            do {
+                try connection.transaction(.immediate) { connection in
+                    for job in jobs {
+                        job.run(connection)
+                        // Some errors (I/O, disk full) make SQLite roll back the whole transaction:
+                        // then no write of the group survived, and every caller must hear so.
+                        guard connection.isInTransaction else {
+                            throw StorageError(resultCode: 1, message: "the group transaction was rolled back by an earlier error")
+                        }
+                    }
+                }
+            } catch {
+                commitError = error
+            }
+        }
+        for job in jobs { job.finish(commitError: commitError) }
+        let more = pendingWrites.withLock { pending -> Bool in
+            if pending.jobs.isEmpty {
+                pending.drainScheduled = false
+                return false
+            }
+            return true
+        }
+        if more { queue.async { self.drainGroup() } }
+    }
+}

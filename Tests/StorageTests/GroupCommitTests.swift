@@ -1,0 +1,62 @@
+import Foundation
+import Storage
+import Testing
+
+@Suite("Group commit of concurrent writes")
+struct GroupCommitTests {
+    struct Refused: Error {}
+
+    @Test("A write that throws in a busy group rolls back alone; the others commit and are visible when they return")
+    func failingWriteRollsBackAlone() async throws {
+        try await withDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)") }
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for index in 0..<300 {
+                    group.addTask {
+                        do {
+                            try await database.write { connection in
+                                try connection.execute("INSERT INTO items (id, name) VALUES (?, ?)", [index, "item \(index)"])
+                                if index % 7 == 0 { throw Refused() }
+                            }
+                            // Read-after-write: once write returns, a reader sees the row.
+                            let seen = try await database.read { try $0.queryOne("SELECT id FROM items WHERE id = ?", [index]) != nil }
+                            return (index, seen)
+                        } catch is Refused {
+                            return (index, false)
+                        }
+                    }
+                }
+                var outcomes: [(Int, Bool)] = []
+                for try await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            for (index, seen) in outcomes {
+                #expect(seen == (index % 7 != 0), "row \(index)")
+            }
+            let ids = try await database.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.int("id") } }
+            #expect(ids == (0..<300).filter { $0 % 7 != 0 })
+        }
+    }
+
+    @Test("A constraint violation in one write of a group does not poison the others")
+    func constraintViolationIsolated() async throws {
+        try await withDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE keys (k TEXT PRIMARY KEY)") }
+            let results = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        // Every fifth write reuses key "dup": only the first of them may succeed.
+                        let key = index % 5 == 0 ? "dup" : "k\(index)"
+                        return (try? await database.write { try $0.execute("INSERT INTO keys (k) VALUES (?)", [key]) }) != nil
+                    }
+                }
+                var results: [Bool] = []
+                for await result in group { results.append(result) }
+                return results
+            }
+            #expect(results.filter { !$0 }.count == 19)
+            let count = try await database.read { try $0.queryOne("SELECT count(*) AS n FROM keys")?.int("n") }
+            #expect(count == 81)
+        }
+    }
+}
