@@ -67,4 +67,69 @@ public enum AccountRepository {
     public static func homeAccountID(appUserID: String, on connection: Connection) throws -> String? {
         try connection.queryOne("SELECT home_account_id FROM app_users WHERE app_user_id = ?", [appUserID])?.string("home_account_id")
     }
+
+    /// Why an email cannot be confirmed for an account.
+    public enum EmailConflict: Error, Sendable, Equatable {
+        /// Another account confirmed this address first.
+        case confirmedElsewhere
+    }
+
+    /// The account that confirmed `email`, if any.
+    public static func find(confirmedEmail email: String, on connection: Connection) throws -> Account? {
+        try connection.queryOne(
+            "SELECT \(Account.columns) FROM accounts WHERE email = ? AND email_verified = 1", [email.lowercased()]
+        ).map(Account.init(row:))
+    }
+
+    /// The account with `email` confirmed, else the most recent one that set it unconfirmed.
+    public static func find(email: String, on connection: Connection) throws -> Account? {
+        try connection.queryOne(
+            "SELECT \(Account.columns) FROM accounts WHERE email = ? ORDER BY email_verified DESC, updated_at DESC LIMIT 1",
+            [email.lowercased()]
+        ).map(Account.init(row:))
+    }
+
+    /// Sets a new, unconfirmed email.
+    public static func setEmail(_ email: String, accountID: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE accounts SET email = ?, email_verified = 0, updated_at = ? WHERE id = ?",
+            [email.lowercased(), Timestamp.milliseconds(now), accountID])
+    }
+
+    /// Confirms `email` for the account (it becomes its address if it was not already).
+    /// - Throws: `EmailConflict.confirmedElsewhere` when another account confirmed it first.
+    public static func confirmEmail(_ email: String, accountID: String, on connection: Connection, now: Date) throws {
+        if let other = try find(confirmedEmail: email, on: connection), other.id != accountID {
+            throw EmailConflict.confirmedElsewhere
+        }
+        try connection.execute(
+            "UPDATE accounts SET email = ?, email_verified = 1, updated_at = ? WHERE id = ?",
+            [email.lowercased(), Timestamp.milliseconds(now), accountID])
+    }
+
+    /// Stores a password hash (scrypt, self-describing).
+    public static func setPasswordHash(_ hash: String, accountID: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?", [hash, Timestamp.milliseconds(now), accountID])
+    }
+
+    /// The stored password hash of an account, if it has one.
+    public static func passwordHash(accountID: String, on connection: Connection) throws -> String? {
+        try connection.queryOne("SELECT password_hash FROM accounts WHERE id = ?", [accountID])?.optionalString("password_hash")
+    }
+
+    /// Gives the account a generated, readable, unique username (auto-created accounts).
+    public static func assignUsername(accountID: String, on connection: Connection, now: Date) throws -> String {
+        for _ in 0..<20 {
+            let candidate = try UsernameGenerator.make()
+            let changed = try connection.run(
+                """
+                UPDATE accounts SET username = ?, updated_at = ? WHERE id = ?
+                AND NOT EXISTS (SELECT 1 FROM accounts WHERE username = ?)
+                """,
+                [candidate, Timestamp.milliseconds(now), accountID, candidate])
+            if changed == 1 { return candidate }
+        }
+        throw DomainError(.conflict, "could not find a free username")
+    }
 }

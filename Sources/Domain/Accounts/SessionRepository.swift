@@ -32,6 +32,47 @@ public enum SessionRepository {
         return try row.string("account_id")
     }
 
+    /// Why a refresh token was refused.
+    public enum RefreshRejection: Error, Sendable, Equatable {
+        /// Unknown, expired or revoked.
+        case invalid
+        /// Already used once: a copy is in someone else's hands, so the whole family is revoked.
+        case reused
+    }
+
+    /// Rotates a refresh token: the old pair stops working and a new pair of the same family is
+    /// issued. Presenting a refresh token that was already rotated revokes the whole family.
+    public static func refresh(_ refreshToken: String, on connection: Connection, now: Date) throws -> Result<Tokens, RefreshRejection> {
+        guard refreshToken.utf8.count <= 128, let row = try connection.queryOne(
+            """
+            SELECT id, account_id, device_id, family_id, refresh_expires_at, rotated_at, revoked_at FROM sessions
+            WHERE refresh_token_hash = ?
+            """,
+            [try hash(refreshToken)])
+        else { return .failure(.invalid) }
+        let familyID = try row.string("family_id")
+        let nowMS = Timestamp.milliseconds(now)
+        if try row.optionalInt64("rotated_at") != nil {
+            try connection.execute(
+                "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL", [nowMS, familyID])
+            return .failure(.reused)
+        }
+        guard try row.optionalInt64("revoked_at") == nil, try row.int64("refresh_expires_at") > nowMS else {
+            return .failure(.invalid)
+        }
+        try connection.execute(
+            "UPDATE sessions SET rotated_at = ?, revoked_at = ? WHERE id = ?", [nowMS, nowMS, try row.string("id")])
+        return .success(try insert(
+            accountID: try row.string("account_id"), deviceID: try row.optionalString("device_id"), familyID: familyID,
+            on: connection, now: now))
+    }
+
+    /// Signs an account out everywhere (a password change).
+    public static func revokeAll(accountID: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL", [Timestamp.milliseconds(now), accountID])
+    }
+
     /// Revokes every session of a device (signed out when the account passed `max_devices`).
     public static func revoke(accountID: String, deviceID: String, on connection: Connection, now: Date) throws {
         try connection.execute(

@@ -154,5 +154,18 @@ public enum DomainMigrations {
             );
             CREATE INDEX audit_log_created ON audit_log (created_at);
             """),
+        Migration(id: "0240_auth_tokens", sql: """
+            CREATE TABLE auth_tokens (
+                token_hash TEXT PRIMARY KEY,
+                purpose TEXT NOT NULL,
+                account_id TEXT NOT NULL REFERENCES accounts (id),
+                email TEXT,
+                code_challenge TEXT,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX auth_tokens_account ON auth_tokens (account_id, purpose);
+            """),
     ]
 }
