@@ -49,4 +49,18 @@ extension AdminCommand {
         }
         print("\(purchases.count) purchase(s)")
     }
+
+    /// `admin accounts --email E`.
+    static func accounts(_ app: TollgateApp, options: [String: String]) async throws {
+        guard let email = options["email"] else { throw UsageError(message: "admin accounts needs --email") }
+        let accounts = try await AdminOperations(services: app.services).accounts(email: email.lowercased())
+        print(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"].joined(separator: "\t"))
+        for entry in accounts {
+            print([
+                entry.account.id, entry.account.email ?? "", entry.account.emailVerified ? "yes" : "no", entry.account.username ?? "",
+                entry.appUserIDs.joined(separator: ","), String(entry.devices.count), String(entry.purchaseIDs.count),
+            ].joined(separator: "\t"))
+        }
+        print("\(accounts.count) account(s)")
+    }
 }

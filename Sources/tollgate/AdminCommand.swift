@@ -28,6 +28,8 @@ enum AdminCommand {
                 try await codes(app, options: options)
             case "purchases":
                 try await purchases(app, options: options)
+            case "accounts":
+                try await accounts(app, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }

@@ -22,6 +22,7 @@ enum CommandLineTool {
           admin revoke ID    Revoke a redemption code.
           admin codes        List the codes of a buyer (--email E).
           admin purchases    List the purchases of a buyer (--email E).
+          admin accounts     List the accounts of an email, with app users and devices (--email E).
 
         Options:
           --config FILE      JSON configuration file (or set TOLLGATE_CONFIG).

@@ -11,7 +11,7 @@ struct ParsedArguments: Equatable {
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin", "--purchase-id": "admin", "--limit": "admin",
     ]
-    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases"]
+    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts"]
 
     var command: Command = .serve
     var configPath: String?

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTPServer
 import Testing
@@ -52,5 +53,30 @@ struct AdminCodeTests {
         #expect(actions.filter { $0 == "code.resend" }.count == 2)
         #expect(actions.filter { $0 == "code.revoke" }.count == 1)
         #expect(try await harness.count("SELECT count(*) FROM mail_outbox WHERE template = 'code_resent'") == 2)
+    }
+}
+
+@Suite("Admin: accounts")
+struct AdminAccountTests {
+    @Test("Accounts of an email list their app users, devices and purchases, behind the admin token")
+    func accounts() async throws {
+        let harness = try CheckoutHarness()
+        let code = try await RedeemFlowTests.paidCode(harness)
+        _ = await harness.redeem(code, appUserID: "user-7", deviceID: "phone-7")
+        let account = try await harness.app.app.services.database.write { connection -> Domain.Account in
+            let account = try #require(try AccountRepository.find(appUserID: "user-7", on: connection))
+            try AccountRepository.setEmail("seven@example.com", accountID: account.id, on: connection, now: harness.clock.now)
+            return account
+        }
+        #expect(await harness.app.send(.get, "/admin/v1/accounts?email=seven@example.com").status == .unauthorized)
+        let response = await harness.app.send(.get, "/admin/v1/accounts?email=Seven@example.com", headers: TestApp.adminHeaders)
+        let list = try #require(response.jsonObject?["accounts"] as? [[String: Any]])
+        #expect(list.count == 1)
+        #expect(list.first?["id"] as? String == account.id)
+        #expect(list.first?["app_user_ids"] as? [String] == ["user-7"])
+        #expect(list.first?["devices"] as? [String] == ["phone-7"])
+        #expect((list.first?["purchase_ids"] as? [String])?.count == 1)
+        #expect(list.first?["has_password"] as? Bool == false)
+        #expect(!response.text.contains("password_hash"))
     }
 }

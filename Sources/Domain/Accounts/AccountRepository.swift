@@ -132,4 +132,17 @@ public enum AccountRepository {
         }
         throw DomainError(.conflict, "could not find a free username")
     }
+
+    /// Every account that has `email`, confirmed first.
+    public static func all(email: String, on connection: Connection) throws -> [Account] {
+        try connection.query(
+            "SELECT \(Account.columns) FROM accounts WHERE email = ? ORDER BY email_verified DESC, created_at", [email.lowercased()]
+        ).map(Account.init(row:))
+    }
+
+    /// The app users that point at an account.
+    public static func appUserIDs(accountID: String, on connection: Connection) throws -> [String] {
+        try connection.query("SELECT app_user_id FROM app_users WHERE account_id = ? ORDER BY created_at", [accountID])
+            .map { try $0.string("app_user_id") }
+    }
 }

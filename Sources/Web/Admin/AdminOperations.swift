@@ -66,4 +66,25 @@ public struct AdminOperations: Sendable {
     public func codes(email: String) async throws -> [RedemptionCodeRecord] {
         try await services.database.read { try CodeRepository.forEmail(email, on: $0) }
     }
+
+    /// An account with what belongs to it, for operators.
+    public struct AccountSummary: Sendable {
+        public let account: Account
+        public let appUserIDs: [String]
+        public let devices: [String]
+        public let purchaseIDs: [String]
+    }
+
+    /// The accounts that have `email` (confirmed or not).
+    public func accounts(email: String) async throws -> [AccountSummary] {
+        try await services.database.read { connection in
+            try AccountRepository.all(email: email, on: connection).map { account in
+                AccountSummary(
+                    account: account,
+                    appUserIDs: try AccountRepository.appUserIDs(accountID: account.id, on: connection),
+                    devices: try DeviceRepository.active(accountID: account.id, on: connection),
+                    purchaseIDs: try PurchaseRepository.forAccount(account.id, on: connection).map(\.id))
+            }
+        }
+    }
 }

@@ -56,6 +56,7 @@ public final class TollgateApp: Sendable {
         PageRoutes(pages: pages, staticFiles: staticFiles).register(on: &router)
         AdminOutboxRoutes(services: services, admin: admin).register(on: &router)
         AdminCodeRoutes(services: services, admin: admin).register(on: &router)
+        AdminAccountRoutes(services: services, admin: admin).register(on: &router)
         WellKnownRoutes(app: config.app).register(on: &router)
         let appAuth = AppAuthentication(apiKeys: APIKeyCheck(publicKeys: config.apiKeys.publicKeys))
         RedemptionAPIRoutes(services: services, auth: appAuth).register(on: &router)
