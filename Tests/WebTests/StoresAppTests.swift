@@ -74,7 +74,7 @@ struct StoresAppTests {
         #expect(app.app.services.stores.appleVerifier == nil && app.app.services.stores.googlePlay == nil)
     }
 
-    @Test("An unreadable .p8 key or service account stops start-up naming the config key")
+    @Test("An unreadable .p8 key, service account or root, or a store key without its app, stops start-up naming the config key")
     func startupErrors() throws {
         let directory = try TemporaryDirectory()
         let ios: [String: Any] = ["name": "Example", "scheme": "exampleapp", "ios": ["bundle_id": "com.example.app"], "android": ["package_name": "com.example.app"]]
@@ -85,6 +85,8 @@ struct StoresAppTests {
             (["app": ios, "apple": ["api": ["issuer_id": "i", "key_id": "k", "private_key_path": directory.path + "/missing.p8"]]], "apple.api.private_key_path"),
             (["app": ios, "google": ["service_account_path": directory.path + "/missing.json"]], "google.service_account_path"),
             (["app": ios, "apple": ["root_certificates": [directory.path + "/missing.cer"]]], "apple.root_certificates"),
+            (["apple": ["shared_secret": "s"]], "app.ios.bundle_id"),
+            (["google": ["rtdn_token": "t"]], "app.android.package_name"),
         ]
         for (extra, key) in cases {
             let config = try TollgateConfig.make(directory: directory.path, extra: extra)

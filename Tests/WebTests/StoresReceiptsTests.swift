@@ -178,6 +178,7 @@ struct StoresReceiptsTests {
                 #expect(second.jsonObject?["account_switched"] as? Bool == true)
                 #expect(second.jsonObject?["account_id"] as? String == owner)
                 #expect(await harness.entitlements(appUserID: "newcomer")["account_id"] as? String == owner)
+                #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 1, "no empty account for the newcomer")
             } else {
                 #expect(second.status == .conflict)
                 #expect(second.errorCode == "purchase_belongs_to_other_user")

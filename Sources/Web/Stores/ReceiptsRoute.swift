@@ -44,9 +44,18 @@ struct ReceiptsRoute {
             let now = services.now()
             let policy = PurchaseClaim.policy(services)
             let recorded = try await verifier.record(verified) { connection, applied in
-                let (account, _) = try AccountRepository.findOrCreate(appUserID: input.userID, secrets: services.secrets, on: connection, now: now)
-                let outcome = try PurchaseClaim.claim(
-                    applied.purchase, for: account.id, appUserID: input.userID, policy: policy, on: connection, now: now)
+                let outcome: PurchaseClaim.Outcome
+                if policy == .switch, let owner = applied.purchase.accountID,
+                    try AccountRepository.find(appUserID: input.userID, on: connection) == nil
+                {
+                    // A new app user of a purchase someone holds joins that account: no empty account is made.
+                    try AccountRepository.link(appUserID: input.userID, to: owner, on: connection, now: now)
+                    outcome = .held(accountID: owner, switched: true)
+                } else {
+                    let (account, _) = try AccountRepository.findOrCreate(appUserID: input.userID, secrets: services.secrets, on: connection, now: now)
+                    outcome = try PurchaseClaim.claim(
+                        applied.purchase, for: account.id, appUserID: input.userID, policy: policy, on: connection, now: now)
+                }
                 guard case .held(let holder, let switched) = outcome else {
                     throw APIError(status: .conflict, code: "purchase_belongs_to_other_user",
                                    message: "This purchase belongs to another account.")

@@ -39,6 +39,7 @@ public struct StoreClients: Sendable {
     ///   `.p8` key or service-account file, or of a URL that cannot be parsed.
     public init(config: TollgateConfig, now: @escaping @Sendable () -> Date) throws {
         let bundleID = config.app.ios.bundleID
+        try Self.checkPrerequisites(config)
         var verifier: AppStoreSignedDataVerifier?
         if let bundleID {
             let roots: [Certificate]
@@ -100,6 +101,21 @@ public struct StoreClients: Sendable {
                 tokens: GoogleAccessTokenProvider(serviceAccount: account, http: http, now: now), http: http)
         } else {
             googlePlay = nil
+        }
+    }
+
+    /// A store credential without the app it belongs to is a mistake, not "store off".
+    private static func checkPrerequisites(_ config: TollgateConfig) throws {
+        if config.app.ios.bundleID == nil {
+            if config.apple.api.privateKeyPath != nil {
+                throw StoreConfigurationError(key: "app.ios.bundle_id", "is required when apple.api.* is set (the App Store Server API is per app)")
+            }
+            if config.apple.sharedSecret != nil {
+                throw StoreConfigurationError(key: "app.ios.bundle_id", "is required when apple.shared_secret is set (receipts are checked against it)")
+            }
+        }
+        if config.app.android.packageName == nil, config.google.serviceAccountPath != nil || config.google.rtdnToken != nil {
+            throw StoreConfigurationError(key: "app.android.package_name", "is required when google.service_account_path or google.rtdn_token is set")
         }
     }
 
