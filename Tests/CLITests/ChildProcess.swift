@@ -51,7 +51,7 @@ struct ChildProcess: @unchecked Sendable {
         return env
     }
 
-    func start() throws { try process.run() }
+    func start() throws { try ProcessLauncher.launch(process) }
 
     /// Waits for exit (off the concurrency pool) and returns everything it printed that
     /// `waitForStderrLine`/`waitForStdoutLine` have not consumed.

@@ -24,6 +24,8 @@ public final class AppServices: Sendable {
     public let now: @Sendable () -> Date
     /// The Stripe API, when `stripe.secret_key` is configured.
     public let stripe: StripeClient?
+    /// The App Store and Google Play clients that are configured (`StoreClients`).
+    public let stores: StoreClients
     let mailCipher: OutboxCipher
     let messageIDDomain: String
 
@@ -54,6 +56,7 @@ public final class AppServices: Sendable {
         stripe = config.stripe.secretKey.map {
             StripeClient(secretKey: $0, apiBase: config.stripe.apiBase, http: URLSessionHTTPClient(service: "stripe"))
         }
+        stores = try StoreClients(config: config, now: now)
     }
 
     /// Queues an email in the caller's transaction, parameters sealed. Call `mailQueued()`

@@ -25,6 +25,7 @@ public final class TollgateApp: Sendable {
     public static let migrations: [Migration] = MailMigrations.all + DomainMigrations.all
 
     /// - Throws: `StorageError` (database), `TemplateError` (a template with file:line),
+    ///   `StoreConfigurationError` (an unreadable store key or certificate, naming its key),
     ///   a static-file or mail-setup error; each stops start-up with a message naming the cause.
     public init(config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.config = config
@@ -66,6 +67,10 @@ public final class TollgateApp: Sendable {
         EmailRoutes(services: services, auth: appAuth).register(on: &router)
         PasswordRoutes(services: services).register(on: &router)
         StripeWebhookRoute(services: services).register(on: &router)
+        AppleWebhookRoute(services: services).register(on: &router)
+        GoogleWebhookRoute(services: services).register(on: &router)
+        ReceiptsRoute(services: services).register(on: &router)
+        StoreAPIRoutes(services: services, auth: appAuth).register(on: &router)
         responder = AppResponder(router: router, metrics: metrics, pages: pages)
         server = HTTPServer(configuration: TollgateApp.serverConfiguration(config), responder: responder, logger: logger)
         connectionGauge.bind(server)

@@ -54,7 +54,7 @@ final class SMTPTestServer: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errorLog)
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try ProcessLauncher.launch(process)
         let ready = base + "/ready"
         let deadline = ContinuousClock.now + .seconds(30)
         while !FileManager.default.fileExists(atPath: ready) {

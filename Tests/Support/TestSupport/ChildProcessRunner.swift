@@ -86,7 +86,7 @@ public enum ChildProcessRunner {
         let inputPipe = input == nil ? nil : Pipe()
         process.standardInput = inputPipe ?? FileHandle.nullDevice
         do {
-            try process.run()
+            try ProcessLauncher.launch(process)
         } catch {
             throw ChildProcessError(description: "cannot launch \(path): \(error)")
         }

@@ -165,7 +165,7 @@ public struct FakeApplePKI: Sendable {
         process.standardOutput = FileHandle.nullDevice
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
+            do { try ProcessLauncher.launch(process) } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)
             }

@@ -1,0 +1,97 @@
+import Foundation
+import HTTPServer
+
+/// The inputs of `POST /receipts`, validated: the platform from `X-PLATFORM-TYPE`, the app user,
+/// the store's reference for the purchase, and the attribution from `ply_context`.
+struct ReceiptsRequest {
+    /// Where the purchase was made and how it is looked up.
+    enum Source: Equatable {
+        /// App Store Server API lookup (`original_transaction_id`).
+        case appStoreTransaction(String)
+        /// verifyReceipt (`receipt_data`).
+        case appStoreReceipt(String)
+        /// Play Developer API (`purchase_token` + `store_product_id`).
+        case playStore(token: String, productID: String)
+        /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`).
+        case stripeSubscription(String)
+    }
+
+    private struct Body: Decodable {
+        let userId: String
+        let storeProductId: String?
+        let originalTransactionId: String?
+        let receiptData: String?
+        let purchaseToken: String?
+        let stripeObjectType: String?
+        let stripeObjectId: String?
+        let stripePriceId: String?
+        let plyContext: String?
+    }
+
+    let userID: String
+    let source: Source
+    /// The attribution stored on the purchase: `ply_context` members as `ply_<key>`, JSON text.
+    let attribution: String?
+
+    /// - Parameter preferTransactionLookup: whether the App Store Server API is configured (an
+    ///   `original_transaction_id` is then used even when `receipt_data` is sent too).
+    /// - Throws: `APIError`: 400 for a missing or unknown `X-PLATFORM-TYPE` or a missing field,
+    ///   `422 unsupported_platform` for `APPGALLERY`, `422 unsupported_object_type` for a Stripe
+    ///   object other than a subscription.
+    init(_ request: HTTPRequest, preferTransactionLookup: Bool) throws {
+        let platform = (request.headers["X-PLATFORM-TYPE"] ?? "").trimmingCharacters(in: .whitespaces).uppercased()
+        switch platform {
+        case "APP_STORE", "PLAY_STORE", "STRIPE": break
+        case "APPGALLERY":
+            throw APIError.unprocessable("AppGallery purchases are not supported by this service.", code: "unsupported_platform")
+        case "":
+            throw APIError.badRequest("Send X-PLATFORM-TYPE: APP_STORE, PLAY_STORE or STRIPE.")
+        default:
+            throw APIError.badRequest("X-PLATFORM-TYPE must be APP_STORE, PLAY_STORE or STRIPE.")
+        }
+        let body = try request.decodeJSON(Body.self)
+        func present(_ value: String?) -> String? {
+            value.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        guard let user = present(body.userId), user.utf8.count <= 255, !user.contains(where: \.isNewline) else {
+            throw APIError.badRequest("user_id must be 1 to 255 characters.")
+        }
+        userID = user
+        switch platform {
+        case "APP_STORE":
+            let transaction = present(body.originalTransactionId)
+            let receipt = present(body.receiptData)
+            if let transaction, preferTransactionLookup || receipt == nil {
+                source = .appStoreTransaction(transaction)
+            } else if let receipt {
+                source = .appStoreReceipt(receipt)
+            } else {
+                throw APIError.badRequest("An App Store receipt needs original_transaction_id or receipt_data.")
+            }
+        case "PLAY_STORE":
+            guard let token = present(body.purchaseToken), let product = present(body.storeProductId) else {
+                throw APIError.badRequest("A Play Store receipt needs purchase_token and store_product_id.")
+            }
+            source = .playStore(token: token, productID: product)
+        default:
+            guard let id = present(body.stripeObjectId) else {
+                throw APIError.badRequest("A Stripe receipt needs stripe_object_id.")
+            }
+            let type = present(body.stripeObjectType)?.lowercased() ?? (id.hasPrefix("sub_") ? "subscription" : "")
+            guard type == "subscription" else {
+                throw APIError.unprocessable(
+                    "Only Stripe subscriptions can be recorded here (stripe_object_type: subscription); one-time payments are recorded by the checkout.",
+                    code: "unsupported_object_type")
+            }
+            source = .stripeSubscription(id)
+        }
+        if let encoded = present(body.plyContext) {
+            var context: [String: String] = [:]
+            for (key, value) in try CheckoutStartRequest.decodePlyContext(encoded) { context["ply_" + key] = value }
+            let data = try JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])
+            attribution = String(decoding: data, as: UTF8.self)
+        } else {
+            attribution = nil
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Crypto
+import Domain
+import Foundation
+import HTTPServer
+import Testing
+import TestSupport
+
+@testable import Web
+
+@Suite("POST /receipts (server-to-server)")
+struct StoresReceiptsTests {
+    /// `ply_context` as paywall SDKs send it: base64 of a JSON object.
+    static let plyContext = Base64.encode(Array(#"{"placement_id":"onboarding","ab_test_id":"abt_1","presentation_id":"pres_9"}"#.utf8))
+
+    static func purchaseJSON(_ response: HTTPResponse) -> [String: Any]? { response.jsonObject?["purchase"] as? [String: Any] }
+
+    @Test("APP_STORE original_transaction_id: verified with the Server API, recorded for the user with its attribution; a repeat adds nothing")
+    func appStoreTransaction() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        let end = now.addingTimeInterval(30 * 86400)
+        try harness.apple.addTransaction(harness.transaction("2000000000000901", expires: end, signedAt: now), signer: harness.pki.signer(), environment: .sandbox)
+        let body: [String: Any] = [
+            "user_id": "partner-user-1", "store_product_id": "com.example.monthly", "original_transaction_id": "2000000000000901",
+            "ply_context": Self.plyContext,
+        ]
+        let response = try await harness.receipts(body, platform: "APP_STORE")
+        #expect(response.status == .ok, "\(response.text)")
+        let purchase = try #require(Self.purchaseJSON(response))
+        #expect(purchase["platform"] as? String == "app_store")
+        #expect(purchase["product_id"] as? String == "com.example.monthly")
+        #expect(purchase["status"] as? String == "active")
+        #expect(purchase["expires_at"] as? String == Timestamp.rfc3339(end))
+        let entitlements = try #require(response.jsonObject?["entitlements"] as? [[String: Any]])
+        #expect(entitlements.first?["id"] as? String == "premium")
+        #expect(entitlements.first?["active"] as? Bool == true)
+        #expect(StoresHarness.entitlement("premium", in: await harness.entitlements(appUserID: "partner-user-1"))?["active"] as? Bool == true)
+
+        let stored = try #require(try await harness.purchase(.appStore, "2000000000000901"))
+        #expect(stored.appUserID == "partner-user-1")
+        let attribution = try #require(stored.attribution)
+        let context = try #require(try JSONSerialization.jsonObject(with: Data(attribution.utf8)) as? [String: String])
+        #expect(context == ["ply_placement_id": "onboarding", "ply_ab_test_id": "abt_1", "ply_presentation_id": "pres_9"])
+
+        let repeated = try await harness.receipts(body, platform: "APP_STORE")
+        #expect(repeated.status == .ok)
+        #expect(repeated.jsonObject?["account_id"] as? String == response.jsonObject?["account_id"] as? String)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
+        #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 1)
+        #expect(try await harness.count("SELECT COUNT(*) FROM app_users") == 1)
+    }
+
+    @Test("APP_STORE receipt_data: verified with verifyReceipt (sandbox after 21007)")
+    func appStoreReceipt() async throws {
+        let harness = try await StoresHarness(appleEnvironment: "Production")
+        defer { Task { await harness.stop() } }
+        let end = harness.clock.now.addingTimeInterval(86400)
+        harness.apple.addReceipt("MIIRECEIPT1", environment: .sandbox, answer: .valid(
+            bundleID: StoresHarness.bundleID, environment: "Sandbox",
+            purchases: [.init(originalTransactionID: "3000000000000001", expiresDate: end)], requestDate: harness.clock.now))
+        let response = try await harness.receipts(["user_id": "u-2", "receipt_data": "MIIRECEIPT1"], platform: "APP_STORE")
+        #expect(response.status == .ok, "\(response.text)")
+        #expect(Self.purchaseJSON(response)?["status"] as? String == "active")
+        #expect(try await harness.purchase(.appStore, "3000000000000001")?.environment == "Sandbox")
+        #expect(harness.apple.receiptRequests.first?.body["password"] == StoresHarness.sharedSecret)
+    }
+
+    @Test("PLAY_STORE: read from Google, acknowledged once after it is stored; a repeat neither re-acknowledges nor duplicates")
+    func playStore() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        harness.google.setSubscription(token: "tok-r1", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400))
+        let body: [String: Any] = ["user_id": "u-3", "store_product_id": "pro_monthly", "purchase_token": "tok-r1"]
+        let response = try await harness.receipts(body, platform: "PLAY_STORE")
+        #expect(response.status == .ok, "\(response.text)")
+        #expect(Self.purchaseJSON(response)?["platform"] as? String == "play_store")
+        #expect(harness.google.acknowledgements.count == 1)
+        #expect(try await harness.receipts(body, platform: "PLAY_STORE").status == .ok)
+        #expect(harness.google.acknowledgements.count == 1)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
+
+        // A one-time product: subscriptionsv2 does not know the token, products/{sku} does.
+        harness.google.setProduct(token: "tok-r2", productID: "coins_lifetime")
+        let product = try await harness.receipts(["user_id": "u-3", "store_product_id": "coins_lifetime", "purchase_token": "tok-r2"], platform: "PLAY_STORE")
+        #expect(product.status == .ok, "\(product.text)")
+        #expect(Self.purchaseJSON(product)?["expires_at"] is NSNull)
+        #expect(harness.google.acknowledgements.last == .init(kind: "products", productID: "coins_lifetime", purchaseToken: "tok-r2"))
+        let ids = (product.jsonObject?["entitlements"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(ids == ["lifetime", "premium"])
+    }
+
+    @Test("STRIPE subscription: read from Stripe; other object types are 422")
+    func stripe() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        harness.stripe.putSubscription(.init(id: "sub_partner_1", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        let response = try await harness.receipts(
+            ["user_id": "u-4", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_1", "stripe_price_id": "price_monthly"],
+            platform: "STRIPE")
+        #expect(response.status == .ok, "\(response.text)")
+        #expect(Self.purchaseJSON(response)?["platform"] as? String == "stripe")
+        #expect(Self.purchaseJSON(response)?["product_id"] as? String == "price_monthly")
+        let other = try await harness.receipts(["user_id": "u-4", "stripe_object_type": "payment_intent", "stripe_object_id": "pi_1"], platform: "STRIPE")
+        #expect(other.status == .unprocessableContent)
+        #expect(other.errorCode == "unsupported_object_type")
+    }
+
+    @Test("Headers: APPGALLERY is 422 unsupported_platform, other platforms 400, a missing or wrong server key 401")
+    func headers() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let body: [String: Any] = ["user_id": "u-5", "purchase_token": "x", "store_product_id": "y"]
+        let gallery = try await harness.receipts(body, platform: "APPGALLERY")
+        #expect(gallery.status == .unprocessableContent)
+        #expect(gallery.errorCode == "unsupported_platform")
+        #expect(try await harness.receipts(body, platform: "AMAZON").status == .badRequest)
+        #expect(try await harness.receipts(body, platform: nil).status == .badRequest)
+        #expect(try await harness.receipts(body, platform: "PLAY_STORE", key: nil).status == .unauthorized)
+        #expect(try await harness.receipts(body, platform: "PLAY_STORE", key: StoresHarness.apiKey).status == .unauthorized)
+        #expect(try await harness.receipts(["user_id": "u-5"], platform: "APP_STORE").status == .badRequest)
+        #expect(harness.google.apiRequestCount == 0)
+    }
+
+    @Test("A purchase the store does not know is 422 invalid_receipt, nothing written")
+    func invalid() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let apple = try await harness.receipts(["user_id": "u-6", "original_transaction_id": "2000000000009999"], platform: "APP_STORE")
+        #expect(apple.status == .unprocessableContent)
+        #expect(apple.errorCode == "invalid_receipt")
+        let receipt = try await harness.receipts(["user_id": "u-6", "receipt_data": "NOT-A-RECEIPT"], platform: "APP_STORE")
+        #expect(receipt.errorCode == "invalid_receipt")
+        let play = try await harness.receipts(["user_id": "u-6", "purchase_token": "unknown", "store_product_id": "pro_monthly"], platform: "PLAY_STORE")
+        #expect(play.errorCode == "invalid_receipt")
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+        #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
+    }
+
+    @Test("Each store down: 502 upstream_unavailable, retryable, nothing written")
+    func storesDown() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        harness.apple.failTransactionLookups(status: 500, environment: .production)
+        harness.apple.addReceipt("MIIBUSY", environment: .production, answer: .status(21100))
+        harness.google.setOutage(true)
+        harness.stripe.failNextRequests(status: 500, count: 10)
+        let calls: [([String: Any], String)] = [
+            (["user_id": "u-7", "original_transaction_id": "2000000000000001"], "APP_STORE"),
+            (["user_id": "u-7", "receipt_data": "MIIBUSY"], "APP_STORE"),
+            (["user_id": "u-7", "purchase_token": "tok", "store_product_id": "pro_monthly"], "PLAY_STORE"),
+            (["user_id": "u-7", "stripe_object_type": "subscription", "stripe_object_id": "sub_1"], "STRIPE"),
+        ]
+        for (body, platform) in calls {
+            let response = try await harness.receipts(body, platform: platform)
+            #expect(response.status == .badGateway, "\(platform) \(response.text)")
+            #expect(response.errorCode == "upstream_unavailable")
+            #expect((response.jsonObject?["error"] as? [String: Any])?["retryable"] as? Bool == true)
+        }
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+        #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
+        #expect(try await harness.count("SELECT COUNT(*) FROM app_users") == 0)
+    }
+
+    @Test("A purchase another user already holds: switch moves the app user to that account; reject is 409")
+    func otherUser() async throws {
+        for policy in ["switch", "reject"] {
+            let harness = try await StoresHarness(extra: ["redemption": ["on_other_user": policy]])
+            let now = harness.clock.now
+            try harness.apple.addTransaction(harness.transaction("2000000000000951", expires: now.addingTimeInterval(86400), signedAt: now),
+                                             signer: harness.pki.signer(), environment: .sandbox)
+            let first = try await harness.receipts(["user_id": "owner", "original_transaction_id": "2000000000000951"], platform: "APP_STORE")
+            let owner = try #require(first.jsonObject?["account_id"] as? String)
+            let second = try await harness.receipts(["user_id": "newcomer", "original_transaction_id": "2000000000000951"], platform: "APP_STORE")
+            if policy == "switch" {
+                #expect(second.status == .ok)
+                #expect(second.jsonObject?["account_switched"] as? Bool == true)
+                #expect(second.jsonObject?["account_id"] as? String == owner)
+                #expect(await harness.entitlements(appUserID: "newcomer")["account_id"] as? String == owner)
+                #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 1, "no empty account for the newcomer")
+            } else {
+                #expect(second.status == .conflict)
+                #expect(second.errorCode == "purchase_belongs_to_other_user")
+                #expect(try await harness.purchase(.appStore, "2000000000000951")?.accountID == owner)
+            }
+            await harness.stop()
+        }
+    }
+}
