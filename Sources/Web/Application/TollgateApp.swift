@@ -66,6 +66,7 @@ public final class TollgateApp: Sendable {
         SignInRoutes(services: services, auth: appAuth).register(on: &router)
         EmailRoutes(services: services, auth: appAuth).register(on: &router)
         PasswordRoutes(services: services).register(on: &router)
+        IAPAccountRoutes(services: services, auth: appAuth).register(on: &router)
         StripeWebhookRoute(services: services).register(on: &router)
         AppleWebhookRoute(services: services).register(on: &router)
         GoogleWebhookRoute(services: services).register(on: &router)
