@@ -94,6 +94,22 @@ struct IAPAccountTests {
         #expect(attribution == #"{"referrer_id":"ref-1"}"#)
     }
 
+    @Test("Not signed in, with an email, and B holds the purchase: login_url for B, B's email updated and mailed", arguments: Store.allCases)
+    func ownerGetsEmail(store: Store) async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let first = try await Self.post(harness, store, reference: "3000000000000006")
+        let ownerB = try #require(try await Self.signsInto(harness, first))
+        let second = try await Self.post(harness, store, reference: "3000000000000006", email: "bea@example.com")
+        #expect(second.jsonObject?["email_confirmation_required"] as? Bool == true)
+        #expect(second.jsonObject?["auto_account_created"] as? Bool == false)
+        #expect(try await Self.signsInto(harness, second) == ownerB)
+        let account = try await harness.app.app.database.read { try AccountRepository.require(id: ownerB, on: $0) }
+        #expect(account.email == "bea@example.com" && !account.emailVerified)
+        #expect(try await Self.mails(harness, "email_confirmation") == 1)
+        #expect(try await harness.count("SELECT count(*) FROM accounts") == 1)
+    }
+
     @Test("Signed in: the purchase is linked to A; with an email A's address changes, unconfirmed, with a mail", arguments: Store.allCases)
     func signedIn(store: Store) async throws {
         let harness = try await StoresHarness()
