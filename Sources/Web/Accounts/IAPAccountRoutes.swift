@@ -91,7 +91,7 @@ struct IAPAccountRoutes {
             let owned = try await services.database.read { connection -> Bool in
                 try PurchaseRepository.find(platform: verified.snapshot.platform, reference: verified.snapshot.externalID, on: connection)?.accountID != nil
             }
-            if !owned { prepared = try await Self.randomPasswordHash() }
+            if !owned { prepared = try await PasswordWork.hash(try OpaqueToken.generate()) }
         }
         let passwordHash = prepared
         let policy = PurchaseClaim.policy(services)
@@ -193,13 +193,5 @@ struct IAPAccountRoutes {
             let data = try? JSONSerialization.data(withJSONObject: details, options: [.sortedKeys])
         else { return nil }
         return String(decoding: data, as: UTF8.self)
-    }
-
-    static func randomPasswordHash() async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try PasswordHasher().hash(password: try OpaqueToken.generate()) })
-            }
-        }
     }
 }

@@ -39,10 +39,7 @@ struct PasswordRoutes {
             if let confirmation = form["password_confirmation"], confirmation != password {
                 return try Self.form(services, token: token, error: "The two passwords differ.", status: .unprocessableContent)
             }
-            // scrypt is slow on purpose: hash before taking the writer, off the request's thread.
-            let hash = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-                DispatchQueue.global().async { continuation.resume(with: Result { try PasswordHasher().hash(password: password) }) }
-            }
+            let hash = try await PasswordWork.hash(password)
             let result = try await services.database.write { connection -> Result<Void, AuthTokenRepository.Rejection> in
                 switch try AuthTokenRepository.consume(token, purpose: .passwordReset, on: connection, now: now) {
                 case .failure(let rejection):

@@ -110,8 +110,7 @@ struct SignInRoutes {
                 if queued { services.mailQueued() }
                 return .json { $0.string("status", "password_reset_required") }
             }
-            // scrypt takes tens of milliseconds: run it off the request's executor thread.
-            let valid = await Self.verifyPassword(body.password, against: stored)
+            let valid = await PasswordWork.verify(body.password, against: stored)
             guard valid else {
                 Self.fail(services, client: client, email: email, now: now)
                 throw APIError.unauthorized("The email or the password is wrong.")
@@ -124,14 +123,6 @@ struct SignInRoutes {
     static func fail(_ services: AppServices, client: String, email: String, now: Date) {
         services.rateLimiter.record("login:\(client)", window: passwordFailureWindow, now: now)
         services.rateLimiter.record("login:\(email)", window: passwordFailureWindow, now: now)
-    }
-
-    static func verifyPassword(_ password: String, against stored: String) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: (try? PasswordHasher().verify(password: password, against: stored)) ?? false)
-            }
-        }
     }
 
     /// `application/x-www-form-urlencoded` (OAuth's format) or a JSON object of strings.

@@ -9,21 +9,7 @@ enum RedeemResponse {
         return .json { json in
             json.string("status", redeemed.isEntitled ? "success" : "expired_subscription")
             json.string("code", redeemed.code.display)
-            json.object("redemption_info") { info in
-                info.object("purchaser_info") { purchaser in
-                    purchaser.string("app_user_id", purchase.appUserID ?? appUserID)
-                    purchaser.string("email", purchase.purchaserEmail)
-                    purchaser.string("stripe_customer_id", purchase.platform == .stripe ? purchase.customerID : nil)
-                }
-                writePurchase(purchase, into: &info)
-                info.array("entitlements", catalog.entitlements(for: [purchase], at: now())) { json, entitlement in
-                    json.object { item in
-                        item.string("id", entitlement.id)
-                        item.string("expires_at", entitlement.expiresAt.map(Timestamp.rfc3339))
-                        item.bool("active", entitlement.active)
-                    }
-                }
-            }
+            writeRedemptionInfo(purchase, appUserID: appUserID, catalog: catalog, now: now(), into: &json)
             json.object("account") { account in
                 account.string("id", redeemed.account.id)
                 account.string("obfuscated_account_id", redeemed.account.obfuscatedID)
@@ -35,6 +21,25 @@ enum RedeemResponse {
                 session.string("access_token", redeemed.tokens.accessToken)
                 session.string("refresh_token", redeemed.tokens.refreshToken)
                 session.int("expires_in", redeemed.tokens.expiresIn)
+            }
+        }
+    }
+
+    /// `redemption_info`: purchaser, purchase and the entitlements it grants.
+    static func writeRedemptionInfo(_ purchase: Purchase, appUserID: String?, catalog: EntitlementCatalog, now: Date, into json: inout JSONWriter) {
+        json.object("redemption_info") { info in
+            info.object("purchaser_info") { purchaser in
+                purchaser.string("app_user_id", purchase.appUserID ?? appUserID)
+                purchaser.string("email", purchase.purchaserEmail)
+                purchaser.string("stripe_customer_id", purchase.platform == .stripe ? purchase.customerID : nil)
+            }
+            writePurchase(purchase, into: &info)
+            info.array("entitlements", catalog.entitlements(for: [purchase], at: now)) { json, entitlement in
+                json.object { item in
+                    item.string("id", entitlement.id)
+                    item.string("expires_at", entitlement.expiresAt.map(Timestamp.rfc3339))
+                    item.bool("active", entitlement.active)
+                }
             }
         }
     }

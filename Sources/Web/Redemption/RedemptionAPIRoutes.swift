@@ -100,21 +100,7 @@ struct RedemptionAPIRoutes {
                     json.string("status", "complete")
                     json.object("result") { result in
                         result.string("status", purchase.isEntitled(at: now) ? "success" : "expired_subscription")
-                        result.object("redemption_info") { info in
-                            info.object("purchaser_info") { purchaser in
-                                purchaser.string("app_user_id", purchase.appUserID)
-                                purchaser.string("email", purchase.purchaserEmail)
-                                purchaser.string("stripe_customer_id", purchase.customerID)
-                            }
-                            RedeemResponse.writePurchase(purchase, into: &info)
-                            info.array("entitlements", services.catalog.entitlements(for: [purchase], at: now)) { json, entitlement in
-                                json.object { item in
-                                    item.string("id", entitlement.id)
-                                    item.string("expires_at", entitlement.expiresAt.map(Timestamp.rfc3339))
-                                    item.bool("active", entitlement.active)
-                                }
-                            }
-                        }
+                        RedeemResponse.writeRedemptionInfo(purchase, appUserID: nil, catalog: services.catalog, now: now, into: &result)
                         if let account {
                             result.object("account") { item in
                                 item.string("id", account.id)
