@@ -145,16 +145,30 @@ struct RedemptionAPIRoutes {
         let services = self.services
         let sentCode = String(body.code.prefix(64))
         // Unknown codes (typos, guessing) are answered from a reader: they never wait on, or
-        // hold, the single writer.
-        let known = try await services.database.read { connection -> Bool in
+        // hold, the single writer. Repeats are planned there too and finished with one check.
+        enum Look: Sendable { case unknown, repeatable(RedemptionService.RepeatPlan), other }
+        let look = try await services.database.read { connection -> Look in
+            let accountID = try AppAuthentication.account(for: bearer, on: connection, now: now)
             guard let code = RedemptionCode(normalizing: body.code),
-                let record = try CodeRepository.find(code: code, vault: services.vault, on: connection)
-            else { return false }
-            return record.status != .revoked
+                let record = try CodeRepository.find(code: code, vault: services.vault, on: connection), record.status != .revoked
+            else { return .unknown }
+            if let plan = try services.redemption.planRepeat(codeText: body.code, appUserID: body.appUserId, bearerAccountID: accountID, on: connection) {
+                return .repeatable(plan)
+            }
+            return .other
         }
-        if !known {
-            if let bearer { _ = try await services.database.read { try AppAuthentication.account(for: bearer, on: $0, now: now) } }
+        switch look {
+        case .unknown:
             return (RedeemResponse.invalid(sentCode), true, false)
+        case .repeatable(let plan):
+            let finished = try await services.database.write { connection in
+                try services.redemption.finishRepeat(plan, deviceID: body.deviceId, on: connection, now: now)
+            }
+            if case .redeemed(let redeemed)? = finished {
+                return (RedeemResponse.success(redeemed, appUserID: body.appUserId, catalog: services.catalog, now: now), false, false)
+            }
+        case .other:
+            break
         }
         return try await services.database.write { connection in
             let accountID = try AppAuthentication.account(for: bearer, on: connection, now: now)
