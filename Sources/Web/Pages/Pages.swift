@@ -24,12 +24,14 @@ public struct Pages: Sendable {
         return .html(body, status: status)
     }
 
-    /// The error page for `status`; never fails (falls back to a minimal escaped page).
+    /// The error page for `status` (`templates/error.html`, which also gets `status_<code>` = true
+    /// to word each status its own way); never fails (falls back to a minimal escaped page).
     public func errorPage(status: HTTPStatus, message: String) -> HTTPResponse {
         let values: [String: TemplateValue] = [
             "status": .int(status.code),
             "reason": .string(status.reasonPhrase),
             "message": .string(message),
+            "status_\(status.code)": .bool(true),
         ]
         if let response = try? render("error", title: status.reasonPhrase, status: status, values) {
             return response

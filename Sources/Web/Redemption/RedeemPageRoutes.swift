@@ -27,7 +27,7 @@ struct RedeemPageRoutes {
                 ])
             }
             let platform = ClientPlatform(userAgent: request.headers["User-Agent"])
-            return try services.pages.render("redeem", title: "Open \(services.config.app.name)", AppLinks(services: services, code: code).values(for: platform))
+            return try services.pages.render("redeem", title: "Open \(services.config.app.name)", AppLinks(services: services, code: code).values(for: platform, autoOpen: true))
         }
         router.add(.post, "/redeem/resend", maxBodyBytes: 4096) { [services] request, context in
             // The browser form behind the expired-code page: same rules as the API, no enumeration.
