@@ -11,12 +11,15 @@ final class ConnectionSlot: @unchecked Sendable {
     let connection: Connection
     private let onQueue = DispatchSpecificKey<Bool>()
     let counter: ErrorCounter
+    /// Told how many writes a group commit made durable (the writer's checkpointer).
+    let afterCommit: (@Sendable (Int) -> Void)?
     /// Writes waiting for the next group commit (see `ConnectionSlot+GroupCommit.swift`).
     let pendingWrites = Mutex<PendingWrites>(PendingWrites())
     /// Jobs queued or running here, so `Database` can send a read to the least busy reader.
     let inFlight = Atomic<Int>(0)
 
-    init(label: String, connection: Connection, counter: ErrorCounter) {
+    init(label: String, connection: Connection, counter: ErrorCounter, afterCommit: (@Sendable (Int) -> Void)? = nil) {
+        self.afterCommit = afterCommit
         queue = DispatchQueue(label: label)
         self.connection = connection
         self.counter = counter

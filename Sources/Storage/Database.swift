@@ -21,6 +21,7 @@ public final class Database: Sendable {
     public let path: String
     private let writer: ConnectionSlot
     private let readers: [ConnectionSlot]
+    private let checkpointer: Checkpointer
     let counter: ErrorCounter
     let logger: Logger
     let busyTimeoutMilliseconds: Int32
@@ -55,7 +56,15 @@ public final class Database: Sendable {
         }
         // See the type's documentation: consistent after any process crash.
         try writerConnection.execute("PRAGMA synchronous = NORMAL")
-        writer = ConnectionSlot(label: "tollgate.storage.writer", connection: writerConnection, counter: counter)
+        // Checkpoints run on their own connection (see `Checkpointer`), not inside commits.
+        _ = try writerConnection.query("PRAGMA wal_autocheckpoint = 0")
+        let checkpointConnection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout, counter: counter)
+        try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
+        let checkpointer = Checkpointer(slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter))
+        self.checkpointer = checkpointer
+        writer = ConnectionSlot(
+            label: "tollgate.storage.writer", connection: writerConnection, counter: counter,
+            afterCommit: { count in checkpointer.noteCommits(count) })
 
         var readerSlots: [ConnectionSlot] = []
         for number in 0..<max(1, readers) {
@@ -119,6 +128,7 @@ public final class Database: Sendable {
             return
         }
         for reader in readers { reader.close() }
+        checkpointer.close()
         // The writer last: the last connection to close checkpoints the WAL into the file.
         writer.close()
         logger.info("storage.closed", [("path", .string(path))])

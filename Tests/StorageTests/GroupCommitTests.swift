@@ -60,3 +60,26 @@ struct GroupCommitTests {
         }
     }
 }
+
+@Suite("Checkpoints off the writer")
+struct CheckpointTests {
+    @Test("Committed pages reach the database file while the database stays open (the writer never checkpoints itself)")
+    func checkpointsRunInTheBackground() async throws {
+        try await withDatabase { database, directory in
+            _ = try await database.write { try $0.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)") }
+            let fileSize = { (try? FileManager.default.attributesOfItem(atPath: directory.databasePath)[.size] as? Int) ?? 0 }
+            let before = fileSize()
+            for index in 0..<600 {
+                try await database.write { try $0.execute("INSERT INTO blobs (id, data) VALUES (?, ?)", [index, [UInt8](repeating: 7, count: 2048)]) }
+            }
+            var after = fileSize()
+            for _ in 0..<100 where after < before + 600 * 2048 {
+                try await Task.sleep(for: .milliseconds(100))
+                after = fileSize()
+            }
+            #expect(after >= before + 600 * 2048, "the database file grew from \(before) to \(after) bytes")
+            let count = try await database.read { try $0.queryOne("SELECT count(*) AS n FROM blobs")?.int("n") }
+            #expect(count == 600)
+        }
+    }
+}
