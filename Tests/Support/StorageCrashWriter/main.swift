@@ -9,6 +9,10 @@ guard CommandLine.arguments.count == 2 else {
     FileHandle.standardError.write(Data("usage: StorageCrashWriter DATABASE_PATH\n".utf8))
     exit(64)
 }
+// Never outlive the test that started us: stop when the parent is gone (we were re-parented),
+// and after a minute anyway.
+let parent = getppid()
+let deadline = Date().addingTimeInterval(60)
 let database = try Database(path: CommandLine.arguments[1], readers: 1)
 try database.writeSync { connection in
     try connection.executeScript("""
@@ -20,7 +24,7 @@ try database.writeSync { connection in
 let batch = 50
 let payload = String(repeating: "x", count: 200)
 var announced = false
-while true {
+while Date() < deadline && getppid() == parent {
     try database.writeSync { connection in
         for _ in 0..<batch {
             try connection.execute("INSERT INTO items (payload) VALUES (?)", [payload])
