@@ -179,6 +179,9 @@ struct RedeemFlowTests {
         #expect(again.headers["Idempotent-Replayed"] == "true")
         let other = await harness.redeem(code, appUserID: "someone-else", headers: ["Idempotency-Key": "key-1"])
         #expect(other.status == .conflict)
+        // The same key and body from another caller never gets the first caller's session.
+        let stranger = await harness.redeem(code, headers: ["Idempotency-Key": "key-1", "Authorization": "Bearer someone-elses-token"])
+        #expect(stranger.status == .conflict)
     }
 
     @Test("Opening the emailed link never consumes the code")

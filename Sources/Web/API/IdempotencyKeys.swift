@@ -2,8 +2,9 @@ import Crypto
 import Domain
 import HTTPServer
 
-/// `Idempotency-Key` on `/api/v1/*` POSTs: a repeat with the same key and body gets the
-/// first answer back (kept 24 h); the same key with another body is `409 conflict`.
+/// `Idempotency-Key` on `/api/v1/*` POSTs: a repeat with the same key, caller and body gets
+/// the first answer back (kept 24 h); the same key with another body or another caller's
+/// credentials is `409 conflict`.
 struct IdempotencyKeys: Sendable {
     let services: AppServices
 
@@ -16,7 +17,9 @@ struct IdempotencyKeys: Sendable {
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw APIError.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.")
         }
-        let requestHash = Hex.encode(try SHA256.hash(Array("\(request.method.rawValue) \(request.path)\n".utf8) + request.body))
+        // The caller is part of the request: a key replays an answer only to whoever got it first.
+        let caller = (request.headers["Authorization"] ?? "") + "\n" + (request.headers["X-Api-Key"] ?? "")
+        let requestHash = Hex.encode(try SHA256.hash(Array("\(request.method.rawValue) \(request.path)\n\(caller)\n".utf8) + request.body))
         let now = services.now()
         if let stored = try await services.database.read({ try IdempotencyStore.find(scope: scope, key: key, on: $0, now: now) }) {
             guard stored.requestHash == requestHash else {
