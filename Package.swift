@@ -58,6 +58,7 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["HTTPServer", "Logging", "Crypto", "Domain"], path: "Tests/Support/TestSupport",
             swiftSettings: strict),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),

@@ -9,6 +9,12 @@ import Glibc
 public protocol LogSink: Sendable {
     /// Writes one complete line (it already ends with a newline).
     func write(_ line: String)
+    /// Writes out anything held back (a buffering sink); called before the process exits.
+    func flush()
+}
+
+extension LogSink {
+    public func flush() {}
 }
 
 /// Writes each line to standard error with a single `write(2)` call.

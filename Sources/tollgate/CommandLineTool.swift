@@ -81,7 +81,8 @@ enum CommandLineTool {
             case "error": .error
             default: .info
             }
-        return Logger(sink: StandardErrorLogSink(), minimumLevel: level)
+        // Batched writes: one log line per request must not cost one write(2) per request.
+        return Logger(sink: BufferedLogSink(descriptor: 2), minimumLevel: level)
     }
 
     static func printError(_ text: String) {

@@ -11,6 +11,7 @@ enum ServeCommand {
     static func run(configPath: String?) async -> ExitStatus {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
         let logger = CommandLineTool.logger(for: config)
+        defer { logger.sink.flush() }
         if config.isDemo {
             logger.warning("demo_mode", [("detail", .string("no configuration file: local database, mail written to \(config.mail.fileDir)"))])
         }

@@ -1,0 +1,61 @@
+import Foundation
+import Glibc
+import Logging
+import Testing
+
+@Suite("Structured logs")
+struct LoggingTests {
+    @Test("Each line is one JSON object with the logger's fields, escaped")
+    func jsonLines() throws {
+        let sink = MemoryLogSink()
+        let logger = Logger(sink: sink).with([("request_id", "abc")])
+        logger.info("request", [("path", "/a\"b\n"), ("status", 200), ("ok", true)])
+        logger.debug("dropped")
+        let line = try #require(sink.lines.first)
+        #expect(sink.lines.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["event"] as? String == "request")
+        #expect(object["request_id"] as? String == "abc")
+        #expect(object["path"] as? String == "/a\"b\n")
+        #expect(object["status"] as? Int == 200)
+        #expect((object["ts"] as? String)?.hasSuffix("Z") == true)
+    }
+
+    @Test("The buffered sink writes batches in order within its interval, and everything on flush")
+    func bufferedSink() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let reader = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+        let sink = BufferedLogSink(descriptor: fds[1], interval: .milliseconds(20), flushBytes: 1 << 20)
+        for index in 0..<100 { sink.write("line \(index)\n") }
+        // Without an explicit flush the timer writes them out.
+        var received = ""
+        for _ in 0..<200 where !received.hasSuffix("line 99\n") {
+            try await Task.sleep(for: .milliseconds(10))
+            received += String(decoding: reader.availableDataNonBlocking(), as: UTF8.self)
+        }
+        #expect(received == (0..<100).map { "line \($0)\n" }.joined())
+        sink.write("last\n")
+        sink.flush()
+        #expect(String(decoding: reader.availableDataNonBlocking(), as: UTF8.self) == "last\n")
+        close(fds[1])
+    }
+}
+
+extension FileHandle {
+    /// What is readable now, without blocking.
+    func availableDataNonBlocking() -> Data {
+        let descriptor = fileDescriptor
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(descriptor, F_SETFL, flags) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(descriptor, &buffer, buffer.count)
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
+    }
+}
