@@ -6,8 +6,8 @@ import TestSupport
 /// Every wait runs off the Swift concurrency pool (TestSupport's `offPool` and
 /// `ChildProcessRunner`): the pool has one thread per core and other suites' live servers need it
 /// while a child process runs.
-struct ChildProcess: @unchecked Sendable {
-    // Process and Pipe are not Sendable; each ChildProcess is used by one test at a time.
+final class ChildProcess: @unchecked Sendable {
+    // `spawned` is set once by `start()` before any other use; each ChildProcess belongs to one test.
     /// The folder holding the built products (`.build/debug`), found from this test binary.
     static let productsDirectory: URL = {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -31,18 +31,21 @@ struct ChildProcess: @unchecked Sendable {
         }
     }
 
-    let process = Process()
-    private let out = Pipe()
-    private let err = Pipe()
+    private let executable: String
+    private let arguments: [String]
+    private let environment: [String: String]
+    private let directory: String?
+    private var spawned: SpawnedProcess?
 
     init(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) {
-        process.executableURL = Self.productsDirectory.appendingPathComponent(product)
-        process.arguments = arguments
-        process.environment = Self.environment(adding: environment)
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        process.standardOutput = out
-        process.standardError = err
+        executable = Self.productsDirectory.appendingPathComponent(product).path
+        self.arguments = arguments
+        self.environment = Self.environment(adding: environment)
+        self.directory = directory
     }
+
+    /// The child's process id (after `start()`).
+    var pid: pid_t { spawned?.pid ?? 0 }
 
     /// This process's environment without any `TOLLGATE_` variable, plus `extra`.
     static func environment(adding extra: [String: String]) -> [String: String] {
@@ -51,22 +54,27 @@ struct ChildProcess: @unchecked Sendable {
         return env
     }
 
-    func start() throws { try ProcessLauncher.launch(process) }
+    func start() throws {
+        spawned = try SpawnedProcess(executable, arguments, environment: environment, directory: directory)
+    }
 
     /// Waits for exit (off the concurrency pool) and returns everything it printed that
     /// `waitForStderrLine`/`waitForStdoutLine` have not consumed.
     /// - Throws: `ChildProcessError` when the output pipes cannot be read.
     func finish() async throws -> Result {
-        Result(try await ChildProcessRunner.finish(process, stdout: out.fileHandleForReading, stderr: err.fileHandleForReading))
+        guard let spawned else { throw ChildProcessError(description: "the child was never started") }
+        return Result(try await ChildProcessRunner.finish(spawned, stdout: spawned.standardOutput, stderr: spawned.standardError))
     }
 
     /// Reads standard error line by line until `predicate` holds for a line (or EOF / timeout).
     func waitForStderrLine(timeout: TimeInterval = 30, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        await offPool { waitForLine(err.fileHandleForReading, timeout: timeout, predicate) }
+        guard let handle = spawned?.standardError else { return nil }
+        return await offPool { self.waitForLine(handle, timeout: timeout, predicate) }
     }
 
     func waitForStdoutLine(timeout: TimeInterval = 30, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
-        await offPool { waitForLine(out.fileHandleForReading, timeout: timeout, predicate) }
+        guard let handle = spawned?.standardOutput else { return nil }
+        return await offPool { self.waitForLine(handle, timeout: timeout, predicate) }
     }
 
     private func waitForLine(_ handle: FileHandle, timeout: TimeInterval, _ predicate: (String) -> Bool) -> String? {

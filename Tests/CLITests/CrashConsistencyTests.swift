@@ -13,7 +13,7 @@ struct CrashConsistencyTests {
             try child.start()
             #expect(await child.waitForStdoutLine { $0 == "writing" } != nil, "writer did not start (round \(round))")
             try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-            kill(child.process.processIdentifier, SIGKILL)
+            kill(child.pid, SIGKILL)
             let result = try await child.finish()
             #expect(result.status == SIGKILL)
 

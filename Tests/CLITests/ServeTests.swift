@@ -39,7 +39,7 @@ struct ServeTests {
         #expect(headers["X-Request-Id"] != nil || headers["x-request-id"] != nil)
         #expect(FileManager.default.fileExists(atPath: directory.path + "/data/tollgate.sqlite"))
 
-        kill(child.process.processIdentifier, SIGTERM)
+        kill(child.pid, SIGTERM)
         let result = try await child.finish()
         #expect(result.status == 0)
         #expect(result.stderr.contains("\"event\":\"stopped\""))
@@ -71,7 +71,7 @@ struct ServeTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot start"))
         #expect(result.stderr.contains("Address already in use"))
-        kill(first.process.processIdentifier, SIGTERM)
+        kill(first.pid, SIGTERM)
         #expect(try await first.finish().status == 0)
     }
 }

@@ -22,7 +22,8 @@ import Testing
             #expect(response.status == 408)
             #expect(response.header("Connection") == "close")
             #expect(await slow.isClosedWithoutData())
-            #expect(elapsed >= .milliseconds(1100) && elapsed < .seconds(15))
+            // The upper bound only catches a hang: the whole suite shares two cores with a browser test.
+            #expect(elapsed >= .milliseconds(1100) && elapsed < .seconds(60))
         }
     }
 
@@ -51,7 +52,11 @@ import Testing
     }
 
     @Test func connectionsOverTheCapGet503() async throws {
-        try await withServer({ $0.maxConnections = 2 }) { server, port in
+        try await withServer({
+            $0.maxConnections = 2
+            // Idle admitted connections must not hit the header timeout on a loaded machine.
+            $0.headerReadTimeout = .seconds(120)
+        }) { server, port in
             let first = try await TestClient.connect(port: port)
             let second = try await TestClient.connect(port: port)
             #expect(await eventually { server.openConnections == 2 })
@@ -101,7 +106,7 @@ import Testing
 
     @Test func gracefulShutdownLetsInFlightRequestsFinish() async throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-        configuration.shutdownGracePeriod = .seconds(20)
+        configuration.shutdownGracePeriod = .seconds(60)
         let responder = TestResponder()
         let server = HTTPServer(configuration: configuration, responder: responder, logger: .disabled)
         try server.start()
@@ -138,7 +143,7 @@ import Testing
         await stopped
         await server.waitUntilStopped()
         // Well before the grace period: shutdown waited for the request, not for the clock.
-        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(ContinuousClock.now - start < .seconds(60))
         #expect(server.openConnections == 0)
         await server.shutdown()  // idempotent
     }
@@ -155,7 +160,7 @@ import Testing
         let start = ContinuousClock.now
         await server.shutdown()
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(15))
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(60))
         #expect(await partial.isClosedWithoutData())
     }
 }

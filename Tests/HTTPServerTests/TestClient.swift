@@ -38,7 +38,7 @@ final class TestClient: @unchecked Sendable {
             let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw Failure(description: "socket failed: \(errno)") }
             // Generous: the whole test suite shares two cores, so a busy machine must not fail a test.
-            var timeout = timeval(tv_sec: 20, tv_usec: 0)
+            var timeout = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let result: Int32

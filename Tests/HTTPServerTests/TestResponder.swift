@@ -67,7 +67,8 @@ func withServer(
 }
 
 /// Polls `condition` every 10 ms for up to `seconds`.
-func eventually(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` until it holds (generous: the suite shares two cores with a browser test).
+func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -18,7 +18,7 @@ struct URLSessionHTTPClientTests {
         let url = try #require(URL(string: fake.baseURL + "/v1/things?x=1"))
         let response = try await client.send(OutboundRequest(
             method: "POST", url: url, headers: [("Authorization", "Bearer sk_test_1"), ("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array("a=1&b=2".utf8)))
+            body: Array("a=1&b=2".utf8), timeout: .seconds(60)))
         #expect(response.status == 402)
         #expect(response.headers["request-id"] == "req_123")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"seen":"a=1&b=2"}"#)
@@ -36,7 +36,7 @@ struct URLSessionHTTPClientTests {
         let client = URLSessionHTTPClient(service: "app_store")
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/inApps/v1/transactions/1"))
         await #expect {
-            _ = try await client.send(OutboundRequest(method: "GET", url: url, timeout: .seconds(5)))
+            _ = try await client.send(OutboundRequest(method: "GET", url: url, timeout: .seconds(30)))
         } throws: { error in
             guard let upstream = error as? UpstreamError else { return false }
             return upstream.kind == .unreachable && upstream.retryable && upstream.service == "app_store"

@@ -16,8 +16,7 @@ final class SMTPTestServer: @unchecked Sendable {
     // @unchecked: the Process is only touched by the test that owns the server, start to stop.
     let port: Int
     let receivedDirectory: String
-    private let process: Process
-    private let input: Pipe
+    private let process: SpawnedProcess
     private let stopped = Atomic<Bool>(false)
 
     struct Options {
@@ -45,16 +44,9 @@ final class SMTPTestServer: @unchecked Sendable {
             if let only = auth.only { arguments += ["--auth-only", only] }
         }
         if let reject = options.reject { arguments += ["--reject", reject] }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        input = Pipe()
-        process.standardInput = input
         let errorLog = base + "/stderr.log"
-        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: errorLog)
-        process.standardOutput = FileHandle.nullDevice
-        try ProcessLauncher.launch(process)
+        process = try SpawnedProcess(
+            "/usr/bin/env", ["python3"] + arguments, standardInput: .pipe, standardOutput: .null, standardError: .file(errorLog))
         let ready = base + "/ready"
         let deadline = ContinuousClock.now + .seconds(30)
         while !FileManager.default.fileExists(atPath: ready) {
@@ -64,7 +56,7 @@ final class SMTPTestServer: @unchecked Sendable {
                     throw HarnessError(description: "aiosmtpd is missing: run scripts/install-test-tools "
                         + "(pip install aiosmtpd==1.4.6). \(log)")
                 }
-                throw HarnessError(description: "the aiosmtpd test server exited with \(process.terminationStatus): \(log)")
+                throw HarnessError(description: "the aiosmtpd test server exited with \(process.terminationStatus ?? -1): \(log)")
             }
             guard ContinuousClock.now < deadline else {
                 stop()
@@ -77,11 +69,11 @@ final class SMTPTestServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops the server: closes its standard input (the script exits at end of input) and sends it
-    /// SIGTERM. Does not wait for the exit, which Foundation observes and reaps on its own thread,
+    /// SIGTERM. Does not wait for the exit, which `SpawnedProcess.terminate()` reaps on a Dispatch thread,
     /// so `defer` and `deinit` can call it without blocking a pool thread. Idempotent.
     func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        try? input.fileHandleForWriting.close()
+        try? process.standardInput?.close()
         if process.isRunning { process.terminate() }
     }
 

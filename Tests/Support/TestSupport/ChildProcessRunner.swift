@@ -45,7 +45,7 @@ public enum ChildProcessRunner {
     ///   - stderr: the read end of the pipe given as its standard error, or nil if not captured.
     /// - Returns: the exit status (or signal) and the bytes read from the pipes.
     /// - Throws: `ChildProcessError` when a pipe cannot be read.
-    public static func finish(_ process: Process, stdout: FileHandle?, stderr: FileHandle?) async throws -> ProcessResult {
+    public static func finish(_ process: SpawnedProcess, stdout: FileHandle?, stderr: FileHandle?) async throws -> ProcessResult {
         let child = StartedChild(process: process, stdout: stdout, stderr: stderr)
         return try await offPool { try collect(child) }
     }
@@ -74,34 +74,20 @@ public enum ChildProcessRunner {
             }
             path = found
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let inputPipe = input == nil ? nil : Pipe()
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
-        do {
-            try ProcessLauncher.launch(process)
-        } catch {
-            throw ChildProcessError(description: "cannot launch \(path): \(error)")
-        }
-        if let input, let inputPipe {
+        let process = try SpawnedProcess(
+            path, arguments, environment: environment, directory: directory,
+            standardInput: input == nil ? .null : .pipe)
+        if let input, let writer = process.standardInput {
             _ = ignoreBrokenPipes
             // A separate thread, so a child that prints before it has read everything cannot
             // deadlock against us. A child that exits without reading makes the write fail with
             // EPIPE, which is ignored: its status tells the test what happened.
-            let writer = inputPipe.fileHandleForWriting
             DispatchQueue(label: "tollgate.tests.stdin-writer").async {
                 try? writer.write(contentsOf: input)
                 try? writer.close()
             }
         }
-        return try collect(StartedChild(process: process, stdout: out.fileHandleForReading, stderr: err.fileHandleForReading))
+        return try collect(StartedChild(process: process, stdout: process.standardOutput, stderr: process.standardError))
     }
 
     /// Reads standard error on a second thread while this one reads standard output, then reaps.
@@ -116,14 +102,14 @@ public enum ChildProcessRunner {
         }
         let standardOutput = Result { try child.stdout?.readToEnd() ?? Data() }
         group.wait()
-        child.process.waitUntilExit()
+        let exit = child.process.waitForExit()
         do {
             return ProcessResult(
-                status: child.process.terminationStatus,
-                endedBySignal: child.process.terminationReason == .uncaughtSignal,
+                status: exit.status,
+                endedBySignal: exit.bySignal,
                 stdout: try standardOutput.get(), stderr: try errorOutput.withLock { try $0.get() })
         } catch {
-            throw ChildProcessError(description: "cannot read the output of \(child.process.executableURL?.path ?? "?"): \(error)")
+            throw ChildProcessError(description: "cannot read the output of process \(child.process.pid): \(error)")
         }
     }
 
@@ -135,11 +121,10 @@ public enum ChildProcessRunner {
 
 /// A launched process and the parent's ends of its output pipes, handed to the thread that waits.
 ///
-/// `@unchecked Sendable`: `Process` and `FileHandle` are not declared Sendable. Once the process has
-/// started, the waiting thread is the only one that reads the pipes and waits; the caller only
-/// reads its process identifier (to signal it), which Foundation keeps thread-safe.
+/// `@unchecked Sendable`: `FileHandle` is not declared Sendable. Once the process has started,
+/// the waiting thread is the only one that reads the pipes and waits.
 private struct StartedChild: @unchecked Sendable {
-    let process: Process
+    let process: SpawnedProcess
     let stdout: FileHandle?
     let stderr: FileHandle?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPServer
 import Logging
 import Synchronization
@@ -27,7 +28,44 @@ public final class FakeHTTPServer: Sendable {
     /// Every request received so far, in order.
     public var requests: [HTTPRequest] { responder.requests.withLock { $0 } }
 
-    public func stop() async { await server.shutdown() }
+    /// Stops serving. The port stays reserved (bound, not listening) for the life of this
+    /// object, so a test that stops a fake to simulate an outage gets "connection refused"
+    /// rather than another test's server that happened to get the same free port.
+    public func stop() async {
+        let port = server.port
+        await server.shutdown()
+        reservation.withLock { $0 = PortReservation.hold(port) }
+    }
+
+    private let reservation = Mutex<PortReservation?>(nil)
+}
+
+/// A TCP socket bound to a loopback port without listening: connections to it are refused.
+private final class PortReservation: Sendable {
+    let descriptor: Int32
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    static func hold(_ port: Int) -> PortReservation? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return PortReservation(descriptor: descriptor)
+    }
+
+    deinit { close(descriptor) }
 }
 
 private final class RecordingResponder: HTTPResponder {

@@ -20,7 +20,7 @@ struct BrowserTests {
     /// The most a page may weigh with everything it loads.
     static let pageBudget = 30 * 1024
     /// Chromium processes at once: the machine has two cores.
-    static let parallelism = 3
+    static let parallelism = 2
 
     /// One page of the service and what it must show.
     struct Page: Sendable {

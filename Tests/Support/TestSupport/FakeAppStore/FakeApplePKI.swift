@@ -151,29 +151,11 @@ public struct FakeApplePKI: Sendable {
             shortLivedLeaf: try Certificate(pem: read("short.pem")), shortLivedLeafKey: try SigningKey(pem: read("short.key")))
     }
 
-    /// Runs `/usr/bin/openssl`, awaiting its exit without blocking a thread.
+    /// Runs `/usr/bin/openssl` off the Swift concurrency pool.
     private static func openssl(_ arguments: [String], in directory: URL) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errors) }
-        let errorHandle = try FileHandle(forWritingTo: errors)
-        process.standardError = errorHandle
-        process.standardOutput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try ProcessLauncher.launch(process) } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try? errorHandle.close()
-        guard status == 0 else {
-            let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw OpenSSLFailed(description: "openssl \(arguments.joined(separator: " ")): \(text)")
+        let result = try await ChildProcessRunner.run("/usr/bin/openssl", arguments, directory: directory.path)
+        guard result.status == 0, !result.endedBySignal else {
+            throw OpenSSLFailed(description: "openssl \(arguments.joined(separator: " ")): \(result.stderrText)")
         }
     }
 }
