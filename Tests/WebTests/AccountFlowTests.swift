@@ -177,3 +177,24 @@ struct AccountFlowTests {
         #expect(garbage.status.code == 410 && !garbage.text.contains("<script>"))
     }
 }
+
+@Suite("Bad input on the account and resend forms")
+struct AccountInputTests {
+    @Test("An address that is not an email is 400 on the API and on the resend form; a huge body is refused")
+    func badEmails() async throws {
+        let harness = try CheckoutHarness()
+        let account = try await AccountFlowTests.account(harness)
+        let session = try await harness.app.app.services.database.write { try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: harness.clock.now) }
+        let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
+        for bad in [#"{"email":"not-an-email"}"#, #"{"email":"a@b"}"#, #"{"email":"a b@c.de"}"#, #"{"email":5}"#, "{}"] {
+            let response = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: bad)
+            #expect(response.status == .badRequest, "\(bad)")
+        }
+        let huge = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: "{\"email\":\"" + String(repeating: "a", count: 5000) + "@x.io\"}")
+        #expect(huge.status == .badRequest)
+        let page = await AccountFlowTests.form(harness, "/redeem/resend", ["email": "nope"])
+        #expect(page.status == .badRequest)
+        #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(try await harness.count("SELECT count(*) FROM mail_outbox") == 0)
+    }
+}
