@@ -20,7 +20,7 @@ struct EmailRoutes {
             guard let bearer = try AppAuthentication.bearerToken(request) else {
                 throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token>.")
             }
-            let email = try Self.validEmail(try request.decodeJSON(SetEmail.self).email)
+            let email = try EmailAddress.require(try request.decodeJSON(SetEmail.self).email)
             let now = services.now()
             let account = try await services.database.write { connection -> Account in
                 guard let accountID = try AppAuthentication.account(for: bearer, on: connection, now: now) else {
@@ -113,15 +113,6 @@ struct EmailRoutes {
             "resend_action": rejection == .unknown ? nil : "/email/confirm/resend",
             "token": .string(token),
         ])
-    }
-
-    static func validEmail(_ raw: String) throws -> String {
-        let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
-        let parts = email.split(separator: "@")
-        guard parts.count == 2, parts[1].contains("."), email.utf8.count <= 254, !email.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-            throw APIError.badRequest("email must be an email address.")
-        }
-        return email
     }
 
     static func formValue(_ request: HTTPRequest, _ name: String) -> String {

@@ -81,7 +81,7 @@ struct IAPAccountRoutes {
     private func claim(_ verified: VerifiedStorePurchase, request: HTTPRequest, email rawEmail: String?) async throws -> HTTPResponse {
         let services = self.services
         let bearer = try AppAuthentication.bearerToken(request)
-        let email = try rawEmail.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailRoutes.validEmail($0) }
+        let email = try rawEmail.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailAddress.require($0) }
         let attribution = Self.conversionDetails(request.body)
         let now = services.now()
         // An account made from a bare purchase gets a random password: hash it before taking the

@@ -95,7 +95,7 @@ struct AdminCodeRoutes {
     }
 
     static func email(_ request: HTTPRequest) throws -> String {
-        guard let email = request.queryParameter("email")?.trimmingCharacters(in: .whitespaces).lowercased(), email.contains("@") else {
+        guard let email = request.queryParameter("email").flatMap(EmailAddress.normalized) else {
             throw APIError.badRequest("Send ?email= with an email address.")
         }
         return email

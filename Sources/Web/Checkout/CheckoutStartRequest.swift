@@ -45,10 +45,7 @@ struct CheckoutStartRequest {
         if let id = checkoutContextID, UUID(uuidString: id) == nil {
             throw APIError.badRequest("checkout_context_id must be a UUID.")
         }
-        email = value("email")
-        if let email, !email.contains("@") || email.utf8.count > 254 || email.contains(where: \.isNewline) {
-            throw APIError.badRequest("email must be an email address.")
-        }
+        email = try value("email").map { try EmailAddress.require($0) }
         redirectURL = value("redirect_url")
         if let url = redirectURL, !config.redemption.redirectURLs.contains(url) {
             throw APIError.badRequest("redirect_url is not one of the configured redirect URLs.")

@@ -32,8 +32,7 @@ struct RedeemPageRoutes {
         router.add(.post, "/redeem/resend", maxBodyBytes: 4096) { [services] request, context in
             // The browser form behind the expired-code page: same rules as the API, no enumeration.
             let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
-            let email = (form.first { $0.name == "email" }?.value ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-            guard email.contains("@"), email.utf8.count <= 254, !email.contains(where: \.isNewline) else {
+            guard let email = EmailAddress.normalized(form.first { $0.name == "email" }?.value ?? "") else {
                 return try services.pages.render("redeem_expired", title: "This code has expired", status: .badRequest, [
                     "resend_action": "/redeem/resend", "error": "Enter the email address you paid with.",
                 ])

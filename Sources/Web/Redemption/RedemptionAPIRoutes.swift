@@ -120,10 +120,7 @@ struct RedemptionAPIRoutes {
         router.add(.post, "/api/v1/codes/resend", maxBodyBytes: 4096) { [services, auth] request, context in
             try auth.apiKeys.verify(request)
             let body = try request.decodeJSON(ResendBody.self)
-            let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
-            guard email.contains("@"), email.utf8.count <= 254, !email.contains(where: \.isNewline) else {
-                throw APIError.badRequest("email must be an email address.")
-            }
+            let email = try EmailAddress.require(body.email)
             let client = services.clientAddress.address(for: request, context: context)
             let now = services.now()
             if let wait = services.rateLimiter.retryAfter("resend:\(client)", limit: Self.resendLimit, window: Self.failureWindow, now: now) {
