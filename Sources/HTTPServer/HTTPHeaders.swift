@@ -19,6 +19,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.makeIterator()
     }
 
+    /// A part of a field value without the spaces and tabs (HTTP's "OWS") around it, e.g. one
+    /// entry of a comma-separated list.
+    public static func trimmingOptionalWhitespace(_ part: Substring) -> Substring {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = part.firstIndex(where: { !isBlank($0) }), let last = part.lastIndex(where: { !isBlank($0) }) else {
+            return part[part.endIndex...]
+        }
+        return part[first...last]
+    }
+
     /// The first value of the field named `name`, or nil.
     public subscript(name: String) -> String? {
         for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {

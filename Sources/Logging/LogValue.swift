@@ -20,6 +20,12 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
         case .double(let value): out += value.isFinite ? String(value) : "null"
         case .string(let value):
             out += "\""
+            // Most values need no escaping: append them whole.
+            if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                out += value
+                out += "\""
+                return
+            }
             for scalar in value.unicodeScalars {
                 switch scalar {
                 case "\"": out += "\\\""

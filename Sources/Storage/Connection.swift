@@ -38,6 +38,7 @@ public final class Connection {
         try check(tollgate_sqlite_db_config_int(db, SQLITE_DBCONFIG_DQS_DML, 0, &ignored), sql: nil)
         try check(tollgate_sqlite_db_config_int(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored), sql: nil)
         try execute("PRAGMA foreign_keys = ON")
+        _ = try query("PRAGMA mmap_size = 268435456")
     }
 
     deinit {

@@ -54,9 +54,9 @@ extension ConnectionSlot {
 
     /// Runs `work` in the next group commit on this slot's connection.
     func performGrouped<T: Sendable>(_ work: @Sendable (Connection) throws -> T) async throws -> T {
-        inFlight.add(1, ordering: .relaxed)
-        defer { inFlight.subtract(1, ordering: .relaxed) }
-        // The body is released on the queue before the caller resumes (see `perform`).
+        // `work` is only used until the continuation resumes, and the caller awaits that, so it
+        // does not really escape: the job drops it on the queue before resuming the caller, which
+        // is what `withoutActuallyEscaping` verifies when it returns.
         return try await withoutActuallyEscaping(work) { escapable in
             try await withCheckedThrowingContinuation { continuation in
                 let job = GroupedWriteJob(body: escapable, continuation: continuation)

@@ -5,9 +5,9 @@ internal import CSQLite
 /// The thread-safe front of one SQLite database file.
 ///
 /// One writer connection on its own serial queue takes every write, in order, each in a
-/// `BEGIN IMMEDIATE` transaction; a few read-only connections, each on its own queue, serve reads
-/// in read transactions. The file is in WAL mode, so readers see a consistent snapshot and never
-/// wait for the writer, and the writer never waits for readers.
+/// `BEGIN IMMEDIATE` transaction; read-only connections (`ReaderPool`) serve reads in read
+/// transactions on the calling thread. The file is in WAL mode, so readers see a consistent
+/// snapshot and never wait for the writer, and the writer never waits for readers.
 ///
 /// Durability: `synchronous=NORMAL` in WAL mode fsyncs only at checkpoints, not at every commit.
 /// The database stays consistent after any crash of the process (a committed transaction is in
@@ -20,7 +20,7 @@ public final class Database: Sendable {
     /// The database file.
     public let path: String
     private let writer: ConnectionSlot
-    private let readers: [ConnectionSlot]
+    private let readers: ReaderPool
     private let checkpointer: Checkpointer
     let counter: ErrorCounter
     let logger: Logger
@@ -28,7 +28,8 @@ public final class Database: Sendable {
     private let closed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the database at `path`, creating its parent directory, with
-    /// one writer and `readers` reader connections (at least one).
+    /// one writer and `readers` reader connections kept open (at least one; more are opened
+    /// while that many reads run at once).
     /// `busyTimeout` is how long a connection waits for a lock held by another process.
     /// - Throws: `StorageError` when the directory cannot be created, the file cannot be opened,
     ///   or it cannot be put in WAL mode.
@@ -66,13 +67,10 @@ public final class Database: Sendable {
             label: "tollgate.storage.writer", connection: writerConnection, counter: counter,
             afterCommit: { count in checkpointer.noteCommits(count) })
 
-        var readerSlots: [ConnectionSlot] = []
-        for number in 0..<max(1, readers) {
-            let connection = try Connection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout, counter: counter)
-            readerSlots.append(ConnectionSlot(label: "tollgate.storage.reader.\(number)", connection: connection, counter: counter))
+        self.readers = try ReaderPool(keep: readers) {
+            try Connection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout, counter: counter)
         }
-        self.readers = readerSlots
-        logger.info("storage.opened", [("path", .string(path)), ("readers", .int(readerSlots.count))])
+        logger.info("storage.opened", [("path", .string(path)), ("readers", .int(max(1, readers)))])
     }
 
     deinit {
@@ -91,13 +89,11 @@ public final class Database: Sendable {
     }
 
     /// Runs `body` on a reader connection inside a read transaction, so every query in it sees the
-    /// same snapshot. Readers never wait on the writer.
+    /// same snapshot. Readers never wait on the writer. The read runs on the calling thread: keep
+    /// `body` to queries (no waiting on anything else).
     /// - Throws: what `body` throws, or `StorageError` (including when `body` tries to write).
     public func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
-        try checkOpen()
-        return try await leastBusyReader().perform { connection in
-            try connection.transaction(.deferred, body)
-        }
+        try readSync(body)
     }
 
     /// `write` for the CLI and start-up: blocks the calling thread.
@@ -110,11 +106,11 @@ public final class Database: Sendable {
         }
     }
 
-    /// `read` for the CLI and start-up: blocks the calling thread.
+    /// `read` for the CLI and start-up, or any code that is not async.
     /// - Throws: what `body` throws, or `StorageError`.
     public func readSync<T>(_ body: (Connection) throws -> T) throws -> T {
         try checkOpen()
-        return try leastBusyReader().performSync { connection in
+        return try readers.withConnection { connection in
             try connection.transaction(.deferred, body)
         }
     }
@@ -127,7 +123,7 @@ public final class Database: Sendable {
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
             return
         }
-        for reader in readers { reader.close() }
+        readers.close()
         checkpointer.close()
         // The writer last: the last connection to close checkpoints the WAL into the file.
         writer.close()
@@ -138,15 +134,5 @@ public final class Database: Sendable {
         guard !closed.load(ordering: .acquiring) else {
             throw counter.record(StorageError(resultCode: SQLITE_MISUSE, message: "the database '\(path)' is closed"))
         }
-    }
-
-    private func leastBusyReader() -> ConnectionSlot {
-        var best = readers[0]
-        var bestLoad = best.inFlight.load(ordering: .relaxed)
-        for reader in readers.dropFirst() where bestLoad > 0 {
-            let load = reader.inFlight.load(ordering: .relaxed)
-            if load < bestLoad { best = reader; bestLoad = load }
-        }
-        return best
     }
 }

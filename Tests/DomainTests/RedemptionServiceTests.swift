@@ -189,16 +189,26 @@ struct RepeatPlanTests {
         let service = RedemptionServiceTests.service()
         let first = try db.write { try service.redeem(codeText: code, appUserID: "u1", deviceID: "d1", bearerAccountID: nil, on: $0, now: Fixtures.t0) }
         guard case .redeemed(let original) = first else { Issue.record("\(first)"); return }
-        #expect(try db.write { try service.planRepeat(codeText: code, appUserID: "stranger", bearerAccountID: nil, on: $0) } == nil)
-        let plan = try #require(try db.write { try service.planRepeat(codeText: code, appUserID: "u1", bearerAccountID: nil, on: $0) })
+        #expect(try db.write { try Self.plan(service, code, appUserID: "stranger", bearerAccountID: nil, on: $0) } == nil)
+        let plan = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
         let finished = try db.write { try service.finishRepeat(plan, deviceID: "d1", on: $0, now: Fixtures.t0.addingTimeInterval(5)) }
         guard case .redeemed(let again)? = finished else { Issue.record("\(String(describing: finished))"); return }
         #expect(again.account.id == original.account.id)
         #expect(!again.accountSwitched)
         #expect(again.tokens.accessToken != original.tokens.accessToken)
         // A refund lands between the reader's plan and the writer: the plan is void.
-        let stale = try #require(try db.write { try service.planRepeat(codeText: code, appUserID: "u1", bearerAccountID: nil, on: $0) })
+        let stale = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
         _ = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(status: .refunded, observed: 60), on: $0, now: Fixtures.t0.addingTimeInterval(60)) }
         #expect(try db.write { try service.finishRepeat(stale, deviceID: "d1", on: $0, now: Fixtures.t0.addingTimeInterval(61)) } == nil)
+    }
+
+    /// Plans a repeat the way the API does: the code is looked up first.
+    static func plan(_ service: RedemptionService, _ codeText: String, appUserID: String, bearerAccountID: String?, on connection: Connection) throws
+        -> RedemptionService.RepeatPlan?
+    {
+        guard let code = RedemptionCode(normalizing: codeText),
+            let record = try CodeRepository.find(code: code, vault: service.vault, on: connection)
+        else { return nil }
+        return try service.planRepeat(code: code, record: record, appUserID: appUserID, bearerAccountID: bearerAccountID, on: connection)
     }
 }

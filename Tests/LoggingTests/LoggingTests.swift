@@ -18,7 +18,25 @@ struct LoggingTests {
         #expect(object["request_id"] as? String == "abc")
         #expect(object["path"] as? String == "/a\"b\n")
         #expect(object["status"] as? Int == 200)
-        #expect((object["ts"] as? String)?.hasSuffix("Z") == true)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let stamp = try #require(object["ts"] as? String)
+        #expect(stamp.count == 24 && stamp.hasSuffix("Z"))
+        let logged = try #require(formatter.date(from: stamp))
+        #expect(abs(logged.timeIntervalSinceNow) < 60)
+    }
+
+    @Test("Plain and escaped values come out as the same JSON strings they went in as")
+    func escaping() throws {
+        let sink = MemoryLogSink()
+        let values = ["plain-id_123", "", "caf\u{E9} \u{1F600}", "tab\there", "quote\"back\\slash", "\u{1}\u{1F}\u{7F}", "/path?x=1"]
+        for value in values { Logger(sink: sink).info("e", [("v", .string(value))]) }
+        #expect(sink.lines.count == values.count)
+        for (line, value) in zip(sink.lines, values) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["v"] as? String == value)
+            #expect(!line.dropLast().contains("\n"))
+        }
     }
 
     @Test("The buffered sink writes batches in order within its interval, and everything on flush")

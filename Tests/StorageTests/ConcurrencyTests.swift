@@ -1,5 +1,6 @@
 import Dispatch
 import Storage
+import TestSupport
 import Testing
 
 @Suite("Concurrency", .timeLimit(.minutes(2)))
@@ -49,12 +50,15 @@ struct ConcurrencyTests {
             try await Self.prepare(database)
             let (started, startedSignal) = AsyncStream<Void>.makeStream()
             let proceed = DispatchSemaphore(value: 0)
+            // Reads run on the calling thread: this one waits on its own thread, not the pool.
             let readTask = Task {
-                try await database.read { connection -> (Int, Int) in
-                    let first = try Self.count(connection)
-                    startedSignal.yield()
-                    _ = proceed.wait(timeout: .now() + 60)  // on the reader's Dispatch queue, not the pool
-                    return (first, try Self.count(connection))
+                try await offPool {
+                    try database.readSync { connection -> (Int, Int) in
+                        let first = try Self.count(connection)
+                        startedSignal.yield()
+                        _ = proceed.wait(timeout: .now() + 60)
+                        return (first, try Self.count(connection))
+                    }
                 }
             }
             var events = started.makeAsyncIterator()
@@ -66,6 +70,33 @@ struct ConcurrencyTests {
             #expect(first == 1)
             #expect(second == 1)
             #expect(try await database.read { try Self.count($0) } == 2)
+        }
+    }
+
+    @Test("reads beyond the kept reader connections open another instead of waiting")
+    func readsBeyondThePool() async throws {
+        try await withDatabase(readers: 1) { database, _ in
+            try await Self.prepare(database)
+            let (holding, holdingSignal) = AsyncStream<Void>.makeStream()
+            let release = DispatchSemaphore(value: 0)
+            let held = Task {
+                try await offPool {
+                    try database.readSync { connection -> [Int] in
+                        let first = try Self.count(connection)
+                        holdingSignal.yield()
+                        _ = release.wait(timeout: .now() + 60)
+                        return [first, try Self.count(connection)]
+                    }
+                }
+            }
+            var events = holding.makeAsyncIterator()
+            await events.next()
+            // The only kept connection is lent out; these still answer at once.
+            for _ in 0..<3 { #expect(try await database.read { try Self.count($0) } == 1) }
+            try await database.write { try $0.execute("INSERT INTO items (id, n) VALUES (?, ?)", ["more", 3]) }
+            #expect(try await database.read { try Self.count($0) } == 2)
+            release.signal()
+            #expect(try await held.value == [1, 1])
         }
     }
 

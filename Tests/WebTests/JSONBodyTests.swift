@@ -62,4 +62,44 @@ struct JSONBodyTests {
         #expect(result?.status == 415)
         #expect(result?.code == "unsupported_media_type")
     }
+
+    /// Decodes through the JSONDecoder-only path, whatever `T` also offers.
+    func decodedByFoundation<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+        try request.decodeJSON(type)
+    }
+
+    func outcome(_ body: [UInt8], fast: Bool) -> String {
+        let request = HTTPRequest(method: .post, target: "/api/v1/redeem", headers: ["Content-Type": "application/json"], body: body)
+        do {
+            let value = fast
+                ? try request.decodeJSON(RedemptionAPIRoutes.RedeemBody.self)
+                : try decodedByFoundation(RedemptionAPIRoutes.RedeemBody.self, request)
+            return "ok \(value.code)|\(value.appUserId)|\(value.deviceId ?? "<nil>")"
+        } catch let error as APIError {
+            return "\(error.status.code) \(error.message)"
+        } catch {
+            return "unexpected \(error)"
+        }
+    }
+
+    @Test("The redeem body's fast path takes plain bodies and answers exactly as JSONDecoder does for everything")
+    func fastPathAgrees() throws {
+        let plain = Array(#"{"code":"K7P2-9QXM-4D8R-2WTF","app_user_id":"u1","device_id":"d1"}"#.utf8)
+        let object = try #require(FlatJSONObject(plain))
+        #expect(RedemptionAPIRoutes.RedeemBody(flat: object)?.deviceId == "d1")
+        let bodies: [String] = [
+            #"{"code":"c","app_user_id":"u"}"#, #" { "code" : "c" , "app_user_id" : "u" , "device_id" : null } "#,
+            "{\n\t\"code\":\"c\",\r\n\"app_user_id\":\"u\"}", #"{"code":"c\u0041","app_user_id":"u\"q"}"#,
+            #"{"code":"café ☕️","app_user_id":"ü"}"#, #"{"code":"c","code":"d","app_user_id":"u"}"#,
+            #"{"code":"c","app_user_id":"u","extra":1}"#, #"{"code":"c","app_user_id":"u","extra":{"a":[1]}}"#,
+            #"{"code":"c","appUserId":"u"}"#, #"{"code":null,"app_user_id":"u"}"#, #"{"code":"c"}"#, #"{"code":1,"app_user_id":"u"}"#,
+            #"{"code":"c","app_user_id":"u","device_id":7}"#, #"{"code":"c","app_user_id":"u"} x"#, #"{"code":"c","app_user_id":"u",}"#,
+            #"{"code":"c" "app_user_id":"u"}"#, "{\"code\":\"a\u{1}b\",\"app_user_id\":\"u\"}", #"{}"#, #"[]"#, "{", #""x""#, "nul", "{\"code\":\"c\",\"app_user_id\":\"u\"",
+        ]
+        var cases = bodies.map { Array($0.utf8) }
+        cases.append(Array(#"{"code":""#.utf8) + [0xFF, 0xFE] + Array(#"","app_user_id":"u"}"#.utf8))
+        for body in cases {
+            #expect(outcome(body, fast: true) == outcome(body, fast: false), "\(String(decoding: body, as: UTF8.self))")
+        }
+    }
 }

@@ -2,8 +2,10 @@ import Crypto
 import Foundation
 import Storage
 
-/// Access and refresh tokens: opaque 256-bit values handed to the app once, stored only as
-/// SHA-256 hashes (a copy of the database cannot sign anyone in).
+/// Access and refresh tokens: `<session id>.<secret>` (see `SessionToken`), handed to the app
+/// once; a session row keeps only the SHA-256 of each secret (a copy of the database cannot
+/// sign anyone in). Session ids sort by creation time, so issuing one appends a row instead of
+/// touching random index pages: repeat redemptions issue one per call.
 public enum SessionRepository {
     /// Tokens for the app; shown once.
     public struct Tokens: Sendable, Equatable {
@@ -15,19 +17,31 @@ public enum SessionRepository {
 
     public static let accessLifetime: TimeInterval = 3600
     public static let refreshLifetime: TimeInterval = 60 * 24 * 3600
+    static let idPrefix = "ses"
 
     /// Issues a new session (a new refresh-token family) for `accountID` on `deviceID`.
     public static func issue(accountID: String, deviceID: String?, on connection: Connection, now: Date) throws -> Tokens {
-        try insert(accountID: accountID, deviceID: deviceID, familyID: try EntityID.make("fam"), on: connection, now: now)
+        try insert(accountID: accountID, deviceID: deviceID, familyID: nil, on: connection, now: now)
     }
 
     /// The account signed in with `accessToken`, when the token is valid at `now`.
     public static func authenticate(accessToken: String, on connection: Connection, now: Date) throws -> String? {
-        guard let row = try connection.queryOne(
+        let nowMS = Timestamp.milliseconds(now)
+        if let token = SessionToken(parsing: accessToken) {
+            guard let row = try connection.queryOne(
+                "SELECT account_id, access_secret_hash, access_expires_at, revoked_at FROM sessions WHERE id = ?",
+                [token.sessionID]),
+                try token.matches(row.optionalBlob("access_secret_hash")),
+                try row.optionalInt64("revoked_at") == nil, try row.int64("access_expires_at") > nowMS
+            else { return nil }
+            return try row.string("account_id")
+        }
+        // A token issued before tokens named their session.
+        guard accessToken.utf8.count <= 128, let row = try connection.queryOne(
             """
-            SELECT account_id FROM sessions WHERE access_token_hash = ? AND revoked_at IS NULL AND access_expires_at > ?
+            SELECT account_id FROM sessions WHERE legacy_access_hash = ? AND revoked_at IS NULL AND access_expires_at > ?
             """,
-            [try hash(accessToken), Timestamp.milliseconds(now)])
+            [try legacyHash(accessToken), nowMS])
         else { return nil }
         return try row.string("account_id")
     }
@@ -43,18 +57,14 @@ public enum SessionRepository {
     /// Rotates a refresh token: the old pair stops working and a new pair of the same family is
     /// issued. Presenting a refresh token that was already rotated revokes the whole family.
     public static func refresh(_ refreshToken: String, on connection: Connection, now: Date) throws -> Result<Tokens, RefreshRejection> {
-        guard refreshToken.utf8.count <= 128, let row = try connection.queryOne(
-            """
-            SELECT id, account_id, device_id, family_id, refresh_expires_at, rotated_at, revoked_at FROM sessions
-            WHERE refresh_token_hash = ?
-            """,
-            [try hash(refreshToken)])
-        else { return .failure(.invalid) }
+        guard let row = try sessionRow(refreshToken: refreshToken, on: connection) else { return .failure(.invalid) }
+        let accountID = try row.string("account_id")
         let familyID = try row.string("family_id")
         let nowMS = Timestamp.milliseconds(now)
         if try row.optionalInt64("rotated_at") != nil {
             try connection.execute(
-                "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL", [nowMS, familyID])
+                "UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND family_id = ? AND revoked_at IS NULL",
+                [nowMS, accountID, familyID])
             return .failure(.reused)
         }
         guard try row.optionalInt64("revoked_at") == nil, try row.int64("refresh_expires_at") > nowMS else {
@@ -63,8 +73,7 @@ public enum SessionRepository {
         try connection.execute(
             "UPDATE sessions SET rotated_at = ?, revoked_at = ? WHERE id = ?", [nowMS, nowMS, try row.string("id")])
         return .success(try insert(
-            accountID: try row.string("account_id"), deviceID: try row.optionalString("device_id"), familyID: familyID,
-            on: connection, now: now))
+            accountID: accountID, deviceID: try row.optionalString("device_id"), familyID: familyID, on: connection, now: now))
     }
 
     /// Signs an account out everywhere (a password change).
@@ -80,23 +89,40 @@ public enum SessionRepository {
             [Timestamp.milliseconds(now), accountID, deviceID])
     }
 
-    static func insert(accountID: String, deviceID: String?, familyID: String, on connection: Connection, now: Date) throws -> Tokens {
-        let access = try OpaqueToken.generate()
-        let refresh = try OpaqueToken.generate()
+    /// The session a refresh token belongs to, when its secret matches.
+    private static func sessionRow(refreshToken: String, on connection: Connection) throws -> Row? {
+        let columns = "id, account_id, device_id, family_id, refresh_secret_hash, refresh_expires_at, rotated_at, revoked_at"
+        if let token = SessionToken(parsing: refreshToken) {
+            guard let row = try connection.queryOne("SELECT \(columns) FROM sessions WHERE id = ?", [token.sessionID]),
+                try token.matches(row.optionalBlob("refresh_secret_hash"))
+            else { return nil }
+            return row
+        }
+        guard refreshToken.utf8.count <= 128 else { return nil }
+        return try connection.queryOne(
+            "SELECT \(columns) FROM sessions WHERE legacy_refresh_hash = ?", [try legacyHash(refreshToken)])
+    }
+
+    /// A new session; a new family unless `familyID` continues one (a refresh).
+    static func insert(accountID: String, deviceID: String?, familyID: String?, on connection: Connection, now: Date) throws -> Tokens {
+        let id = try EntityID.makeTimeOrdered(idPrefix, at: now)
+        let access = try SessionToken.make(sessionID: id)
+        let refresh = try SessionToken.make(sessionID: id)
         try connection.execute(
             """
-            INSERT INTO sessions (id, account_id, device_id, family_id, access_token_hash, refresh_token_hash,
+            INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
                 access_expires_at, refresh_expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                try EntityID.make("ses"), accountID, deviceID, familyID, try hash(access), try hash(refresh),
+                id, accountID, deviceID, familyID ?? id, try access.secretHash, try refresh.secretHash,
                 Timestamp.milliseconds(now.addingTimeInterval(accessLifetime)),
                 Timestamp.milliseconds(now.addingTimeInterval(refreshLifetime)), Timestamp.milliseconds(now),
             ])
-        return Tokens(accessToken: access, refreshToken: refresh, expiresIn: Int(accessLifetime), accountID: accountID)
+        return Tokens(accessToken: access.text, refreshToken: refresh.text, expiresIn: Int(accessLifetime), accountID: accountID)
     }
 
-    static func hash(_ token: String) throws -> String {
+    /// How tokens issued before migration 0250 were stored.
+    private static func legacyHash(_ token: String) throws -> String {
         Hex.encode(try SHA256.hash(Array(token.utf8)))
     }
 }

@@ -18,12 +18,13 @@ extension RedemptionService {
         let bearerAccountID: String?
     }
 
-    /// A plan when `codeText` was already redeemed into the account this app user (or bearer)
-    /// uses now; nil for anything else (first redemptions, other users, expired codes...).
-    /// Read-only: call it on a reader.
-    public func planRepeat(codeText: String, appUserID: String, bearerAccountID: String?, on connection: Connection) throws -> RepeatPlan? {
-        guard let code = RedemptionCode(normalizing: codeText),
-            let record = try CodeRepository.find(code: code, vault: vault, on: connection), record.status == .redeemed,
+    /// A plan when `code` (found as `record`) was already redeemed into the account this app
+    /// user (or bearer) uses now; nil for anything else (first redemptions, other users,
+    /// expired codes...). Read-only: call it on a reader.
+    public func planRepeat(
+        code: RedemptionCode, record: RedemptionCodeRecord, appUserID: String, bearerAccountID: String?, on connection: Connection
+    ) throws -> RepeatPlan? {
+        guard record.status == .redeemed,
             let purchase = try PurchaseRepository.find(id: record.purchaseID, on: connection), let holder = purchase.accountID
         else { return nil }
         let account: Account?

@@ -167,5 +167,35 @@ public enum DomainMigrations {
             );
             CREATE INDEX auth_tokens_account ON auth_tokens (account_id, purpose);
             """),
+        // Session tokens name their row (`<id>.<secret>`, see SessionToken): a new session
+        // appends to the id-ordered table and one (account, device) index, instead of adding
+        // entries at random places in four indexes. Sessions issued before keep working until
+        // they expire, found through their token hashes (partial indexes: new rows add nothing).
+        Migration(id: "0250_session_selectors", sql: """
+            CREATE TABLE sessions_by_id (
+                id TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id),
+                device_id TEXT,
+                family_id TEXT NOT NULL,
+                access_secret_hash BLOB,
+                refresh_secret_hash BLOB,
+                legacy_access_hash TEXT,
+                legacy_refresh_hash TEXT,
+                access_expires_at BIGINT NOT NULL,
+                refresh_expires_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL,
+                rotated_at BIGINT,
+                revoked_at BIGINT
+            ) WITHOUT ROWID;
+            INSERT INTO sessions_by_id (id, account_id, device_id, family_id, legacy_access_hash, legacy_refresh_hash,
+                access_expires_at, refresh_expires_at, created_at, rotated_at, revoked_at)
+            SELECT id, account_id, device_id, family_id, access_token_hash, refresh_token_hash,
+                access_expires_at, refresh_expires_at, created_at, rotated_at, revoked_at FROM sessions;
+            DROP TABLE sessions;
+            ALTER TABLE sessions_by_id RENAME TO sessions;
+            CREATE INDEX sessions_account_device ON sessions (account_id, device_id);
+            CREATE UNIQUE INDEX sessions_legacy_access ON sessions (legacy_access_hash) WHERE legacy_access_hash IS NOT NULL;
+            CREATE UNIQUE INDEX sessions_legacy_refresh ON sessions (legacy_refresh_hash) WHERE legacy_refresh_hash IS NOT NULL;
+            """),
     ]
 }

@@ -19,11 +19,33 @@ public enum Timestamp {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return "\(year)-\(digits(parts.tm_mon + 1))-\(digits(parts.tm_mday))T\(digits(parts.tm_hour)):\(digits(parts.tm_min)):\(digits(parts.tm_sec))Z"
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))Z"
+        // Written into one buffer: this runs for every timestamp of every API response.
+        return String(unsafeUninitializedCapacity: 20) { out in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    out[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            put(Int(parts.tm_mon) + 1, 2, at: 5)
+            put(Int(parts.tm_mday), 2, at: 8)
+            put(Int(parts.tm_hour), 2, at: 11)
+            put(Int(parts.tm_min), 2, at: 14)
+            put(Int(parts.tm_sec), 2, at: 17)
+            for (offset, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "Z")] as [(Int, Unicode.Scalar)] {
+                out[offset] = UInt8(ascii: separator)
+            }
+            return 20
+        }
+    }
+
+    private static func digits(_ value: Int32) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
     }
 }

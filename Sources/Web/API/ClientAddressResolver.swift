@@ -12,7 +12,7 @@ public struct ClientAddressResolver: Sendable {
         let peer = context.remoteAddress ?? "unknown"
         let forwarded = request.headers.values(for: "X-Forwarded-For").joined(separator: ",")
         guard isTrusted(peer), !forwarded.isEmpty else { return peer }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let hops = forwarded.split(separator: ",").map { String(HTTPHeaders.trimmingOptionalWhitespace($0)) }.filter { !$0.isEmpty }
         for hop in hops.reversed() where !isTrusted(hop) {
             return hop
         }

@@ -16,10 +16,17 @@ struct RedemptionAPIRoutes {
     /// Resend requests per client address per window.
     static let resendLimit = 5
 
-    struct RedeemBody: Decodable {
+    struct RedeemBody: FlatJSONDecodable {
         let code: String
         let appUserId: String
         let deviceId: String?
+
+        init?(flat: FlatJSONObject) {
+            guard let code = flat.requiredString("code"), let appUserID = flat.requiredString("app_user_id") else { return nil }
+            self.code = code
+            self.appUserId = appUserID
+            self.deviceId = flat["device_id"] ?? nil
+        }
     }
 
     struct ResendBody: Decodable {
@@ -149,7 +156,8 @@ struct RedemptionAPIRoutes {
             guard let code = RedemptionCode(normalizing: body.code),
                 let record = try CodeRepository.find(code: code, vault: services.vault, on: connection), record.status != .revoked
             else { return .unknown }
-            if let plan = try services.redemption.planRepeat(codeText: body.code, appUserID: body.appUserId, bearerAccountID: accountID, on: connection) {
+            if let plan = try services.redemption.planRepeat(
+                code: code, record: record, appUserID: body.appUserId, bearerAccountID: accountID, on: connection) {
                 return .repeatable(plan)
             }
             return .other

@@ -84,6 +84,12 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most values (ids, codes, tokens, timestamps) need no escaping: copy them whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])

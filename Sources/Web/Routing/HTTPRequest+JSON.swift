@@ -6,8 +6,21 @@ extension HTTPRequest {
     /// 415 for another content type, 400 naming the missing or mistyped field.
     /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
     public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
+        try checkJSONBody()
+        return try decodeWithFoundation(type)
+    }
+
+    /// `decodeJSON` for bodies with a JSONDecoder-free fast path (`FlatJSONDecodable`); the
+    /// same answers, errors included.
+    func decodeJSON<T: FlatJSONDecodable>(_ type: T.Type) throws -> T {
+        try checkJSONBody()
+        if let object = FlatJSONObject(body), let value = T(flat: object) { return value }
+        return try decodeWithFoundation(type)
+    }
+
+    private func checkJSONBody() throws {
         if let contentType = headers["Content-Type"] {
-            let media = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let media = contentType.split(separator: ";").first.map { HTTPHeaders.trimmingOptionalWhitespace($0).lowercased() } ?? ""
             guard media == "application/json" || media.hasSuffix("+json") else {
                 throw APIError.unsupportedMediaType("Send the body as application/json, not \(media).")
             }
@@ -15,6 +28,9 @@ extension HTTPRequest {
         guard !body.isEmpty else {
             throw APIError.badRequest("The request body is empty; send a JSON object.")
         }
+    }
+
+    private func decodeWithFoundation<T: Decodable>(_ type: T.Type) throws -> T {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {

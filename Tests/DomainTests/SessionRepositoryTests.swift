@@ -1,0 +1,126 @@
+import Crypto
+import Domain
+import Foundation
+import Storage
+import Testing
+
+@Suite("Sessions: tokens that name their row")
+struct SessionRepositoryTests {
+    static func account(_ db: TestDatabase, _ appUserID: String = "user-1") throws -> String {
+        try db.write { try AccountRepository.findOrCreate(appUserID: appUserID, secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id }
+    }
+
+    @Test("A token signs in only with its own secret, until it expires or is revoked; the database keeps hashes")
+    func authenticate() throws {
+        let db = try TestDatabase()
+        let accountID = try Self.account(db)
+        let now = Fixtures.t0
+        let tokens = try db.write { try SessionRepository.issue(accountID: accountID, deviceID: "d1", on: $0, now: now) }
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: now) } == accountID)
+
+        let (id, secret) = try #require(Self.split(tokens.accessToken))
+        let forged = id + "." + Base64URL.encode(try SecureRandom.bytes(count: 32))
+        for refused in [forged, tokens.refreshToken, id, id + ".", "ses_unknown." + secret, secret, String(repeating: "a", count: 500)] {
+            #expect(try db.write { try SessionRepository.authenticate(accessToken: refused, on: $0, now: now) } == nil, "\(refused)")
+        }
+        let later = now.addingTimeInterval(SessionRepository.accessLifetime + 1)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: later) } == nil)
+
+        let stored = try #require(try db.write { try $0.queryOne("SELECT * FROM sessions WHERE id = ?", [id]) })
+        #expect(try stored.blob("access_secret_hash") == SHA256.hash(Array(secret.utf8)))
+        for column in ["access_secret_hash", "refresh_secret_hash", "family_id", "device_id"] {
+            let text = String(decoding: (try? stored.blob(column)) ?? Array(((try? stored.string(column)) ?? "").utf8), as: UTF8.self)
+            #expect(!text.contains(secret))
+        }
+
+        try db.write { try SessionRepository.revoke(accountID: accountID, deviceID: "d1", on: $0, now: now) }
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: now) } == nil)
+    }
+
+    @Test("Refresh rotates the pair; a reused refresh token revokes its family and no other session")
+    func refreshFamilies() throws {
+        let db = try TestDatabase()
+        let accountID = try Self.account(db)
+        let now = Fixtures.t0
+        let first = try db.write { try SessionRepository.issue(accountID: accountID, deviceID: "d1", on: $0, now: now) }
+        let other = try db.write { try SessionRepository.issue(accountID: accountID, deviceID: "d2", on: $0, now: now) }
+        let rotated = try db.write { try SessionRepository.refresh(first.refreshToken, on: $0, now: now.addingTimeInterval(60)) }.get()
+        #expect(rotated.accountID == accountID && rotated.accessToken != first.accessToken)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: first.accessToken, on: $0, now: now) } == nil)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: rotated.accessToken, on: $0, now: now) } == accountID)
+
+        let replay = try db.write { try SessionRepository.refresh(first.refreshToken, on: $0, now: now.addingTimeInterval(120)) }
+        #expect(replay == .failure(.reused))
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: rotated.accessToken, on: $0, now: now) } == nil)
+        #expect(try db.write { try SessionRepository.refresh(rotated.refreshToken, on: $0, now: now) } == .failure(.invalid))
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: other.accessToken, on: $0, now: now) } == accountID)
+
+        let (id, _) = try #require(Self.split(other.refreshToken))
+        let forged = id + "." + Base64URL.encode(try SecureRandom.bytes(count: 32))
+        #expect(try db.write { try SessionRepository.refresh(forged, on: $0, now: now) } == .failure(.invalid))
+        #expect(try db.write { try SessionRepository.refresh(other.accessToken, on: $0, now: now) } == .failure(.invalid))
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: other.accessToken, on: $0, now: now) } == accountID)
+    }
+
+    @Test("Session ids sort by creation time, so new rows append")
+    func timeOrdered() throws {
+        var previous = ""
+        for step in 0..<200 {
+            let id = try EntityID.makeTimeOrdered("ses", at: Fixtures.t0.addingTimeInterval(Double(step) / 100))
+            #expect(id.count == 4 + 26)
+            if step % 2 == 0 { #expect(id > previous) }  // 20 ms apart: strictly later
+            if step % 2 == 0 { previous = id }
+        }
+    }
+
+    @Test("Sessions issued before migration 0250 keep signing in and refresh into new tokens")
+    func legacySessions() throws {
+        let path = NSTemporaryDirectory() + "tollgate-sessions-" + UUID().uuidString + ".sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let database = try Database(path: path, readers: 1)
+        defer { database.close() }
+        let before = DomainMigrations.all.filter { $0.id < "0250" }
+        _ = try Migrator(migrations: before).migrate(database)
+        let accountID = try database.writeSync {
+            try AccountRepository.findOrCreate(appUserID: "old-user", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id
+        }
+        let access = OpaqueTokenPair.make(), refresh = OpaqueTokenPair.make()
+        let now = Fixtures.t0
+        try database.writeSync {
+            try $0.execute(
+                """
+                INSERT INTO sessions (id, account_id, device_id, family_id, access_token_hash, refresh_token_hash,
+                    access_expires_at, refresh_expires_at, created_at) VALUES ('ses_old', ?, 'd1', 'fam_old', ?, ?, ?, ?, ?)
+                """,
+                [accountID, access.hash, refresh.hash, Timestamp.milliseconds(now) + 3_600_000, Timestamp.milliseconds(now) + 86_400_000,
+                 Timestamp.milliseconds(now)])
+        }
+        #expect(try Migrator(migrations: DomainMigrations.all).migrate(database) == ["0250_session_selectors"])
+
+        #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: access.token, on: $0, now: now) } == accountID)
+        let rotated = try database.writeSync { try SessionRepository.refresh(refresh.token, on: $0, now: now) }.get()
+        #expect(rotated.accessToken.hasPrefix("ses_"))
+        #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: access.token, on: $0, now: now) } == nil)
+        #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: rotated.accessToken, on: $0, now: now) } == accountID)
+        // The old refresh token again: a copy is loose, the family (now with new-style tokens) goes.
+        #expect(try database.writeSync { try SessionRepository.refresh(refresh.token, on: $0, now: now) } == .failure(.reused))
+        #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: rotated.accessToken, on: $0, now: now) } == nil)
+    }
+
+    static func split(_ token: String) -> (String, String)? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+}
+
+/// A token as issued before migration 0250: 32 random bytes, stored as hex SHA-256.
+private struct OpaqueTokenPair {
+    let token: String
+    let hash: String
+
+    static func make() -> OpaqueTokenPair {
+        let token = try! OpaqueToken.generate()
+        return OpaqueTokenPair(token: token, hash: Hex.encode(try! SHA256.hash(Array(token.utf8))))
+    }
+}
