@@ -13,9 +13,13 @@ public struct RedemptionCode: Sendable, Hashable, CustomStringConvertible {
 
     /// Grouped for people: `XXXX-XXXX-XXXX-XXXX`.
     public var display: String {
-        let chars = Array(canonical)
-        return stride(from: 0, to: chars.count, by: 4).map { String(chars[$0..<min($0 + 4, chars.count)]) }
-            .joined(separator: "-")
+        var out = [UInt8]()
+        out.reserveCapacity(canonical.utf8.count + canonical.utf8.count / 4)
+        for (index, byte) in canonical.utf8.enumerated() {
+            if index > 0, index % 4 == 0 { out.append(UInt8(ascii: "-")) }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Same as `display`.

@@ -21,7 +21,10 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
         case .string(let value):
             out += "\""
             // Most values need no escaping: append them whole.
-            if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
+                !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+            }
+            if plain == true {
                 out += value
                 out += "\""
                 return

@@ -5,15 +5,28 @@ import Synchronization
 /// checkpoint needs never stall the writer (SQLite's automatic checkpoint would run them
 /// inside a committing write). The writer reports its commits; past `threshold` of them a
 /// PASSIVE checkpoint runs, which copies what no reader still needs and never blocks anyone.
+///
+/// Under steady load PASSIVE alone is not enough: the writer appends while it copies and some
+/// reader is always inside the log, so SQLite never finds a moment to start the log over, and
+/// the WAL file grows without bound. So once the log holds `restartFrames` pages, a RESTART
+/// checkpoint follows: it holds writers back for the moment it takes to copy the rest and wait
+/// for the readers still in the log (new readers read the database file), and the next write
+/// starts the log from the beginning. It waits at most `lockWaitMilliseconds` for those readers
+/// (writers wait meanwhile); past that it gives up and the next checkpoint tries again.
 final class Checkpointer: Sendable {
     private let slot: ConnectionSlot
     private let threshold: Int
+    private let restartFrames: Int64
     private let commitsSinceCheckpoint = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
 
-    init(slot: ConnectionSlot, threshold: Int = 256) {
+    /// How long the checkpointer's connection waits for a lock.
+    static let lockWaitMilliseconds: Int32 = 50
+
+    init(slot: ConnectionSlot, threshold: Int = 256, restartFrames: Int64) {
         self.slot = slot
         self.threshold = threshold
+        self.restartFrames = restartFrames
     }
 
     /// Called by the writer after `count` writes committed.
@@ -24,10 +37,18 @@ final class Checkpointer: Sendable {
         else { return }
         commitsSinceCheckpoint.store(0, ordering: .relaxed)
         slot.queue.async {
-            // A failed passive checkpoint only means the WAL stays longer; the next one retries.
-            _ = try? self.slot.connection.query("PRAGMA wal_checkpoint(PASSIVE)")
+            self.checkpoint()
             self.running.store(false, ordering: .releasing)
         }
+    }
+
+    /// A failed checkpoint only means the WAL stays longer; the next one retries.
+    private func checkpoint() {
+        // One row: busy (0/1), pages in the log, pages copied into the database file.
+        guard let row = try? slot.connection.queryOne("PRAGMA wal_checkpoint(PASSIVE)"), case .integer(let logged) = row[1],
+            logged >= restartFrames
+        else { return }
+        _ = try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)")
     }
 
     func close() { slot.close() }

@@ -20,6 +20,7 @@ public final class Connection {
     /// Opens `path` for reading and writing (creating it) or read-only, in multi-thread mode
     /// (`NOMUTEX`: each connection is confined to one thread at a time) with extended result codes.
     init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32, counter: ErrorCounter) throws {
+        _ = Connection.processSettings
         self.counter = counter
         var db: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -31,15 +32,20 @@ public final class Connection {
             throw counter.record(StorageError(resultCode: code, message: "cannot open database '\(path)': \(detail)"))
         }
         handle = db
-        try check(sqlite3_busy_timeout(db, busyTimeoutMilliseconds), sql: nil)
+        try check(tollgate_sqlite_busy_timeout(db, busyTimeoutMilliseconds), sql: nil)
         // Double-quoted strings are identifiers only, as in PostgreSQL; the SQLite default
         // (falling back to a string literal) hides typos and non-portable SQL.
         var ignored: Int32 = 0
         try check(tollgate_sqlite_db_config_int(db, SQLITE_DBCONFIG_DQS_DML, 0, &ignored), sql: nil)
         try check(tollgate_sqlite_db_config_int(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored), sql: nil)
         try execute("PRAGMA foreign_keys = ON")
-        _ = try query("PRAGMA mmap_size = 268435456")
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    private static let processSettings: Void = {
+        // Fails only if SQLite was already initialized by someone else: then the defaults stay.
+        _ = tollgate_sqlite_disable_memory_statistics()
+    }()
 
     deinit {
         close()

@@ -31,9 +31,13 @@ public final class Database: Sendable {
     /// one writer and `readers` reader connections kept open (at least one; more are opened
     /// while that many reads run at once).
     /// `busyTimeout` is how long a connection waits for a lock held by another process.
+    /// `walLimitBytes` bounds the write-ahead log under steady load (see `Checkpointer`).
     /// - Throws: `StorageError` when the directory cannot be created, the file cannot be opened,
     ///   or it cannot be put in WAL mode.
-    public init(path: String, readers: Int = 2, busyTimeout: Duration = .seconds(5), logger: Logger = .disabled) throws {
+    public init(
+        path: String, readers: Int = 2, busyTimeout: Duration = .seconds(5), walLimitBytes: Int = 64 << 20,
+        logger: Logger = .disabled
+    ) throws {
         let counter = ErrorCounter()
         self.path = path
         self.counter = counter
@@ -59,9 +63,15 @@ public final class Database: Sendable {
         try writerConnection.execute("PRAGMA synchronous = NORMAL")
         // Checkpoints run on their own connection (see `Checkpointer`), not inside commits.
         _ = try writerConnection.query("PRAGMA wal_autocheckpoint = 0")
-        let checkpointConnection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout, counter: counter)
+        // The checkpointer waits briefly: while its log restart waits for readers, writers wait
+        // for it, so a long reader (a backup) must make it give up and retry, not hold them.
+        let checkpointConnection = try Connection(
+            path: path, readOnly: false, busyTimeoutMilliseconds: Checkpointer.lockWaitMilliseconds, counter: counter)
         try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
-        let checkpointer = Checkpointer(slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter))
+        let pageSize = try checkpointConnection.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096
+        let checkpointer = Checkpointer(
+            slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter),
+            restartFrames: Int64(max(1, walLimitBytes / max(512, pageSize))))
         self.checkpointer = checkpointer
         writer = ConnectionSlot(
             label: "tollgate.storage.writer", connection: writerConnection, counter: counter,

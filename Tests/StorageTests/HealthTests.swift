@@ -37,10 +37,13 @@ struct HealthTests {
         var events = locked.makeAsyncIterator()
         await events.next()
         let before = database.errorCount
+        let started = ContinuousClock.now
         let error = try await #require(throws: StorageError.self) { try await database.checkWritable() }
+        let waited = ContinuousClock.now - started
         release.signal()
         try await holder.value
         #expect(error.isBusy)
+        #expect(waited >= .milliseconds(200))  // the whole busy timeout, retried, before giving up
         #expect(error.description.contains("locked"))
         #expect(database.errorCount > before)
         try await database.checkWritable()

@@ -8,12 +8,10 @@ public enum EntityID {
 
     /// - Throws: `CryptoError` when the system's random source fails.
     public static func make(_ prefix: String) throws -> String {
-        let bytes = try SecureRandom.bytes(count: 20)
-        var out = prefix + "_"
-        for byte in bytes {
-            out.unicodeScalars.append(Unicode.Scalar(alphabet[Int(byte & 31)]))
-        }
-        return out
+        var out = Array(prefix.utf8)
+        out.append(UInt8(ascii: "_"))
+        for byte in try SecureRandom.bytes(count: 20) { out.append(alphabet[Int(byte & 31)]) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// An id that sorts by creation time: the prefix, 10 base32 characters of `date` in
@@ -21,14 +19,11 @@ public enum EntityID {
     /// of their index instead of landing on a random page.
     /// - Throws: `CryptoError` when the system's random source fails.
     public static func makeTimeOrdered(_ prefix: String, at date: Date) throws -> String {
-        var out = prefix + "_"
+        var out = Array(prefix.utf8)
+        out.append(UInt8(ascii: "_"))
         let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
-        for shift in stride(from: 45, through: 0, by: -5) {
-            out.unicodeScalars.append(Unicode.Scalar(alphabet[Int((milliseconds >> UInt64(shift)) & 31)]))
-        }
-        for byte in try SecureRandom.bytes(count: 16) {
-            out.unicodeScalars.append(Unicode.Scalar(alphabet[Int(byte & 31)]))
-        }
-        return out
+        for shift in stride(from: 45, through: 0, by: -5) { out.append(alphabet[Int((milliseconds >> UInt64(shift)) & 31)]) }
+        for byte in try SecureRandom.bytes(count: 16) { out.append(alphabet[Int(byte & 31)]) }
+        return String(decoding: out, as: UTF8.self)
     }
 }

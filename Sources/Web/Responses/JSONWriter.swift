@@ -85,7 +85,10 @@ public struct JSONWriter: Sendable {
     private mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         // Most values (ids, codes, tokens, timestamps) need no escaping: copy them whole.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        if plain == true {
             bytes.append(contentsOf: text.utf8)
             bytes.append(UInt8(ascii: "\""))
             return
