@@ -14,12 +14,12 @@ let package = Package(
         // System C libraries (Debian: libsqlite3-dev, libssl-dev).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        // Linux epoll/eventfd headers, which the Glibc module does not export.
-        .systemLibrary(name: "CEpoll"),
+        // Linux/glibc headers the Glibc module does not export (epoll, eventfd, malloc tuning).
+        .systemLibrary(name: "CLinux"),
 
         // Infrastructure: knows nothing of Tollgate.
         .target(name: "Logging", swiftSettings: strict),
-        .target(name: "HTTPServer", dependencies: ["CEpoll", "Logging"], swiftSettings: strict),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "Logging"], swiftSettings: strict),
         .target(name: "Storage", dependencies: ["CSQLite", "Logging"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
@@ -44,7 +44,7 @@ let package = Package(
         ),
 
         // Executables.
-        .executableTarget(name: "tollgate", dependencies: ["Web"], swiftSettings: strict),
+        .executableTarget(name: "tollgate", dependencies: ["Web", "CLinux"], swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
         .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "Web"], path: "scripts/bench-seed", swiftSettings: strict),

@@ -1,5 +1,5 @@
 internal import Glibc
-internal import CEpoll
+internal import CLinux
 internal import Foundation
 import Synchronization
 

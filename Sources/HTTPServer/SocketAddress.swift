@@ -1,5 +1,5 @@
 internal import Glibc
-internal import CEpoll
+internal import CLinux
 
 /// Socket address helpers: parsing the configured host, formatting peer addresses and
 /// creating the listening socket.

@@ -39,6 +39,9 @@ public final class Connection {
         try check(tollgate_sqlite_db_config_int(db, SQLITE_DBCONFIG_DQS_DML, 0, &ignored), sql: nil)
         try check(tollgate_sqlite_db_config_int(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored), sql: nil)
         try execute("PRAGMA foreign_keys = ON")
+        // Statement journals (a statement inside a savepoint, as in every group commit) and
+        // sorts stay in memory instead of temporary files created and deleted in /var/tmp.
+        try execute("PRAGMA temp_store = MEMORY")
     }
 
     /// Process-wide SQLite settings, applied once before the first connection opens.
