@@ -12,12 +12,17 @@ import Synchronization
 /// checkpoint follows: it holds writers back for the moment it takes to copy the rest and wait
 /// for the readers still in the log (new readers read the database file), and the next write
 /// starts the log from the beginning. It waits at most `lockWaitMilliseconds` for those readers
-/// (writers wait meanwhile); past that it gives up and the next checkpoint tries again.
+/// (writers wait meanwhile); past that it gives up, and tries again only after
+/// `restartBackoff`, so a long reader (a backup in another process) costs writers one short wait
+/// every few seconds, not one per checkpoint.
 final class Checkpointer: Sendable {
     private let slot: ConnectionSlot
     private let threshold: Int
     private let restartFrames: Int64
     private let commitsSinceCheckpoint = Atomic<Int>(0)
+    /// Monotonic time (ns) before which no RESTART is tried after one gave up.
+    private let restartNotBefore = Atomic<UInt64>(0)
+    static let restartBackoff: UInt64 = 5_000_000_000
     private let running = Atomic<Bool>(false)
 
     /// How long the checkpointer's connection waits for a lock.
@@ -46,9 +51,12 @@ final class Checkpointer: Sendable {
     private func checkpoint() {
         // One row: busy (0/1), pages in the log, pages copied into the database file.
         guard let row = try? slot.connection.queryOne("PRAGMA wal_checkpoint(PASSIVE)"), case .integer(let logged) = row[1],
-            logged >= restartFrames
+            logged >= restartFrames, DispatchTime.now().uptimeNanoseconds >= restartNotBefore.load(ordering: .relaxed)
         else { return }
-        _ = try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)")
+        let restart = try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)")
+        if restart?[0] != .integer(0) {
+            restartNotBefore.store(DispatchTime.now().uptimeNanoseconds + Self.restartBackoff, ordering: .relaxed)
+        }
     }
 
     func close() { slot.close() }
