@@ -12,9 +12,10 @@ import Synchronization
 /// checkpoint follows: it holds writers back for the moment it takes to copy the rest and wait
 /// for the readers still in the log (new readers read the database file), and the next write
 /// starts the log from the beginning. It waits at most `lockWaitMilliseconds` for those readers
-/// (writers wait meanwhile); past that it gives up, and tries again only after
-/// `restartBackoff`, so a long reader (a backup in another process) costs writers one short wait
-/// every few seconds, not one per checkpoint.
+/// (writers wait meanwhile); past that it gives up. After `restartAttempts` such failures in a
+/// row it waits `restartBackoff` before trying again, so a long reader (a backup in another
+/// process) costs writers a few short waits every few seconds, not one per checkpoint, while a
+/// reader that was merely slow once does not let the log grow for seconds.
 final class Checkpointer: Sendable {
     private let slot: ConnectionSlot
     private let threshold: Int
@@ -22,6 +23,8 @@ final class Checkpointer: Sendable {
     private let commitsSinceCheckpoint = Atomic<Int>(0)
     /// Monotonic time (ns) before which no RESTART is tried after one gave up.
     private let restartNotBefore = Atomic<UInt64>(0)
+    private let restartFailures = Atomic<Int>(0)
+    static let restartAttempts = 3
     static let restartBackoff: UInt64 = 5_000_000_000
     private let running = Atomic<Bool>(false)
 
@@ -54,7 +57,12 @@ final class Checkpointer: Sendable {
             logged >= restartFrames, DispatchTime.now().uptimeNanoseconds >= restartNotBefore.load(ordering: .relaxed)
         else { return }
         let restart = try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)")
-        if restart?[0] != .integer(0) {
+        guard restart?[0] != .integer(0) else {
+            restartFailures.store(0, ordering: .relaxed)
+            return
+        }
+        if restartFailures.add(1, ordering: .relaxed).newValue >= Self.restartAttempts {
+            restartFailures.store(0, ordering: .relaxed)
             restartNotBefore.store(DispatchTime.now().uptimeNanoseconds + Self.restartBackoff, ordering: .relaxed)
         }
     }
