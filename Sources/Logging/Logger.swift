@@ -50,7 +50,7 @@ public struct Logger: Sendable {
     public func log(_ level: Level, _ event: String, _ extra: [(String, LogValue)] = []) {
         guard level >= minimumLevel else { return }
         var line = "{\"ts\":\""
-        line += LogTimestamp.now()
+        line += RFC3339.now()
         line += "\",\"level\":\"\(level)\",\"event\":"
         LogValue.string(event).appendJSON(to: &line)
         for (key, value) in fields { append(key, value, to: &line) }

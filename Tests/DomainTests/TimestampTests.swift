@@ -9,6 +9,7 @@ struct TimestampTests {
         #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
         #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: 1_795_284_000.999)) == "2026-11-21T18:00:00Z")
         #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(Timestamp.rfc3339(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         var generator = SystemRandomNumberGenerator()

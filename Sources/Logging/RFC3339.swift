@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RFC 3339 UTC timestamps, `2026-11-21T18:00:00Z` or with milliseconds
+/// `2026-11-21T18:00:00.123Z`, written into one buffer without Foundation's formatters (they
+/// are slow and not safe to share across threads on every platform): every log line and every
+/// timestamp in an API response is one.
+public enum RFC3339 {
+    /// `secondsSince1970` (and `milliseconds`, 0–999, when given) in UTC.
+    public static func format(secondsSince1970: Int, milliseconds: Int? = nil) -> String {
+        var seconds = secondsSince1970
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let year = Int(parts.tm_year) + 1900
+        let fields = [Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec)]
+        guard (0...9999).contains(year) else {
+            let twoDigits = fields.map { $0 < 10 ? "0\($0)" : "\($0)" }
+            let fraction = milliseconds.map { ".\(String(repeating: "0", count: $0 < 10 ? 2 : $0 < 100 ? 1 : 0))\($0)" } ?? ""
+            return "\(year)-\(twoDigits[0])-\(twoDigits[1])T\(twoDigits[2]):\(twoDigits[3]):\(twoDigits[4])\(fraction)Z"
+        }
+        let length = milliseconds == nil ? 20 : 24
+        return String(unsafeUninitializedCapacity: length) { out in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    out[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            for (index, value) in fields.enumerated() { put(value, 2, at: 5 + 3 * index) }
+            for (offset, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")] as [(Int, Unicode.Scalar)] {
+                out[offset] = UInt8(ascii: separator)
+            }
+            if let milliseconds {
+                out[19] = UInt8(ascii: ".")
+                put(milliseconds, 3, at: 20)
+            }
+            out[length - 1] = UInt8(ascii: "Z")
+            return length
+        }
+    }
+
+    /// The current time with milliseconds.
+    static func now() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return format(secondsSince1970: spec.tv_sec, milliseconds: Int(spec.tv_nsec / 1_000_000))
+    }
+}
