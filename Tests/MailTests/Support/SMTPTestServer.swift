@@ -9,6 +9,8 @@ import Glibc
 /// An error of the test harness with a message saying what to do.
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
+    /// The server could not bind its port: somebody else holds it.
+    var addressInUse = false
 }
 
 /// aiosmtpd (a real SMTP server, not ours) running as a subprocess on a local port.
@@ -29,9 +31,22 @@ final class SMTPTestServer: @unchecked Sendable {
     /// Starts the server on `port` (a free one by default) and waits until it listens, polling
     /// with `Task.sleep` so no pool thread blocks meanwhile.
     /// - Throws: `HarnessError` when aiosmtpd is missing or the server does not come up.
-    init(port: Int? = nil, options: Options = Options()) async throws {
+    /// When `port` is nil and the chosen one is taken before aiosmtpd binds it (another process's
+    /// socket), it tries again on another port, up to five times.
+    convenience init(port: Int? = nil, options: Options = Options()) async throws {
+        var attempt = 1
+        while true {
+            do {
+                try await self.init(exactPort: port ?? freePort(), options: options)
+                return
+            } catch let error as HarnessError where port == nil && error.addressInUse && attempt < 5 {
+                attempt += 1
+            }
+        }
+    }
+
+    private init(exactPort port: Int, options: Options) async throws {
         let base = try makeTemporaryDirectory()
-        let port = try port ?? freePort()
         self.port = port
         receivedDirectory = base + "/received"
         var arguments = [Self.script, "--port", String(port), "--dir", receivedDirectory]
@@ -56,7 +71,9 @@ final class SMTPTestServer: @unchecked Sendable {
                     throw HarnessError(description: "aiosmtpd is missing: run scripts/install-test-tools "
                         + "(pip install aiosmtpd==1.4.6). \(log)")
                 }
-                throw HarnessError(description: "the aiosmtpd test server exited with \(process.terminationStatus ?? -1): \(log)")
+                throw HarnessError(
+                    description: "the aiosmtpd test server exited with \(process.terminationStatus ?? -1): \(log)",
+                    addressInUse: log.contains("address already in use"))
             }
             guard ContinuousClock.now < deadline else {
                 stop()
@@ -92,25 +109,32 @@ final class SMTPTestServer: @unchecked Sendable {
     }()
 }
 
-/// A local TCP port nobody listens on right now.
+/// A local TCP port nobody holds right now, for a server started later on it.
+///
+/// Drawn at random from 20000–32767, below Linux's ephemeral range (32768–60999) from which the
+/// kernel hands out ports to `bind(0)` and outgoing connections: otherwise any socket opened by a
+/// concurrent test could take the port between this check and the server's own bind.
 func freePort() throws -> Int {
+    for _ in 0..<200 {
+        let candidate = Int.random(in: 20000...32767)
+        if try canBind(port: candidate) { return candidate }
+    }
+    throw HarnessError(description: "no free port found in 20000–32767")
+}
+
+/// Whether 127.0.0.1:`port` can be bound now (the probe socket is closed again at once).
+private func canBind(port: Int) throws -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw HarnessError(description: "socket failed") }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
+    address.sin_port = UInt16(port).bigEndian
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard bound == 0 else { throw HarnessError(description: "bind failed") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard named == 0 else { throw HarnessError(description: "getsockname failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return bound == 0
 }
 
 /// A test CA and server certificates made with the openssl command-line tool, once per test run.
