@@ -48,6 +48,8 @@ let package = Package(
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
         .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "Web"], path: "scripts/bench-seed", swiftSettings: strict),
+        // Measures how steadily the machine's CPUs run during a benchmark (scripts/bench; not shipped).
+        .executableTarget(name: "MachineSteadiness", path: "scripts/machine-steadiness", swiftSettings: strict),
         // A test-only child process that writes until it is killed (crash-consistency test).
         .executableTarget(
             name: "StorageCrashWriter", dependencies: ["Storage"], path: "Tests/Support/StorageCrashWriter",
@@ -73,6 +75,7 @@ let package = Package(
             name: "MailTests", dependencies: ["Mail", "Storage", "Templating", "TestSupport"], exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MachineSteadinessTests", dependencies: ["MachineSteadiness"], swiftSettings: strict),
         .testTarget(
             name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "TestSupport"],
             swiftSettings: strict),
