@@ -1,7 +1,8 @@
 -- wrk script for POST /api/v1/redeem. CODES_FILE lists codes to redeem (each by its own
 -- app user, so every request is a repeat redemption answering `success`); with MODE=unknown
 -- it sends random codes from random client addresses (through a trusted proxy), answering
--- `invalid_code` without tripping the per-client limit.
+-- `invalid_code`. The addresses span 198.18.0.0/15 (130k of them) so that few repeat often
+-- enough to trip the per-client limit of failed redemptions (a few 429s at >200k requests).
 local mode = os.getenv("MODE") or "existing"
 local codes = {}
 if mode == "existing" then
@@ -37,7 +38,7 @@ request = function()
   else
     code = random_code()
     user = "bench-unknown"
-    forwarded = string.format("198.18.%d.%d", math.random(0, 255), math.random(1, 254))
+    forwarded = string.format("198.%d.%d.%d", math.random(18, 19), math.random(0, 255), math.random(1, 254))
   end
   local body = string.format('{"code":"%s","app_user_id":"%s","device_id":"d-%s"}', code, user, user)
   return wrk.format("POST", "/api/v1/redeem", {
