@@ -49,7 +49,7 @@ let package = Package(
         // Seeds purchases and codes for scripts/bench (not shipped).
         .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "Web"], path: "scripts/bench-seed", swiftSettings: strict),
         // Measures how steadily the machine's CPUs run during a benchmark (scripts/bench; not shipped).
-        .executableTarget(name: "MachineSteadiness", path: "scripts/machine-steadiness", swiftSettings: strict),
+        .executableTarget(name: "MachineSteadiness", dependencies: ["Logging"], path: "scripts/machine-steadiness", swiftSettings: strict),
         // A test-only child process that writes until it is killed (crash-consistency test).
         .executableTarget(
             name: "StorageCrashWriter", dependencies: ["Storage"], path: "Tests/Support/StorageCrashWriter",

@@ -48,7 +48,7 @@ struct SlowEpisodesTests {
 
     @Test("Requests of the route in the window are counted, and the slow ones that ran in an episode")
     func attribution() throws {
-        let base = try #require(RequestLogAttribution.parseTimestamp("2026-11-21T10:00:00.000Z"))
+        let base = 1_795_255_200.0  // 2026-11-21T10:00:00Z
         let episodes = [SlowEpisode(start: base + 1.000, end: base + 1.030, samples: 5, worstSlowdown: 9)]
         func line(_ stamp: String, _ route: String, _ milliseconds: Double) -> Substring {
             Substring(#"{"ts":"2026-11-21T10:00:\#(stamp)Z","level":"info","event":"request","method":"POST","route":"\#(route)","status":200,"duration_ms":\#(milliseconds)}"#)
@@ -66,5 +66,17 @@ struct SlowEpisodesTests {
         let result = RequestLogAttribution.measure(
             logLines: lines, route: "/api/v1/redeem", from: base, to: base + 5, slowMilliseconds: 15, episodes: episodes)
         #expect(result == RequestLogAttribution(requests: 4, requestsInEpisodes: 2, slowRequests: 2, slowRequestsInEpisodes: 1))
+    }
+}
+
+@Suite("Log lines read by the machine probe")
+struct LogLineTests {
+    @Test("Fields are read from a log line: strings without quotes, numbers as written, absent ones nil")
+    func fields() {
+        let line: Substring = #"{"ts":"2026-11-21T10:00:01.020Z","event":"request","status":200,"duration_ms":3.25}"#
+        #expect(RequestLogAttribution.field("ts", in: line) == "2026-11-21T10:00:01.020Z")
+        #expect(RequestLogAttribution.field("duration_ms", in: line) == "3.25")
+        #expect(RequestLogAttribution.field("status", in: line) == "200")
+        #expect(RequestLogAttribution.field("route", in: line) == nil)
     }
 }

@@ -29,10 +29,10 @@ final class SMTPTestServer: @unchecked Sendable {
     }
 
     /// Starts the server on `port` (a free one by default) and waits until it listens, polling
-    /// with `Task.sleep` so no pool thread blocks meanwhile.
+    /// with `Task.sleep` so no pool thread blocks meanwhile. When `port` is nil and the chosen one
+    /// is taken before aiosmtpd binds it (another process's socket), it tries again on another
+    /// port, up to five times.
     /// - Throws: `HarnessError` when aiosmtpd is missing or the server does not come up.
-    /// When `port` is nil and the chosen one is taken before aiosmtpd binds it (another process's
-    /// socket), it tries again on another port, up to five times.
     convenience init(port: Int? = nil, options: Options = Options()) async throws {
         var attempt = 1
         while true {
