@@ -85,7 +85,7 @@ struct EmailRoutes {
             let token = Self.formValue(request, "token")
             let now = services.now()
             let client = services.clientAddress.address(for: request, context: context)
-            if let wait = services.rateLimiter.retryAfter("confirm-resend:\(client)", limit: 5, window: 600, now: now) {
+            if let wait = services.rateLimiter.retryAfter("confirm-resend:\(client)", limit: 5, now: now) {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
             services.rateLimiter.record("confirm-resend:\(client)", window: 600, now: now)

@@ -90,7 +90,7 @@ struct SignInRoutes {
             let client = services.clientAddress.address(for: request, context: context)
             let now = services.now()
             for key in ["login:\(client)", "login:\(email)"] {
-                if let wait = services.rateLimiter.retryAfter(key, limit: Self.passwordFailureLimit, window: Self.passwordFailureWindow, now: now) {
+                if let wait = services.rateLimiter.retryAfter(key, limit: Self.passwordFailureLimit, now: now) {
                     throw APIError.rateLimited(retryAfterSeconds: wait)
                 }
             }

@@ -39,7 +39,7 @@ struct RedeemPageRoutes {
             }
             let client = services.clientAddress.address(for: request, context: context)
             let now = services.now()
-            if let wait = services.rateLimiter.retryAfter("resend:\(client)", limit: RedemptionAPIRoutes.resendLimit, window: RedemptionAPIRoutes.failureWindow, now: now) {
+            if let wait = services.rateLimiter.retryAfter("resend:\(client)", limit: RedemptionAPIRoutes.resendLimit, now: now) {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
             services.rateLimiter.record("resend:\(client)", window: RedemptionAPIRoutes.failureWindow, now: now)

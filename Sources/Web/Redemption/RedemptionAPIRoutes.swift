@@ -39,7 +39,7 @@ struct RedemptionAPIRoutes {
             try auth.apiKeys.verify(request)
             let client = services.clientAddress.address(for: request, context: context)
             let now = services.now()
-            if let wait = services.rateLimiter.retryAfter("redeem:\(client)", limit: Self.failureLimit, window: Self.failureWindow, now: now) {
+            if let wait = services.rateLimiter.retryAfter("redeem:\(client)", limit: Self.failureLimit, now: now) {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
             let body = try request.decodeJSON(RedeemBody.self)
@@ -130,7 +130,7 @@ struct RedemptionAPIRoutes {
             let email = try EmailAddress.require(body.email)
             let client = services.clientAddress.address(for: request, context: context)
             let now = services.now()
-            if let wait = services.rateLimiter.retryAfter("resend:\(client)", limit: Self.resendLimit, window: Self.failureWindow, now: now) {
+            if let wait = services.rateLimiter.retryAfter("resend:\(client)", limit: Self.resendLimit, now: now) {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
             services.rateLimiter.record("resend:\(client)", window: Self.failureWindow, now: now)
