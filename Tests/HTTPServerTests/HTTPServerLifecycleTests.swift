@@ -117,7 +117,9 @@ import Testing
         #expect(try await idle.readResponse().status == 200)
 
         let busy = try await TestClient.connect(port: port)
-        try await busy.send("GET /slow?ms=3000 HTTP/1.1\r\nHost: h\r\n\r\n")
+        // Held at the gate until shutdown has begun: a fixed sleep could end before a loaded
+        // machine ran the shutdown task, and the response would rightly not say `close`.
+        try await busy.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == 1 })
 
         let start = ContinuousClock.now
@@ -136,9 +138,10 @@ import Testing
         }
         #expect(refused)
         // The in-flight request completes, marked as the last on its connection.
+        responder.gateOpen.store(true, ordering: .relaxed)
         let response = try await busy.readResponse()
         #expect(response.status == 200)
-        #expect(response.body == "GET /slow?ms=3000 ")
+        #expect(response.body == "GET /gate ")
         #expect(response.header("Connection") == "close")
         await stopped
         await server.waitUntilStopped()
