@@ -6,6 +6,12 @@ public enum OpaqueToken {
     /// A new URL-safe token of 256 bits.
     /// - Throws: `CryptoError.randomFailure` if the generator fails.
     public static func generate() throws -> String {
-        Base64URL.encode(try SecureRandom.bytes(count: byteCount))
+        encode(try SecureRandom.bytes(count: byteCount))
+    }
+
+    /// The token for `byteCount` random bytes drawn elsewhere (with other random values at once).
+    public static func encode(_ randomBytes: [UInt8]) -> String {
+        precondition(randomBytes.count == byteCount, "an opaque token takes \(byteCount) random bytes")
+        return Base64URL.encode(randomBytes)
     }
 }

@@ -182,7 +182,7 @@ struct RedemptionServiceTests {
 
 @Suite("Repeat redemptions planned on a reader")
 struct RepeatPlanTests {
-    @Test("A repeat is planned and finished with the same account; a change in between voids the plan")
+    @Test("A repeat is planned for the holder only and finished from fresh rows; a change in between voids or updates it")
     func planAndFinish() throws {
         let db = try TestDatabase()
         let code = try RedemptionServiceTests.paidCode(db)
@@ -191,15 +191,30 @@ struct RepeatPlanTests {
         guard case .redeemed(let original) = first else { Issue.record("\(first)"); return }
         #expect(try db.write { try Self.plan(service, code, appUserID: "stranger", bearerAccountID: nil, on: $0) } == nil)
         let plan = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
-        let finished = try db.write { try service.finishRepeat(plan, deviceID: "d1", on: $0, now: Fixtures.t0.addingTimeInterval(5)) }
+        let finished = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(5)) }
         guard case .redeemed(let again)? = finished else { Issue.record("\(String(describing: finished))"); return }
         #expect(again.account.id == original.account.id)
         #expect(!again.accountSwitched)
+        #expect(again.isEntitled)
         #expect(again.tokens.accessToken != original.tokens.accessToken)
-        // A refund lands between the reader's plan and the writer: the plan is void.
-        let stale = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
+        // A refund lands between the plan and the writer: the answer shows it, as the full path would.
         _ = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(status: .refunded, observed: 60), on: $0, now: Fixtures.t0.addingTimeInterval(60)) }
-        #expect(try db.write { try service.finishRepeat(stale, deviceID: "d1", on: $0, now: Fixtures.t0.addingTimeInterval(61)) } == nil)
+        let refunded = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(61)) }
+        guard case .redeemed(let lapsed)? = refunded else { Issue.record("\(String(describing: refunded))"); return }
+        #expect(!lapsed.isEntitled && lapsed.purchase.status == .refunded)
+        // The app user now uses another account: no longer a repeat.
+        _ = try db.write { try AccountRepository.findOrCreate(appUserID: "u2", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0 }
+        let elsewhere = try db.write { connection -> String in
+            let account = try #require(try AccountRepository.find(appUserID: "u2", on: connection))
+            try AccountRepository.link(appUserID: "u1", to: account.id, on: connection, now: Fixtures.t0.addingTimeInterval(62))
+            return account.id
+        }
+        #expect(elsewhere != original.account.id)
+        #expect(try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(63)) } == nil)
+    }
+
+    static func finish(_ service: RedemptionService, _ plan: RedemptionService.RepeatPlan, on connection: Connection, now: Date) throws -> RedeemOutcome? {
+        try service.finishRepeat(plan, deviceID: "d1", session: SessionRepository.draft(at: now), on: connection, now: now)
     }
 
     /// Plans a repeat the way the API does: the code is looked up first.

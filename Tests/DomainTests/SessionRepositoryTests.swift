@@ -66,7 +66,7 @@ struct SessionRepositoryTests {
     func timeOrdered() throws {
         var previous = ""
         for step in 0..<200 {
-            let id = try EntityID.makeTimeOrdered("ses", at: Fixtures.t0.addingTimeInterval(Double(step) / 100))
+            let id = try SessionRepository.draft(at: Fixtures.t0.addingTimeInterval(Double(step) / 100)).id
             #expect(id.count == 4 + 26)
             if step % 2 == 0 { #expect(id > previous) }  // 20 ms apart: strictly later
             if step % 2 == 0 { previous = id }

@@ -103,22 +103,50 @@ public enum SessionRepository {
             "SELECT \(columns) FROM sessions WHERE legacy_refresh_hash = ?", [try legacyHash(refreshToken)])
     }
 
+    /// A new session's id and secrets, drawn (one call to the random source) and hashed before
+    /// the write transaction, so the single writer spends none of its time on them.
+    public struct Draft: Sendable {
+        /// The session's id: the part of its tokens before the dot.
+        public let id: String
+        let access: SessionToken
+        let refresh: SessionToken
+        let accessHash: [UInt8]
+        let refreshHash: [UInt8]
+    }
+
+    /// Draws a session to be issued at `now`.
+    /// - Throws: `CryptoError` when the system's random source fails.
+    public static func draft(at now: Date) throws -> Draft {
+        let random = try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes + 2 * OpaqueToken.byteCount)
+        let secrets = random.dropFirst(EntityID.timeOrderedRandomBytes)
+        let id = EntityID.makeTimeOrdered(idPrefix, at: now, random: random.prefix(EntityID.timeOrderedRandomBytes))
+        let access = SessionToken(sessionID: id, secretBytes: secrets.prefix(OpaqueToken.byteCount))
+        let refresh = SessionToken(sessionID: id, secretBytes: secrets.suffix(OpaqueToken.byteCount))
+        return Draft(id: id, access: access, refresh: refresh, accessHash: try access.secretHash, refreshHash: try refresh.secretHash)
+    }
+
+    /// Issues the drafted session (a new refresh-token family) for `accountID` on `deviceID`.
+    public static func issue(_ draft: Draft, accountID: String, deviceID: String?, on connection: Connection, now: Date) throws -> Tokens {
+        try insert(draft, accountID: accountID, deviceID: deviceID, familyID: nil, on: connection, now: now)
+    }
+
     /// A new session; a new family unless `familyID` continues one (a refresh).
-    static func insert(accountID: String, deviceID: String?, familyID: String?, on connection: Connection, now: Date) throws -> Tokens {
-        let id = try EntityID.makeTimeOrdered(idPrefix, at: now)
-        let access = try SessionToken.make(sessionID: id)
-        let refresh = try SessionToken.make(sessionID: id)
+    static func insert(
+        _ draft: Draft? = nil, accountID: String, deviceID: String?, familyID: String?, on connection: Connection, now: Date
+    ) throws -> Tokens {
+        let session = try draft ?? Self.draft(at: now)
         try connection.execute(
             """
             INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
                 access_expires_at, refresh_expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
-                id, accountID, deviceID, familyID ?? id, try access.secretHash, try refresh.secretHash,
+                session.id, accountID, deviceID, familyID ?? session.id, session.accessHash, session.refreshHash,
                 Timestamp.milliseconds(now.addingTimeInterval(accessLifetime)),
                 Timestamp.milliseconds(now.addingTimeInterval(refreshLifetime)), Timestamp.milliseconds(now),
             ])
-        return Tokens(accessToken: access.text, refreshToken: refresh.text, expiresIn: Int(accessLifetime), accountID: accountID)
+        return Tokens(
+            accessToken: session.access.text, refreshToken: session.refresh.text, expiresIn: Int(accessLifetime), accountID: accountID)
     }
 
     /// How tokens issued before migration 0250 were stored.

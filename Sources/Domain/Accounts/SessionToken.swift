@@ -7,10 +7,10 @@ struct SessionToken: Sendable {
     let sessionID: String
     let secret: String
 
-    /// A fresh secret for the session `sessionID`.
-    /// - Throws: `CryptoError` when the system's random source fails.
-    static func make(sessionID: String) throws -> SessionToken {
-        SessionToken(sessionID: sessionID, secret: try OpaqueToken.generate())
+    /// A token for the session `sessionID` whose secret is `secretBytes` (random, see
+    /// `SessionRepository.draft`), written as an opaque token.
+    init(sessionID: String, secretBytes: some Collection<UInt8>) {
+        self.init(sessionID: sessionID, secret: OpaqueToken.encode(Array(secretBytes)))
     }
 
     private init(sessionID: String, secret: String) {

@@ -33,9 +33,13 @@ public enum CodeRepository {
 
     /// The record of `code`, whatever its status.
     public static func find(code: RedemptionCode, vault: CodeVault, on connection: Connection) throws -> RedemptionCodeRecord? {
-        try connection.queryOne(
-            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_hash = ?", [try vault.hash(code)]
-        ).map(RedemptionCodeRecord.init(row:))
+        try find(codeHash: vault.hash(code), on: connection)
+    }
+
+    /// The code whose `CodeVault.hash` is `codeHash`.
+    public static func find(codeHash: String, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try connection.queryOne("SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_hash = ?", [codeHash])
+            .map(RedemptionCodeRecord.init(row:))
     }
 
     public static func find(id: String, on connection: Connection) throws -> RedemptionCodeRecord? {

@@ -35,6 +35,14 @@ public struct Purchase: Sendable, Equatable {
         purchaser_email, customer_id, owner_hint, app_user_id, attribution, created_at, updated_at
         """
 
+    /// `columns` taken from the table aliased `alias` in a join, each under its own name.
+    static func columns(qualifiedBy alias: String) -> String {
+        columns.split(separator: ",").map { column in
+            let name = column.trimmingCharacters(in: .whitespacesAndNewlines)
+            return "\(alias).\(name) AS \(name)"
+        }.joined(separator: ", ")
+    }
+
     init(row: Row) throws {
         id = try row.string("id")
         let platformName = try row.string("platform")

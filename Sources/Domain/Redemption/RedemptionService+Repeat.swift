@@ -3,19 +3,31 @@ import Foundation
 import Storage
 
 /// Repeat redemptions (an SDK retrying, an app re-opening the emailed link) are the common
-/// case and change nothing but a device's last-seen time and a new session. A reader plans
-/// them; the single writer then re-checks the plan with one query and writes two rows,
-/// instead of redoing every lookup while every other write waits.
+/// case and change nothing but a device's last-seen time and a new session. A reader (or the
+/// memory of a recent repeat, `RecentRepeats`) decides that a request is one; the single
+/// writer then reads the code, purchase and account afresh with two queries and writes two
+/// rows, instead of redoing every lookup of a first redemption while every other write waits.
 extension RedemptionService {
-    /// What a reader saw for a repeat redemption.
+    /// A redemption expected to repeat an earlier one: which code row, for whom. It carries
+    /// no data to answer with; `finishRepeat` reads that in the writer's transaction.
     public struct RepeatPlan: Sendable {
         let code: RedemptionCode
-        let codeID: String
-        let purchase: Purchase
-        let account: Account
-        let ownAccountID: String
+        /// The code's row.
+        public let codeID: String
         let appUserID: String
         let bearerAccountID: String?
+
+        /// A plan for an app user without a bearer token, from a remembered repeat.
+        public init(code: RedemptionCode, codeID: String, appUserID: String) {
+            self.init(code: code, codeID: codeID, appUserID: appUserID, bearerAccountID: nil)
+        }
+
+        init(code: RedemptionCode, codeID: String, appUserID: String, bearerAccountID: String?) {
+            self.code = code
+            self.codeID = codeID
+            self.appUserID = appUserID
+            self.bearerAccountID = bearerAccountID
+        }
     }
 
     /// A plan when `code` (found as `record`) was already redeemed into the account this app
@@ -25,43 +37,43 @@ extension RedemptionService {
         code: RedemptionCode, record: RedemptionCodeRecord, appUserID: String, bearerAccountID: String?, on connection: Connection
     ) throws -> RepeatPlan? {
         guard record.status == .redeemed,
-            let purchase = try PurchaseRepository.find(id: record.purchaseID, on: connection), let holder = purchase.accountID
+            let holder = try connection.queryOne("SELECT account_id FROM purchases WHERE id = ?", [record.purchaseID])?
+                .optionalString("account_id")
         else { return nil }
-        let account: Account?
-        if let bearerAccountID {
-            account = try AccountRepository.find(id: bearerAccountID, on: connection)
-        } else {
-            account = try AccountRepository.find(appUserID: appUserID, on: connection)
-        }
-        guard let account, account.id == holder else { return nil }
-        let own = try bearerAccountID ?? AccountRepository.homeAccountID(appUserID: appUserID, on: connection) ?? account.id
-        return RepeatPlan(
-            code: code, codeID: record.id, purchase: purchase, account: account, ownAccountID: own, appUserID: appUserID,
-            bearerAccountID: bearerAccountID)
+        let redeemer = try bearerAccountID ?? AccountRepository.find(appUserID: appUserID, on: connection)?.id
+        guard redeemer == holder else { return nil }
+        return RepeatPlan(code: code, codeID: record.id, appUserID: appUserID, bearerAccountID: bearerAccountID)
     }
 
-    /// Finishes a planned repeat in the writer's transaction, or returns nil when anything the
-    /// plan relied on changed meanwhile (then run `redeem`).
-    public func finishRepeat(_ plan: RepeatPlan, deviceID: String?, on connection: Connection, now: Date) throws -> RedeemOutcome? {
-        guard let row = try connection.queryOne(
-            """
-            SELECT c.status AS code_status, p.account_id AS holder, p.updated_at AS purchase_updated,
-                (SELECT account_id FROM app_users WHERE app_user_id = ?) AS app_user_account
-            FROM redemption_codes c JOIN purchases p ON p.id = c.purchase_id WHERE c.id = ?
-            """,
-            [plan.appUserID, plan.codeID])
-        else { return nil }
+    /// The code's status, its purchase, and the app user's current and home accounts.
+    private static let repeatStateQuery = """
+        SELECT c.status AS code_status, u.account_id AS app_user_account, u.home_account_id AS home_account,
+            \(Purchase.columns(qualifiedBy: "p"))
+        FROM redemption_codes c JOIN purchases p ON p.id = c.purchase_id LEFT JOIN app_users u ON u.app_user_id = ?
+        WHERE c.id = ?
+        """
+
+    /// Finishes a repeat in the writer's transaction from what the database says now, or
+    /// returns nil when it is no longer a repeat (the code was revoked or replaced, the
+    /// purchase moved, the app user switched accounts): then run `redeem`.
+    /// - Parameter session: credentials drafted before the transaction (see `SessionRepository.draft`).
+    public func finishRepeat(
+        _ plan: RepeatPlan, deviceID: String?, session: SessionRepository.Draft, on connection: Connection, now: Date
+    ) throws -> RedeemOutcome? {
+        guard let row = try connection.queryOne(Self.repeatStateQuery, [plan.appUserID, plan.codeID]) else { return nil }
+        let purchase = try Purchase(row: row)
         guard try row.string("code_status") == RedemptionCodeRecord.Status.redeemed.rawValue,
-            try row.optionalString("holder") == plan.account.id,
-            try row.int64("purchase_updated") == Timestamp.milliseconds(plan.purchase.updatedAt),
-            try plan.bearerAccountID != nil || row.optionalString("app_user_account") == plan.account.id
+            let holder = purchase.accountID,
+            try holder == plan.bearerAccountID ?? row.optionalString("app_user_account"),
+            let account = try AccountRepository.find(id: holder, on: connection)
         else { return nil }
+        let ownAccountID = try plan.bearerAccountID ?? row.optionalString("home_account") ?? holder
         let device = deviceID ?? "app_user:" + plan.appUserID
         let evicted = try DeviceRepository.touch(
-            deviceID: device, appUserID: plan.appUserID, accountID: plan.account.id, maxDevices: policy.maxDevices, on: connection, now: now)
-        let tokens = try SessionRepository.issue(accountID: plan.account.id, deviceID: device, on: connection, now: now)
+            deviceID: device, appUserID: plan.appUserID, accountID: holder, maxDevices: policy.maxDevices, on: connection, now: now)
+        let tokens = try SessionRepository.issue(session, accountID: holder, deviceID: device, on: connection, now: now)
         return .redeemed(RedeemOutcome.Redeemed(
-            code: plan.code, purchase: plan.purchase, account: plan.account, accountSwitched: plan.account.id != plan.ownAccountID,
-            tokens: tokens, evictedDevices: evicted, isEntitled: plan.purchase.isEntitled(at: now)))
+            code: plan.code, purchase: purchase, account: account, accountSwitched: holder != ownAccountID,
+            tokens: tokens, evictedDevices: evicted, isEntitled: purchase.isEntitled(at: now)))
     }
 }

@@ -14,16 +14,20 @@ public enum EntityID {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Random bytes in a time-ordered id (only their low 5 bits are used: 80 bits).
+    public static let timeOrderedRandomBytes = 16
+
     /// An id that sorts by creation time: the prefix, 10 base32 characters of `date` in
-    /// milliseconds, then 16 random ones (80 bits). Rows keyed by it are appended at the end
-    /// of their index instead of landing on a random page.
-    /// - Throws: `CryptoError` when the system's random source fails.
-    public static func makeTimeOrdered(_ prefix: String, at date: Date) throws -> String {
+    /// milliseconds, then 16 random ones (80 bits) from `random` (`timeOrderedRandomBytes` bytes
+    /// drawn by the caller, often with other random values in one call). Rows keyed by it are
+    /// appended at the end of their index instead of landing on a random page.
+    public static func makeTimeOrdered(_ prefix: String, at date: Date, random: some Collection<UInt8>) -> String {
+        precondition(random.count == timeOrderedRandomBytes, "a time-ordered id takes \(timeOrderedRandomBytes) random bytes")
         var out = Array(prefix.utf8)
         out.append(UInt8(ascii: "_"))
         let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
         for shift in stride(from: 45, through: 0, by: -5) { out.append(alphabet[Int((milliseconds >> UInt64(shift)) & 31)]) }
-        for byte in try SecureRandom.bytes(count: 16) { out.append(alphabet[Int(byte & 31)]) }
+        for byte in random { out.append(alphabet[Int(byte & 31)]) }
         return String(decoding: out, as: UTF8.self)
     }
 }

@@ -20,6 +20,8 @@ public final class AppServices: Sendable {
     public let completion: CheckoutCompletion
     public let outboxWorker: OutboxWorker
     public let rateLimiter: RateLimiter
+    /// Codes app users redeemed again lately, so retries skip straight to the writer.
+    public let recentRepeats: RecentRepeats
     public let clientAddress: ClientAddressResolver
     public let now: @Sendable () -> Date
     /// The Stripe API, when `stripe.secret_key` is configured.
@@ -52,6 +54,7 @@ public final class AppServices: Sendable {
         completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets)
         messageIDDomain = MailSetup.host(of: config.baseURL) ?? "tollgate.localhost"
         rateLimiter = RateLimiter()
+        recentRepeats = RecentRepeats()
         clientAddress = ClientAddressResolver(trustedProxies: config.http.trustedProxyNetworks)
         stripe = config.stripe.secretKey.map {
             StripeClient(secretKey: $0, apiBase: config.stripe.apiBase, http: URLSessionHTTPClient(service: "stripe"))

@@ -51,10 +51,10 @@ struct RedemptionAPIRoutes {
             }
             let bearer = try AppAuthentication.bearerToken(request)
             return try await idempotency.run(request, scope: "redeem") {
-                let (response, failed, mailed) = try await redeem(body, bearer: bearer, now: now)
-                if failed { services.rateLimiter.record("redeem:\(client)", window: Self.failureWindow, now: now) }
-                if mailed { services.mailQueued() }
-                return response
+                let result = try await redeem(body, bearer: bearer, now: now)
+                if result.failed { services.rateLimiter.record("redeem:\(client)", window: Self.failureWindow, now: now) }
+                if result.mailed { services.mailQueued() }
+                return result.response
             }
         }
         router.add(.get, "/api/v1/entitlements") { [services, auth] request, _ in
@@ -139,67 +139,6 @@ struct RedemptionAPIRoutes {
                 if sent > 0 { services.mailQueued() }
                 // The same answer whether or not the email has purchases: no account enumeration.
                 return .json(status: .accepted) { $0.string("status", "accepted") }
-            }
-        }
-    }
-
-    /// Runs one redemption in a single write transaction; returns the response, whether it
-    /// was a failure that counts toward the rate limit, and whether mail was queued.
-    private func redeem(_ body: RedeemBody, bearer: String?, now: Date) async throws -> (HTTPResponse, Bool, Bool) {
-        let services = self.services
-        let sentCode = String(body.code.prefix(64))
-        // Unknown codes (typos, guessing) are answered from a reader: they never wait on, or
-        // hold, the single writer. Repeats are planned there too and finished with one check.
-        enum Look: Sendable { case unknown, repeatable(RedemptionService.RepeatPlan), other }
-        let look = try await services.database.read { connection -> Look in
-            let accountID = try AppAuthentication.account(for: bearer, on: connection, now: now)
-            guard let code = RedemptionCode(normalizing: body.code),
-                let record = try CodeRepository.find(code: code, vault: services.vault, on: connection), record.status != .revoked
-            else { return .unknown }
-            if let plan = try services.redemption.planRepeat(
-                code: code, record: record, appUserID: body.appUserId, bearerAccountID: accountID, on: connection) {
-                return .repeatable(plan)
-            }
-            return .other
-        }
-        switch look {
-        case .unknown:
-            return (RedeemResponse.invalid(sentCode), true, false)
-        case .repeatable(let plan):
-            let finished = try await services.database.write { connection in
-                try services.redemption.finishRepeat(plan, deviceID: body.deviceId, on: connection, now: now)
-            }
-            if case .redeemed(let redeemed)? = finished {
-                return (RedeemResponse.success(redeemed, appUserID: body.appUserId, catalog: services.catalog, now: now), false, false)
-            }
-        case .other:
-            break
-        }
-        return try await services.database.write { connection in
-            let accountID = try AppAuthentication.account(for: bearer, on: connection, now: now)
-            let outcome: RedeemOutcome
-            do {
-                outcome = try services.redemption.redeem(
-                    codeText: body.code, appUserID: body.appUserId, deviceID: body.deviceId, bearerAccountID: accountID,
-                    on: connection, now: now)
-            } catch let error as DomainError {
-                services.logger.error("redeem_failed", [("error", .string(error.description))])
-                return (RedeemResponse.error(sentCode, message: "This code cannot be redeemed right now; contact support."), false, false)
-            }
-            switch outcome {
-            case .redeemed(let redeemed):
-                return (RedeemResponse.success(redeemed, appUserID: body.appUserId, catalog: services.catalog, now: now), false, false)
-            case .invalidCode:
-                return (RedeemResponse.invalid(sentCode), true, false)
-            case .belongsToOtherUser:
-                return (RedeemResponse.belongsToOtherUser(sentCode), false, false)
-            case .expiredCode(let expired):
-                var mailed = false
-                if let fresh = expired.resent, let email = expired.email {
-                    try CodeMail(services: services).queueResent(fresh, purchase: expired.purchase, to: email, on: connection)
-                    mailed = true
-                }
-                return (RedeemResponse.expired(sentCode, resent: mailed, email: expired.email), false, mailed)
             }
         }
     }
