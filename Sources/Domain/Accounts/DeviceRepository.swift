@@ -4,6 +4,11 @@ import Storage
 /// The devices signed in to an account, with the `max_devices` rule: past the limit the
 /// least recently seen device is signed out (its sessions revoked).
 public enum DeviceRepository {
+    /// A device's last-seen time moves at most this often. The limit only needs to know which
+    /// device was seen least recently, and to the minute is enough for that; an SDK retrying a
+    /// redemption then writes no device row (one page in the log, and later in the checkpoint).
+    public static let lastSeenResolution: TimeInterval = 60
+
     /// Records that `deviceID` uses `accountID` now; returns the devices signed out to stay
     /// within `maxDevices`.
     public static func touch(
@@ -11,10 +16,14 @@ public enum DeviceRepository {
     ) throws -> [String] {
         let nowMS = Timestamp.milliseconds(now)
         // A device already signed in only moves its last-seen time: no limit can be crossed.
-        let seen = try connection.run(
-            "UPDATE devices SET last_seen_at = ? WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL",
-            [nowMS, accountID, deviceID])
-        if seen > 0 { return [] }
+        if let seen = try connection.queryOne(
+            "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID]) {
+            if try nowMS - seen.int64("last_seen_at") >= Int64(lastSeenResolution * 1000) {
+                try connection.execute(
+                    "UPDATE devices SET last_seen_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, deviceID])
+            }
+            return []
+        }
         try connection.execute(
             """
             INSERT INTO devices (account_id, device_id, app_user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
