@@ -95,7 +95,7 @@ struct SessionRepositoryTests {
                 [accountID, access.hash, refresh.hash, Timestamp.milliseconds(now) + 3_600_000, Timestamp.milliseconds(now) + 86_400_000,
                  Timestamp.milliseconds(now)])
         }
-        #expect(try Migrator(migrations: DomainMigrations.all).migrate(database) == ["0250_session_selectors"])
+        #expect(try Migrator(migrations: DomainMigrations.all).migrate(database) == ["0250_session_selectors", "0260_session_generations"])
 
         #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: access.token, on: $0, now: now) } == accountID)
         let rotated = try database.writeSync { try SessionRepository.refresh(refresh.token, on: $0, now: now) }.get()
@@ -105,6 +105,40 @@ struct SessionRepositoryTests {
         // The old refresh token again: a copy is loose, the family (now with new-style tokens) goes.
         #expect(try database.writeSync { try SessionRepository.refresh(refresh.token, on: $0, now: now) } == .failure(.reused))
         #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: rotated.accessToken, on: $0, now: now) } == nil)
+    }
+
+    @Test("Signing out a device or an account ends its sessions and no others; sessions issued after work")
+    func generations() throws {
+        let db = try TestDatabase()
+        let accountID = try Self.account(db)
+        let otherID = try db.write { try AccountRepository.findOrCreate(appUserID: "someone-else", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id }
+        let now = Fixtures.t0
+        let issue = { (account: String, device: String?) throws -> SessionRepository.Tokens in
+            try db.write { connection in
+                if let device {
+                    _ = try DeviceRepository.touch(deviceID: device, appUserID: nil, accountID: account, maxDevices: 5, on: connection, now: now)
+                }
+                return try SessionRepository.issue(accountID: account, deviceID: device, on: connection, now: now)
+            }
+        }
+        let signsIn = { (tokens: SessionRepository.Tokens) throws -> Bool in
+            try db.write { try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: now) } == tokens.accountID
+        }
+        let phone = try issue(accountID, "phone"), tablet = try issue(accountID, "tablet"), web = try issue(accountID, nil)
+        let elsewhere = try issue(otherID, "phone")
+        try db.write { try SessionRepository.revoke(accountID: accountID, deviceID: "phone", on: $0, now: now) }
+        #expect(try !signsIn(phone))
+        #expect(try signsIn(tablet) && signsIn(web) && signsIn(elsewhere))
+        #expect(try db.write { try SessionRepository.refresh(phone.refreshToken, on: $0, now: now) } == .failure(.invalid))
+        let phoneAgain = try issue(accountID, "phone")
+        #expect(try signsIn(phoneAgain))
+        #expect(try !signsIn(phone), "signing the device in again does not bring old sessions back")
+
+        try db.write { try SessionRepository.revokeAll(accountID: accountID, on: $0) }
+        #expect(try !signsIn(tablet) && !signsIn(web) && !signsIn(phoneAgain))
+        #expect(try signsIn(elsewhere))
+        #expect(try db.write { try SessionRepository.refresh(web.refreshToken, on: $0, now: now) } == .failure(.invalid))
+        #expect(try signsIn(issue(accountID, "tablet")))
     }
 
     static func split(_ token: String) -> (String, String)? {

@@ -6,6 +6,11 @@ import Storage
 /// once; a session row keeps only the SHA-256 of each secret (a copy of the database cannot
 /// sign anyone in). Session ids sort by creation time, so issuing one appends a row instead of
 /// touching random index pages: repeat redemptions issue one per call.
+///
+/// A session ends on its own (`revoked_at`: rotated, or its family revoked) or with all the
+/// others of its device or account: those bump a generation on the device or account row, and
+/// a session counts only while it carries both current generations. So no index by account
+/// or device is needed, whose random pages each new session would otherwise write.
 public enum SessionRepository {
     /// Tokens for the app; shown once.
     public struct Tokens: Sendable, Equatable {
@@ -29,22 +34,33 @@ public enum SessionRepository {
         let nowMS = Timestamp.milliseconds(now)
         if let token = SessionToken(parsing: accessToken) {
             guard let row = try connection.queryOne(
-                "SELECT account_id, access_secret_hash, access_expires_at, revoked_at FROM sessions WHERE id = ?",
+                """
+                SELECT s.account_id, s.access_secret_hash, s.access_expires_at, s.revoked_at, \(isCurrent) AS current
+                FROM sessions s WHERE s.id = ?
+                """,
                 [token.sessionID]),
                 try token.matches(row.optionalBlob("access_secret_hash")),
-                try row.optionalInt64("revoked_at") == nil, try row.int64("access_expires_at") > nowMS
+                try row.optionalInt64("revoked_at") == nil, try row.bool("current"), try row.int64("access_expires_at") > nowMS
             else { return nil }
             return try row.string("account_id")
         }
         // A token issued before tokens named their session.
         guard accessToken.utf8.count <= 128, let row = try connection.queryOne(
             """
-            SELECT account_id FROM sessions WHERE legacy_access_hash = ? AND revoked_at IS NULL AND access_expires_at > ?
+            SELECT s.account_id FROM sessions s
+            WHERE s.legacy_access_hash = ? AND s.revoked_at IS NULL AND s.access_expires_at > ? AND \(isCurrent)
             """,
             [try legacyHash(accessToken), nowMS])
         else { return nil }
         return try row.string("account_id")
     }
+
+    /// Whether the session `s` still carries its account's and device's generations.
+    private static let isCurrent = """
+        (s.account_generation = (SELECT session_generation FROM accounts WHERE id = s.account_id)
+            AND (s.device_id IS NULL OR s.device_generation = COALESCE(
+                (SELECT session_generation FROM devices WHERE account_id = s.account_id AND device_id = s.device_id), 0)))
+        """
 
     /// Why a refresh token was refused.
     public enum RefreshRejection: Error, Sendable, Equatable {
@@ -63,11 +79,10 @@ public enum SessionRepository {
         let nowMS = Timestamp.milliseconds(now)
         if try row.optionalInt64("rotated_at") != nil {
             try connection.execute(
-                "UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND family_id = ? AND revoked_at IS NULL",
-                [nowMS, accountID, familyID])
+                "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL", [nowMS, familyID])
             return .failure(.reused)
         }
-        guard try row.optionalInt64("revoked_at") == nil, try row.int64("refresh_expires_at") > nowMS else {
+        guard try row.optionalInt64("revoked_at") == nil, try row.bool("current"), try row.int64("refresh_expires_at") > nowMS else {
             return .failure(.invalid)
         }
         try connection.execute(
@@ -77,30 +92,39 @@ public enum SessionRepository {
     }
 
     /// Signs an account out everywhere (a password change).
-    public static func revokeAll(accountID: String, on connection: Connection, now: Date) throws {
-        try connection.execute(
-            "UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL", [Timestamp.milliseconds(now), accountID])
+    public static func revokeAll(accountID: String, on connection: Connection) throws {
+        try connection.execute("UPDATE accounts SET session_generation = session_generation + 1 WHERE id = ?", [accountID])
     }
 
-    /// Revokes every session of a device (signed out when the account passed `max_devices`).
+    /// Ends every session of a device (signed out when the account passed `max_devices`).
     public static func revoke(accountID: String, deviceID: String, on connection: Connection, now: Date) throws {
+        let nowMS = Timestamp.milliseconds(now)
+        // A device without a row (never seen by `DeviceRepository.touch`) gets one, signed out,
+        // so that its sessions' generation 0 is no longer current.
         try connection.execute(
-            "UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND device_id = ? AND revoked_at IS NULL",
-            [Timestamp.milliseconds(now), accountID, deviceID])
+            """
+            INSERT INTO devices (account_id, device_id, created_at, last_seen_at, signed_out_at, session_generation)
+            VALUES (?, ?, ?, ?, ?, 1)
+            ON CONFLICT (account_id, device_id) DO UPDATE SET session_generation = devices.session_generation + 1
+            """,
+            [accountID, deviceID, nowMS, nowMS, nowMS])
     }
 
     /// The session a refresh token belongs to, when its secret matches.
     private static func sessionRow(refreshToken: String, on connection: Connection) throws -> Row? {
-        let columns = "id, account_id, device_id, family_id, refresh_secret_hash, refresh_expires_at, rotated_at, revoked_at"
+        let columns = """
+            s.id, s.account_id, s.device_id, s.family_id, s.refresh_secret_hash, s.refresh_expires_at, s.rotated_at, s.revoked_at,
+            \(isCurrent) AS current
+            """
         if let token = SessionToken(parsing: refreshToken) {
-            guard let row = try connection.queryOne("SELECT \(columns) FROM sessions WHERE id = ?", [token.sessionID]),
+            guard let row = try connection.queryOne("SELECT \(columns) FROM sessions s WHERE s.id = ?", [token.sessionID]),
                 try token.matches(row.optionalBlob("refresh_secret_hash"))
             else { return nil }
             return row
         }
         guard refreshToken.utf8.count <= 128 else { return nil }
         return try connection.queryOne(
-            "SELECT \(columns) FROM sessions WHERE legacy_refresh_hash = ?", [try legacyHash(refreshToken)])
+            "SELECT \(columns) FROM sessions s WHERE s.legacy_refresh_hash = ?", [try legacyHash(refreshToken)])
     }
 
     /// A new session's id and secrets, drawn (one call to the random source) and hashed before
@@ -138,12 +162,15 @@ public enum SessionRepository {
         try connection.execute(
             """
             INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
-                access_expires_at, refresh_expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                access_expires_at, refresh_expires_at, created_at, account_generation, device_generation)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT session_generation FROM accounts WHERE id = ?),
+                COALESCE((SELECT session_generation FROM devices WHERE account_id = ? AND device_id = ?), 0))
             """,
             [
                 session.id, accountID, deviceID, familyID ?? session.id, session.accessHash, session.refreshHash,
                 Timestamp.milliseconds(now.addingTimeInterval(accessLifetime)),
                 Timestamp.milliseconds(now.addingTimeInterval(refreshLifetime)), Timestamp.milliseconds(now),
+                accountID, accountID, deviceID,
             ])
         return Tokens(
             accessToken: session.access.text, refreshToken: session.refresh.text, expiresIn: Int(accessLifetime), accountID: accountID)

@@ -197,5 +197,18 @@ public enum DomainMigrations {
             CREATE UNIQUE INDEX sessions_legacy_access ON sessions (legacy_access_hash) WHERE legacy_access_hash IS NOT NULL;
             CREATE UNIQUE INDEX sessions_legacy_refresh ON sessions (legacy_refresh_hash) WHERE legacy_refresh_hash IS NOT NULL;
             """),
+        // Sessions end per device or per account by a generation bump on that row (see
+        // SessionRepository) instead of an UPDATE through an (account, device) index: a new
+        // session wrote one random page of that index each time. Rows so far carry generation 0,
+        // as do their accounts and devices: every session that counted still counts. Families
+        // (a refresh-token reuse ends one) get their own index, which new sessions append to.
+        Migration(id: "0260_session_generations", sql: """
+            ALTER TABLE accounts ADD COLUMN session_generation INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE devices ADD COLUMN session_generation INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE sessions ADD COLUMN account_generation INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE sessions ADD COLUMN device_generation INTEGER NOT NULL DEFAULT 0;
+            DROP INDEX sessions_account_device;
+            CREATE INDEX sessions_family ON sessions (family_id);
+            """),
     ]
 }

@@ -46,7 +46,7 @@ struct PasswordRoutes {
                     return .failure(rejection)
                 case .success(let stored):
                     try AccountRepository.setPasswordHash(hash, accountID: stored.accountID, on: connection, now: now)
-                    try SessionRepository.revokeAll(accountID: stored.accountID, on: connection, now: now)
+                    try SessionRepository.revokeAll(accountID: stored.accountID, on: connection)
                     return .success(())
                 }
             }
