@@ -9,6 +9,8 @@ let package = Package(
     name: "Tollgate",
     products: [
         .executable(name: "tollgate", targets: ["tollgate"]),
+        // The app's Swift library (Foundation only; builds for iOS and Linux).
+        .library(name: "TollgateClient", targets: ["TollgateClient"]),
     ],
     targets: [
         // System C libraries (Debian: libsqlite3-dev, libssl-dev).
@@ -19,13 +21,18 @@ let package = Package(
 
         // Infrastructure: knows nothing of Tollgate.
         .target(name: "Logging", swiftSettings: strict),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "Logging"], swiftSettings: strict),
+        // Long-running parts (`Service.run()`) started and stopped together (`ServiceGroup`).
+        .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
+        // HTTP/1.1 on sockets: epoll, parser, serializer, connections, limits. Knows no routes.
+        .target(name: "HTTPCore", dependencies: ["CLinux", "Logging", "Lifecycle"], swiftSettings: strict),
+        // Routes on top of the core: router, request context, middleware, HTTPResponseError.
+        .target(name: "HTTPRouting", dependencies: ["HTTPCore", "Logging"], swiftSettings: strict),
         .target(name: "Storage", dependencies: ["CSQLite", "Logging"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
         .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
-        .target(name: "Mail", dependencies: ["Storage", "Crypto", "Templating", "Logging"], swiftSettings: strict),
+        .target(name: "Mail", dependencies: ["Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
         .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
@@ -33,21 +40,43 @@ let package = Package(
         // Clients and webhook verifiers of Stripe, the App Store and Google Play.
         .target(name: "Integrations", dependencies: ["Domain", "Crypto", "Logging"], swiftSettings: strict),
 
-        // The web layer: routes, handlers, pages, operations endpoints.
+        // Demo mode's Stripe: the part of Stripe's API Tollgate calls, its hosted checkout page's
+        // actions and its signed webhooks, reached through the real Stripe client (in memory).
+        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "Integrations", "Logging"], swiftSettings: strict),
+
+        // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
+        // claim a store purchase...), each given only what it uses. They own the rules.
+        .target(
+            name: "UseCases", dependencies: ["Domain", "Storage", "Crypto", "Integrations", "Mail", "Logging"], swiftSettings: strict),
+
+        // The web layer: decodes requests, calls one use case, encodes the answer or renders a
+        // page. Routes, middleware, pages. No storage.
         .target(
             name: "Web",
             dependencies: [
-                "HTTPServer", "Storage", "Crypto", "Templating", "QRCode", "Configuration", "Logging", "Domain", "Mail",
-                "Integrations",
+                "HTTPCore", "HTTPRouting", "Crypto", "Templating", "QRCode", "Configuration", "Logging", "Domain", "Mail", "Integrations", "UseCases",
+                "StripeSimulator",
             ],
             swiftSettings: strict
         ),
 
+        // The composition root: builds every part from the configuration.
+        .target(
+            name: "App",
+            dependencies: [
+                "Web", "UseCases", "Domain", "Storage", "Mail", "Integrations", "Configuration", "Templating", "HTTPCore", "HTTPRouting", "Logging",
+                "Lifecycle", "StripeSimulator",
+            ],
+            swiftSettings: strict),
+
+        // The app's client library: depends on no other target (it ships to iOS apps).
+        .target(name: "TollgateClient", swiftSettings: strict),
+
         // Executables.
-        .executableTarget(name: "tollgate", dependencies: ["Web", "CLinux"], swiftSettings: strict),
+        .executableTarget(name: "tollgate", dependencies: ["App", "Web", "CLinux", "StripeSimulator", "Integrations"], swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
-        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "Web"], path: "scripts/bench-seed", swiftSettings: strict),
+        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App"], path: "scripts/bench-seed", swiftSettings: strict),
         // Measures how steadily the machine's CPUs run during a benchmark (scripts/bench; not shipped).
         .executableTarget(name: "MachineSteadiness", dependencies: ["Logging"], path: "scripts/machine-steadiness", swiftSettings: strict),
         // A test-only child process that writes until it is killed (crash-consistency test).
@@ -58,10 +87,11 @@ let package = Package(
         // Tests.
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
         .target(
-            name: "TestSupport", dependencies: ["HTTPServer", "Logging", "Crypto", "Domain"], path: "Tests/Support/TestSupport",
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Domain", "StripeSimulator"], path: "Tests/Support/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: strict),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
@@ -69,15 +99,24 @@ let package = Package(
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage"], swiftSettings: strict),
         .testTarget(
-            name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPServer"],
+            name: "UseCasesTests", dependencies: ["UseCases", "Domain", "Storage", "Mail", "Integrations", "App", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPCore", "HTTPRouting"],
             swiftSettings: strict),
         .testTarget(
             name: "MailTests", dependencies: ["Mail", "Storage", "Templating", "TestSupport"], exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
-        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPServer", "Storage", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WebTests", dependencies: ["Web", "App", "UseCases", "HTTPCore", "HTTPRouting", "Storage", "TestSupport", "StripeSimulator", "Integrations"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TollgateClientTests",
+            dependencies: ["TollgateClient", "App", "Web", "HTTPCore", "HTTPRouting", "Configuration", "Logging", "Storage", "Crypto", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "MachineSteadinessTests", dependencies: ["MachineSteadiness"], swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "TestSupport"],
+            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "App", "TestSupport", "StripeSimulator"],
             swiftSettings: strict),
     ]
 )

@@ -37,7 +37,28 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
             bytes = Array(bytes[12..<16])
         }
         guard bytes.count == self.address.count else { return false }
-        return CIDR.masked(bytes, prefixLength: prefixLength) == self.address
+        // Compared in place: this runs for every request behind a proxy.
+        for index in bytes.indices {
+            let bitsHere = max(0, min(8, prefixLength - index * 8))
+            let mask: UInt8 = bitsHere == 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - bitsHere))
+            if bytes[index] & mask != self.address[index] { return false }
+        }
+        return true
+    }
+
+    /// `text` when it is exactly an IPv4 or IPv6 address (`inet_pton`: no port, brackets, zone
+    /// or names), in the canonical form `inet_ntop` gives (`2001:DB8:0::1` → `2001:db8::1`), so
+    /// one address cannot pass as many; nil otherwise.
+    public static func canonicalAddress(_ text: String) -> String? {
+        guard let bytes = parseAddress(text) else { return nil }
+        // glibc's inet_pton takes IPv4 only as four decimal parts without leading zeros, which is
+        // already the canonical form.
+        if bytes.count == 4 { return text }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        let formatted = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+        guard formatted != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The network in CIDR notation.
@@ -56,7 +77,8 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
 
     /// `inet_pton` for IPv4 then IPv6; the result is 4 or 16 bytes.
     private static func parseAddress(_ text: String) -> [UInt8]? {
-        guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
+        // No NUL: inet_pton would read "1.2.3.4\0junk" as a valid C string "1.2.3.4".
+        guard !text.isEmpty, text.utf8.count <= 45, !text.utf8.contains(0) else { return nil }
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             return withUnsafeBytes(of: &v4) { Array($0) }

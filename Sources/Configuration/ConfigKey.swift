@@ -15,6 +15,8 @@ enum ConfigValueKind: Sendable, Equatable {
     case stringListMap
     /// A dynamic-key object of plans (`plans`).
     case planMap
+    /// An array of event endpoints (`events.endpoints`).
+    case eventEndpoints
 
     /// The type as written in the configuration reference.
     var documentation: String {
@@ -27,6 +29,7 @@ enum ConfigValueKind: Sendable, Equatable {
         case .choice(let values): return "one of " + values.joined(separator: ", ")
         case .stringListMap: return "object: name → array of strings"
         case .planMap: return "object: name → {price_id, mode}"
+        case .eventEndpoints: return "array of {url, secret (or secret_file), types}"
         }
     }
 }
@@ -45,6 +48,9 @@ struct ConfigKey: Sendable {
     let decode: @Sendable (JSONValue, inout TollgateConfig) -> [KeyProblem]
     /// Reads the key's effective value back out of a configuration.
     let encode: @Sendable (TollgateConfig) -> JSONValue
+    /// Masks the secrets nested in a value of a key that is not a secret as a whole
+    /// (`events.endpoints[].secret`), for `maskedJSON()`.
+    var maskNested: (@Sendable (JSONValue) -> JSONValue)? = nil
 
     /// `TOLLGATE_` + the path upper-cased with dots as underscores.
     var environmentName: String {

@@ -31,6 +31,7 @@ enum ConfigSchema {
         .optionalString("stripe.webhook_secret", \.stripe.webhookSecret, secret: true),
         .string("stripe.api_base", \.stripe.apiBase),
         .boolean("stripe.allow_promotion_codes", \.stripe.allowPromotionCodes),
+        .boolean("stripe.simulator", \.stripe.simulator),
 
         .choice("apple.environment", \.apple.environment),
         .strings("apple.root_certificates", \.apple.rootCertificates),
@@ -67,8 +68,12 @@ enum ConfigSchema {
         .strings("http.trusted_proxies", \.http.trustedProxies),
         .integer("http.max_body_bytes", \.http.maxBodyBytes, minimum: 1),
         .integer("http.max_connections", \.http.maxConnections, minimum: 1),
+        .integer("http.max_connections_per_client", \.http.maxConnectionsPerClient, minimum: 1),
         .integer("http.header_read_timeout_seconds", \.http.headerReadTimeoutSeconds, minimum: 1),
+        .integer("http.request_timeout_seconds", \.http.requestTimeoutSeconds, minimum: 1),
         .integer("http.keep_alive_timeout_seconds", \.http.keepAliveTimeoutSeconds, minimum: 1),
+
+        .eventEndpoints("events.endpoints", \.events.endpoints),
 
         .choice("log.level", \.log.level),
 

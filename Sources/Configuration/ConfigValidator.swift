@@ -78,7 +78,13 @@ struct ConfigValidator {
         }
 
         // Payments
-        if !config.plans.isEmpty, !demo {
+        if config.stripe.simulator, config.stripe.secretKey != nil {
+            report("stripe.simulator",
+                   "cannot be true while stripe.secret_key is set: the Stripe simulator never stands in for a real Stripe account; remove stripe.simulator or stripe.secret_key")
+        } else if demo, !isSet("stripe.simulator"), config.stripe.secretKey == nil {
+            config.stripe.simulator = true
+        }
+        if !config.plans.isEmpty, !demo, !config.stripe.simulator {
             if config.stripe.secretKey == nil {
                 report("stripe.secret_key", "required when plans are configured (Stripe Checkout needs it)")
             }

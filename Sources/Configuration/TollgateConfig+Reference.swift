@@ -7,6 +7,8 @@ extension TollgateConfig {
             var value = key.encode(self)
             if key.isSecret {
                 value = Self.masked(value)
+            } else if let maskNested = key.maskNested {
+                value = maskNested(value)
             }
             Self.insert(value, at: key.path.split(separator: ".").map(String.init)[...], into: &root)
         }
@@ -38,7 +40,7 @@ extension TollgateConfig {
 
     private static let mask = "********"
 
-    private static func masked(_ value: JSONValue) -> JSONValue {
+    static func masked(_ value: JSONValue) -> JSONValue {
         switch value {
         case .null: return .null
         case .string(let string): return string.isEmpty ? .null : .string(mask)

@@ -10,6 +10,17 @@ extension TollgateConfig {
         public var port = 8080
         /// The defaults.
         public init() {}
+
+        /// The address this host reaches the service at when it listens on `port` (the bound
+        /// one, which differs from `port` when that is 0): the loopback for a wildcard or
+        /// loopback host, else the host itself.
+        public func localURL(port: Int) -> String {
+            switch host {
+            case "0.0.0.0", "127.0.0.1", "localhost", "": return "http://127.0.0.1:\(port)"
+            case "::", "::1", "[::]", "[::1]": return "http://[::1]:\(port)"
+            default: return host.contains(":") && !host.hasPrefix("[") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+            }
+        }
     }
 
     /// `database`: the SQLite database.
@@ -101,6 +112,9 @@ extension TollgateConfig {
         public var apiBase = "https://api.stripe.com"
         /// `stripe.allow_promotion_codes`: let buyers enter Stripe promotion codes at checkout.
         public var allowPromotionCodes = false
+        /// `stripe.simulator`: the built-in Stripe simulator stands in for Stripe (demo mode turns
+        /// it on when no `stripe.secret_key` is set; never on together with a secret key).
+        public var simulator = false
         /// The defaults.
         public init() {}
     }
@@ -209,6 +223,11 @@ extension TollgateConfig {
         public var maxBodyBytes = 1_048_576
         /// `http.max_connections`, default 10000.
         public var maxConnections = 10_000
+        /// `http.max_connections_per_client`: connections one socket peer address may hold, default 256.
+        public var maxConnectionsPerClient = 256
+        /// `http.request_timeout_seconds`: a whole request (head and body) must arrive within this
+        /// many seconds of its first byte, default 60.
+        public var requestTimeoutSeconds = 60
         /// `http.header_read_timeout_seconds`, default 10.
         public var headerReadTimeoutSeconds = 10
         /// `http.keep_alive_timeout_seconds`, default 60.

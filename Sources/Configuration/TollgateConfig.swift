@@ -36,6 +36,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var mail: Mail
     /// `http`: HTTP server limits and trusted proxies.
     public var http: HTTP
+    /// `events`: the app's backend endpoints that receive signed events.
+    public var events: Events
     /// `log`: logging.
     public var log: Log
     /// `paths`: where templates and static files are read from.
@@ -61,6 +63,7 @@ public struct TollgateConfig: Sendable, Equatable {
         redemption = Redemption()
         mail = Mail()
         http = HTTP()
+        events = Events()
         log = Log()
         paths = Paths()
         isDemo = false

@@ -27,20 +27,13 @@ public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
         self.displayName = (trimmed?.isEmpty ?? true) ? nil : trimmed
     }
 
-    /// The address alone, masked for logs and operator views: `j***@example.com`.
-    public var masked: String { Self.mask(address) }
+    /// The address alone, masked for logs and operator views as everywhere (`EmailMask`):
+    /// `j•••@e•••.com`.
+    public var masked: String { EmailMask.mask(address) }
 
     /// `Name <address>` or `<address>` (unencoded; for logs and tests).
     public var description: String {
         displayName.map { "\($0) <\(address)>" } ?? "<\(address)>"
-    }
-
-    /// Masks the local part of an address, keeping its first character and the domain.
-    public static func mask(_ address: String) -> String {
-        guard let at = address.lastIndex(of: "@") else { return "***" }
-        let local = address[..<at]
-        let domain = address[address.index(after: at)...]
-        return "\(local.first.map(String.init) ?? "")***@\(domain)"
     }
 
     private static func isValid(_ address: String) -> Bool {

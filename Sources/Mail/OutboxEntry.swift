@@ -7,7 +7,7 @@ public struct OutboxEntry: Sendable, Equatable {
     public let id: String
     /// The template name.
     public let template: String
-    /// The recipient, masked (`j***@example.com`).
+    /// The recipient, masked (`j•••@e•••.com`, `EmailMask`).
     public let maskedRecipient: String
     /// The current status.
     public let status: OutboxStatus

@@ -45,7 +45,7 @@ public struct OutboxStore: Sendable {
         return OutboxEntry(
             id: try row.string("id"),
             template: try row.string("template"),
-            maskedRecipient: MailAddress.mask(try row.string("recipient")),
+            maskedRecipient: EmailMask.mask(try row.string("recipient")),
             status: OutboxStatus(rawValue: statusText) ?? .failed,
             attempts: try row.int("attempts"),
             lastError: try row.optionalString("last_error"),

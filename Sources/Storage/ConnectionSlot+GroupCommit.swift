@@ -15,7 +15,7 @@ struct PendingWrites: ~Copyable {
 /// A write waiting for a group commit.
 protocol GroupedWrite: AnyObject, Sendable {
     /// Runs the body inside the open transaction (in a savepoint) and keeps its outcome.
-    func run(_ connection: Connection)
+    func run(_ connection: SQLiteConnection)
     /// Resumes the caller: with the kept outcome, or with `commitError` when the COMMIT failed.
     func finish(commitError: (any Error)?)
 }
@@ -24,16 +24,16 @@ protocol GroupedWrite: AnyObject, Sendable {
 /// `@unchecked Sendable`: `body` and `outcome` are written and read only on the writer's serial
 /// queue; the continuation is resumed exactly once, from that queue.
 final class GroupedWriteJob<T: Sendable>: GroupedWrite, @unchecked Sendable {
-    private var body: (@Sendable (Connection) throws -> T)?
+    private var body: (@Sendable (SQLiteConnection) throws -> T)?
     private var outcome: Result<T, any Error>?
     private let continuation: CheckedContinuation<T, any Error>
 
-    init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
+    init(body: @escaping @Sendable (SQLiteConnection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
         self.body = body
         self.continuation = continuation
     }
 
-    func run(_ connection: Connection) {
+    func run(_ connection: SQLiteConnection) {
         guard let body else { return }
         self.body = nil
         outcome = Result { try connection.transaction(.immediate, body) }
@@ -53,7 +53,7 @@ extension ConnectionSlot {
     static let maximumGroup = 256
 
     /// Runs `work` in the next group commit on this slot's connection.
-    func performGrouped<T: Sendable>(_ work: @Sendable (Connection) throws -> T) async throws -> T {
+    func performGrouped<T: Sendable>(_ work: @Sendable (SQLiteConnection) throws -> T) async throws -> T {
         // `work` is only used until the continuation resumes, and the caller awaits that, so it
         // does not really escape: the job drops it on the queue before resuming the caller, which
         // is what `withoutActuallyEscaping` verifies when it returns.

@@ -8,7 +8,7 @@ import Synchronization
 /// every access.
 final class ConnectionSlot: @unchecked Sendable {
     let queue: DispatchQueue
-    let connection: Connection
+    let connection: SQLiteConnection
     private let onQueue = DispatchSpecificKey<Bool>()
     let counter: ErrorCounter
     /// Told how many writes a group commit made durable (the writer's checkpointer).
@@ -16,7 +16,7 @@ final class ConnectionSlot: @unchecked Sendable {
     /// Writes waiting for the next group commit (see `ConnectionSlot+GroupCommit.swift`).
     let pendingWrites = Mutex<PendingWrites>(PendingWrites())
 
-    init(label: String, connection: Connection, counter: ErrorCounter, afterCommit: (@Sendable (Int) -> Void)? = nil) {
+    init(label: String, connection: SQLiteConnection, counter: ErrorCounter, afterCommit: (@Sendable (Int) -> Void)? = nil) {
         self.afterCommit = afterCommit
         queue = DispatchQueue(label: label)
         self.connection = connection
@@ -27,12 +27,12 @@ final class ConnectionSlot: @unchecked Sendable {
     /// Runs `work` on the queue, blocking the calling thread until it finishes.
     /// - Throws: `StorageError` (misuse) when called from a job already running on this queue,
     ///   which would otherwise deadlock; or what `work` throws.
-    func performSync<T>(_ work: (Connection) throws -> T) throws -> T {
+    func performSync<T>(_ work: (SQLiteConnection) throws -> T) throws -> T {
         guard DispatchQueue.getSpecific(key: onQueue) != true else {
             throw counter.record(StorageError(
                 resultCode: 21,  // SQLITE_MISUSE
                 message: "a synchronous database call was made from inside another call on the same connection; "
-                    + "use the Connection passed to the closure instead"))
+                    + "use the SQLiteConnection passed to the closure instead"))
         }
         return try queue.sync { try work(connection) }
     }

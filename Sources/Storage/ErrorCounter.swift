@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Counts the `StorageError`s raised by one `Database` (its connections, rows and own checks),
+/// Counts the `StorageError`s raised by one `SQLiteDatabase` (its connections, rows and own checks),
 /// for `/metrics`. Sendable: the only state is an atomic.
 final class ErrorCounter: Sendable {
     private let count = Atomic<Int>(0)

@@ -5,7 +5,7 @@ public struct Migration: Sendable {
     public let id: String
     let body: @Sendable (Connection) throws -> Void
 
-    /// A migration made of SQL statements, run with `Connection.executeScript`.
+    /// A migration made of SQL statements, run with `SQLConnection.executeScript`.
     /// The script must not contain BEGIN/COMMIT: the migrator supplies the transaction.
     public init(id: String, sql: String) {
         self.id = id

@@ -23,7 +23,7 @@ public struct Migrator: Sendable {
     /// - Throws: `StorageError` when the list has duplicate ids, the database has an applied id
     ///   this code does not know (the database is newer than the code), a known migration is
     ///   pending while a later one is applied, or a migration fails (its error is passed on).
-    public func migrate(_ database: Database) throws -> [String] {
+    public func migrate(_ database: SQLiteDatabase) throws -> [String] {
         try validateList(database)
         let applied = try database.writeSync { connection in
             try connection.execute(Self.createTable)
@@ -65,7 +65,7 @@ public struct Migrator: Sendable {
 
     /// The ids of the migrations `migrate` would apply, in order.
     /// - Throws: `StorageError` in the same cases as `migrate` (except a failing migration).
-    public func pending(_ database: Database) throws -> [String] {
+    public func pending(_ database: SQLiteDatabase) throws -> [String] {
         try validateList(database)
         let applied = try database.readSync { connection -> Set<String> in
             let exists = try connection.queryOne(
@@ -80,7 +80,7 @@ public struct Migrator: Sendable {
         Set(try connection.query("SELECT id FROM schema_migrations").map { try $0.string("id") })
     }
 
-    private func validateList(_ database: Database) throws {
+    private func validateList(_ database: SQLiteDatabase) throws {
         var seen = Set<String>()
         for migration in migrations {
             guard !migration.id.isEmpty else { throw error("a migration has an empty id", database) }
@@ -90,7 +90,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    private func pendingIDs(applied: Set<String>, _ database: Database) throws -> [String] {
+    private func pendingIDs(applied: Set<String>, _ database: SQLiteDatabase) throws -> [String] {
         let known = Set(migrations.map(\.id))
         let unknown = applied.subtracting(known).sorted()
         guard unknown.isEmpty else {
@@ -110,7 +110,7 @@ public struct Migrator: Sendable {
         return pending
     }
 
-    private func error(_ message: String, _ database: Database) -> StorageError {
+    private func error(_ message: String, _ database: SQLiteDatabase) -> StorageError {
         database.counter.record(StorageError(resultCode: SQLITE_ERROR, message: message))
     }
 }

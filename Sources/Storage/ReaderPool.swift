@@ -11,13 +11,13 @@ import Synchronization
 /// a lent connection is used by the one thread that took it until it is returned.
 final class ReaderPool: @unchecked Sendable {
     private let lock = Mutex<Void>(())
-    private var idle: [Connection] = []
+    private var idle: [SQLiteConnection] = []
     private var isClosed = false
     private let keep: Int
-    private let open: () throws -> Connection
+    private let open: () throws -> SQLiteConnection
 
     /// Opens `keep` connections now, so a file that cannot be read fails at start-up.
-    init(keep: Int, open: @escaping @Sendable () throws -> Connection) throws {
+    init(keep: Int, open: @escaping @Sendable () throws -> SQLiteConnection) throws {
         self.keep = max(1, keep)
         self.open = open
         for _ in 0..<self.keep { idle.append(try open()) }
@@ -25,7 +25,7 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Runs `body` with a connection no other thread uses meanwhile.
     /// - Throws: what `body` throws, or `StorageError` when a connection cannot be opened.
-    func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         let connection = try lock.withLock { _ in idle.popLast() } ?? open()
         defer { giveBack(connection) }
         return try body(connection)
@@ -33,7 +33,7 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Closes the idle connections now and lent ones when they come back. Idempotent.
     func close() {
-        let closing = lock.withLock { _ -> [Connection] in
+        let closing = lock.withLock { _ -> [SQLiteConnection] in
             isClosed = true
             defer { idle.removeAll() }
             return idle
@@ -41,7 +41,7 @@ final class ReaderPool: @unchecked Sendable {
         for connection in closing { connection.close() }
     }
 
-    private func giveBack(_ connection: Connection) {
+    private func giveBack(_ connection: SQLiteConnection) {
         let kept = lock.withLock { _ -> Bool in
             guard !isClosed, idle.count < keep else { return false }
             idle.append(connection)

@@ -1,6 +1,6 @@
 internal import CSQLite
 
-/// A prepared statement owned by one `Connection`'s cache; finalized when released.
+/// A prepared statement owned by one `SQLiteConnection`'s cache; finalized when released.
 /// Not Sendable: it is only used on its connection's thread.
 final class Statement {
     let handle: OpaquePointer

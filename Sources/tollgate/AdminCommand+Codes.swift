@@ -1,5 +1,7 @@
+import Mail
 import Domain
 import Foundation
+import App
 import Web
 
 extension AdminCommand {
@@ -13,23 +15,23 @@ extension AdminCommand {
         guard (email == nil) != (purchaseID == nil) else {
             throw UsageError(message: "admin resend needs exactly one of --email and --purchase-id")
         }
-        let resent = try await AdminOperations(services: app.services).resend(email: email, purchaseID: purchaseID, actor: actor)
+        let resent = try await app.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
         print("Sent code \(resent.codeID) to \(EmailMask.mask(resent.email)); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
         // Deliver now rather than waiting for the service's worker.
-        await app.services.outboxWorker.runOnce()
+        await app.outboxWorker.runOnce()
     }
 
     /// `admin revoke CODE_ID`.
     static func revoke(_ app: TollgateApp, codeID: String?) async throws {
         guard let codeID else { throw UsageError(message: "admin revoke needs a CODE_ID (see 'tollgate admin codes --email')") }
-        let record = try await AdminOperations(services: app.services).revoke(codeID: codeID, actor: actor)
+        let record = try await app.operatorActions.revoke(codeID: codeID, actor: actor, now: Date())
         print("Code \(record.id) (…\(record.hint)) is \(record.status.rawValue).")
     }
 
     /// `admin codes --email E`.
     static func codes(_ app: TollgateApp, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin codes needs --email") }
-        let codes = try await AdminOperations(services: app.services).codes(email: email.lowercased())
+        let codes = try await app.operatorActions.codes(email: email.lowercased())
         print(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"].joined(separator: "\t"))
         for code in codes {
             print([code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
@@ -41,7 +43,7 @@ extension AdminCommand {
     /// `admin purchases --email E`.
     static func purchases(_ app: TollgateApp, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin purchases needs --email") }
-        let purchases = try await AdminOperations(services: app.services).purchases(email: email.lowercased())
+        let purchases = try await app.operatorActions.purchases(email: email.lowercased())
         print(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "ACCOUNT"].joined(separator: "\t"))
         for purchase in purchases {
             print([purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
@@ -53,7 +55,7 @@ extension AdminCommand {
     /// `admin accounts --email E`.
     static func accounts(_ app: TollgateApp, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin accounts needs --email") }
-        let accounts = try await AdminOperations(services: app.services).accounts(email: email.lowercased())
+        let accounts = try await app.operatorActions.accounts(email: email.lowercased())
         print(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"].joined(separator: "\t"))
         for entry in accounts {
             print([

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import Mail
+import App
 import Web
 
 /// `tollgate admin ...`: what operators do on the host, on the same database as the service
@@ -30,6 +31,8 @@ enum AdminCommand {
                 try await purchases(app, options: options)
             case "accounts":
                 try await accounts(app, options: options)
+            case "events":
+                try await events(app, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }

@@ -11,7 +11,7 @@ enum BackupCommand {
             return .failure
         }
         do {
-            let database = try Database(path: config.database.path, readers: 1)
+            let database = try SQLiteDatabase(path: config.database.path, readers: 1)
             defer { database.close() }
             try await database.backup(to: destination)
             print("Backed up \(config.database.path) to \(destination).")

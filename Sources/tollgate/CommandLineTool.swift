@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import App
 import Web
 
 /// Parses the command line and runs one command; returns the process exit status.
@@ -23,6 +24,11 @@ enum CommandLineTool {
           admin codes        List the codes of a buyer (--email E).
           admin purchases    List the purchases of a buyer (--email E).
           admin accounts     List the accounts of an email, with app users and devices (--email E).
+          admin events       List events to the app's backend (--status pending|delivered|failed, --limit N).
+          events test        Send a signed test event to each events endpoint and print what it answered.
+          demo renew|cancel|refund --email E
+                             Demo mode: renew, cancel or refund the buyer's simulated Stripe
+                             subscription on the running service (it sends the events Stripe sends).
 
         Options:
           --config FILE      JSON configuration file (or set TOLLGATE_CONFIG).
@@ -58,8 +64,12 @@ enum CommandLineTool {
             return ConfigCheckCommand.run(configPath: parsed.configPath)
         case .backup(let destination):
             return await BackupCommand.run(configPath: parsed.configPath, destination: destination)
+        case .eventsTest:
+            return await EventsCommand.test(configPath: parsed.configPath)
         case .admin(let action, let argument):
             return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
+        case .demo(let action):
+            return await DemoCommand.run(action: action, email: parsed.options["email"] ?? "", configPath: parsed.configPath)
         }
     }
 

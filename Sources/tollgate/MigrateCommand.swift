@@ -1,4 +1,5 @@
 import Storage
+import App
 import Web
 
 /// `tollgate migrate`: applies pending migrations and says which.
@@ -6,7 +7,7 @@ enum MigrateCommand {
     static func run(configPath: String?) -> ExitStatus {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
         do {
-            let database = try Database(path: config.database.path)
+            let database = try SQLiteDatabase(path: config.database.path)
             defer { database.close() }
             let applied = try Migrator(migrations: TollgateApp.migrations).migrate(database)
             if applied.isEmpty {

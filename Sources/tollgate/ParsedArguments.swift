@@ -5,13 +5,18 @@ struct ParsedArguments: Equatable {
         case backup(destination: String)
         /// `admin <action> [argument]`, e.g. `admin outbox`, `admin revoke CODE_ID`.
         case admin(action: String, argument: String?)
+        /// `demo renew|cancel|refund --email E`: moves a simulated purchase on.
+        case demo(action: String)
+        /// `events test`: send a signed test event to each endpoint.
+        case eventsTest
     }
 
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
-        "--config": "any", "-c": "any", "--status": "admin", "--email": "admin", "--purchase-id": "admin", "--limit": "admin",
+        "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
     ]
-    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts"]
+    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events"]
+    static let demoActions = ["renew", "cancel", "refund"]
 
     var command: Command = .serve
     var configPath: String?
@@ -69,6 +74,11 @@ struct ParsedArguments: Equatable {
                 throw UsageError(message: "did you mean 'tollgate config check'?")
             }
             command = .configCheck
+        case "events":
+            guard words.count == 2, words[1] == "test" else {
+                throw UsageError(message: "did you mean 'tollgate events test'?")
+            }
+            command = .eventsTest
         case "backup":
             guard words.count == 2 else { throw UsageError(message: "backup needs exactly one destination FILE") }
             command = .backup(destination: words[1])
@@ -78,10 +88,18 @@ struct ParsedArguments: Equatable {
             }
             try Self.expectCount(words, 3, "admin \(words[1])")
             command = .admin(action: words[1], argument: words.count == 3 ? words[2] : nil)
+        case "demo":
+            guard words.count == 2, Self.demoActions.contains(words[1]) else {
+                throw UsageError(message: "demo needs one of: \(Self.demoActions.joined(separator: ", ")) (and --email E)")
+            }
+            guard options["email"] != nil, options.count == 1 else {
+                throw UsageError(message: "'demo \(words[1])' needs --email E (the email the demo purchase was paid with) and nothing else")
+            }
+            command = .demo(action: words[1])
         case let other?:
             throw UsageError(message: "unknown command '\(other)'")
         }
-        if !options.isEmpty, case .admin = command {} else if let name = options.keys.sorted().first {
+        if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if let name = options.keys.sorted().first {
             throw UsageError(message: "--\(name) is only for 'tollgate admin'")
         }
     }

@@ -1,5 +1,6 @@
-import Dispatch
+import Foundation
 import Logging
+import App
 import Web
 internal import CLinux
 
@@ -17,16 +18,19 @@ enum ServeCommand {
             logger.warning("demo_mode", [("detail", .string("no configuration file: local database, mail written to \(config.mail.fileDir)"))])
         }
         keepFreedMemory()
-        let app: TollgateApp
         do {
-            app = try TollgateApp(config: config, logger: logger)
-            try app.start()
+            try await TollgateApp(config: config, logger: logger).run { port in
+                // One line for a person (the JSON log on standard error goes on as it is).
+                let address = config.isDemo
+                    ? config.listen.localURL(port: port).replacingOccurrences(of: "127.0.0.1", with: "localhost") : config.baseURL
+                let line = "Tollgate is running at \(address)"
+                    + (config.isDemo ? " (demo mode: open it in a browser and press Try a demo purchase; Ctrl-C stops it)" : "")
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
         } catch {
             CommandLineTool.printError("tollgate: cannot start: \(error)")
             return .failure
         }
-        await waitForTerminationSignal(logger: logger)
-        await app.shutdown()
         return .success
     }
 
@@ -38,43 +42,4 @@ enum ServeCommand {
     private static func keepFreedMemory() {
         _ = tollgate_malloc_trim_threshold(64 << 20)
     }
-
-    /// Suspends until SIGTERM or SIGINT arrives (the default actions are turned off so the
-    /// process can drain in-flight requests first).
-    private static func waitForTerminationSignal(logger: Logger) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queue = DispatchQueue(label: "tollgate.signals")
-            let resumed = SignalOnce(continuation)
-            for signalNumber in [SIGTERM, SIGINT] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler {
-                    logger.info("signal", [("signal", .int(Int(signalNumber)))])
-                    resumed.fire()
-                }
-                source.resume()
-                SignalSources.keep(source)
-            }
-        }
-    }
-}
-
-/// Resumes a continuation once, however many signals arrive.
-private final class SignalOnce: @unchecked Sendable {
-    // Only touched on the serial signal queue, so the plain stored property is safe.
-    private var continuation: CheckedContinuation<Void, Never>?
-
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func fire() {
-        continuation?.resume()
-        continuation = nil
-    }
-}
-
-/// Keeps signal sources alive for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
-    // Only called from the single task that sets up signal handling, before any signal fires.
-    static func keep(_ source: any DispatchSourceSignal) { sources.append(source) }
 }

@@ -122,7 +122,7 @@ struct AdminCodeCommandLineTests {
         // A paid web purchase with its code, written as the service would.
         let secrets = try DomainSecrets(secretKey: "cli-test-secret-key-0123456789abcdef012345")
         let vault = try CodeVault(secrets: secrets)
-        let database = try Database(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        let database = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
         let now = Date()
         let codeID = try database.writeSync { connection -> String in
             let purchase = try PurchaseRepository.apply(
@@ -149,7 +149,7 @@ struct AdminCodeCommandLineTests {
         let missing = try await ChildProcess.run("tollgate", ["admin", "resend", "--email", "nobody@example.com", "--config", file])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("No matching web purchase"))
-        let audit = try Database(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        let audit = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
         defer { audit.close() }
         let actions = try audit.readSync { try $0.query("SELECT action, actor FROM audit_log ORDER BY created_at") }
         #expect(try actions.map { try $0.string("action") } == ["code.revoke", "code.resend"])

@@ -17,7 +17,7 @@ struct CrashConsistencyTests {
             let result = try await child.finish()
             #expect(result.status == SIGKILL)
 
-            let database = try Database(path: path, readers: 1)
+            let database = try SQLiteDatabase(path: path, readers: 1)
             defer { database.close() }
             let (integrity, items, counter) = try database.readSync { connection in
                 (

@@ -28,3 +28,22 @@ struct CIDRTests {
         #expect(CIDR(text) == nil)
     }
 }
+
+@Suite("CIDR address checks")
+struct CIDRAddressTests {
+    @Test("canonicalAddress takes exact IPv4/IPv6 literals only, in inet_ntop form")
+    func canonical() {
+        #expect(CIDR.canonicalAddress("203.0.113.9") == "203.0.113.9")
+        #expect(CIDR.canonicalAddress("2001:DB8:0:0::1") == "2001:db8::1")
+        #expect(CIDR.canonicalAddress("::FFFF:10.1.2.3") == "::ffff:10.1.2.3")
+        for garbage in ["", "garbage", "1.2.3.4:80", "[::1]", "01.2.3.4", "1.2.3.4\u{0}", "1.2.3.4\u{0}junk", "::1\u{0}x"] {
+            #expect(CIDR.canonicalAddress(garbage) == nil, "\(garbage.debugDescription)")
+        }
+    }
+
+    @Test("An address with a NUL is in no network (inet_pton would stop at the NUL)")
+    func nulIsNotTruncated() {
+        #expect(CIDR("10.0.0.0/8")!.contains("10.1.2.3\u{0}garbage") == false)
+        #expect(CIDR("10.0.0.0/8\u{0}") == nil)
+    }
+}

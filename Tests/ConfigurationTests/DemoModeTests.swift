@@ -89,4 +89,21 @@ struct DemoModeTests {
         #expect(throws: ConfigError.self) { try demo(directory, ["TOLLGATE_REDEMPTION_MODE": "swap"]) }
         #expect(!FileManager.default.fileExists(atPath: directory.file(DemoSecret.fileName)))
     }
+
+    @Test("the Stripe simulator: on in demo mode without a Stripe key, off with one, never together with a key")
+    func stripeSimulator() throws {
+        let directory = try TempDirectory()
+        defer { directory.remove() }
+        #expect(try demo(directory).stripe.simulator)
+        #expect(!(try demo(directory, ["TOLLGATE_STRIPE_SECRET_KEY": "sk_test_real"]).stripe.simulator))
+        #expect(!(try demo(directory, ["TOLLGATE_STRIPE_SIMULATOR": "false"]).stripe.simulator))
+        do {
+            _ = try demo(directory, ["TOLLGATE_STRIPE_SIMULATOR": "true", "TOLLGATE_STRIPE_SECRET_KEY": "sk_live_real"])
+            Issue.record("a secret key with the simulator on must refuse to start")
+        } catch let error as ConfigError {
+            let text = "\(error)"
+            #expect(text.contains("stripe.simulator") && text.contains("stripe.secret_key"), "\(text)")
+            #expect(!text.contains("sk_live_real"), "the key itself is never printed")
+        }
+    }
 }

@@ -60,7 +60,6 @@ import Testing
             typed { _ = try CompactJWS(parsing: text) }
             typed { try verifier.verify(text) }
             expectCryptoError(.invalidPasswordHash) { _ = try hasher.verify(password: "x", against: text) }
-            #expect(RedemptionCode(normalizing: text) == nil)
             typed { _ = try AESGCM.open(sample, key: [UInt8](repeating: 7, count: 32)) }
         }
     }

@@ -4,13 +4,13 @@ import Storage
 
 /// A fresh migrated database in a temp folder, removed on release.
 final class TestDatabase: Sendable {
-    let database: Database
+    let database: SQLiteDatabase
     let path: String
 
     init() throws {
         path = NSTemporaryDirectory() + "tollgate-domain-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        database = try Database(path: path + "/test.sqlite", readers: 1)
+        database = try SQLiteDatabase(path: path + "/test.sqlite", readers: 1)
         _ = try Migrator(migrations: DomainMigrations.all).migrate(database)
     }
 

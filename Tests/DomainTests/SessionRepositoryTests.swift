@@ -77,7 +77,7 @@ struct SessionRepositoryTests {
     func legacySessions() throws {
         let path = NSTemporaryDirectory() + "tollgate-sessions-" + UUID().uuidString + ".sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let database = try Database(path: path, readers: 1)
+        let database = try SQLiteDatabase(path: path, readers: 1)
         defer { database.close() }
         let before = DomainMigrations.all.filter { $0.id < "0250" }
         _ = try Migrator(migrations: before).migrate(database)
@@ -95,7 +95,7 @@ struct SessionRepositoryTests {
                 [accountID, access.hash, refresh.hash, Timestamp.milliseconds(now) + 3_600_000, Timestamp.milliseconds(now) + 86_400_000,
                  Timestamp.milliseconds(now)])
         }
-        #expect(try Migrator(migrations: DomainMigrations.all).migrate(database) == ["0250_session_selectors", "0260_session_generations"])
+        #expect(try Migrator(migrations: DomainMigrations.all).migrate(database).starts(with: ["0250_session_selectors", "0260_session_generations"]))
 
         #expect(try database.writeSync { try SessionRepository.authenticate(accessToken: access.token, on: $0, now: now) } == accountID)
         let rotated = try database.writeSync { try SessionRepository.refresh(refresh.token, on: $0, now: now) }.get()

@@ -1,5 +1,6 @@
 import Testing
-@testable import HTTPServer
+@testable import HTTPCore
+@testable import HTTPRouting
 
 /// Feeds bytes straight into `HTTPRequestParser`, including every possible split point.
 @Suite struct HTTPRequestParserTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import HTTPServer
+@testable import HTTPCore
+@testable import HTTPRouting
 
 /// Live: keep-alive, pipelining, bodies, HEAD, 100-continue and request ids.
 @Suite struct HTTPServerProtocolTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import HTTPServer
+@testable import HTTPCore
+@testable import HTTPRouting
 
 /// Live: malformed requests get the responder's protocol error, `Connection: close`, and a close.
 @Suite struct HTTPServerRejectionTests {

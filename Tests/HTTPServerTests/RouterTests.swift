@@ -1,4 +1,5 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @Suite("Router")

@@ -31,8 +31,9 @@ final class TestClient: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
-    /// Connects to `host:port` (IPv4 or IPv6 literal).
-    static func connect(port: Int, host: String = "127.0.0.1") async throws -> TestClient {
+    /// Connects to `host:port` (IPv4 or IPv6 literal), from the IPv4 address `source` when given
+    /// (any of 127.0.0.0/8 works on Linux, so tests can play several clients).
+    static func connect(port: Int, host: String = "127.0.0.1", from source: String? = nil) async throws -> TestClient {
         try await offload {
             let isV6 = host.contains(":")
             let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -41,6 +42,19 @@ final class TestClient: @unchecked Sendable {
             var timeout = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard bound == 0 else {
+                    let number = errno
+                    Glibc.close(fd)
+                    throw Failure(description: "bind to \(source) failed: errno \(number)")
+                }
+            }
             let result: Int32
             if isV6 {
                 var address = sockaddr_in6()

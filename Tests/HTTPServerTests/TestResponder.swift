@@ -1,6 +1,8 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Logging
 import Synchronization
+import Testing
 
 /// The application side of live tests. Paths:
 /// - `/slow?ms=N` sleeps N ms (without blocking a thread) before answering;
@@ -13,11 +15,15 @@ final class TestResponder: HTTPResponder {
     /// `/gate` requests wait (up to 10 s) until this is true.
     let gateOpen = Atomic<Bool>(false)
 
-    func maxBodyBytes(method: HTTPMethod, path: String) -> Int? {
+    func plan(method: HTTPMethod, path: String) -> RoutePlan {
+        RoutePlan(maxBodyBytes: limit(path))
+    }
+
+    private func limit(_ path: String) -> Int? {
         path == "/small" ? 10 : nil
     }
 
-    func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    func respond(to request: HTTPRequest, plan: RoutePlan, info context: RequestInfo) async -> HTTPResponse {
         inFlight.add(1, ordering: .relaxed)
         defer { inFlight.subtract(1, ordering: .relaxed) }
         if request.path == "/slow" {
@@ -41,7 +47,7 @@ final class TestResponder: HTTPResponder {
         return HTTPResponse(status: .ok, contentType: "text/plain", body: body, headers: headers)
     }
 
-    func protocolErrorResponse(status: HTTPStatus, message: String, context: RequestContext) -> HTTPResponse {
+    func protocolErrorResponse(status: HTTPStatus, message: String, info context: RequestInfo) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "text/plain", body: "rejected: \(message)")
     }
 }
@@ -83,4 +89,22 @@ func exchange(_ raw: String, port: Int) async throws -> (response: TestClient.Re
     try await client.send(raw)
     let response = try await client.readResponse()
     return (response, await client.isClosedWithoutData())
+}
+
+/// Opens `count` idle connections (from `source` when given) and waits until the server holds
+/// `total` connections in all.
+func openIdleConnections(_ count: Int, port: Int, from source: String? = nil, total: Int, server: HTTPServer) async throws -> [TestClient] {
+    var clients: [TestClient] = []
+    for _ in 0..<count { clients.append(try await TestClient.connect(port: port, from: source)) }
+    #expect(await eventually { server.openConnections == total })
+    return clients
+}
+
+/// Expects the server to turn `client` away at once: 503, `Connection: close`, then a close.
+func expectTurnedAway(_ client: TestClient, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    try #require(!(await client.staysOpen(milliseconds: 10_000)), "answered at once", sourceLocation: sourceLocation)
+    let rejected = try await client.readResponse()
+    #expect(rejected.status == 503, sourceLocation: sourceLocation)
+    #expect(rejected.header("Connection") == "close", sourceLocation: sourceLocation)
+    #expect(await client.isClosedWithoutData(), sourceLocation: sourceLocation)
 }

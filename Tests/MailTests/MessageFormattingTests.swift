@@ -1,3 +1,4 @@
+import Mail
 import Foundation
 import Testing
 @testable import Mail
@@ -130,7 +131,8 @@ import Testing
                     "jané@example.com", String(repeating: "a", count: 250) + "@example.com"] {
             #expect(throws: MailError.self, "\(bad)") { try MailAddress(bad) }
         }
-        #expect(MailAddress.mask("jane@example.com") == "j***@example.com")
+        #expect(EmailMask.mask("jane@example.com") == "j\u{2022}\u{2022}\u{2022}@e\u{2022}\u{2022}\u{2022}.com")
+        #expect((try? MailAddress("jane@example.com"))?.masked == EmailMask.mask("jane@example.com"))
     }
 
     @Test func replyParserReadsMultiLineRepliesAndRejectsGarbage() throws {

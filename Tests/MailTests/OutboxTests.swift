@@ -29,7 +29,7 @@ import Testing
         }
         let entries = try await OutboxStore(database: database).outboxEntries(status: .pending, limit: 10)
         #expect(entries.map(\.id) == [result.id])
-        #expect(entries.first?.maskedRecipient == "j***@example.com")
+        #expect(entries.first?.maskedRecipient == "j\u{2022}\u{2022}\u{2022}@e\u{2022}\u{2022}\u{2022}.com")
         #expect(entries.first?.messageID == "<\(result.id)@tollgate.localhost>")
     }
 
@@ -268,7 +268,7 @@ import Testing
             messageID: "<id1@b.test>", date: Date())
         try await transport.send(message)
         let line = try #require(sink.lines.first)
-        #expect(line.contains("\"to\":\"j***@example.com\""))
+        #expect(line.contains("\"to\":\"j\u{2022}\u{2022}\u{2022}@e\u{2022}\u{2022}\u{2022}.com\""))
         #expect(line.contains("\"template\":\"redemption_code\""))
         #expect(line.contains("<id1@b.test>"))
         #expect(!line.contains("K7QM"))

@@ -27,7 +27,7 @@ struct BackupTests {
             try await database.backup(to: destination)
             try await writer.value
 
-            let copy = try Database(path: destination)
+            let copy = try SQLiteDatabase(path: destination)
             defer { copy.close() }
             let (integrity, before, total) = try await copy.read { connection in
                 (
@@ -55,7 +55,7 @@ struct BackupTests {
             try await database.backup(to: destination)
             try await database.write { try $0.execute("INSERT INTO items (id) VALUES (?)", ["second"]) }
             try await database.backup(to: destination)
-            let copy = try Database(path: destination)
+            let copy = try SQLiteDatabase(path: destination)
             defer { copy.close() }
             #expect(try copy.readSync { try $0.query("SELECT id FROM items") }.count == 1)
         }

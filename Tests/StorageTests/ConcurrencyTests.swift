@@ -9,7 +9,7 @@ struct ConcurrencyTests {
         try connection.queryOne("SELECT COUNT(*) AS n FROM items")?.int("n") ?? -1
     }
 
-    private static func prepare(_ database: Database) async throws {
+    private static func prepare(_ database: SQLiteDatabase) async throws {
         try await database.write { connection in
             try connection.execute("CREATE TABLE items (id TEXT PRIMARY KEY, n BIGINT NOT NULL)")
             try connection.execute("INSERT INTO items (id, n) VALUES (?, ?)", ["existing", 0])

@@ -104,7 +104,7 @@ struct ErrorTests {
         let blocker = directory.path + "/plain-file"
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
         let path = blocker + "/sub/tollgate.sqlite"
-        let error = try #require(throws: StorageError.self) { try Database(path: path) }
+        let error = try #require(throws: StorageError.self) { try SQLiteDatabase(path: path) }
         #expect(error.resultCode == 14)  // SQLITE_CANTOPEN
         #expect(error.description.contains(path))
         #expect(error.description.contains("not a directory") || error.description.contains("Not a directory"))
@@ -114,7 +114,7 @@ struct ErrorTests {
     func closed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try Database.makeTemporary(directory)
+        let database = try SQLiteDatabase.makeTemporary(directory)
         try await database.write { try $0.execute("CREATE TABLE t (id TEXT PRIMARY KEY)") }
         database.close()
         database.close()
@@ -124,7 +124,7 @@ struct ErrorTests {
         #expect(error.message.contains("closed"))
         #expect(throws: StorageError.self) { try database.writeSync { _ in 1 } }
         // The file was closed cleanly and reopens with its table.
-        let reopened = try Database.makeTemporary(directory)
+        let reopened = try SQLiteDatabase.makeTemporary(directory)
         defer { reopened.close() }
         #expect(try reopened.readSync { try $0.query("SELECT * FROM t") }.isEmpty)
     }

@@ -21,10 +21,10 @@ struct HealthTests {
     func busy() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try Database.makeTemporary(directory, busyTimeout: .milliseconds(200))
+        let database = try SQLiteDatabase.makeTemporary(directory, busyTimeout: .milliseconds(200))
         defer { database.close() }
-        // A second Database on the same file plays another process holding the write lock.
-        let other = try Database.makeTemporary(directory)
+        // A second SQLiteDatabase on the same file plays another process holding the write lock.
+        let other = try SQLiteDatabase.makeTemporary(directory)
         defer { other.close() }
         let (locked, lockedSignal) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
@@ -55,7 +55,7 @@ struct HealthTests {
     func readOnlyFiles() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let database = try Database.makeTemporary(directory)
+        let database = try SQLiteDatabase.makeTemporary(directory)
         defer { database.close() }
         try await database.write { connection in
             try connection.execute("CREATE TABLE items (id TEXT PRIMARY KEY)")

@@ -17,11 +17,11 @@ struct MigrationTests {
         try connection.execute("INSERT INTO purchases (id, account_id, amount) VALUES (?, ?, ?)", ["p-seed", "acct-seed", 500])
     }
 
-    private static func applied(_ database: Database) throws -> [String] {
+    private static func applied(_ database: SQLiteDatabase) throws -> [String] {
         try database.readSync { try $0.query("SELECT id FROM schema_migrations ORDER BY id").map { try $0.string("id") } }
     }
 
-    private static func tableExists(_ database: Database, _ name: String) throws -> Bool {
+    private static func tableExists(_ database: SQLiteDatabase, _ name: String) throws -> Bool {
         try database.readSync {
             try $0.queryOne("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) != nil
         }

@@ -8,13 +8,13 @@ struct StatementCacheTests {
         try await withDatabase { database, _ in
             let (cached, results) = try await database.write { connection -> (Int, [String]) in
                 try connection.execute("CREATE TABLE items (id TEXT PRIMARY KEY, n BIGINT NOT NULL)")
-                let baseline = connection.cachedStatementCount
+                let baseline = (connection as! SQLiteConnection).cachedStatementCount
                 for number in 0..<100 {
                     try connection.execute("INSERT INTO items (id, n) VALUES (?, ?)", ["item-\(number)", number])
                 }
                 let select = "SELECT id FROM items WHERE n = ?"
                 let results = try [7, 42, 99].map { try connection.queryOne(select, [$0])?.string("id") ?? "none" }
-                return (connection.cachedStatementCount - baseline, results)
+                return ((connection as! SQLiteConnection).cachedStatementCount - baseline, results)
             }
             #expect(cached == 2)  // one INSERT and one SELECT statement, each prepared once
             #expect(results == ["item-7", "item-42", "item-99"])
@@ -36,7 +36,7 @@ struct StatementCacheTests {
                 #expect(try connection.query(select, [1]).count == 4)
                 let insert = "INSERT INTO items (id, n) VALUES (?, ?)"
                 #expect(throws: StorageError.self) {
-                    try connection.transaction { try $0.execute(insert, ["i1", 1]) }
+                    try (connection as! SQLiteConnection).transaction { try $0.execute(insert, ["i1", 1]) }
                 }
                 try connection.execute(insert, ["i9", 9])
                 #expect(try connection.query(select, [9]).count == 1)

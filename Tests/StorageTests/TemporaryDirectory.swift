@@ -10,7 +10,7 @@ struct TemporaryDirectory {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    /// A database path inside a not-yet-existing subdirectory (Database creates it).
+    /// A database path inside a not-yet-existing subdirectory (SQLiteDatabase creates it).
     var databasePath: String { path + "/data/tollgate.sqlite" }
 
     func remove() {
@@ -18,22 +18,22 @@ struct TemporaryDirectory {
     }
 }
 
-extension Database {
+extension SQLiteDatabase {
     /// A database on a fresh file for one test.
     static func makeTemporary(
         _ directory: TemporaryDirectory, readers: Int = 2, busyTimeout: Duration = .seconds(5)
-    ) throws -> Database {
-        try Database(path: directory.databasePath, readers: readers, busyTimeout: busyTimeout)
+    ) throws -> SQLiteDatabase {
+        try SQLiteDatabase(path: directory.databasePath, readers: readers, busyTimeout: busyTimeout)
     }
 }
 
 /// Runs `body` with a database on a fresh temp file, closing and deleting it afterwards.
 func withDatabase<T>(
-    readers: Int = 2, busyTimeout: Duration = .seconds(5), _ body: (Database, TemporaryDirectory) async throws -> T
+    readers: Int = 2, busyTimeout: Duration = .seconds(5), _ body: (SQLiteDatabase, TemporaryDirectory) async throws -> T
 ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let database = try Database.makeTemporary(directory, readers: readers, busyTimeout: busyTimeout)
+    let database = try SQLiteDatabase.makeTemporary(directory, readers: readers, busyTimeout: busyTimeout)
     defer { database.close() }
     return try await body(database, directory)
 }

@@ -5,15 +5,15 @@ import Testing
 struct TransactionTests {
     struct Boom: Error {}
 
-    private static func count(_ database: Database) async throws -> Int {
+    private static func count(_ database: SQLiteDatabase) async throws -> Int {
         try await database.read { try $0.queryOne("SELECT COUNT(*) AS n FROM items")?.int("n") ?? -1 }
     }
 
-    private static func names(_ database: Database) async throws -> [String] {
+    private static func names(_ database: SQLiteDatabase) async throws -> [String] {
         try await database.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.string("id") } }
     }
 
-    private static func makeTable(_ database: Database) async throws {
+    private static func makeTable(_ database: SQLiteDatabase) async throws {
         try await database.write { try $0.execute("CREATE TABLE items (id TEXT PRIMARY KEY, n BIGINT NOT NULL DEFAULT 0)") }
     }
 
@@ -56,7 +56,7 @@ struct TransactionTests {
             try await database.write { connection in
                 try connection.execute("INSERT INTO items (id) VALUES (?)", ["outer-before"])
                 do {
-                    try connection.transaction { inner in
+                    try (connection as! SQLiteConnection).transaction { inner in
                         try inner.execute("INSERT INTO items (id) VALUES (?)", ["inner-failed"])
                         try inner.transaction { deepest in
                             try deepest.execute("INSERT INTO items (id) VALUES (?)", ["deepest"])
@@ -64,10 +64,10 @@ struct TransactionTests {
                         throw Boom()
                     }
                 } catch is Boom {}
-                try connection.transaction { inner in
+                try (connection as! SQLiteConnection).transaction { inner in
                     try inner.execute("INSERT INTO items (id) VALUES (?)", ["inner-kept"])
                 }
-                #expect(connection.isInTransaction)
+                #expect((connection as! SQLiteConnection).isInTransaction)
                 try connection.execute("INSERT INTO items (id) VALUES (?)", ["outer-after"])
             }
             #expect(try await Self.names(database) == ["inner-kept", "outer-after", "outer-before"])
@@ -80,7 +80,7 @@ struct TransactionTests {
             try await Self.makeTable(database)
             #expect(throws: Boom.self) {
                 try database.writeSync { connection in
-                    try connection.transaction { try $0.execute("INSERT INTO items (id) VALUES (?)", ["inner"]) }
+                    try (connection as! SQLiteConnection).transaction { try $0.execute("INSERT INTO items (id) VALUES (?)", ["inner"]) }
                     throw Boom()
                 }
             }

@@ -15,7 +15,7 @@ struct WALLimitTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let limit = 256 * 1024
-        let database = try Database(path: directory.databasePath, readers: 2, walLimitBytes: limit)
+        let database = try SQLiteDatabase(path: directory.databasePath, readers: 2, walLimitBytes: limit)
         defer { database.close() }
         try await database.write { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
 

@@ -1,15 +1,17 @@
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @testable import Web
+@testable import App
 
 @Suite("Sign-in, tokens, passwords and email confirmation")
 struct AccountFlowTests {
     /// An account (anonymous unless `email` is given) created as the service does.
     static func account(_ harness: CheckoutHarness, appUserID: String = "user-1", email: String? = nil) async throws -> Account {
-        let services = harness.app.app.services
+        let services = harness.app.app
         let now = harness.clock.now
         return try await services.database.write { connection in
             let account = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: services.secrets, on: connection, now: now).0
@@ -20,7 +22,7 @@ struct AccountFlowTests {
 
     static func loginToken(_ harness: CheckoutHarness, accountID: String) async throws -> String {
         let now = harness.clock.now
-        return try await harness.app.app.services.database.write { try AuthTokenRepository.issue(.login, accountID: accountID, on: $0, now: now) }
+        return try await harness.app.app.database.write { try AuthTokenRepository.issue(.login, accountID: accountID, on: $0, now: now) }
     }
 
     static func form(_ harness: CheckoutHarness, _ path: String, _ fields: [String: String]) async -> HTTPResponse {
@@ -107,7 +109,7 @@ struct AccountFlowTests {
         let first = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"Pat@example.com","password":"whatever-123"}"#)
         #expect(first.status == .ok)
         #expect(first.jsonObject?["status"] as? String == "password_reset_required")
-        await harness.app.app.services.outboxWorker.runOnce()
+        await harness.app.app.outboxWorker.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
         let link = try #require(try mail.link(containing: "/auth/password/reset?token="))
         let token = try #require(link.components(separatedBy: "token=").last)
@@ -117,7 +119,7 @@ struct AccountFlowTests {
         let short = await Self.form(harness, "/auth/password/reset", ["token": token, "password": "short"])
         #expect(short.status == .unprocessableContent)
         // A session from before the password change stops working after it.
-        let old = try await harness.app.app.services.database.write { try SessionRepository.issue(accountID: account.id, deviceID: "d", on: $0, now: harness.clock.now) }
+        let old = try await harness.app.app.database.write { try SessionRepository.issue(accountID: account.id, deviceID: "d", on: $0, now: harness.clock.now) }
         let set = await Self.form(harness, "/auth/password/reset", ["token": token, "password": "correct horse battery", "password_confirmation": "correct horse battery"])
         #expect(set.status == .ok, "\(set.text.prefix(300))")
         #expect(await harness.app.send(.get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(old.accessToken)"]).status == .unauthorized)
@@ -142,32 +144,32 @@ struct AccountFlowTests {
     func emailConfirmation() async throws {
         let harness = try CheckoutHarness()
         let owner = try await Self.account(harness, appUserID: "owner")
-        let session = try await harness.app.app.services.database.write { try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now) }
+        let session = try await harness.app.app.database.write { try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now) }
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
         let set = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: #"{"email":"Shared@Example.com"}"#)
         #expect(set.status == .ok)
         #expect(set.jsonObject?["email_verified"] as? Bool == false)
         let noBearer = await harness.app.send(.post, "/api/v1/account/email", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"], body: #"{"email":"a@b.co"}"#)
         #expect(noBearer.status == .unauthorized)
-        await harness.app.app.services.outboxWorker.runOnce()
+        await harness.app.app.outboxWorker.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
         let token = try #require(try mail.link(containing: "/email/confirm?token=")?.components(separatedBy: "token=").last)
 
         let scanned = await harness.app.send(.get, "/email/confirm?token=\(token)")
         #expect(scanned.status == .ok && scanned.text.contains("<form method=\"post\""))
-        let unconfirmed = try await harness.app.app.services.database.read { try AccountRepository.require(id: owner.id, on: $0) }
+        let unconfirmed = try await harness.app.app.database.read { try AccountRepository.require(id: owner.id, on: $0) }
         #expect(!unconfirmed.emailVerified, "a GET confirms nothing")
 
         // Another account claims the same address and confirms it first.
         let rival = try await Self.account(harness, appUserID: "rival", email: "shared@example.com")
-        let rivalToken = try await harness.app.app.services.database.write {
+        let rivalToken = try await harness.app.app.database.write {
             try AuthTokenRepository.issue(.emailConfirmation, accountID: rival.id, email: "shared@example.com", on: $0, now: harness.clock.now)
         }
         #expect(await Self.form(harness, "/email/confirm", ["token": rivalToken]).status == .ok)
         let taken = await Self.form(harness, "/email/confirm", ["token": token])
         #expect(taken.status == .conflict)
         #expect(taken.text.contains("another account"))
-        let stillOwner = try await harness.app.app.services.database.read { try AccountRepository.require(id: owner.id, on: $0) }
+        let stillOwner = try await harness.app.app.database.read { try AccountRepository.require(id: owner.id, on: $0) }
         #expect(!stillOwner.emailVerified)
 
         let used = await Self.form(harness, "/email/confirm", ["token": rivalToken])
@@ -184,7 +186,7 @@ struct AccountInputTests {
     func badEmails() async throws {
         let harness = try CheckoutHarness()
         let account = try await AccountFlowTests.account(harness)
-        let session = try await harness.app.app.services.database.write { try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: harness.clock.now) }
+        let session = try await harness.app.app.database.write { try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: harness.clock.now) }
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
         for bad in [#"{"email":"not-an-email"}"#, #"{"email":"a@b"}"#, #"{"email":"a b@c.de"}"#, #"{"email":5}"#, "{}"] {
             let response = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: bad)

@@ -1,9 +1,11 @@
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @testable import Web
+@testable import App
 
 @Suite("Admin: codes, purchases and the audit log")
 struct AdminCodeTests {
@@ -63,7 +65,7 @@ struct AdminAccountTests {
         let harness = try CheckoutHarness()
         let code = try await RedeemFlowTests.paidCode(harness)
         _ = await harness.redeem(code, appUserID: "user-7", deviceID: "phone-7")
-        let account = try await harness.app.app.services.database.write { connection -> Domain.Account in
+        let account = try await harness.app.app.database.write { connection -> Domain.Account in
             let account = try #require(try AccountRepository.find(appUserID: "user-7", on: connection))
             try AccountRepository.setEmail("seven@example.com", accountID: account.id, on: connection, now: harness.clock.now)
             return account

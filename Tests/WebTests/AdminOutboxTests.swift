@@ -1,9 +1,11 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Mail
 import Testing
 
 @testable import Web
+@testable import App
 
 @Suite("Admin: mail outbox")
 struct AdminOutboxTests {
@@ -20,9 +22,9 @@ struct AdminOutboxTests {
     @Test("Queued mail is listed masked, sealed in the database, and delivered by the worker")
     func listAndDeliver() async throws {
         let app = try TestApp()
-        let services = app.app.services
+        let services = app.app
         _ = try await services.database.write { connection in
-            try services.enqueueMail(
+            try services.mail.enqueue(
                 key: "test-1", template: "redemption_code", to: "jane.doe@example.com",
                 parameters: ["code": "K7P2-9QXM-4D8R-2WTF", "redeem_url": "https://x.test/redeem/K7P2", "product_name": "Pro", "expiry_text": "soon"],
                 on: connection)

@@ -1,5 +1,6 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @testable import Web
@@ -162,21 +163,30 @@ struct CheckoutFlowTests {
         let contextID = "0b7e5f4a-1c2d-4e3f-8a9b-0c1d2e3f4a5b"
         let id = try await harness.startCheckout("plan=monthly&app_user_id=user-5&checkout_context_id=\(contextID)")
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey]
-        let pending = await harness.app.send(.get, "/api/v1/checkout/\(contextID)", headers: headers)
+        let pending = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=user-5", headers: headers)
         #expect(pending.jsonObject?["status"] as? String == "pending")
+        #expect(pending.jsonObject?["poll_after_seconds"] as? Int == 5)
         try harness.pay(id)
         #expect(await harness.webhook("checkout.session.completed", object: try #require(harness.stripe.sessionObject(id: id))).status == .ok)
-        let complete = await harness.app.send(.get, "/api/v1/checkout/\(contextID)", headers: headers)
+        let complete = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=user-5", headers: headers)
         #expect(complete.jsonObject?["status"] as? String == "complete")
+        #expect(complete.jsonObject?["poll_after_seconds"] == nil)
         let result = try #require(complete.jsonObject?["result"] as? [String: Any])
         #expect(result["status"] as? String == "success")
+        // Anyone else learns the status only.
+        let stranger = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=someone-else", headers: headers)
+        #expect(stranger.jsonObject?["status"] as? String == "complete")
+        #expect(stranger.jsonObject?["result"] == nil)
         let entitlements = await harness.app.send(.get, "/api/v1/entitlements?app_user_id=user-5", headers: headers)
         let list = try #require(entitlements.jsonObject?["entitlements"] as? [[String: Any]])
         #expect(list.first?["id"] as? String == "premium")
         #expect(list.first?["active"] as? Bool == true)
         #expect(list.first?["source"] as? String == "stripe")
+        // An id not seen yet (the browser has not reached /checkout/start) is pending, not 404.
         let unknown = await harness.app.send(.get, "/api/v1/checkout/11111111-2222-4333-8444-555555555555", headers: headers)
-        #expect(unknown.status == .notFound)
+        #expect(unknown.status == .ok)
+        #expect(unknown.jsonObject?["status"] as? String == "pending")
+        #expect(unknown.jsonObject?["poll_after_seconds"] as? Int == 5)
     }
 
     @Test("The cancel page offers a way back into the app")

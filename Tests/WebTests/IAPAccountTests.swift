@@ -1,10 +1,12 @@
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 import TestSupport
 
 @testable import Web
+@testable import App
 
 @Suite("Accounts from in-app purchases (the four-way table)")
 struct IAPAccountTests {
@@ -78,7 +80,7 @@ struct IAPAccountTests {
         defer { Task { await harness.stop() } }
         // Someone else already owns and confirmed this address.
         let existing = try await harness.app.app.database.write { connection -> String in
-            let account = try AccountRepository.create(email: "dana@example.com", secrets: harness.app.app.services.secrets, on: connection, now: harness.clock.now)
+            let account = try AccountRepository.create(email: "dana@example.com", secrets: harness.app.app.secrets, on: connection, now: harness.clock.now)
             try AccountRepository.confirmEmail("dana@example.com", accountID: account.id, on: connection, now: harness.clock.now)
             return account.id
         }

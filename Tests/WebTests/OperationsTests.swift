@@ -1,8 +1,10 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @testable import Web
+@testable import App
 
 @Suite("Operations endpoints")
 struct OperationsTests {

@@ -1,9 +1,11 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Templating
 import Testing
 
 @testable import Web
+@testable import App
 
 /// The browser pages without a browser: the templates the accounts routes will render, the
 /// rules every template keeps (documented values, nothing inline the CSP would block), the
@@ -106,7 +108,7 @@ struct PagesTests {
             .replacingOccurrences(of: "<html lang=\"en\">", with: "<html lang=\"de\">")
             .write(toFile: templates + "/partials/head.html", atomically: true, encoding: .utf8)
         let app = try TestApp(extra: ["paths": ["templates_dir": templates, "public_dir": PackagePaths.publicDir]])
-        let page = try #require(try? app.app.services.pages.render("home", title: "x"))
+        let page = try #require(try? app.app.pages.render("home", title: "x"))
         #expect(page.text.contains("<h1>Willkommen bei Example</h1>"))
         #expect(page.text.contains("<html lang=\"de\">"))
     }

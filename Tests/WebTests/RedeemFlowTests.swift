@@ -1,5 +1,6 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @testable import Web
@@ -73,10 +74,36 @@ struct RedeemFlowTests {
         #expect(limited.status == .tooManyRequests)
         #expect(limited.errorCode == "rate_limited")
         #expect(Int(limited.headers["Retry-After"] ?? "") ?? 0 > 0)
-        // Another client is not affected.
+        // Another client is not affected, nor is another app user behind the same address.
         #expect(await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", client: "203.0.113.10").status == .ok)
+        #expect(await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "user-2", client: "203.0.113.9").status == .ok)
         harness.clock.advance(Double(RedemptionAPIRoutes.failureWindow) + 1)
         #expect(await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", client: "203.0.113.9").status == .ok)
+    }
+
+    @Test("Behind one shared address, one user's typos never lock out the others; rotating app users still meets the address's looser limit")
+    func sharedAddressLimits() async throws {
+        let harness = try CheckoutHarness()
+        let code = try await Self.paidCode(harness)
+        let shared = "198.51.100.200"
+        for _ in 0..<RedemptionAPIRoutes.failureLimit {
+            _ = await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "typo-user", client: shared)
+        }
+        #expect(await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "typo-user", client: shared).status == .tooManyRequests)
+        // The buyer behind the same carrier-grade NAT redeems their code.
+        let buyer = await harness.redeem(code, appUserID: "buyer", client: shared)
+        #expect(buyer.jsonObject?["status"] as? String == "success")
+        // A guesser rotating app user ids is held by the per-address budget.
+        var spent = RedemptionAPIRoutes.failureLimit
+        var index = 0
+        while spent < RedemptionAPIRoutes.addressFailureLimit {
+            let response = await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "guesser-\(index)", client: shared)
+            #expect(response.status == .ok)
+            spent += 1
+            index += 1
+        }
+        #expect(await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "guesser-fresh", client: shared).status == .tooManyRequests)
+        #expect(await harness.redeem("ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "guesser-fresh", client: "198.51.100.201").status == .ok)
     }
 
     @Test("An expired code is re-sent by email once per interval")

@@ -1,8 +1,10 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 
 @testable import Web
+@testable import App
 
 /// Retries of a redemption go straight to the writer once the service has seen the app user
 /// repeat it (`RecentRepeats`); these tests hold that path to the answers of the full one.
@@ -18,7 +20,7 @@ struct RepeatRedemptionTests {
     func rememberedRetries() async throws {
         let harness = try CheckoutHarness()
         let code = try await RedeemFlowTests.paidCode(harness)
-        let memory = harness.app.app.services.recentRepeats
+        let memory = harness.app.app.recentRepeats
         let first = await harness.redeem(code, deviceID: "phone")
         #expect(memory.count == 0, "a first redemption is not a repeat")
         let second = await harness.redeem(code, deviceID: "phone")
@@ -50,7 +52,7 @@ struct RepeatRedemptionTests {
         let id = try await harness.startCheckout("plan=lifetime&app_user_id=user-1&email=buyer%40example.com")
         try harness.pay(id)
         let code = try #require(CheckoutHarness.code(in: await harness.successPage(id)))
-        let memory = harness.app.app.services.recentRepeats
+        let memory = harness.app.app.recentRepeats
         _ = await harness.redeem(code)
         _ = await harness.redeem(code)
         #expect(memory.count == 1)

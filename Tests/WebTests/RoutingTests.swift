@@ -1,9 +1,11 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Logging
 import Testing
 
 @testable import Web
+@testable import App
 
 @Suite("Routing, errors and security headers")
 struct RoutingTests {
@@ -66,7 +68,7 @@ struct RoutingTests {
         router.add(.get, "/api/boom") { _, _ in throw Boom() }
         router.add(.get, "/boom") { _, _ in throw Boom() }
         let app = try TestApp()
-        let responder = AppResponder(router: router, metrics: Metrics(), pages: try #require(Self.pages(app)))
+        let responder = AppResponder(routes: router, metrics: Metrics(), pages: try #require(Self.pages(app)))
         let request = HTTPRequest(method: .get, target: "/api/boom")
         let logger = Logger(sink: app.logs).with([("request_id", "req-500")])
         let response = await responder.respond(to: request, context: .init(requestId: "req-500", logger: logger))
@@ -102,5 +104,5 @@ struct RoutingTests {
         #expect(response.text.contains("&lt;script&gt;"))
     }
 
-    static func pages(_ app: TestApp) -> Pages? { app.app.responder.pages }
+    static func pages(_ app: TestApp) -> Pages? { app.app.pages }
 }

@@ -1,12 +1,15 @@
 import Configuration
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Logging
 import Testing
+import UseCases
 import TestSupport
 
 @testable import Web
+@testable import App
 
 @Suite("Store endpoints for apps, and store configuration")
 struct StoresAppTests {
@@ -62,7 +65,7 @@ struct StoresAppTests {
         #expect(await harness.app.send(.get, "/api/v1/products").status == .unauthorized)
     }
 
-    @Test("Without store configuration the service starts and the store routes answer 503 naming the keys")
+    @Test("Without store configuration the service starts and the store routes answer 503 not_configured (not retryable) naming the keys")
     func notConfigured() async throws {
         let app = try TestApp()
         let apple = await app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"signedPayload":"a.b.c"}"#)
@@ -71,7 +74,15 @@ struct StoresAppTests {
         let google = await app.send(.post, "/webhooks/google?token=x", body: "{}")
         #expect(google.status == .serviceUnavailable)
         #expect(google.text.contains("google.rtdn_token"))
-        #expect(app.app.services.stores.appleVerifier == nil && app.app.services.stores.googlePlay == nil)
+        let claim = await app.send(
+            .post, "/api/v1/iap/google", headers: ["Content-Type": "application/json"], body: #"{"purchase_token":"t","sku":"pro_monthly"}"#)
+        #expect(claim.status == .serviceUnavailable)
+        for response in [apple, google, claim] {
+            // SDKs must not retry a missing setting for ever.
+            #expect(response.errorCode == "not_configured")
+            #expect((response.jsonObject?["error"] as? [String: Any])?["retryable"] as? Bool == false)
+        }
+        #expect(app.app.stores.appleVerifier == nil && app.app.stores.googlePlay == nil)
     }
 
     @Test("An unreadable .p8 key, service account or root, or a store key without its app, stops start-up naming the config key")

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 import TestSupport
 

@@ -1,7 +1,8 @@
 import Crypto
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Testing
 import TestSupport
 

@@ -48,14 +48,27 @@ public struct CheckoutCompletion: Sendable {
         }
     }
 
+    /// A paid session that stands for no purchase (setup mode, a subscription session without
+    /// its subscription, an unknown mode): acknowledged and dropped, never retried.
+    public struct Unusable: Error, Sendable, CustomStringConvertible {
+        public let sessionID: String
+
+        public init(sessionID: String) { self.sessionID = sessionID }
+
+        public var description: String { "checkout session \(sessionID) has no subscription or payment to record" }
+    }
+
     public let codeTTL: TimeInterval
     public let vault: CodeVault
     public let secrets: DomainSecrets
+    /// Where the new purchase, account and code are reported.
+    public let events: EventQueue
 
-    public init(codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets) {
+    public init(codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled) {
         self.codeTTL = codeTTL
         self.vault = vault
         self.secrets = secrets
+        self.events = events
     }
 
     /// Applies a paid checkout. Idempotent: a repeat returns the same purchase and code.
@@ -73,12 +86,16 @@ public struct CheckoutCompletion: Sendable {
         try PurchaseRepository.setOrigin(
             purchaseID: purchaseID, appUserID: appUserID, attribution: attribution, email: paid.email ?? checkout?.email,
             on: connection)
+        // Reported once the origin (attribution) is stored, so the event carries it.
+        try events.purchaseApplied(applied, on: connection, now: now)
         var linkedAccount: Account?
         if let appUserID, !appUserID.isEmpty {
             let current = try PurchaseRepository.require(id: purchaseID, on: connection)
             if current.accountID == nil {
-                let account = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now).0
+                let (account, created) = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now)
+                if created { try events.accountCreated(account.id, on: connection, now: now) }
                 try PurchaseRepository.link(purchaseID: purchaseID, to: account.id, on: connection, now: now)
+                try events.purchaseLinked(current, to: account.id, on: connection, now: now)
                 linkedAccount = account
             } else if let accountID = current.accountID {
                 linkedAccount = try AccountRepository.find(id: accountID, on: connection)
@@ -91,6 +108,7 @@ public struct CheckoutCompletion: Sendable {
             code = existing
         } else {
             let fresh = try CodeRepository.issue(purchaseID: purchaseID, ttl: codeTTL, vault: vault, on: connection, now: now)
+            try events.codeIssued(fresh.record, purchase: try PurchaseRepository.require(id: purchaseID, on: connection), on: connection, now: now)
             issued = fresh
             code = fresh.record
         }

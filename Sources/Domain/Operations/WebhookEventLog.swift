@@ -14,4 +14,9 @@ public enum WebhookEventLog {
             """,
             [source, eventID, type, Timestamp.milliseconds(now)]) > 0
     }
+
+    /// Whether the event was recorded before.
+    public static func contains(source: String, eventID: String, on connection: Connection) throws -> Bool {
+        try connection.queryOne("SELECT 1 AS seen FROM webhook_events WHERE source = ? AND event_id = ?", [source, eventID]) != nil
+    }
 }

@@ -11,6 +11,8 @@ public enum PurchaseRepository {
         public let created: Bool
         /// Whether the state (status, expiry, product) changed.
         public let stateChanged: Bool
+        /// The purchase before this snapshot (nil when created now), to tell what changed.
+        public var previous: Purchase? = nil
     }
 
     /// Applies `snapshot` to its purchase, creating it when new. Call inside a write transaction.
@@ -67,7 +69,7 @@ public enum PurchaseRepository {
             [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
         let updated = try require(id: current.id, on: connection)
         let changed = isNewer && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID)
-        return Applied(purchase: updated, created: false, stateChanged: changed)
+        return Applied(purchase: updated, created: false, stateChanged: changed, previous: current)
     }
 
     /// The purchase whose external id or alias (superseded token, checkout session, payment

@@ -10,11 +10,14 @@ public struct RedemptionService: Sendable {
     public let policy: RedemptionPolicy
     public let vault: CodeVault
     public let secrets: DomainSecrets
+    /// Where redemptions, switches, transfers, new accounts and new codes are reported.
+    public let events: EventQueue
 
-    public init(policy: RedemptionPolicy, vault: CodeVault, secrets: DomainSecrets) {
+    public init(policy: RedemptionPolicy, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled) {
         self.policy = policy
         self.vault = vault
         self.secrets = secrets
+        self.events = events
     }
 
     /// Redeems `codeText` for `appUserID` (or the signed-in `bearerAccountID`) on `deviceID`.
@@ -37,31 +40,31 @@ public struct RedemptionService: Sendable {
         let ownAccountID = try bearerAccountID ?? AccountRepository.homeAccountID(appUserID: appUserID, on: connection) ?? redeemer.id
         var holderID = purchase.accountID
         var purchaseChanged = false
-        if holderID == redeemer.id {
-            // Already linked to this account: a repeat redemption writes nothing here.
-        } else if holderID == nil {
+        switch policy.onOtherUser.decide(holder: purchase.accountID, claimant: redeemer.id, canSwitch: true) {
+        case .keep:
+            break // Already linked to this account: a repeat redemption writes nothing here.
+        case .link:
             try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
+            try events.purchaseLinked(purchase, to: redeemer.id, on: connection, now: now)
             holderID = redeemer.id
             purchaseChanged = true
-        } else {
-            switch policy.onOtherUser {
-            case .reject:
-                return .belongsToOtherUser
-            case .switch:
-                // This app user joins the account that holds the purchase.
-                if let holderID {
-                    try AccountRepository.link(appUserID: appUserID, to: holderID, on: connection, now: now)
-                }
-            case .transfer:
-                try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
-                try CodeRepository.reassign(id: record.id, accountID: redeemer.id, on: connection, now: now)
-                holderID = redeemer.id
-                purchaseChanged = true
-            }
+        case .reject:
+            return .belongsToOtherUser
+        case .switchToHolder(let holder):
+            // This app user joins the account that holds the purchase.
+            try AccountRepository.link(appUserID: appUserID, to: holder, on: connection, now: now)
+            try events.accountSwitched(appUserID: appUserID, from: redeemer.id, to: holder, purchase: purchase, on: connection, now: now)
+        case .transfer:
+            try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, on: connection, now: now)
+            try CodeRepository.reassign(id: record.id, accountID: redeemer.id, on: connection, now: now)
+            try events.purchaseLinked(purchase, to: redeemer.id, on: connection, now: now)
+            holderID = redeemer.id
+            purchaseChanged = true
         }
         guard let holderID else { throw DomainError(.corrupt, "purchase \(purchase.id) has no holder after redemption") }
         if record.status == .live {
             try CodeRepository.markRedeemed(id: record.id, accountID: holderID, appUserID: appUserID, on: connection, now: now)
+            try events.codeRedeemed(codeID: record.id, purchaseID: purchase.id, accountID: holderID, appUserID: appUserID, on: connection, now: now)
         }
         let account = holderID == redeemer.id ? redeemer : try AccountRepository.require(id: holderID, on: connection)
         let device = deviceID ?? "app_user:" + appUserID
@@ -92,7 +95,7 @@ public struct RedemptionService: Sendable {
         let keys = Self.throttleKeys(purchase: purchase, email: email)
         guard try ResendThrottle.claim(keys.purchase, interval: interval, on: connection, now: now) else { return nil }
         guard try ResendThrottle.claim(keys.email, interval: interval, on: connection, now: now) else { return nil }
-        return try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
+        return try issue(purchase: purchase, on: connection, now: now)
     }
 
     /// A fresh code for `purchase` now, whatever the throttle says (an operator's resend);
@@ -101,7 +104,14 @@ public struct RedemptionService: Sendable {
         let keys = Self.throttleKeys(purchase: purchase, email: email)
         try ResendThrottle.mark(keys.purchase, on: connection, now: now)
         try ResendThrottle.mark(keys.email, on: connection, now: now)
-        return try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
+        return try issue(purchase: purchase, on: connection, now: now)
+    }
+
+    /// A fresh code (replacing the live one), reported as `code.issued`.
+    private func issue(purchase: Purchase, on connection: Connection, now: Date) throws -> CodeRepository.Issued {
+        let issued = try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
+        try events.codeIssued(issued.record, purchase: purchase, on: connection, now: now)
+        return issued
     }
 
     static func throttleKeys(purchase: Purchase, email: String) -> (purchase: String, email: String) {
@@ -116,6 +126,8 @@ public struct RedemptionService: Sendable {
             }
             return account
         }
-        return try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now).0
+        let (account, created) = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now)
+        if created { try events.accountCreated(account.id, on: connection, now: now) }
+        return account
     }
 }

@@ -210,5 +210,53 @@ public enum DomainMigrations {
             DROP INDEX sessions_account_device;
             CREATE INDEX sessions_family ON sessions (family_id);
             """),
+        // Stored Idempotency-Key replies are sealed from now on (they carry codes and tokens);
+        // the replies stored before were plaintext, so they go (a retry within 24 h of the
+        // upgrade runs again instead of replaying).
+        Migration(id: "0270_idempotency_replies_sealed", sql: """
+            DELETE FROM idempotency_keys;
+            """),
+        // Events to the app's backend (API.md "Events to the app's backend"): one `events` row per
+        // event, written in the transaction of the change it describes, with its signed-over body;
+        // one `event_deliveries` row per endpoint that wants it (status, attempts, next attempt);
+        // `event_sequences` counts events per account (or per purchase not linked to one yet).
+        // Work is claimed by `status` + `next_attempt_at` (see EventStore for PostgreSQL's
+        // `FOR UPDATE SKIP LOCKED`).
+        Migration(id: "0300_events", sql: """
+            CREATE TABLE events (
+                id TEXT PRIMARY KEY,
+                type TEXT NOT NULL,
+                account_id TEXT,
+                sequence_scope TEXT NOT NULL,
+                sequence BIGINT NOT NULL,
+                occurred_at BIGINT NOT NULL,
+                body TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX events_created ON events (created_at);
+            CREATE INDEX events_account ON events (account_id, sequence);
+            CREATE TABLE event_deliveries (
+                id TEXT PRIMARY KEY,
+                event_id TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+                endpoint_id TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'sending', 'delivered', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                deadline_at BIGINT NOT NULL,
+                last_status INTEGER,
+                last_error TEXT,
+                last_latency_ms INTEGER,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                delivered_at BIGINT,
+                UNIQUE (event_id, endpoint_id)
+            );
+            CREATE INDEX event_deliveries_due ON event_deliveries (endpoint_id, status, next_attempt_at);
+            CREATE INDEX event_deliveries_status ON event_deliveries (status, created_at);
+            CREATE TABLE event_sequences (
+                scope TEXT PRIMARY KEY,
+                last_sequence BIGINT NOT NULL
+            );
+            """),
     ]
 }

@@ -9,6 +9,8 @@ public struct DomainSecrets: Sendable {
     public let codeEncryptionKey: [UInt8]
     /// AES-256-GCM key for outbox parameters (emails carry codes and links until sent).
     public let mailParameterKey: [UInt8]
+    /// AES-256-GCM key for stored `Idempotency-Key` replies (they carry codes and tokens).
+    public let idempotencyReplyKey: [UInt8]
     /// Derives `obfuscated_account_id` values.
     public let obfuscatedIDs: ObfuscatedID
 
@@ -21,6 +23,7 @@ public struct DomainSecrets: Sendable {
         codeHashKey = try derive("redemption-code-hash")
         codeEncryptionKey = try derive("redemption-code-encryption")
         mailParameterKey = try derive("mail-parameters")
+        idempotencyReplyKey = try derive("idempotency-replies")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
     }
 }

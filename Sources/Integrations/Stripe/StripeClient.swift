@@ -19,7 +19,7 @@ public struct StripeClient: Sendable {
     public static let defaultAPIBase = "https://api.stripe.com"
 
     private let secretKey: String
-    private let apiBase: String
+    private let apiBase: @Sendable () -> String
     let httpClient: any OutboundHTTPClient
     private let timeout: Duration
 
@@ -30,10 +30,14 @@ public struct StripeClient: Sendable {
     ///   - http: the outbound transport.
     ///   - timeout: time allowed per request.
     public init(secretKey: String, apiBase: String, http: any OutboundHTTPClient, timeout: Duration = .seconds(30)) {
+        self.init(secretKey: secretKey, apiBase: { apiBase }, http: http, timeout: timeout)
+    }
+
+    /// A client whose API base is read at each request: demo mode's simulator listens on a
+    /// port known only once the server is bound.
+    public init(secretKey: String, apiBase: @escaping @Sendable () -> String, http: any OutboundHTTPClient, timeout: Duration = .seconds(30)) {
         self.secretKey = secretKey
-        var base = apiBase
-        while base.hasSuffix("/") { base.removeLast() }
-        self.apiBase = base
+        self.apiBase = apiBase
         self.httpClient = http
         self.timeout = timeout
     }
@@ -96,6 +100,8 @@ public struct StripeClient: Sendable {
     }
 
     private func makeRequest(method: String, path: String, query: String? = nil) throws -> OutboundRequest {
+        var apiBase = apiBase()
+        while apiBase.hasSuffix("/") { apiBase.removeLast() }
         let text = apiBase + path + (query.map { "?" + $0 } ?? "")
         guard apiBase.hasPrefix("https://") || apiBase.hasPrefix("http://"), let url = URL(string: text) else {
             throw StripeRequestError(.invalidConfiguration, "the Stripe API base \"\(apiBase)\" is not an http(s) URL")

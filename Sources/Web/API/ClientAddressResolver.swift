@@ -1,8 +1,12 @@
 import Configuration
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 /// The client's address: the socket peer, or — only when that peer is a configured trusted
 /// proxy — the right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
+/// Entries are taken only when they are IP addresses (canonicalized); walking right to left,
+/// the first entry that is not one ends the walk and the peer (the proxy) is the client, so
+/// garbage in the header can never become a fresh rate-limit key.
 public struct ClientAddressResolver: Sendable {
     let trustedProxies: [CIDR]
 
@@ -12,11 +16,14 @@ public struct ClientAddressResolver: Sendable {
         let peer = context.remoteAddress ?? "unknown"
         let forwarded = request.headers.values(for: "X-Forwarded-For").joined(separator: ",")
         guard isTrusted(peer), !forwarded.isEmpty else { return peer }
-        let hops = forwarded.split(separator: ",").map { String(HTTPHeaders.trimmingOptionalWhitespace($0)) }.filter { !$0.isEmpty }
-        for hop in hops.reversed() where !isTrusted(hop) {
-            return hop
+        let hops = forwarded.split(separator: ",", omittingEmptySubsequences: false).map { HTTPHeaders.trimmingOptionalWhitespace($0) }
+        var leftmost = peer
+        for hop in hops.reversed() {
+            guard let address = CIDR.canonicalAddress(String(hop)) else { return peer }
+            if !isTrusted(address) { return address }
+            leftmost = address
         }
-        return hops.first ?? peer
+        return leftmost
     }
 
     private func isTrusted(_ address: String) -> Bool {

@@ -1,9 +1,10 @@
-import Domain
-import HTTPServer
+import UseCases
+import HTTPCore
+import HTTPRouting
 
 /// The token answer of `/auth/token` and `/api/v1/auth/login`.
 enum TokenResponse {
-    static func json(_ tokens: SessionRepository.Tokens) -> HTTPResponse {
+    static func json(_ tokens: SessionTokens) -> HTTPResponse {
         .json { json in
             json.string("access_token", tokens.accessToken)
             json.string("refresh_token", tokens.refreshToken)
@@ -11,10 +12,5 @@ enum TokenResponse {
             json.int("expires_in", tokens.expiresIn)
             json.string("account_id", tokens.accountID)
         }
-    }
-
-    /// `400 invalid_grant` in the API.md error shape (OAuth's name for a bad code or token).
-    static func invalidGrant(_ message: String) -> APIError {
-        APIError(status: .badRequest, code: "invalid_grant", message: message)
     }
 }

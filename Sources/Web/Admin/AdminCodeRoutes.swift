@@ -1,44 +1,44 @@
+import Mail
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
+import UseCases
 
 /// `/admin/v1/codes/resend`, `/admin/v1/codes/{id}/revoke`, `/admin/v1/codes?email=`,
-/// `/admin/v1/purchases?email=`, `/admin/v1/audit`: operators' view and actions, behind
-/// admin tokens, audited.
+/// `/admin/v1/purchases?email=`, `/admin/v1/accounts?email=`, `/admin/v1/audit`: operators'
+/// view and actions (`OperatorActions`), behind admin tokens, audited.
 struct AdminCodeRoutes {
-    let services: AppServices
-    let admin: AdminAuthenticator
+    let operations: OperatorActions
+    let now: @Sendable () -> Date
 
     struct ResendBody: Decodable {
         let email: String?
         let purchaseId: String?
     }
 
-    func register(on router: inout Router) {
-        let operations = AdminOperations(services: services)
-        router.add(.post, "/admin/v1/codes/resend", maxBodyBytes: 4096) { [admin] request, _ in
-            let actor = try admin.authenticate(request)
+    func add(to group: inout RouteGroup) {
+        group.add(.post, "/admin/v1/codes/resend", maxBodyBytes: 4096) { [operations, now] request, context in
             let body = try request.decodeJSON(ResendBody.self)
             guard (body.email == nil) != (body.purchaseId == nil) else {
                 throw APIError.badRequest("Send exactly one of email and purchase_id.")
             }
-            let resent = try await operations.resend(email: body.email?.lowercased(), purchaseID: body.purchaseId, actor: actor)
+            let resent = try await operations.resend(
+                email: body.email?.lowercased(), purchaseID: body.purchaseId, actor: context.authenticatedAs ?? "admin", now: now())
             return .json { json in
                 json.string("sent_to", EmailMask.mask(resent.email))
                 json.string("code_id", resent.codeID)
                 json.string("expires_at", Timestamp.rfc3339(resent.expiresAt))
             }
         }
-        router.add(.post, "/admin/v1/codes/{id}/revoke") { [admin] request, context in
-            let actor = try admin.authenticate(request)
-            let record = try await operations.revoke(codeID: context.parameters["id"] ?? "", actor: actor)
+        group.add(.post, "/admin/v1/codes/{id}/revoke") { [operations, now] _, context in
+            let record = try await operations.revoke(codeID: context.parameters["id"] ?? "", actor: context.authenticatedAs ?? "admin", now: now())
             return .json { json in
                 json.string("code_id", record.id)
                 json.string("status", record.status.rawValue)
             }
         }
-        router.add(.get, "/admin/v1/codes") { [admin] request, _ in
-            _ = try admin.authenticate(request)
+        group.add(.get, "/admin/v1/codes") { [operations] request, _ in
             let codes = try await operations.codes(email: try Self.email(request))
             return .json { json in
                 json.array("codes", codes) { json, code in
@@ -46,8 +46,7 @@ struct AdminCodeRoutes {
                 }
             }
         }
-        router.add(.get, "/admin/v1/purchases") { [admin] request, _ in
-            _ = try admin.authenticate(request)
+        group.add(.get, "/admin/v1/purchases") { [operations] request, _ in
             let purchases = try await operations.purchases(email: try Self.email(request))
             return .json { json in
                 json.array("purchases", purchases) { json, purchase in
@@ -65,10 +64,27 @@ struct AdminCodeRoutes {
                 }
             }
         }
-        router.add(.get, "/admin/v1/audit") { [services, admin] request, _ in
-            _ = try admin.authenticate(request)
-            let limit = try AdminQuery.limit(request)
-            let entries = try await services.database.read { try AuditLog.recent(limit: limit, on: $0) }
+        group.add(.get, "/admin/v1/accounts") { [operations] request, _ in
+            let accounts = try await operations.accounts(email: try Self.email(request))
+            return .json { json in
+                json.array("accounts", accounts) { json, entry in
+                    json.object { item in
+                        item.string("id", entry.account.id)
+                        item.string("obfuscated_account_id", entry.account.obfuscatedID)
+                        item.string("email", entry.account.email)
+                        item.bool("email_verified", entry.account.emailVerified)
+                        item.string("username", entry.account.username)
+                        item.bool("has_password", entry.account.hasPassword)
+                        item.string("created_at", Timestamp.rfc3339(entry.account.createdAt))
+                        item.strings("app_user_ids", entry.appUserIDs)
+                        item.strings("devices", entry.devices)
+                        item.strings("purchase_ids", entry.purchaseIDs)
+                    }
+                }
+            }
+        }
+        group.add(.get, "/admin/v1/audit") { [operations] request, _ in
+            let entries = try await operations.audit(limit: try AdminQuery.limit(request))
             return .json { json in
                 json.array("entries", entries) { json, entry in
                     json.object { item in

@@ -1,16 +1,15 @@
 import Domain
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Mail
 
 /// `GET /admin/v1/outbox?status=`: the mail outbox as operators see it (no bodies, no codes,
 /// recipients masked).
 struct AdminOutboxRoutes {
-    let services: AppServices
-    let admin: AdminAuthenticator
+    let outbox: OutboxStore
 
-    func register(on router: inout Router) {
-        router.add(.get, "/admin/v1/outbox") { [services, admin] request, _ in
-            _ = try admin.authenticate(request)
+    func add(to group: inout RouteGroup) {
+        group.add(.get, "/admin/v1/outbox") { [outbox] request, _ in
             var status: OutboxStatus?
             if let name = request.queryParameter("status"), !name.isEmpty {
                 guard let parsed = OutboxStatus(rawValue: name) else {
@@ -19,7 +18,7 @@ struct AdminOutboxRoutes {
                 status = parsed
             }
             let limit = try AdminQuery.limit(request)
-            let entries = try await OutboxStore(database: services.database).outboxEntries(status: status, limit: limit)
+            let entries = try await outbox.outboxEntries(status: status, limit: limit)
             return .json { json in
                 json.array("messages", entries) { json, entry in
                     json.object { item in

@@ -1,7 +1,9 @@
 import Configuration
 import Crypto
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
+import UseCases
 
 /// The inputs of `/checkout/start`, from the query, a form body or a JSON body, validated:
 /// a configured plan (or one of its price ids), a UUID `checkout_context_id`, a configured
@@ -42,7 +44,7 @@ struct CheckoutStartRequest {
             throw APIError.badRequest("app_user_id must be at most 200 characters.")
         }
         checkoutContextID = value("checkout_context_id")?.lowercased()
-        if let id = checkoutContextID, UUID(uuidString: id) == nil {
+        if let id = checkoutContextID, UUIDInput.canonical(id) == nil {
             throw APIError.badRequest("checkout_context_id must be a UUID.")
         }
         email = try value("email").map { try EmailAddress.require($0) }
@@ -58,6 +60,14 @@ struct CheckoutStartRequest {
             context[name] = value
         }
         self.context = context
+    }
+
+    /// The order for `StartCheckout`.
+    var order: StartCheckout.Order {
+        StartCheckout.Order(
+            planName: planName, priceID: plan.priceID, isOneTimePayment: plan.mode == .payment, appUserID: appUserID,
+            checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL, metadata: metadata(),
+            contextJSON: contextJSON())
     }
 
     /// The Stripe metadata: our context plus who started it, within Stripe's limits.

@@ -1,4 +1,5 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 /// A client-visible failure with the error shape of API.md:
 /// `{"error": {"code": "...", "message": "...", "retryable": false}}`.
@@ -16,8 +17,9 @@ public struct APIError: HTTPResponseError, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    /// Whether a client should retry: true for 408, 429, 502 and 503.
-    public var retryable: Bool { [408, 429, 502, 503].contains(status.code) }
+    /// Whether a client should retry: true for 408, 429, 502 and 503, except `not_configured`
+    /// (a missing setting does not fix itself).
+    public var retryable: Bool { [408, 429, 502, 503].contains(status.code) && code != "not_configured" }
 
     public static func badRequest(_ message: String) -> APIError {
         APIError(status: .badRequest, code: "bad_request", message: message)

@@ -1,7 +1,8 @@
-import Crypto
+import Configuration
 import Domain
 import QRCode
 import Templating
+import UseCases
 
 /// The ways back into the app for a code: the custom-scheme deeplink, the universal link,
 /// the store links for the visitor's platform, and — on desktop — a QR code of the
@@ -14,20 +15,18 @@ import Templating
 /// button uses the custom scheme on iOS, and on Android an `intent://` link that opens the app
 /// or, when it is not installed, its Google Play listing. Desktop shows the QR code instead.
 struct AppLinks {
-    let services: AppServices
+    let links: Links
+    let app: TollgateConfig.App
     let code: RedemptionCode
 
-    var universalLink: String { services.url("/redeem/" + code.display) }
+    var universalLink: String { links.url("/redeem/" + code.display) }
 
-    var deeplink: String? {
-        let scheme = services.config.app.scheme
-        return scheme.isEmpty ? nil : "\(scheme)://redeem?code=\(code.display)"
-    }
+    var deeplink: String? { links.app("redeem?code=\(code.display)") }
 
     /// The Android intent link: the app when installed, else Chrome opens its Play listing.
     var androidIntent: String? {
-        let scheme = services.config.app.scheme
-        guard !scheme.isEmpty, let package = services.config.app.android.packageName, !package.isEmpty else { return nil }
+        let scheme = app.scheme
+        guard !scheme.isEmpty, let package = app.android.packageName, !package.isEmpty else { return nil }
         return "intent://redeem?code=\(code.display)#Intent;scheme=\(scheme);package=\(package);end"
     }
 
@@ -43,8 +42,8 @@ struct AppLinks {
     /// Template values shared by the success and redeem pages (see the comment at the top of
     /// `templates/success.html`). `autoOpen` adds `auto_open`: the deeplink app.js tries once.
     func values(for platform: ClientPlatform, autoOpen: Bool = false) -> [String: TemplateValue] {
-        let ios = services.config.app.ios.appStoreURL
-        let android = services.config.app.android.playStoreURL
+        let ios = app.ios.appStoreURL
+        let android = app.android.playStoreURL
         var values: [String: TemplateValue] = [
             "code": .string(code.display),
             "code_groups": .list(code.display.split(separator: "-").map { .string(String($0)) }),

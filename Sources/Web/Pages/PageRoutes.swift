@@ -1,24 +1,28 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
+import Templating
 
 /// The home page, static files under `/static/`, and the OpenAPI document.
 struct PageRoutes {
     let pages: Pages
     let staticFiles: StaticFiles
+    /// Extra values of the home page (demo mode's section), empty otherwise.
+    var home: [String: TemplateValue] = [:]
 
     /// The OpenAPI document lives in `Public/openapi.json` and is also served at `/openapi.json`.
     static let openAPIFile = "openapi.json"
 
-    func register(on router: inout Router) {
-        router.add(.get, "/") { [pages] _, _ in
-            try pages.render("home", title: "Get back into your app")
+    func add(to group: inout RouteGroup) {
+        group.add(.get, "/") { [pages, home] _, _ in
+            try pages.render("home", title: "Get back into your app", home)
         }
-        router.add(.get, "/static/{path*}") { [staticFiles] request, context in
+        group.add(.get, "/static/{path*}") { [staticFiles] request, context in
             guard let response = staticFiles.response(for: context.parameters["path"] ?? "", request: request) else {
                 throw APIError.notFound()
             }
             return response
         }
-        router.add(.get, "/openapi.json") { [staticFiles] request, _ in
+        group.add(.get, "/openapi.json") { [staticFiles] request, _ in
             guard var response = staticFiles.response(for: PageRoutes.openAPIFile, request: request) else {
                 throw APIError.notFound("The OpenAPI document is not installed.")
             }

@@ -1,4 +1,5 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Templating
 
 /// Renders the HTML pages in `templates/` with the site-wide values every page needs

@@ -1,56 +1,58 @@
-import Crypto
+import Mail
+import Foundation
+import Configuration
 import Domain
-import HTTPServer
-import QRCode
+import HTTPCore
+import HTTPRouting
 import Templating
+import UseCases
 
 /// `GET /redeem/{code}`: the emailed link. It tries to open the app with the code and shows
 /// the fallbacks (install, type the code, a QR code on desktop). A GET never consumes or
 /// changes a code — mail scanners prefetch links — it only looks the code up.
 struct RedeemPageRoutes {
-    let services: AppServices
+    let lookUp: LookUpCode
+    let resend: ResendCodes
+    let pages: Pages
+    let links: Links
+    let app: TollgateConfig.App
+    let now: @Sendable () -> Date
 
-    func register(on router: inout Router) {
-        router.add(.get, "/redeem/{code}") { [services] request, context in
-            let raw = context.parameters["code"] ?? ""
-            guard let code = RedemptionCode(normalizing: raw) else {
-                return try Self.unknown(services, status: .notFound)
-            }
-            let now = services.now()
-            let record = try await services.database.read { try CodeRepository.find(code: code, vault: services.vault, on: $0) }
-            guard let record, record.status != .revoked else {
-                return try Self.unknown(services, status: .notFound)
-            }
-            if record.status == .replaced || (record.status == .live && record.isExpired(at: now)) {
-                return try services.pages.render("redeem_expired", title: "This code has expired", [
-                    "resend_action": "/redeem/resend",
+    func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
+        group.add(.get, "/redeem/{code}") { [self] request, context in
+            switch try await lookUp.state(of: context.parameters["code"] ?? "", now: now()) {
+            case .unknown:
+                return try pages.render("redeem_expired", title: "We could not find this code", status: .notFound, [
+                    "resend_action": "/redeem/resend", "unknown": true,
                 ])
+            case .expired:
+                return try pages.render("redeem_expired", title: "This code has expired", ["resend_action": "/redeem/resend"])
+            case .usable(let code):
+                let platform = ClientPlatform(userAgent: request.headers["User-Agent"])
+                return try pages.render(
+                    "redeem", title: "Open \(app.name)", AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true))
+            case .redeemed(let code):
+                var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
+                values["redeemed"] = true
+                return try pages.render("redeem", title: "Code already redeemed", values)
             }
-            let platform = ClientPlatform(userAgent: request.headers["User-Agent"])
-            return try services.pages.render("redeem", title: "Open \(services.config.app.name)", AppLinks(services: services, code: code).values(for: platform, autoOpen: true))
         }
-        router.add(.post, "/redeem/resend", maxBodyBytes: 4096) { [services] request, context in
-            // The browser form behind the expired-code page: same rules as the API, no enumeration.
+        // The browser form behind the expired-code page: same rules as the API, no enumeration.
+        let resendLimit = middleware.limit("resend", RedemptionAPIRoutes.resendLimit, per: RedemptionAPIRoutes.failureWindow)
+        group.add(.post, "/redeem/resend", maxBodyBytes: 4096, [resendLimit]) { [self] request, _ in
             let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
-            guard let email = EmailAddress.normalized(form.first { $0.name == "email" }?.value ?? "") else {
-                return try services.pages.render("redeem_expired", title: "This code has expired", status: .badRequest, [
-                    "resend_action": "/redeem/resend", "error": "Enter the email address you paid with.",
-                ])
+            let typed = form.first { $0.name == "email" }?.value ?? ""
+            guard let email = EmailAddress.normalized(typed) else {
+                // The same page again, with what the buyer typed and the heading of their case.
+                let unknown = form.first { $0.name == "case" }?.value == "unknown"
+                return try pages.render(
+                    "redeem_expired", title: unknown ? "We could not find this code" : "This code has expired", status: .badRequest, [
+                        "resend_action": "/redeem/resend", "error": "Enter the email address you paid with.", "email": .string(typed),
+                        "unknown": .bool(unknown),
+                    ])
             }
-            let client = services.clientAddress.address(for: request, context: context)
-            let now = services.now()
-            if let wait = services.rateLimiter.retryAfter("resend:\(client)", limit: RedemptionAPIRoutes.resendLimit, now: now) {
-                throw APIError.rateLimited(retryAfterSeconds: wait)
-            }
-            services.rateLimiter.record("resend:\(client)", window: RedemptionAPIRoutes.failureWindow, now: now)
-            if try await CodeResend(services: services).resendAll(email: email, now: now) > 0 { services.mailQueued() }
-            return try services.pages.render("redeem_resent", title: "Check your email", ["masked_email": .string(EmailMask.mask(email))])
+            try await resend.resend(to: email, now: now())
+            return try pages.render("redeem_resent", title: "Check your email", ["masked_email": .string(EmailMask.mask(email))])
         }
-    }
-
-    static func unknown(_ services: AppServices, status: HTTPStatus) throws -> HTTPResponse {
-        try services.pages.render("redeem_expired", title: "We could not find this code", status: status, [
-            "resend_action": "/redeem/resend", "unknown": true,
-        ])
     }
 }

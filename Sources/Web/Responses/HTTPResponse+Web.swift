@@ -1,4 +1,5 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 extension HTTPResponse {
     /// A JSON response from bytes already encoded.

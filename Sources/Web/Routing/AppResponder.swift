@@ -1,102 +1,80 @@
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Logging
 
-/// The application's `HTTPResponder`: routes each request, turns thrown errors into the
-/// API.md error shape (JSON under `/api`, `/admin`, `/webhooks`; an HTML page elsewhere),
-/// adds security headers, writes one log line and records metrics per request.
+/// The application's `HTTPResponder`: every route runs behind the global middleware (metrics,
+/// request log, security headers, error mapping: `AppResponder.global`) and then its group's.
+/// The chains are built once, at start-up; a request is matched once and runs its route's chain.
 public struct AppResponder: HTTPResponder {
     public let router: Router
-    let metrics: Metrics
-    let pages: Pages
+    /// For requests no route takes: 404, or 405 with `Allow`.
+    private let unmatched: MiddlewareChain
+    private let errors: ErrorMiddleware
 
-    public init(router: Router, metrics: Metrics, pages: Pages) {
+    /// - Parameter routes: the routes with their group middleware; the global chain is added here.
+    public init(routes: Router, metrics: Metrics, pages: Pages) {
+        let global: [any Middleware] = [
+            MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(), ErrorMiddleware(pages: pages),
+        ]
+        var router = Router()
+        for route in routes.routes {
+            let handler = route.handler
+            router.add(route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, MiddlewareChain(global) { request, context in
+                try await handler.handle(request, context: context)
+            })
+        }
         self.router = router
-        self.metrics = metrics
-        self.pages = pages
-    }
-
-    public func maxBodyBytes(method: HTTPMethod, path: String) -> Int? {
-        if case .found(let route, _) = router.match(method: method, path: path) {
-            return route.maxBodyBytes
-        }
-        return nil
-    }
-
-    public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
-        let started = MonotonicClock.seconds()
-        metrics.requestStarted()
-        var context = context
-        var routeLabel = "unmatched"
-        var response: HTTPResponse
-        switch router.match(method: request.method, path: request.path) {
-        case .found(let route, let parameters):
-            routeLabel = route.pattern
-            context.parameters = parameters
-            context.route = route.pattern
-            do {
-                response = try await route.handler.handle(request, context: context)
-            } catch let error as any HTTPResponseError {
-                response = errorResponse(APIError(error), path: request.path)
-            } catch {
-                context.logger.error("unhandled_error", [("route", .string(route.pattern)), ("error", .string(String(describing: type(of: error))))])
-                response = errorResponse(.internalError, path: request.path)
+        let errors = ErrorMiddleware(pages: pages)
+        unmatched = MiddlewareChain(global) { [routes] request, _ in
+            guard case .methodNotAllowed(let allowed) = routes.match(method: request.method, path: request.path) else {
+                throw APIError.notFound()
             }
-        case .methodNotAllowed(let allowed):
-            response = errorResponse(
-                APIError(status: .methodNotAllowed, code: "method_not_allowed", message: "\(request.method) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: " or ")).")
-                , path: request.path)
-            response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-        case .notFound:
-            response = errorResponse(.notFound(), path: request.path)
+            let names = allowed.map(\.rawValue)
+            let error = APIError(
+                status: .methodNotAllowed, code: "method_not_allowed",
+                message: "\(request.method) is not allowed here; use \(names.joined(separator: " or ")).")
+            var response = errors.response(for: error, path: request.path)
+            response.headers.set("Allow", names.joined(separator: ", "))
+            return response
         }
-        SecurityHeaders.apply(to: &response)
-        let seconds = MonotonicClock.seconds() - started
-        metrics.requestFinished(method: request.method.rawValue, route: routeLabel, status: response.status.code, seconds: seconds)
-        context.logger.info("request", [
-            ("method", .string(request.method.rawValue)),
-            ("route", .string(routeLabel)),
-            ("status", .int(response.status.code)),
-            ("duration_ms", .double((seconds * 1_000_000).rounded() / 1000)),
-        ])
+        self.errors = errors
+    }
+
+    /// Matches the route once, when the head is read; `respond` gets the match back.
+    public func plan(method: HTTPMethod, path: String) -> RoutePlan {
+        guard case .found(let route, let parameters) = router.match(method: method, path: path) else { return RoutePlan() }
+        return RoutePlan(maxBodyBytes: route.maxBodyBytes, route: route.index, parameters: parameters)
+    }
+
+    public func respond(to request: HTTPRequest, plan: RoutePlan, info: RequestInfo) async -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            if let index = plan.route {
+                let route = router.routes[index]
+                response = try await route.handler.handle(request, context: RequestContext(info, parameters: plan.parameters, route: route.pattern))
+            } else {
+                response = try await unmatched.handle(request, context: RequestContext(info))
+            }
+        } catch {
+            // The chain maps errors itself; this is only reached if a middleware above it throws.
+            response = errors.response(for: APIError.mapping(error), path: request.path)
+        }
         return response
     }
 
-    public func protocolErrorResponse(status: HTTPStatus, message: String, context: RequestContext) -> HTTPResponse {
-        context.logger.info("rejected", [("status", .int(status.code)), ("reason", .string(message))])
+    /// Routes a request without the server (tests, tools): plans and responds in one step.
+    public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+        let info = RequestInfo(requestId: context.requestId, logger: context.logger, remoteAddress: context.remoteAddress, maxBodyBytes: context.maxBodyBytes)
+        return await respond(to: request, plan: plan(method: request.method, path: request.path), info: info)
+    }
+
+    public func protocolErrorResponse(status: HTTPStatus, message: String, info: RequestInfo) -> HTTPResponse {
+        info.logger.info("rejected", [("status", .int(status.code)), ("reason", .string(message))])
         var response = HTTPResponse.apiError(APIError(status: status, code: APIError.code(for: status), message: message))
         SecurityHeaders.apply(to: &response)
         return response
     }
 
-    /// JSON for machine paths, an HTML page for browser paths.
-    func errorResponse(_ error: APIError, path: String) -> HTTPResponse {
-        if AppResponder.isMachinePath(path) {
-            return .apiError(error)
-        }
-        var response = pages.errorPage(status: error.status, message: error.message)
-        if let seconds = error.retryAfterSeconds {
-            response.headers.set("Retry-After", String(seconds))
-        }
-        return response
-    }
-
     /// Paths whose callers are programs, not browsers: errors there are JSON.
-    static func isMachinePath(_ path: String) -> Bool {
-        for prefix in ["/api", "/admin", "/webhooks"] where path.hasPrefix(prefix) {
-            let rest = path.dropFirst(prefix.count)
-            if rest.isEmpty || rest.hasPrefix("/") { return true }
-        }
-        return ["/receipts", "/auth/token", "/healthz", "/readyz", "/metrics", "/openapi.json"].contains(path)
-    }
-}
-
-extension APIError {
-    /// Wraps any `HTTPResponseError` in the API.md shape.
-    init(_ error: any HTTPResponseError) {
-        if let error = error as? APIError {
-            self = error
-        } else {
-            self.init(status: error.status, code: error.code, message: error.message)
-        }
-    }
+    static func isMachinePath(_ path: String) -> Bool { ErrorMiddleware.isMachinePath(path) }
 }

@@ -1,8 +1,11 @@
 /// A JSON object whose members are all plain strings or null, read straight from the body's
 /// bytes, so hot-path requests (`POST /api/v1/redeem`) skip Foundation's JSONDecoder.
-/// Anything else — escapes, numbers, nested values, duplicate keys, invalid UTF-8, broken
-/// syntax — is not parsed here (`nil`): the caller falls back to JSONDecoder, which also words
-/// the errors, so both paths accept and refuse the same bodies.
+/// Anything else — escapes, numbers, nested values, duplicate keys, keys not in plain
+/// snake_case, invalid UTF-8, broken syntax — is not parsed here (`nil`): the caller falls
+/// back to `StrictJSON` and JSONDecoder, which also word the errors, so both paths accept and
+/// refuse the same bodies. Whatever this reads is strict RFC 8259 JSON (no escapes, no control
+/// characters, valid UTF-8, unique keys, no trailing comma), so it needs no `StrictJSON` pass
+/// of its own; the `json` fuzz target checks both.
 struct FlatJSONObject {
     private var members: [(key: String, value: String?)] = []
 
@@ -15,7 +18,9 @@ struct FlatJSONObject {
         if !reader.take(UInt8(ascii: "}")) {
             repeat {
                 reader.skipSpace()
-                guard let key = reader.plainString(), !members.contains(where: { $0.key == key }) else { return nil }
+                guard let key = reader.plainString(), Self.isPlainSnakeCase(key), !members.contains(where: { $0.key == key }) else {
+                    return nil
+                }
                 reader.skipSpace()
                 guard reader.take(UInt8(ascii: ":")) else { return nil }
                 reader.skipSpace()
@@ -32,6 +37,24 @@ struct FlatJSONObject {
         }
         reader.skipSpace()
         guard reader.atEnd else { return nil }
+    }
+
+    /// `[a-z][a-z0-9]*(_[a-z][a-z0-9]*)*`: the keys JSONDecoder's `convertFromSnakeCase` maps
+    /// one to one. It also folds case and underscores (`devicE_id`, `device__id` and `deviceId`
+    /// all read as `device_id`), so a body with any other key is left to it: both paths then
+    /// read every body the same way.
+    private static func isPlainSnakeCase(_ key: String) -> Bool {
+        var previous = UInt8(ascii: "_")
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                if previous == UInt8(ascii: "_") { return false }
+            default: return false
+            }
+            previous = byte
+        }
+        return previous != UInt8(ascii: "_")
     }
 
     /// `.some(value)` for a string member, `.some(nil)` for null, nil when absent.

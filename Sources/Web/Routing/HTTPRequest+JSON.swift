@@ -1,9 +1,11 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 extension HTTPRequest {
     /// Decodes a JSON body into `T` with snake_case keys, answering precise 4xx errors:
-    /// 415 for another content type, 400 naming the missing or mistyped field.
+    /// 415 for another content type, 400 for a body that is not strict RFC 8259 JSON
+    /// (`StrictJSON`), 400 naming the missing or mistyped field.
     /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
     public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
         try checkJSONBody()
@@ -11,7 +13,8 @@ extension HTTPRequest {
     }
 
     /// `decodeJSON` for bodies with a JSONDecoder-free fast path (`FlatJSONDecodable`); the
-    /// same answers, errors included.
+    /// same answers, errors included. A body `FlatJSONObject` reads is strict JSON already,
+    /// so only the fallback pays for `StrictJSON`.
     func decodeJSON<T: FlatJSONDecodable>(_ type: T.Type) throws -> T {
         try checkJSONBody()
         if let object = FlatJSONObject(body), let value = T(flat: object) { return value }
@@ -19,18 +22,17 @@ extension HTTPRequest {
     }
 
     private func checkJSONBody() throws {
-        if let contentType = headers["Content-Type"] {
-            let media = contentType.split(separator: ";").first.map { HTTPHeaders.trimmingOptionalWhitespace($0).lowercased() } ?? ""
-            guard media == "application/json" || media.hasSuffix("+json") else {
-                throw APIError.unsupportedMediaType("Send the body as application/json, not \(media).")
-            }
+        if !declaresJSONBody, let media = mediaType {
+            throw APIError.unsupportedMediaType("Send the body as application/json, not \(media).")
         }
         guard !body.isEmpty else {
             throw APIError.badRequest("The request body is empty; send a JSON object.")
         }
     }
 
+    /// JSONDecoder behind `StrictJSON`: Foundation accepts trailing commas and duplicate keys.
     private func decodeWithFoundation<T: Decodable>(_ type: T.Type) throws -> T {
+        if let violation = StrictJSON.validate(body) { throw APIError.badRequest(violation.message) }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {

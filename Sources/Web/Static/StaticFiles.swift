@@ -1,5 +1,6 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 /// The files of the `Public/` folder, loaded into memory once at start-up and served under
 /// `/static/` with a content type, a strong ETag and one hour of public caching.

@@ -1,20 +1,12 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
+import UseCases
 
 /// The inputs of `POST /receipts`, validated: the platform from `X-PLATFORM-TYPE`, the app user,
 /// the store's reference for the purchase, and the attribution from `ply_context`.
 struct ReceiptsRequest {
-    /// Where the purchase was made and how it is looked up.
-    enum Source: Equatable {
-        /// App Store Server API lookup (`original_transaction_id`).
-        case appStoreTransaction(String)
-        /// verifyReceipt (`receipt_data`).
-        case appStoreReceipt(String)
-        /// Play Developer API (`purchase_token` + `store_product_id`).
-        case playStore(token: String, productID: String)
-        /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`).
-        case stripeSubscription(String)
-    }
+    typealias Source = RecordReceipt.Source
 
     private struct Body: Decodable {
         let userId: String

@@ -1,19 +1,26 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Integrations
+import UseCases
 
 /// `POST /webhooks/stripe`: verified over the raw body (signature, 300 s tolerance) before
 /// any parsing; a bad signature or stale timestamp is 400 with nothing stored; a repeated
-/// event id is 200 with nothing done twice; Stripe's read failures answer 503 so Stripe retries.
+/// event id is 200 with nothing done twice; Stripe's read failures answer 503 so Stripe
+/// retries; a well-formed event that cannot become a purchase is 200, logged, nothing stored.
 struct StripeWebhookRoute {
-    let services: AppServices
+    /// `stripe.webhook_secret`; nil when webhooks are not configured.
+    let secret: String?
+    /// Nil when Stripe is not configured.
+    let apply: ApplyStripeEvent?
+    let now: @Sendable () -> Date
 
-    func register(on router: inout Router) {
-        router.add(.post, "/webhooks/stripe", maxBodyBytes: 512 * 1024) { [services] request, context in
-            guard let secret = services.config.stripe.webhookSecret, let stripe = services.stripe else {
-                throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "Stripe webhooks are not configured on this server.")
+    func add(to group: inout RouteGroup) {
+        group.add(.post, "/webhooks/stripe", maxBodyBytes: 512 * 1024) { [secret, apply, now] request, context in
+            guard let secret, let apply else {
+                throw UseCaseError.notConfigured("Stripe webhooks are not configured on this server (stripe.webhook_secret, stripe.secret_key).")
             }
-            let now = services.now()
+            let now = now()
             let event: StripeEvent
             do {
                 event = try StripeWebhookVerifier(secret: secret).verifiedEvent(
@@ -24,18 +31,14 @@ struct StripeWebhookRoute {
             } catch let error as StripeDecodingError {
                 throw APIError.badRequest("The event cannot be read: \(error)")
             }
-            let applied: Bool
-            do {
-                applied = try await StripeSync(services: services, stripe: stripe).apply(event, now: now)
-            } catch let error as UpstreamError {
-                context.logger.warning("stripe_webhook_deferred", [("event_id", .string(event.id)), ("reason", .string(error.description))])
-                throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "Stripe could not be read; retry later.")
-            }
-            context.logger.info("stripe_webhook", [("event_id", .string(event.id)), ("type", .string(event.type)), ("duplicate", .bool(!applied))])
-            return .json { json in
+            let outcome = try await apply.apply(event, now: now)
+            context.logger.info("stripe_webhook", [("event_id", .string(event.id)), ("type", .string(event.type)), ("outcome", .string(outcome.rawValue))])
+            var response = HTTPResponse.json { json in
                 json.bool("received", true)
-                json.bool("duplicate", !applied)
+                json.bool("duplicate", outcome == .duplicate)
             }
+            response.outcome = outcome.rawValue
+            return response
         }
     }
 }

@@ -1,5 +1,6 @@
 import Configuration
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 /// `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json`, generated
 /// from config so emailed `/redeem/...` links open the app directly when it is installed.
@@ -7,8 +8,8 @@ import HTTPServer
 struct WellKnownRoutes {
     let app: TollgateConfig.App
 
-    func register(on router: inout Router) {
-        router.add(.get, "/.well-known/apple-app-site-association") { [app] _, _ in
+    func add(to group: inout RouteGroup) {
+        group.add(.get, "/.well-known/apple-app-site-association") { [app] _, _ in
             guard let team = app.ios.teamID, let bundle = app.ios.bundleID else {
                 throw APIError.notFound("No iOS app is configured (app.ios.team_id and app.ios.bundle_id).")
             }
@@ -34,7 +35,7 @@ struct WellKnownRoutes {
             response.headers.set("Cache-Control", "public, max-age=3600")
             return response
         }
-        router.add(.get, "/.well-known/assetlinks.json") { [app] _, _ in
+        group.add(.get, "/.well-known/assetlinks.json") { [app] _, _ in
             guard let package = app.android.packageName, !app.android.sha256CertFingerprints.isEmpty else {
                 throw APIError.notFound("No Android app is configured (app.android.package_name and sha256_cert_fingerprints).")
             }

@@ -14,7 +14,7 @@ func makeTemporaryDirectory() throws -> String {
 
 /// A fresh migrated database in a temporary directory.
 func makeDatabase() throws -> Database {
-    let database = try Database(path: try makeTemporaryDirectory() + "/test.sqlite")
+    let database = try SQLiteDatabase(path: try makeTemporaryDirectory() + "/test.sqlite")
     _ = try Migrator(migrations: MailMigrations.all).migrate(database)
     return database
 }

@@ -13,7 +13,7 @@ guard CommandLine.arguments.count == 2 else {
 // and after a minute anyway.
 let parent = getppid()
 let deadline = Date().addingTimeInterval(60)
-let database = try Database(path: CommandLine.arguments[1], readers: 1)
+let database = try SQLiteDatabase(path: CommandLine.arguments[1], readers: 1)
 try database.writeSync { connection in
     try connection.executeScript("""
         CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Logging
 import Synchronization
 
@@ -74,7 +75,7 @@ private final class RecordingResponder: HTTPResponder {
 
     init(handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) { self.handler = handler }
 
-    func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
+    func respond(to request: HTTPRequest, plan: RoutePlan, info: RequestInfo) async -> HTTPResponse {
         requests.withLock { $0.append(request) }
         return await handler(request)
     }

@@ -1,5 +1,6 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Synchronization
 import TestSupport
 import Testing
@@ -9,6 +10,7 @@ import FoundationNetworking
 #endif
 
 @testable import Web
+@testable import App
 
 /// Every browser page of the service loaded by a real headless Chromium from the real server on
 /// a loopback port, at phone and desktop sizes, with JavaScript on and off. Screenshots are kept

@@ -1,10 +1,12 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Storage
 import Synchronization
 import TestSupport
 
 @testable import Web
+@testable import App
 
 /// A clock the test moves by hand.
 final class TestClock: Sendable {
@@ -23,12 +25,13 @@ struct CheckoutHarness {
     let stripe: FakeStripe
     let app: TestApp
 
-    init(redemption: [String: Any] = [:]) throws {
+    /// - Parameter extra: top-level config members added to the harness's (e.g. `events`).
+    init(redemption: [String: Any] = [:], extra: [String: Any] = [:]) throws {
         let clock = self.clock
         stripe = try FakeStripe(webhookSecret: Self.webhookSecret, knownPrices: ["price_monthly", "price_lifetime"], now: clock.function)
         var redemptionConfig: [String: Any] = ["code_ttl_seconds": 3600, "resend_interval_seconds": 600, "redirect_urls": ["https://example.com/welcome"]]
         for (key, value) in redemption { redemptionConfig[key] = value }
-        app = try TestApp(extra: [
+        var config: [String: Any] = [
             "base_url": "https://pay.example.com",
             "stripe": ["secret_key": "sk_test_fake_123", "webhook_secret": Self.webhookSecret, "api_base": stripe.baseURL],
             "plans": ["monthly": ["price_id": "price_monthly", "mode": "subscription"], "lifetime": ["price_id": "price_lifetime", "mode": "payment"]],
@@ -40,7 +43,9 @@ struct CheckoutHarness {
                 "ios": ["bundle_id": "com.example.app", "team_id": "ABCDE12345", "app_store_url": "https://apps.apple.com/app/id1"],
                 "android": ["package_name": "com.example.app", "sha256_cert_fingerprints": ["00:01:02:03:04:05:06:07:08:09:0A:0B:0C:0D:0E:0F:10:11:12:13:14:15:16:17:18:19:1A:1B:1C:1D:1E:1F"], "play_store_url": "https://play.google.com/store/apps/details?id=com.example.app"],
             ],
-        ], now: clock.function)
+        ]
+        for (key, value) in extra { config[key] = value }
+        app = try TestApp(extra: config, now: clock.function)
     }
 
     /// Starts a checkout like the paywall does and returns the Stripe session id.

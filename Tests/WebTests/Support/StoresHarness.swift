@@ -1,11 +1,13 @@
 import Crypto
 import Domain
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Storage
 import TestSupport
 
 @testable import Web
+@testable import App
 
 /// The whole service against a fake App Store, a fake Google Play and a fake Stripe, all on
 /// loopback, with a clock the test moves. Store config points at the fakes.
@@ -132,7 +134,7 @@ struct StoresHarness {
 
     /// An account with a signed-in session; returns (account id, access token).
     func signedInAccount() async throws -> (accountID: String, accessToken: String) {
-        let services = app.app.services
+        let services = app.app
         let now = clock.now
         return try await app.app.database.write { connection in
             let account = try AccountRepository.create(secrets: services.secrets, on: connection, now: now)

@@ -1,9 +1,12 @@
 import Configuration
 import Crypto
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Logging
+import UseCases
 import Web
+@testable import App
 
 /// Paths of the package checkout the tests run from.
 enum PackagePaths {
@@ -59,11 +62,21 @@ struct TestApp {
     let app: TollgateApp
     let logs: MemoryLogSink
 
-    init(extra: [String: Any] = [:], now: @escaping @Sendable () -> Date = { Date() }) throws {
+    init(
+        extra: [String: Any] = [:], now: @escaping @Sendable () -> Date = { Date() },
+        eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration()
+    ) throws {
         directory = try TemporaryDirectory()
         logs = MemoryLogSink()
         let config = try TollgateConfig.make(directory: directory.path, extra: extra)
-        app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug), now: now)
+        app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug), now: now, eventDelivery: eventDelivery)
+    }
+
+    /// An app built elsewhere (e.g. with other start-up parameters).
+    init(directory: TemporaryDirectory, app: TollgateApp, logs: MemoryLogSink) {
+        self.directory = directory
+        self.app = app
+        self.logs = logs
     }
 
     /// `Authorization` for the admin API.

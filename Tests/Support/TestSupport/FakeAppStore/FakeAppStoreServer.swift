@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Synchronization
 
 /// A fake App Store on a loopback port: the App Store Server API's

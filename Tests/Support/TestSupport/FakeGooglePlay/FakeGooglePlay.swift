@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Synchronization
 
 /// A fake Google Play on loopback: Google's OAuth token endpoint (verifying service-account

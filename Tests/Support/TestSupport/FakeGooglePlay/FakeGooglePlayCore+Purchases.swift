@@ -1,5 +1,6 @@
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 extension FakeGooglePlayCore {
     /// The androidpublisher purchase endpoints (subscriptionsv2 get, products get, acknowledge).

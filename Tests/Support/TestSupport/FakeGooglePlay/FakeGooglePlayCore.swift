@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Synchronization
 
 /// The state and request handling behind `FakeGooglePlay` (shared with the server's closure).

@@ -1,3 +1,4 @@
+import StripeSimulator
 import Foundation
 
 extension FakeStripe {

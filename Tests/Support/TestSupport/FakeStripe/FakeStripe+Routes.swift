@@ -1,5 +1,7 @@
+import StripeSimulator
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 
 extension FakeStripe.Core {
     private static let topLevelParameters: Set<String> = [

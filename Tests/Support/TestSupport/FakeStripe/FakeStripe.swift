@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
-import HTTPServer
+import HTTPCore
+import HTTPRouting
 import Synchronization
 
 /// A fake Stripe API on a loopback port, speaking Stripe's wire format: Bearer secret-key auth

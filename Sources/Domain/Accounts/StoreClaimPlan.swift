@@ -1,0 +1,32 @@
+/// API.md's four-way table for accounts from in-app purchases (`/api/v1/iap/apple|google`):
+/// signed in or not × customer email or not, with `B` the account that already holds the
+/// purchase. A pure decision, applied by `ClaimStorePurchase` in one transaction.
+public enum StoreClaimPlan: Sendable, Equatable {
+    /// Signed in as `account`: the other-user decision, and whether `account` takes the email
+    /// (unconfirmed, with a confirmation mail).
+    case signedIn(account: String, decision: OtherUserDecision, claimEmail: Bool)
+    /// Not signed in, `B` holds it: a login for `B`; its email is claimed only while `B` has
+    /// none confirmed (claiming never signs anyone into an account that owns an address).
+    case holder(String, claimEmail: Bool)
+    /// Not signed in, nobody holds it, an email given: a new account with that email, unconfirmed.
+    case createWithEmail
+    /// Not signed in, nobody holds it, no email: a new account with a generated username and
+    /// random password, no mail.
+    case createAnonymous
+
+    /// The plan for a claim.
+    /// - Parameters:
+    ///   - signedIn: the bearer's account, if any.
+    ///   - holder: the account that holds the purchase now, if any.
+    ///   - hasEmail: whether customer details carry an email.
+    ///   - holderEmailConfirmed: whether the holder's email is confirmed (ignored without a holder).
+    public static func decide(
+        signedIn: String?, holder: String?, hasEmail: Bool, holderEmailConfirmed: Bool, policy: OtherUserPolicy
+    ) -> StoreClaimPlan {
+        if let signedIn {
+            return .signedIn(account: signedIn, decision: policy.decide(holder: holder, claimant: signedIn, canSwitch: true), claimEmail: hasEmail)
+        }
+        if let holder { return .holder(holder, claimEmail: hasEmail && !holderEmailConfirmed) }
+        return hasEmail ? .createWithEmail : .createAnonymous
+    }
+}

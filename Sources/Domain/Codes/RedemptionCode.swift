@@ -1,0 +1,71 @@
+import Crypto
+
+/// An 80-bit redemption code: 16 Crockford base32 characters, shown as `XXXX-XXXX-XXXX-XXXX`.
+public struct RedemptionCode: Sendable, Hashable, CustomStringConvertible {
+    /// Crockford's alphabet (no I, L, O, U).
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    static let length = 16
+
+    /// The 16 characters without hyphens: the form to hash and store.
+    public let canonical: String
+
+    private init(canonical: String) {
+        self.canonical = canonical
+    }
+
+    /// Grouped for people: `XXXX-XXXX-XXXX-XXXX`.
+    public var display: String {
+        var out = [UInt8]()
+        out.reserveCapacity(canonical.utf8.count + canonical.utf8.count / 4)
+        for (index, byte) in canonical.utf8.enumerated() {
+            if index > 0, index % 4 == 0 { out.append(UInt8(ascii: "-")) }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Same as `display`.
+    public var description: String { display }
+
+    /// A new random code (10 bytes from `RAND_bytes`).
+    /// - Throws: `CryptoError.randomFailure` if the generator fails.
+    public static func generate() throws -> RedemptionCode {
+        let bytes = try SecureRandom.bytes(count: 10)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var out = [UInt8]()
+        out.reserveCapacity(length)
+        for byte in bytes {
+            accumulator = accumulator << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                bits -= 5
+                out.append(alphabet[Int(accumulator >> UInt32(bits) & 31)])
+            }
+            accumulator &= (1 << UInt32(bits)) - 1
+        }
+        return RedemptionCode(canonical: String(decoding: out, as: UTF8.self))
+    }
+
+    /// Normalizes what a person typed: uppercases, drops spaces and hyphens, reads `O` as `0` and
+    /// `I`/`L` as `1`. Returns `nil` unless exactly 16 valid characters remain.
+    public init?(normalizing input: String) {
+        var out = [UInt8]()
+        out.reserveCapacity(Self.length)
+        for scalar in input.unicodeScalars {
+            guard scalar.isASCII else { return nil }
+            var char = UInt8(scalar.value)
+            if char == UInt8(ascii: " ") || char == UInt8(ascii: "-") { continue }
+            if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(char) { char -= 32 }
+            switch char {
+            case UInt8(ascii: "O"): char = UInt8(ascii: "0")
+            case UInt8(ascii: "I"), UInt8(ascii: "L"): char = UInt8(ascii: "1")
+            default: break
+            }
+            guard Self.alphabet.contains(char), out.count < Self.length else { return nil }
+            out.append(char)
+        }
+        guard out.count == Self.length else { return nil }
+        self.init(canonical: String(decoding: out, as: UTF8.self))
+    }
+}

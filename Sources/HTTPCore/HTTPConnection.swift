@@ -1,0 +1,253 @@
+internal import Glibc
+import Logging
+
+/// One client connection, driven by its own task: read → parse → respond → write, in a loop.
+///
+/// All socket I/O is attempted directly with non-blocking calls from the task; the task parks
+/// on the event loop only when a call returns `EAGAIN`. It is created inside its task and
+/// never shared, so it needs no synchronisation.
+final class HTTPConnection {
+    private let core: ServerCore
+    private let fd: Int32
+    private let id: UInt64
+    private let remoteAddress: String?
+    private var buffer = ByteBuffer()
+    private var parser: HTTPRequestParser
+    private var ids = RequestIDGenerator()
+    private var closed = false
+
+    init(core: ServerCore, fd: Int32, id: UInt64, remoteAddress: String?) {
+        self.core = core
+        self.fd = fd
+        self.id = id
+        self.remoteAddress = remoteAddress
+        parser = HTTPRequestParser(limits: core.limits)
+    }
+
+    deinit { close() }
+
+    /// Serves requests until the peer closes, an error occurs or the server shuts down.
+    func run() async {
+        defer { close() }
+        var firstRequest = true
+        let acceptedAt = MonotonicClock.now()
+        while true {
+            guard let (head, requestDeadline) = await readHead(firstRequest: firstRequest, acceptedAt: acceptedAt) else { return }
+            firstRequest = false
+            let plan = core.responder.plan(method: head.method, path: head.path)
+            let limit = plan.maxBodyBytes ?? core.configuration.maxBodyBytes
+            guard let body = await readBody(head: head, limit: limit, requestDeadline: requestDeadline) else { return }
+
+            let requestId = requestId(for: head)
+            let info = RequestInfo(
+                requestId: requestId, logger: core.logger.with([("request_id", .string(requestId))]),
+                remoteAddress: remoteAddress, maxBodyBytes: limit
+            )
+            let request = HTTPRequest(
+                method: head.method, target: head.target, minorVersion: head.minorVersion,
+                headers: head.headers, body: body
+            )
+            let response: HTTPResponse
+            if request.declaresJSONBody, !request.body.isEmpty, let violation = StrictJSON.validate(request.body) {
+                // Every JSON body is held to RFC 8259 here, whichever reader its route uses
+                // (Foundation's are lenient). The request was well framed: keep-alive holds.
+                response = core.responder.protocolErrorResponse(status: .badRequest, message: violation.message, info: info)
+            } else {
+                response = await core.responder.respond(to: request, plan: plan, info: info)
+            }
+            let keepAlive = head.keepAlive && !core.draining.load(ordering: .relaxed)
+                && !HTTPResponseSerializer.requestsClose(response)
+            guard await send(response, requestId: requestId, head: head, keepAlive: keepAlive) else { return }
+            guard keepAlive else {
+                await lingeringClose()
+                return
+            }
+            buffer.shrinkIfIdle()
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads and parses a head; nil when the connection is done (closed, rejected, timed out).
+    /// Also returns the time by which the whole request must have arrived: the request timeout
+    /// after its first byte.
+    private func readHead(firstRequest: Bool, acceptedAt: UInt64) async -> (HTTPRequestHead, requestDeadline: UInt64)? {
+        // The header timeout runs from accept for a new connection, else from the first byte.
+        var headDeadline: UInt64? = firstRequest ? acceptedAt &+ core.headerTimeout : nil
+        var requestDeadline: UInt64?
+        let idleDeadline = MonotonicClock.now() &+ core.idleTimeout
+        while true {
+            if requestDeadline == nil && !buffer.isEmpty {
+                let now = MonotonicClock.now()
+                requestDeadline = now &+ core.requestTimeout
+                if headDeadline == nil { headDeadline = now &+ core.headerTimeout }
+            }
+            do {
+                if let head = try parser.parseHead(&buffer) { return (head, requestDeadline ?? MonotonicClock.now() &+ core.requestTimeout) }
+            } catch {
+                await reject(error, head: nil)
+                return nil
+            }
+            let deadline = headDeadline.map { min($0, requestDeadline ?? .max) } ?? idleDeadline
+            switch await receive(deadline: deadline, idle: buffer.isEmpty) {
+            case .received:
+                continue
+            case .timedOut where headDeadline != nil:
+                await reject(HTTPParseError(.requestTimeout, "Request head not received in time."), head: nil)
+                return nil
+            case .timedOut, .closed, .shutdown:
+                return nil
+            }
+        }
+    }
+
+    /// Reads the body of `head`; nil when the connection is done. Each read must come within the
+    /// body read timeout, and the last by `requestDeadline`.
+    private func readBody(head: HTTPRequestHead, limit: Int, requestDeadline: UInt64) async -> [UInt8]? {
+        do {
+            try parser.beginBody(for: head, limit: limit)
+        } catch {
+            await reject(error, head: head)
+            return nil
+        }
+        if head.expectsContinue && head.hasBody && buffer.isEmpty {
+            guard await write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), nil) else { return nil }
+        }
+        while true {
+            do {
+                if let body = try parser.parseBody(&buffer) { return body }
+            } catch {
+                await reject(error, head: head)
+                return nil
+            }
+            switch await receive(deadline: min(MonotonicClock.now() &+ core.bodyTimeout, requestDeadline), idle: false) {
+            case .received:
+                continue
+            case .timedOut:
+                await reject(HTTPParseError(.requestTimeout, "Request body not received in time."), head: head)
+                return nil
+            case .closed, .shutdown:
+                return nil
+            }
+        }
+    }
+
+    private enum ReceiveResult { case received, closed, timedOut, shutdown }
+
+    /// Reads whatever is available, parking on the event loop only when nothing is.
+    private func receive(deadline: UInt64, idle: Bool) async -> ReceiveResult {
+        while true {
+            let result = buffer.writeWithUnsafeMutableBytes(minimumWritable: 1024) { space in
+                let count = Glibc.read(fd, space.baseAddress, space.count)
+                return count >= 0 ? count : -Int(errno)
+            }
+            if result > 0 { return .received }
+            if result == 0 { return .closed }
+            let number = Int32(-result)
+            if number == EINTR { continue }
+            guard number == EAGAIN || number == EWOULDBLOCK else { return .closed }
+            switch await core.loop.wait(fd: fd, id: id, writable: false, deadline: deadline, idle: idle) {
+            case .ready: continue
+            case .timedOut: return .timedOut
+            case .shutdown: return .shutdown
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    private func send(_ response: HTTPResponse, requestId: String, head: HTTPRequestHead?, keepAlive: Bool) async -> Bool {
+        let (bytes, separateBody) = HTTPResponseSerializer.serialize(
+            response, requestId: requestId, keepAlive: keepAlive, minorVersion: head?.minorVersion ?? 1,
+            isHeadRequest: head?.method == .head, date: core.dates.current()
+        )
+        return await write(bytes, separateBody ? response.body : nil)
+    }
+
+    /// Writes `first` then `second` fully with `sendmsg` (one call for both when possible),
+    /// parking on `EPOLLOUT` only when the socket buffer is full. False when the peer is gone
+    /// or stalls longer than the body timeout.
+    private func write(_ first: [UInt8], _ second: [UInt8]?) async -> Bool {
+        let second = second ?? []
+        let total = first.count + second.count
+        var written = 0
+        while written < total {
+            let result = first.withUnsafeBytes { a in
+                second.withUnsafeBytes { b in
+                    var vectors = [iovec](), count = 0
+                    if written < a.count {
+                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: a.baseAddress! + written), iov_len: a.count - written))
+                        if !b.isEmpty { vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress!), iov_len: b.count)) }
+                    } else {
+                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress! + (written - a.count)), iov_len: total - written))
+                    }
+                    count = vectors.count
+                    return vectors.withUnsafeMutableBufferPointer { iov in
+                        var message = msghdr()
+                        message.msg_iov = iov.baseAddress
+                        message.msg_iovlen = count
+                        let sent = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                        return sent >= 0 ? sent : -Int(errno)
+                    }
+                }
+            }
+            if result > 0 {
+                written += result
+                continue
+            }
+            let number = Int32(-result)
+            if result < 0 && number == EINTR { continue }
+            guard result < 0, number == EAGAIN || number == EWOULDBLOCK else { return false }
+            let deadline = MonotonicClock.now() &+ core.bodyTimeout
+            guard await core.loop.wait(fd: fd, id: id, writable: true, deadline: deadline, idle: false) == .ready else {
+                return false
+            }
+        }
+        return true
+    }
+
+    // MARK: Errors and closing
+
+    /// Sends the responder's protocol error response with `Connection: close`, then closes.
+    private func reject(_ error: HTTPParseError, head: HTTPRequestHead?) async {
+        let rejectedId = head.map { self.requestId(for: $0) } ?? ids.next()
+        let info = RequestInfo(
+            requestId: rejectedId, logger: core.logger.with([("request_id", .string(rejectedId))]),
+            remoteAddress: remoteAddress, maxBodyBytes: core.configuration.maxBodyBytes
+        )
+        info.logger.info("http_request_rejected", [
+            ("status", .int(error.status.code)), ("reason", .string(error.message)),
+            ("remote_address", .string(remoteAddress ?? "")),
+        ])
+        let response = core.responder.protocolErrorResponse(status: error.status, message: error.message, info: info)
+        if await send(response, requestId: rejectedId, head: head, keepAlive: false) {
+            await lingeringClose()
+        }
+    }
+
+    /// Half-closes, then reads and discards for a moment so that unread request bytes do not
+    /// turn the close into a reset that would destroy the response in flight.
+    private func lingeringClose() async {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        let deadline = MonotonicClock.now() &+ 2_000_000_000
+        var discarded = 0
+        while discarded < 1 << 20 {
+            buffer.moveReaderIndex(by: buffer.readableBytes)
+            guard await receive(deadline: deadline, idle: false) == .received else { return }
+            discarded += buffer.readableBytes
+        }
+    }
+
+    private func requestId(for head: HTTPRequestHead) -> String {
+        if let given = head.requestId, HTTPSyntax.isValidRequestId(given) { return given }
+        return ids.next()
+    }
+
+    private func close() {
+        guard !closed else { return }
+        closed = true
+        core.remove(id: id)
+        core.loop.deregister(fd: fd)
+        Glibc.close(fd)
+    }
+}

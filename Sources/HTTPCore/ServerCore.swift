@@ -1,0 +1,200 @@
+internal import Glibc
+import Logging
+import Synchronization
+
+/// State shared by the `HTTPServer` object, the epoll thread and every connection task:
+/// configuration, the responder, the event loop and the table of open connections.
+final class ServerCore: Sendable {
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let logger: Logger
+    let loop: EventLoop
+    let port: Int
+    let limits: HTTPRequestParser.Limits
+    let headerTimeout: UInt64
+    let bodyTimeout: UInt64
+    let requestTimeout: UInt64
+    let idleTimeout: UInt64
+    let dates = HTTPDateCache()
+    /// Set when graceful shutdown begins: responses then carry `Connection: close`.
+    let draining = Atomic<Bool>(false)
+
+    private struct ConnectionTable {
+        /// Open connections by id, with their descriptors (for a forced shutdown) and peers.
+        var sockets: [UInt64: (fd: Int32, client: String)] = [:]
+        /// Open connections per client address (the socket peer); absent when none.
+        var perClient: [String: Int] = [:]
+        var nextID: UInt64 = 0
+        var accepting = true
+        /// Tasks waiting for the last connection to close (graceful shutdown), by waiter id.
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        /// Waiters cancelled before they were stored.
+        var cancelledWaiters: Set<UInt64> = []
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// Why `accepted` turned a connection away.
+    private enum Refusal: Error {
+        case shuttingDown, connectionLimit, clientLimit
+
+        var message: String {
+            switch self {
+            case .shuttingDown: "The server is shutting down."
+            case .connectionLimit: "Too many open connections; try again later."
+            case .clientLimit: "Too many open connections from your address; close some and try again."
+            }
+        }
+    }
+
+    private let table = Mutex(ConnectionTable())
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, loop: EventLoop, port: Int) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        self.loop = loop
+        self.port = port
+        limits = HTTPRequestParser.Limits(configuration)
+        headerTimeout = MonotonicClock.nanoseconds(configuration.headerReadTimeout)
+        bodyTimeout = MonotonicClock.nanoseconds(configuration.bodyReadTimeout)
+        requestTimeout = MonotonicClock.nanoseconds(configuration.requestTimeout)
+        idleTimeout = MonotonicClock.nanoseconds(configuration.keepAliveIdleTimeout)
+    }
+
+    var connectionCount: Int { table.withLock { $0.sockets.count } }
+
+    /// Called on the epoll thread for each accepted socket: starts its task, or answers 503
+    /// when the server's connection cap or this client address's cap is reached.
+    func accepted(fd: Int32, remoteAddress: String?) {
+        let client = remoteAddress ?? ""
+        let admission = table.withLock { table -> Result<UInt64, Refusal> in
+            guard table.accepting else { return .failure(.shuttingDown) }
+            guard table.sockets.count < configuration.maxConnections else { return .failure(.connectionLimit) }
+            let held = table.perClient[client, default: 0]
+            guard held < configuration.maxConnectionsPerClient else { return .failure(.clientLimit) }
+            table.nextID += 1
+            table.sockets[table.nextID] = (fd, client)
+            table.perClient[client] = held + 1
+            return .success(table.nextID)
+        }
+        let id: UInt64
+        switch admission {
+        case .success(let admitted): id = admitted
+        case .failure(let refusal):
+            reject(fd: fd, remoteAddress: remoteAddress, refusal: refusal)
+            return
+        }
+        var one: Int32 = 1
+        // Responses are written whole; Nagle would only delay a 100 Continue's follow-up.
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        Task {
+            let connection = HTTPConnection(core: self, fd: fd, id: id, remoteAddress: remoteAddress)
+            await connection.run()
+        }
+    }
+
+    /// Forgets a connection; called by its task just before it closes the descriptor. The last
+    /// one to go wakes whoever waits for the server to be idle.
+    func remove(id: UInt64) {
+        let waiters = table.withLock { table -> [CheckedContinuation<Void, Never>] in
+            guard let (_, client) = table.sockets.removeValue(forKey: id) else { return [] }
+            let held = table.perClient[client, default: 1] - 1
+            table.perClient[client] = held > 0 ? held : nil
+            guard table.sockets.isEmpty else { return [] }
+            defer { table.idleWaiters = [:] }
+            return Array(table.idleWaiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// True once no connection is open, false when `timeout` passes first. Woken by the last
+    /// connection's `remove`, not by polling.
+    func waitForNoConnections(within timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.untilIdle(); return !Task.isCancelled }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func untilIdle() async {
+        let id = table.withLock { table -> UInt64 in
+            table.nextWaiter += 1
+            return table.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = table.withLock { table -> Bool in
+                    if table.cancelledWaiters.remove(id) != nil || table.sockets.isEmpty { return true }
+                    table.idleWaiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = table.withLock { table -> CheckedContinuation<Void, Never>? in
+                guard let waiter = table.idleWaiters.removeValue(forKey: id) else {
+                    table.cancelledWaiters.insert(id)
+                    return nil
+                }
+                return waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// Stops admitting connections (they are closed at once).
+    func stopAccepting() {
+        table.withLock { $0.accepting = false }
+    }
+
+    /// Shuts down every open socket in both directions so blocked peers and tasks notice.
+    /// Runs under the table lock, so no descriptor can be closed and reused meanwhile.
+    func shutdownAllSockets() {
+        table.withLock { table in
+            for (fd, _) in table.sockets.values { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Best-effort 503 on the epoll thread, without blocking: one non-blocking send, then close.
+    private func reject(fd: Int32, remoteAddress: String?, refusal: Refusal) {
+        var ids = RequestIDGenerator()
+        let requestId = ids.next()
+        let info = RequestInfo(
+            requestId: requestId, logger: logger.with([("request_id", .string(requestId))]),
+            remoteAddress: remoteAddress, maxBodyBytes: configuration.maxBodyBytes
+        )
+        let response = responder.protocolErrorResponse(
+            status: .serviceUnavailable,
+            message: refusal.message,
+            info: info
+        )
+        var (bytes, separateBody) = HTTPResponseSerializer.serialize(
+            response, requestId: requestId, keepAlive: false, minorVersion: 1, isHeadRequest: false, date: dates.current()
+        )
+        if separateBody { bytes += response.body }
+        _ = bytes.withUnsafeBytes { raw in
+            send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        }
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        close(fd)
+        switch refusal {
+        case .shuttingDown:
+            info.logger.warning("http_connection_rejected", [("reason", "shutting down")])
+        case .connectionLimit:
+            info.logger.warning("http_connection_rejected", [
+                ("reason", "connection limit"), ("limit", .int(configuration.maxConnections)),
+            ])
+        case .clientLimit:
+            info.logger.warning("http_connection_rejected", [
+                ("reason", "client connection limit"), ("limit", .int(configuration.maxConnectionsPerClient)),
+                ("remote_address", .string(remoteAddress ?? "")),
+            ])
+        }
+    }
+}

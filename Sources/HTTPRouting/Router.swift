@@ -1,0 +1,125 @@
+import HTTPCore
+/// Maps method + path to a handler. Patterns are literal segments and `{name}` parameters
+/// (`/redeem/{code}`); a final `{name*}` takes the rest of the path. Literal routes win over
+/// parameter routes. A GET route also answers HEAD.
+public struct Router: Sendable {
+    /// One registered route.
+    public struct Route: Sendable {
+        public let method: HTTPMethod
+        public let pattern: String
+        public let handler: any HTTPHandler
+        /// Body limit for this route, or nil for the server default.
+        public let maxBodyBytes: Int?
+        /// Its position in `routes` (what a `RoutePlan` carries).
+        public let index: Int
+        fileprivate let segments: [Segment]
+    }
+
+    /// The outcome of a lookup.
+    public enum Match: Sendable {
+        case found(Route, parameters: [String: String])
+        /// The path exists but not for this method; `allowed` is for the `Allow` header.
+        case methodNotAllowed(allowed: [HTTPMethod])
+        case notFound
+    }
+
+    fileprivate enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+        case rest(String)
+    }
+
+    public private(set) var routes: [Route] = []
+    /// Literal paths (no parameters) for a single dictionary lookup on the hot path.
+    private var literalRoutes: [String: [Route]] = [:]
+    private var parameterRoutes: [Route] = []
+
+    public init() {}
+
+    /// Registers `handler` for `method` on `pattern`.
+    /// - Precondition: the same method and pattern are not registered twice.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, _ handler: any HTTPHandler) {
+        precondition(pattern.hasPrefix("/"), "route pattern must start with /: \(pattern)")
+        precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
+        let segments = Router.parse(pattern)
+        let route = Route(method: method, pattern: pattern, handler: handler, maxBodyBytes: maxBodyBytes, index: routes.count, segments: segments)
+        routes.append(route)
+        if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
+            literalRoutes[pattern, default: []].append(route)
+        } else {
+            parameterRoutes.append(route)
+        }
+    }
+
+    /// Registers a closure for `method` on `pattern`.
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil,
+        _ body: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+    ) {
+        add(method, pattern, maxBodyBytes: maxBodyBytes, ClosureHandler(body))
+    }
+
+    /// Finds the route for `method` and the still percent-encoded `path`.
+    public func match(method: HTTPMethod, path: String) -> Match {
+        var candidates: [(Route, [String: String])] = []
+        if let literal = literalRoutes[path] {
+            candidates = literal.map { ($0, [:]) }
+        } else {
+            let parts = Router.split(path)
+            for route in parameterRoutes {
+                if let parameters = Router.bind(route.segments, to: parts) {
+                    candidates.append((route, parameters))
+                }
+            }
+        }
+        if candidates.isEmpty { return .notFound }
+        if let exact = candidates.first(where: { $0.0.method == method }) {
+            return .found(exact.0, parameters: exact.1)
+        }
+        if method == .head, let get = candidates.first(where: { $0.0.method == .get }) {
+            return .found(get.0, parameters: get.1)
+        }
+        var allowed: [HTTPMethod] = []
+        for (route, _) in candidates where !allowed.contains(route.method) {
+            allowed.append(route.method)
+            if route.method == .get && !allowed.contains(.head) { allowed.append(.head) }
+        }
+        return .methodNotAllowed(allowed: allowed)
+    }
+
+    private static func parse(_ pattern: String) -> [Segment] {
+        split(pattern).map { part in
+            if part.hasPrefix("{") && part.hasSuffix("*}") {
+                return .rest(String(part.dropFirst().dropLast(2)))
+            }
+            if part.hasPrefix("{") && part.hasSuffix("}") {
+                return .parameter(String(part.dropFirst().dropLast()))
+            }
+            return .literal(part)
+        }
+    }
+
+    private static func split(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+    }
+
+    private static func bind(_ segments: [Segment], to parts: [String]) -> [String: String]? {
+        var parameters: [String: String] = [:]
+        for (index, segment) in segments.enumerated() {
+            switch segment {
+            case .rest(let name):
+                guard index < parts.count else { return nil }
+                parameters[name] = parts[index...].joined(separator: "/")
+                return parameters
+            case .literal(let text):
+                guard index < parts.count, parts[index] == text else { return nil }
+            case .parameter(let name):
+                guard index < parts.count, !parts[index].isEmpty,
+                    let decoded = FormURLEncoding.percentDecode(parts[index])
+                else { return nil }
+                parameters[name] = decoded
+            }
+        }
+        return segments.count == parts.count ? parameters : nil
+    }
+}

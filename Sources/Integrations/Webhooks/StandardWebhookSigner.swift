@@ -1,0 +1,50 @@
+import Crypto
+import Foundation
+
+/// Signs outgoing webhooks as the Standard Webhooks specification says, so receivers can verify
+/// them with any Standard Webhooks library: headers `webhook-id`, `webhook-timestamp` (unix
+/// seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by
+/// the base64-decoded part of the `whsec_...` secret.
+public struct StandardWebhookSigner: Sendable {
+    /// A secret that is not `whsec_` followed by base64.
+    public struct InvalidSecret: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let mac: HMACSHA256
+
+    /// - Throws: `InvalidSecret` (the message never contains the secret), `CryptoError` from OpenSSL.
+    public init(secret: String) throws {
+        let encoded = secret.hasPrefix("whsec_") ? String(secret.dropFirst(6)) : secret
+        let key: [UInt8]
+        do {
+            key = try Base64.decode(encoded)
+        } catch {
+            throw InvalidSecret(description: "the webhook secret is not whsec_ followed by base64")
+        }
+        guard !key.isEmpty else { throw InvalidSecret(description: "the webhook secret's key is empty") }
+        mac = try HMACSHA256(key: key)
+    }
+
+    /// `v1,<base64>` for one attempt.
+    /// - Throws: `CryptoError` from OpenSSL.
+    public func signature(id: String, timestamp: Int, body: [UInt8]) throws -> String {
+        var content = Array("\(id).\(timestamp).".utf8)
+        content.append(contentsOf: body)
+        return "v1," + Base64.encode(try mac.authenticationCode(for: content))
+    }
+
+    /// The three headers of one attempt (signed afresh each time; the id stays the event's).
+    /// - Throws: `CryptoError` from OpenSSL.
+    public func headers(id: String, timestamp: Int, body: [UInt8]) throws -> [(name: String, value: String)] {
+        [("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", try signature(id: id, timestamp: timestamp, body: body))]
+    }
+
+    /// Whether one of the space-separated `v1,` signatures in `header` is this key's signature of
+    /// the message, compared in constant time (what a receiver does; used by tests).
+    /// - Throws: `CryptoError` from OpenSSL.
+    public func verify(header: String, id: String, timestamp: Int, body: [UInt8]) throws -> Bool {
+        let expected = try signature(id: id, timestamp: timestamp, body: body)
+        return header.split(separator: " ").contains { ConstantTime.equals(Array($0.utf8), Array(expected.utf8)) }
+    }
+}

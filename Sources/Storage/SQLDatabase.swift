@@ -1,0 +1,62 @@
+import Foundation
+
+/// What the domain and the use cases see of a SQL database: statements with bound arguments
+/// and typed rows (`SQLConnection`) inside transactions (`SQLDatabase`). SQLite implements it
+/// (`SQLiteDatabase`); a second backend implements the same two protocols. SQL written against
+/// them stays portable (see CONVENTIONS.md: application ids, integer milliseconds, `ON CONFLICT`,
+/// `RETURNING`).
+public protocol SQLConnection: AnyObject {
+    /// Runs a statement that returns no rows.
+    /// - Throws: `StorageError`.
+    func execute(_ sql: String, _ arguments: [any SQLBindable]) throws
+    /// Runs a query and returns all its rows.
+    /// - Throws: `StorageError`.
+    func query(_ sql: String, _ arguments: [any SQLBindable]) throws -> [Row]
+    /// Runs a query and returns its first row, or nil.
+    /// - Throws: `StorageError`.
+    func queryOne(_ sql: String, _ arguments: [any SQLBindable]) throws -> Row?
+    /// Runs an INSERT, UPDATE or DELETE and returns how many rows it changed.
+    /// - Throws: `StorageError`.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [any SQLBindable]) throws -> Int
+    /// Runs several `;`-separated statements without arguments (migrations).
+    /// - Throws: `StorageError`.
+    func executeScript(_ sql: String) throws
+}
+
+extension SQLConnection {
+    /// `execute` without arguments.
+    public func execute(_ sql: String) throws { try execute(sql, []) }
+    /// `query` without arguments.
+    public func query(_ sql: String) throws -> [Row] { try query(sql, []) }
+    /// `queryOne` without arguments.
+    public func queryOne(_ sql: String) throws -> Row? { try queryOne(sql, []) }
+    /// `run` without arguments.
+    @discardableResult
+    public func run(_ sql: String) throws -> Int { try run(sql, []) }
+}
+
+/// A connection inside a transaction, whichever backend it belongs to.
+public typealias Connection = any SQLConnection
+
+/// A database: one writer at a time, readers beside it. `write` bodies run in one transaction
+/// (committed when they return, rolled back when they throw); `read` bodies see one snapshot.
+public protocol SQLDatabase: Sendable {
+    /// - Throws: what `body` throws (the transaction rolls back), `StorageError`.
+    func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T
+    /// - Throws: what `body` throws, `StorageError`.
+    func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T
+    /// `write` for callers outside async code (the CLI, tests). Blocks the calling thread.
+    func writeSync<T>(_ body: (Connection) throws -> T) throws -> T
+    /// `read` for callers outside async code. Blocks the calling thread.
+    func readSync<T>(_ body: (Connection) throws -> T) throws -> T
+    /// Throws unless a write can commit now (`/readyz`).
+    func checkWritable() async throws
+    /// Storage errors seen so far (`/metrics`).
+    var errorCount: Int { get }
+    /// Closes every connection; later calls throw.
+    func close()
+}
+
+/// The database, whichever backend it is.
+public typealias Database = any SQLDatabase

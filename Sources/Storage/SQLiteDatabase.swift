@@ -1,0 +1,148 @@
+import Logging
+import Synchronization
+internal import CSQLite
+
+/// The thread-safe front of one SQLite database file.
+///
+/// One writer connection on its own serial queue takes every write, in order, each in a
+/// `BEGIN IMMEDIATE` transaction; read-only connections (`ReaderPool`) serve reads in read
+/// transactions on the calling thread. The file is in WAL mode, so readers see a consistent
+/// snapshot and never wait for the writer, and the writer never waits for readers.
+///
+/// Durability: `synchronous=NORMAL` in WAL mode fsyncs only at checkpoints, not at every commit.
+/// The database stays consistent after any crash of the process (a committed transaction is in
+/// the WAL, in the OS page cache, before `COMMIT` returns); only an OS crash or power loss can lose
+/// the last transactions before a checkpoint, and even then the file is never corrupted.
+///
+/// Sendable without `@unchecked`: every stored property is Sendable (the connection slots carry
+/// their own justification).
+public final class SQLiteDatabase: SQLDatabase {
+    /// The database file.
+    public let path: String
+    private let writer: ConnectionSlot
+    private let readers: ReaderPool
+    private let checkpointer: Checkpointer
+    let counter: ErrorCounter
+    let logger: Logger
+    let busyTimeoutMilliseconds: Int32
+    private let closed = Atomic<Bool>(false)
+
+    /// Opens (creating if needed) the database at `path`, creating its parent directory, with
+    /// one writer and `readers` reader connections kept open (at least one; more are opened
+    /// while that many reads run at once).
+    /// `busyTimeout` is how long a connection waits for a lock held by another process.
+    /// `walLimitBytes` bounds the write-ahead log under steady load (see `Checkpointer`).
+    /// - Throws: `StorageError` when the directory cannot be created, the file cannot be opened,
+    ///   or it cannot be put in WAL mode.
+    public init(
+        path: String, readers: Int = 2, busyTimeout: Duration = .seconds(5), walLimitBytes: Int = 64 << 20,
+        logger: Logger = .disabled
+    ) throws {
+        let counter = ErrorCounter()
+        self.path = path
+        self.counter = counter
+        self.logger = logger
+        if let parent = FileSystem.parentDirectory(of: path), let reason = FileSystem.createDirectories(parent) {
+            throw counter.record(StorageError(
+                resultCode: SQLITE_CANTOPEN,
+                message: "cannot create the directory for database '\(path)': \(reason)"))
+        }
+        let timeout = Int32(clamping: busyTimeout.components.seconds * 1000
+            + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        busyTimeoutMilliseconds = timeout
+
+        let writerConnection = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout, counter: counter)
+        let mode = try writerConnection.queryOne("PRAGMA journal_mode = WAL")?[0]
+        guard mode == .text("wal") else {
+            throw counter.record(StorageError(
+                resultCode: SQLITE_CANTOPEN,
+                message: "cannot switch database '\(path)' to WAL mode (the file system may not support it)",
+                sql: "PRAGMA journal_mode = WAL"))
+        }
+        // See the type's documentation: consistent after any process crash.
+        try writerConnection.execute("PRAGMA synchronous = NORMAL")
+        // Checkpoints run on their own connection (see `Checkpointer`), not inside commits.
+        _ = try writerConnection.query("PRAGMA wal_autocheckpoint = 0")
+        // The checkpointer waits briefly: while its log restart waits for readers, writers wait
+        // for it, so a long reader (a backup) must make it give up and retry, not hold them.
+        let checkpointConnection = try SQLiteConnection(
+            path: path, readOnly: false, busyTimeoutMilliseconds: Checkpointer.lockWaitMilliseconds, counter: counter)
+        try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
+        let pageSize = try checkpointConnection.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096
+        let checkpointer = Checkpointer(
+            slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter),
+            restartFrames: Int64(max(1, walLimitBytes / max(512, pageSize))))
+        self.checkpointer = checkpointer
+        writer = ConnectionSlot(
+            label: "tollgate.storage.writer", connection: writerConnection, counter: counter,
+            afterCommit: { count in checkpointer.noteCommits(count) })
+
+        self.readers = try ReaderPool(keep: readers) {
+            try SQLiteConnection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout, counter: counter)
+        }
+        logger.info("storage.opened", [("path", .string(path)), ("readers", .int(max(1, readers)))])
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Runs `body` in a transaction on the single writer connection, after the writes queued
+    /// before it. Its changes are committed when it returns and rolled back when it throws;
+    /// writes that queue up together share one COMMIT (each in its own savepoint), and every
+    /// caller resumes only after that COMMIT.
+    /// - Throws: what `body` throws, or `StorageError` (including when the database is closed
+    ///   or the shared COMMIT fails).
+    public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try checkOpen()
+        return try await writer.performGrouped(body)
+    }
+
+    /// Runs `body` on a reader connection inside a read transaction, so every query in it sees the
+    /// same snapshot. Readers never wait on the writer. The read runs on the calling thread: keep
+    /// `body` to queries (no waiting on anything else).
+    /// - Throws: what `body` throws, or `StorageError` (including when `body` tries to write).
+    public func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try readSync(body)
+    }
+
+    /// `write` for the CLI and start-up: blocks the calling thread.
+    /// - Throws: what `body` throws, or `StorageError`, also when called from inside another
+    ///   `write`/`writeSync` body (use that body's connection instead).
+    public func writeSync<T>(_ body: (Connection) throws -> T) throws -> T {
+        try checkOpen()
+        return try writer.performSync { connection in
+            try connection.transaction(.immediate, body)
+        }
+    }
+
+    /// `read` for the CLI and start-up, or any code that is not async.
+    /// - Throws: what `body` throws, or `StorageError`.
+    public func readSync<T>(_ body: (Connection) throws -> T) throws -> T {
+        try checkOpen()
+        return try readers.withConnection { connection in
+            try connection.transaction(.deferred, body)
+        }
+    }
+
+    /// The number of `StorageError`s raised by this database so far (for `/metrics`).
+    public var errorCount: Int { counter.value }
+
+    /// Closes every connection after the work already queued on it; later calls throw. Idempotent.
+    public func close() {
+        guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
+        readers.close()
+        checkpointer.close()
+        // The writer last: the last connection to close checkpoints the WAL into the file.
+        writer.close()
+        logger.info("storage.closed", [("path", .string(path))])
+    }
+
+    func checkOpen() throws {
+        guard !closed.load(ordering: .acquiring) else {
+            throw counter.record(StorageError(resultCode: SQLITE_MISUSE, message: "the database '\(path)' is closed"))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Crypto
+import Domain
+import Foundation
+import Logging
+import Storage
+
+/// Signing the app in: the one-time `login_url` becomes an authorization code for the app's
+/// callback; codes (optionally PKCE S256) and refresh tokens (rotated; a reused one ends its
+/// whole family) become tokens; an email and password sign in directly.
+public struct SignIn: Sendable {
+    /// The outcome of a password sign-in.
+    public enum PasswordOutcome: Sendable {
+        case signedIn(SessionRepository.Tokens)
+        /// The account has no password yet: a set-password link was mailed (at most every 10 minutes).
+        case passwordResetRequired
+        /// Unknown email or wrong password (one answer for both).
+        case refused
+    }
+
+    let database: Database
+    let authMail: AuthMail
+    let mail: MailQueue
+    let logger: Logger
+
+    public init(database: Database, authMail: AuthMail, mail: MailQueue, logger: Logger) {
+        self.database = database
+        self.authMail = authMail
+        self.mail = mail
+        self.logger = logger
+    }
+
+    /// Consumes a login link and issues an authorization code; nil when the link is unknown,
+    /// expired or used.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public func authorizationCode(forLoginLink token: String, codeChallenge: String?, now: Date) async throws -> String? {
+        try await database.write { connection -> String? in
+            guard case .success(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
+                return nil
+            }
+            return try AuthTokenRepository.issue(.authorizationCode, accountID: login.accountID, codeChallenge: codeChallenge, on: connection, now: now)
+        }
+    }
+
+    /// Exchanges an authorization code (and its PKCE verifier when it was issued with a challenge).
+    /// - Throws: `UseCaseError` `invalid_grant`, `StorageError`.
+    public func exchange(code: String, verifier: String?, now: Date) async throws -> SessionRepository.Tokens {
+        try await database.write { connection -> SessionRepository.Tokens in
+            switch try AuthTokenRepository.consume(code, purpose: .authorizationCode, on: connection, now: now) {
+            case .failure:
+                throw Self.invalidGrant("The authorization code is unknown, expired or already used.")
+            case .success(let grant):
+                if let challenge = grant.codeChallenge {
+                    guard let verifier, let digest = try? SHA256.hash(Array(verifier.utf8)),
+                        ConstantTime.equals(Array(Base64URL.encode(digest).utf8), Array(challenge.utf8))
+                    else {
+                        throw Self.invalidGrant("The code_verifier does not match the code_challenge.")
+                    }
+                }
+                return try SessionRepository.issue(accountID: grant.accountID, deviceID: nil, on: connection, now: now)
+            }
+        }
+    }
+
+    /// Rotates a refresh token.
+    /// - Throws: `UseCaseError` `invalid_grant` (a reused token also ends its family), `StorageError`.
+    public func refresh(_ token: String, now: Date) async throws -> SessionRepository.Tokens {
+        switch try await database.write({ try SessionRepository.refresh(token, on: $0, now: now) }) {
+        case .success(let tokens):
+            return tokens
+        case .failure(.reused):
+            logger.warning("refresh_token_reused")
+            throw Self.invalidGrant("This refresh token was already used; every session of its sign-in was ended. Sign in again.")
+        case .failure(.invalid):
+            throw Self.invalidGrant("The refresh token is unknown, expired or revoked. Sign in again.")
+        }
+    }
+
+    /// Signs in with an email and password.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public func password(email: String, password: String, now: Date) async throws -> PasswordOutcome {
+        let account = try await database.read { try AccountRepository.find(email: email, on: $0) }
+        guard let account else { return .refused }
+        let stored = try await database.read { try AccountRepository.passwordHash(accountID: account.id, on: $0) }
+        guard let stored else {
+            let authMail = self.authMail
+            let queued = try await database.write { connection -> Bool in
+                guard try ResendThrottle.claim("set-password:\(account.id)", interval: 600, on: connection, now: now) else { return false }
+                try authMail.queueSetPassword(accountID: account.id, email: email, on: connection)
+                return true
+            }
+            if queued { mail.queued() }
+            return .passwordResetRequired
+        }
+        guard await PasswordWork.verify(password, against: stored) else { return .refused }
+        return .signedIn(try await database.write { try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: now) })
+    }
+
+    /// `400 invalid_grant` (OAuth's name for a bad code or token).
+    static func invalidGrant(_ message: String) -> UseCaseError {
+        UseCaseError(.badRequest, code: "invalid_grant", message)
+    }
+}

@@ -1,0 +1,101 @@
+import Domain
+import Foundation
+import Integrations
+import Logging
+import Storage
+
+/// Keeps Stripe purchases true from verified webhook events: completes paid checkouts and
+/// applies subscription, invoice and refund events, never moving a purchase back in time. Each
+/// event is applied once (its id recorded in the same transaction as its effect).
+public struct ApplyStripeEvent: Sendable {
+    /// What became of an event.
+    public enum Outcome: String, Sendable {
+        case applied
+        /// Its id was seen before: nothing done twice.
+        case duplicate
+        /// Well-formed but nothing Tollgate can use (a setup-mode session, no subscription, an
+        /// unknown mode): recorded, logged, nothing else stored.
+        case ignored
+    }
+
+    let database: Database
+    let stripe: StripeClient
+    let completeCheckout: CompleteCheckout
+    let webhookEvents: WebhookEvents
+    let logger: Logger
+    let events: EventQueue
+
+    public init(database: Database, stripe: StripeClient, completeCheckout: CompleteCheckout, logger: Logger, events: EventQueue = .disabled) {
+        self.events = events
+        self.database = database
+        self.stripe = stripe
+        self.completeCheckout = completeCheckout
+        webhookEvents = WebhookEvents(database: database, source: "stripe")
+        self.logger = logger
+    }
+
+    /// - Throws: `UseCaseError.unavailable` when Stripe must be read and cannot be (Stripe
+    ///   retries), `StorageError`.
+    public func apply(_ event: StripeEvent, now: Date) async throws -> Outcome {
+        do {
+            return try await applyReading(event, now: now)
+        } catch let error as UpstreamError {
+            logger.warning("stripe_webhook_deferred", [("event_id", .string(event.id)), ("reason", .string(error.description))])
+            throw UseCaseError.unavailable("Stripe could not be read; retry later.")
+        } catch let error as CheckoutCompletion.Unusable {
+            logger.warning("stripe_event_ignored", [("event_id", .string(event.id)), ("reason", .string(error.description))])
+            return try await webhookEvents.record(event.id, type: event.type, now: now) { _ in } ? .ignored : .duplicate
+        }
+    }
+
+    private func applyReading(_ event: StripeEvent, now: Date) async throws -> Outcome {
+        switch event.payload {
+        case .checkoutSessionCompleted(let session), .checkoutSessionAsyncPaymentSucceeded(let session):
+            guard session.isPaid else { return try await record(event, now: now) { _ in } }
+            if try await webhookEvents.seen(event.id) { return .duplicate }
+            _ = try await completeCheckout.complete(session, now: now)
+            return try await record(event, now: now) { _ in }
+        case .subscriptionCreated(let subscription), .subscriptionUpdated(let subscription), .subscriptionDeleted(let subscription):
+            let snapshot = subscription.snapshot(observedAt: event.created, purchaserEmail: nil)
+            let events = self.events
+            return try await record(event, now: now) { connection in
+                try events.purchaseApplied(try PurchaseRepository.apply(snapshot, on: connection, now: now), on: connection, now: now)
+            }
+        case .invoicePaid(let invoice):
+            guard let subscriptionID = invoice.subscriptionID else { return try await record(event, now: now) { _ in } }
+            if try await webhookEvents.seen(event.id) { return .duplicate }
+            // The invoice is a hint: the subscription says how long access now lasts.
+            let subscription = try await stripe.retrieveSubscription(id: subscriptionID)
+            let snapshot = subscription.snapshot(observedAt: now, purchaserEmail: invoice.customerEmail)
+            let events = self.events
+            return try await record(event, now: now) { connection in
+                let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
+                try events.purchaseApplied(applied, on: connection, now: now)
+                if let intent = invoice.paymentIntentID {
+                    try PurchaseRepository.addAlias(platform: .stripe, alias: intent, purchaseID: applied.purchase.id, on: connection)
+                }
+            }
+        case .chargeRefunded(let charge):
+            let logger = self.logger
+            let events = self.events
+            return try await record(event, now: now) { connection in
+                guard charge.isFullyRefunded else { return }
+                let references = [charge.paymentIntentID, charge.invoiceID].compactMap { $0 }
+                guard let purchase = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
+                    logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id))])
+                    return
+                }
+                let refunded = PurchaseSnapshot(
+                    platform: .stripe, externalID: purchase.externalID, productID: purchase.productID, status: .refunded,
+                    expiresAt: purchase.expiresAt, environment: purchase.environment, observedAt: charge.created ?? event.created)
+                try events.purchaseApplied(try PurchaseRepository.apply(refunded, on: connection, now: now), on: connection, now: now)
+            }
+        case .unhandled:
+            return try await record(event, now: now) { _ in }
+        }
+    }
+
+    private func record(_ event: StripeEvent, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Outcome {
+        try await webhookEvents.record(event.id, type: event.type, now: now, effects) ? .applied : .duplicate
+    }
+}

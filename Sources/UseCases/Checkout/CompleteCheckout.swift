@@ -1,0 +1,124 @@
+import Crypto
+import Domain
+import Foundation
+import Integrations
+import Storage
+
+/// Turns a paid Stripe Checkout Session into a purchase, a link to the app user who started
+/// it, exactly one code and one email — from the success page or the webhook, whichever comes
+/// first (the single database writer makes the second a no-op).
+public struct CompleteCheckout: Sendable {
+    /// The state after a checkout completed.
+    public struct Completion: Sendable {
+        public let completed: CheckoutCompletion.Completed
+        /// The newest code, readable again (nil when it was revoked).
+        public let code: RedemptionCode?
+    }
+
+    let database: Database
+    /// Nil when Stripe is not configured: only checkouts completed before can be shown.
+    let stripe: StripeClient?
+    let completion: CheckoutCompletion
+    let codeMail: CodeMail
+
+    public init(database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail) {
+        self.database = database
+        self.stripe = stripe
+        self.completion = completion
+        self.codeMail = codeMail
+    }
+
+    /// Completes a paid session in one transaction. `session` must carry its subscription
+    /// (expanded or fetched) in subscription mode.
+    /// - Throws: `UpstreamError` when Stripe cannot be reached for the subscription,
+    ///   `CheckoutCompletion.Unusable` for a session that cannot become a purchase, `StorageError`.
+    public func complete(_ session: StripeCheckoutSession, now: Date) async throws -> Completion {
+        var fetched = session.subscription
+        if session.mode == .subscription, fetched == nil, let id = session.subscriptionID {
+            guard let stripe else { throw UseCaseError.notConfigured("Stripe is not configured on this server: set stripe.secret_key.") }
+            fetched = try await stripe.retrieveSubscription(id: id)
+        }
+        let subscription = fetched
+        let completion = self.completion
+        let codeMail = self.codeMail
+        let result = try await database.write { connection -> Completion in
+            let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
+            guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, now: now) else {
+                throw CheckoutCompletion.Unusable(sessionID: session.id)
+            }
+            let paid = CheckoutCompletion.PaidCheckout(
+                sessionID: session.id, snapshot: snapshot,
+                aliases: [session.subscriptionID, session.paymentIntentID, session.invoiceID].compactMap { $0 },
+                email: session.email, clientReferenceID: session.clientReferenceID, metadata: session.metadata)
+            let completed = try completion.complete(paid, on: connection, now: now)
+            if let issued = completed.issued, let email = completed.purchase.purchaserEmail {
+                try codeMail.queueIssued(issued, purchase: completed.purchase, to: email, on: connection)
+            }
+            let code = completed.code.status == .revoked ? nil : try CodeRepository.reveal(completed.code, vault: completion.vault)
+            return Completion(completed: completed, code: code)
+        }
+        if result.completed.issued != nil { codeMail.queued() }
+        return result
+    }
+
+    /// What the browser lands on after paying, known already or read from Stripe: refresh-safe,
+    /// and the same code whichever of webhook and browser came first.
+    public enum Landing: Sendable {
+        case paid(Completion)
+        /// Not paid (yet); `expired` when the session can no longer be paid.
+        case unpaid(expired: Bool)
+    }
+
+    /// The success page's state for `sessionID`, completing the checkout when Stripe says it
+    /// was paid and the webhook has not arrived yet.
+    /// - Throws: `UseCaseError` (`not_found` for a session Stripe does not know or that cannot
+    ///   become a purchase, `upstream_unavailable` when Stripe cannot be reached), `StorageError`.
+    public func landing(sessionID: String, now: Date) async throws -> Landing {
+        let vault = completion.vault
+        let known = try await database.read { connection -> Completion? in
+            guard let checkout = try CheckoutRepository.find(sessionID: sessionID, on: connection), let purchaseID = checkout.purchaseID,
+                let purchase = try PurchaseRepository.find(id: purchaseID, on: connection),
+                let code = try CodeRepository.latest(purchaseID: purchaseID, on: connection)
+            else { return nil }
+            let revealed = code.status == .revoked ? nil : try CodeRepository.reveal(code, vault: vault)
+            return Completion(
+                completed: CheckoutCompletion.Completed(purchase: purchase, checkout: checkout, issued: nil, code: code, linkedAccount: nil),
+                code: revealed)
+        }
+        if let known { return .paid(known) }
+        let unknown = UseCaseError.notFound("We do not know this checkout. If you paid, check your email for your code.")
+        guard let stripe else { throw UseCaseError.notConfigured("Checkout is not set up on this server yet.") }
+        let session: StripeCheckoutSession
+        do {
+            session = try await stripe.retrieveCheckoutSession(id: sessionID, expandSubscription: true)
+        } catch let error as StripeAPIError where error.isResourceMissing {
+            throw unknown
+        } catch is StripeRequestError {
+            throw unknown
+        } catch is UpstreamError {
+            throw UseCaseError.upstreamUnavailable("We could not confirm your payment with Stripe just now. Refresh this page in a minute.")
+        }
+        guard session.isPaid else { return .unpaid(expired: session.status == .expired) }
+        do {
+            return .paid(try await complete(session, now: now))
+        } catch is CheckoutCompletion.Unusable {
+            throw unknown
+        } catch is UpstreamError {
+            throw UseCaseError.upstreamUnavailable("We could not confirm your payment with Stripe just now. Refresh this page in a minute.")
+        }
+    }
+
+    /// The purchase state a paid session stands for; nil when it stands for none (setup mode,
+    /// a subscription session without its subscription).
+    static func snapshot(_ session: StripeCheckoutSession, subscription: StripeSubscription?, checkout: CheckoutRecord?, now: Date) -> PurchaseSnapshot? {
+        switch session.mode {
+        case .subscription:
+            return subscription?.snapshot(observedAt: now, purchaserEmail: session.email)
+        case .payment:
+            let productID = checkout?.priceID ?? session.metadata["price_id"] ?? "unknown"
+            return session.paymentSnapshot(productID: productID, observedAt: now)
+        default:
+            return nil
+        }
+    }
+}

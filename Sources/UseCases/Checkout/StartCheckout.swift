@@ -1,0 +1,106 @@
+import Crypto
+import Domain
+import Foundation
+import Integrations
+import Logging
+import Storage
+
+/// `/checkout/start`: opens a Stripe Checkout Session for a plan and records who started it, so
+/// the purchase can be linked to that app user and the app can poll with its
+/// `checkout_context_id`. A double tap with the same `checkout_context_id` opens one session.
+public struct StartCheckout: Sendable {
+    /// A validated order (the web layer resolves the plan and checks every input).
+    public struct Order: Sendable {
+        public var planName: String?
+        public var priceID: String
+        public var isOneTimePayment: Bool
+        public var appUserID: String?
+        public var checkoutContextID: String?
+        public var email: String?
+        public var redirectURL: String?
+        /// Stripe metadata: who started it and the attribution, within Stripe's limits.
+        public var metadata: [String: String]
+        /// The attribution as a JSON object text.
+        public var contextJSON: String
+
+        public init(
+            planName: String?, priceID: String, isOneTimePayment: Bool, appUserID: String?, checkoutContextID: String?,
+            email: String?, redirectURL: String?, metadata: [String: String], contextJSON: String
+        ) {
+            self.planName = planName
+            self.priceID = priceID
+            self.isOneTimePayment = isOneTimePayment
+            self.appUserID = appUserID
+            self.checkoutContextID = checkoutContextID
+            self.email = email
+            self.redirectURL = redirectURL
+            self.metadata = metadata
+            self.contextJSON = contextJSON
+        }
+    }
+
+    let database: Database
+    let stripe: StripeClient?
+    let links: Links
+    let allowPromotionCodes: Bool
+    let logger: Logger
+
+    public init(database: Database, stripe: StripeClient?, links: Links, allowPromotionCodes: Bool, logger: Logger) {
+        self.database = database
+        self.stripe = stripe
+        self.links = links
+        self.allowPromotionCodes = allowPromotionCodes
+        self.logger = logger
+    }
+
+    /// The URL of Stripe's checkout page for `order`.
+    /// - Throws: `UseCaseError` (`not_configured` without Stripe, `conflict` for a
+    ///   `checkout_context_id` already used by another checkout, `upstream_unavailable` when
+    ///   Stripe refuses or cannot be reached), `StorageError`.
+    public func start(_ order: Order, now: Date) async throws -> String {
+        guard let stripe else {
+            // The key's name is for the operator's log, not for the buyer's page.
+            logger.error("checkout_not_configured", [("missing", .string("stripe.secret_key (or stripe.simulator in demo mode)"))])
+            throw UseCaseError.notConfigured("Checkout is not available on this server yet.")
+        }
+        if let contextID = order.checkoutContextID,
+            let existing = try await database.read({ try CheckoutRepository.find(contextID: contextID, on: $0) }),
+            existing.status != "open" {
+            throw Self.contextUsed
+        }
+        let request = CheckoutSessionRequest(
+            mode: order.isOneTimePayment ? .payment : .subscription, priceID: order.priceID,
+            successURL: links.url("/checkout/success") + "?session_id={CHECKOUT_SESSION_ID}",
+            cancelURL: links.url("/checkout/cancel"), clientReferenceID: order.appUserID, customerEmail: order.email,
+            metadata: order.metadata, allowPromotionCodes: allowPromotionCodes ? true : nil)
+        // A double tap with the same checkout_context_id must not open two sessions.
+        let idempotencyKey = try order.checkoutContextID.map { "checkout:" + $0 } ?? "checkout:" + OpaqueToken.generate()
+        let session: StripeCheckoutSession
+        do {
+            session = try await stripe.createCheckoutSession(request, idempotencyKey: idempotencyKey)
+        } catch let error as StripeAPIError {
+            logger.error("stripe_checkout_failed", [("type", .string(error.type)), ("code", .string(error.code ?? ""))])
+            throw UseCaseError.upstreamUnavailable("Stripe refused to start the checkout. Please try again later.")
+        } catch is UpstreamError {
+            throw UseCaseError.upstreamUnavailable("Stripe cannot be reached right now. Please try again in a minute.")
+        }
+        guard let url = session.url else {
+            throw UseCaseError.upstreamUnavailable("Stripe did not return a checkout page. Please try again.")
+        }
+        let start = CheckoutRepository.Start(
+            sessionID: session.id, checkoutContextID: order.checkoutContextID, appUserID: order.appUserID, plan: order.planName,
+            priceID: order.priceID, mode: order.isOneTimePayment ? "payment" : "subscription", email: order.email,
+            redirectURL: order.redirectURL, context: order.contextJSON)
+        do {
+            try await database.write { try CheckoutRepository.recordStart(start, on: $0, now: now) }
+        } catch let error as DomainError where error.kind == .conflict {
+            // Stripe answered another session for a context id already recorded (its idempotency
+            // window passed, or the order changed): the app must start a new checkout.
+            throw Self.contextUsed
+        }
+        return url
+    }
+
+    static let contextUsed = UseCaseError.conflict(
+        "This checkout was already started. Go back to the app and start the purchase again.")
+}

@@ -1,0 +1,174 @@
+import Crypto
+import Domain
+import Foundation
+import Logging
+import Storage
+
+/// Redeems a code for an app user (`POST /api/v1/redeem`). Three ways through, cheapest first:
+/// - a retry of a repeat this app user made lately (`RecentRepeats`) goes straight to the
+///   writer, which re-reads everything and sends it down the full path if it is no longer one;
+/// - a reader answers unknown codes (typos, guessing: they never wait on, or hold, the single
+///   writer) and spots repeats, which the writer finishes with two reads and two writes;
+/// - everything else runs `RedemptionService.redeem` in one write transaction.
+public struct RedeemCode: Sendable {
+    /// What the app sent.
+    public struct Request: Sendable {
+        public let code: String
+        public let appUserID: String
+        public let deviceID: String?
+        /// The access token, when the app is signed in.
+        public let bearer: String?
+
+        public init(code: String, appUserID: String, deviceID: String?, bearer: String?) {
+            self.code = code
+            self.appUserID = appUserID
+            self.deviceID = deviceID
+            self.bearer = bearer
+        }
+    }
+
+    /// API.md's statuses.
+    public enum Answer: Sendable {
+        /// `success`, or `expired_subscription` when `redeemed.isEntitled` is false.
+        case redeemed(RedeemOutcome.Redeemed, entitlements: [Entitlement])
+        case invalidCode
+        /// `expired_code`: whether a fresh code was emailed, and to which address.
+        case expiredCode(resent: Bool, email: String?)
+        case belongsToOtherUser
+        /// `error`: the code cannot be redeemed because stored data is broken.
+        case error(message: String)
+    }
+
+    /// The answer and the code as sent (trimmed to 64 characters), for the response.
+    public struct Result: Sendable {
+        public let sentCode: String
+        public let answer: Answer
+
+        /// Whether it counts toward the client's failure limit (unknown codes only).
+        public var isFailure: Bool {
+            if case .invalidCode = answer { return true }
+            return false
+        }
+    }
+
+    let database: Database
+    let redemption: RedemptionService
+    let recentRepeats: RecentRepeats
+    let catalog: EntitlementCatalog
+    let codeMail: CodeMail
+    let logger: Logger
+
+    public init(
+        database: Database, redemption: RedemptionService, recentRepeats: RecentRepeats, catalog: EntitlementCatalog,
+        codeMail: CodeMail, logger: Logger
+    ) {
+        self.database = database
+        self.redemption = redemption
+        self.recentRepeats = recentRepeats
+        self.catalog = catalog
+        self.codeMail = codeMail
+        self.logger = logger
+    }
+
+    /// - Throws: `UseCaseError.unauthorized` for an invalid bearer token, `StorageError`.
+    public func redeem(_ request: Request, now: Date) async throws -> Result {
+        let sentCode = String(request.code.prefix(64))
+        let code = RedemptionCode(normalizing: request.code)
+        let codeHash = try code.map(redemption.vault.hash)
+        if request.bearer == nil, let code, let codeHash,
+            let codeID = recentRepeats.codeID(codeHash: codeHash, appUserID: request.appUserID) {
+            let plan = RedemptionService.RepeatPlan(code: code, codeID: codeID, appUserID: request.appUserID)
+            if let redeemed = try await finishRepeat(plan, deviceID: request.deviceID, now: now) {
+                return success(redeemed, sentCode: sentCode, now: now)
+            }
+            recentRepeats.forget(codeHash: codeHash, appUserID: request.appUserID)
+        }
+
+        enum Look: Sendable { case unknown, repeatable(RedemptionService.RepeatPlan), other }
+        let redemption = self.redemption
+        let look = try await database.read { connection -> Look in
+            let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
+            guard let code, let codeHash, let record = try CodeRepository.find(codeHash: codeHash, on: connection),
+                record.status != .revoked
+            else { return .unknown }
+            if let plan = try redemption.planRepeat(
+                code: code, record: record, appUserID: request.appUserID, bearerAccountID: accountID, on: connection) {
+                return .repeatable(plan)
+            }
+            return .other
+        }
+        switch look {
+        case .unknown:
+            return Result(sentCode: sentCode, answer: .invalidCode)
+        case .repeatable(let plan):
+            if let redeemed = try await finishRepeat(plan, deviceID: request.deviceID, now: now) {
+                // Bearer requests are not remembered: their token is checked on the reader.
+                if request.bearer == nil, let codeHash {
+                    recentRepeats.remember(codeHash: codeHash, appUserID: request.appUserID, codeID: plan.codeID)
+                }
+                return success(redeemed, sentCode: sentCode, now: now)
+            }
+        case .other:
+            break
+        }
+        return try await redeemFully(request, sentCode: sentCode, now: now)
+    }
+
+    /// A repeat finished in the writer's transaction; nil when it was no longer one.
+    private func finishRepeat(_ plan: RedemptionService.RepeatPlan, deviceID: String?, now: Date) async throws -> RedeemOutcome.Redeemed? {
+        let redemption = self.redemption
+        let session = try SessionRepository.draft(at: now)
+        let outcome = try await database.write { connection in
+            try redemption.finishRepeat(plan, deviceID: deviceID, session: session, on: connection, now: now)
+        }
+        guard case .redeemed(let redeemed)? = outcome else { return nil }
+        return redeemed
+    }
+
+    /// Any redemption, in one write transaction.
+    private func redeemFully(_ request: Request, sentCode: String, now: Date) async throws -> Result {
+        let redemption = self.redemption
+        let codeMail = self.codeMail
+        let logger = self.logger
+        let answer = try await database.write { connection -> Answer in
+            let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
+            let outcome: RedeemOutcome
+            do {
+                outcome = try redemption.redeem(
+                    codeText: request.code, appUserID: request.appUserID, deviceID: request.deviceID, bearerAccountID: accountID,
+                    on: connection, now: now)
+            } catch let error as DomainError {
+                logger.error("redeem_failed", [("error", .string(error.description))])
+                return .error(message: "This code cannot be redeemed right now; contact support.")
+            }
+            switch outcome {
+            case .redeemed(let redeemed):
+                return .redeemed(redeemed, entitlements: [])
+            case .invalidCode:
+                return .invalidCode
+            case .belongsToOtherUser:
+                return .belongsToOtherUser
+            case .expiredCode(let expired):
+                var mailed = false
+                if let fresh = expired.resent, let email = expired.email {
+                    try codeMail.queueResent(fresh, purchase: expired.purchase, to: email, on: connection)
+                    mailed = true
+                }
+                return .expiredCode(resent: mailed, email: expired.email)
+            }
+        }
+        switch answer {
+        case .redeemed(let redeemed, _):
+            return success(redeemed, sentCode: sentCode, now: now)
+        case .expiredCode(resent: true, _):
+            codeMail.queued()
+        default:
+            break
+        }
+        return Result(sentCode: sentCode, answer: answer)
+    }
+
+    private func success(_ redeemed: RedeemOutcome.Redeemed, sentCode: String, now: Date) -> Result {
+        Result(sentCode: sentCode, answer: .redeemed(redeemed, entitlements: catalog.entitlements(for: [redeemed.purchase], at: now)))
+    }
+}

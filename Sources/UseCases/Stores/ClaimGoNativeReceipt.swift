@@ -1,0 +1,63 @@
+import Domain
+import Foundation
+import Storage
+
+/// `POST /api/v1/iap/gonative`: a GoNative app's App Store receipt, verified with verifyReceipt
+/// and its newest purchase stored and linked to the signed-in account (held by another account:
+/// moved under `transfer`, refused otherwise).
+public struct ClaimGoNativeReceipt: Sendable {
+    /// GoNative's outcomes (each becomes its `{success, title, message, loadUrl}`).
+    public enum Outcome: Sendable {
+        /// Stored and active: the entitlements it unlocks.
+        case unlocked(Purchase, entitlements: [String])
+        /// Stored, no longer active.
+        case expired
+        /// The store refused the receipt, with why.
+        case notVerified(String)
+        case belongsToOtherAccount
+    }
+
+    let verifier: StorePurchaseVerifier
+    let database: Database
+    let policy: OtherUserPolicy
+    let catalog: EntitlementCatalog
+    let events: EventQueue
+
+    public init(
+        verifier: StorePurchaseVerifier, database: Database, policy: OtherUserPolicy, catalog: EntitlementCatalog, events: EventQueue = .disabled
+    ) {
+        self.events = events
+        self.verifier = verifier
+        self.database = database
+        self.policy = policy
+        self.catalog = catalog
+    }
+
+    /// Refuses an invalid token before the store is asked anything.
+    /// - Throws: `UseCaseError.unauthorized`.
+    public func checkSignedIn(_ bearer: String, now: Date) async throws {
+        _ = try await database.read { try BearerSession.require(bearer, on: $0, now: now) }
+    }
+
+    /// - Throws: `UseCaseError` (`unauthorized`, `upstream_unavailable`, `not_configured`), `StorageError`.
+    public func claim(receipt: String, bearer: String, now: Date) async throws -> Outcome {
+        let verified: VerifiedStorePurchase
+        do {
+            verified = try await verifier.appStore(receiptBase64: receipt)
+        } catch let error as UseCaseError where error.code == "invalid_receipt" {
+            return .notVerified(error.message)
+        }
+        let policy = self.policy
+        let catalog = self.catalog
+        let events = self.events
+        return try await verifier.record(verified) { connection, applied -> Outcome in
+            let accountID = try BearerSession.require(bearer, on: connection, now: now)
+            let claim = try PurchaseClaim.claim(
+                applied.purchase, for: accountID, appUserID: nil, policy: policy, events: events, on: connection, now: now)
+            guard case .held = claim else { return .belongsToOtherAccount }
+            let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
+            guard purchase.isEntitled(at: now) else { return .expired }
+            return .unlocked(purchase, entitlements: catalog.entitlements(for: [purchase], at: now).filter(\.active).map(\.id))
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Crypto
+import Domain
+import Foundation
+import Storage
+
+/// `POST /api/v1/iap/apple|google`: an account from an in-app purchase, by API.md's four-way
+/// table (`StoreClaimPlan`). The purchase is verified with the store first; then, in one
+/// transaction, it is stored and linked, an account is created or found, emails are queued,
+/// and a one-time login link signs the app into the account that now holds the purchase.
+public struct ClaimStorePurchase: Sendable {
+    /// The store's proof of purchase.
+    public enum Proof: Sendable {
+        case appStoreSignedTransaction(String)
+        case appStoreReceipt(String)
+        case appStoreTransactionID(String)
+        case play(purchaseToken: String, sku: String)
+    }
+
+    /// What the app sent besides the proof.
+    public struct Claimant: Sendable {
+        public let bearer: String?
+        /// `customer_details.email`, normalized.
+        public let email: String?
+        /// `conversion_details` as JSON object text (the purchase's attribution, first one wins).
+        public let conversionDetails: String?
+
+        public init(bearer: String?, email: String?, conversionDetails: String?) {
+            self.bearer = bearer
+            self.email = email
+            self.conversionDetails = conversionDetails
+        }
+    }
+
+    /// What the transaction decided.
+    public struct Claimed: Sendable {
+        public let account: Account
+        /// Signs the app into `account` (one use, 10 minutes).
+        public let loginURL: String
+        public let accountSwitched: Bool
+        public let emailConfirmationRequired: Bool
+        public let autoAccountCreated: Bool
+        public let purchase: Purchase
+    }
+
+    let verifier: StorePurchaseVerifier
+    let database: Database
+    let policy: OtherUserPolicy
+    let secrets: DomainSecrets
+    let authMail: AuthMail
+    let mail: MailQueue
+    let links: Links
+    let events: EventQueue
+
+    public init(
+        verifier: StorePurchaseVerifier, database: Database, policy: OtherUserPolicy, secrets: DomainSecrets, authMail: AuthMail,
+        mail: MailQueue, links: Links, events: EventQueue = .disabled
+    ) {
+        self.events = events
+        self.verifier = verifier
+        self.database = database
+        self.policy = policy
+        self.secrets = secrets
+        self.authMail = authMail
+        self.mail = mail
+        self.links = links
+    }
+
+    /// - Throws: `UseCaseError` (`invalid_receipt`, `upstream_unavailable`, `not_configured`,
+    ///   `unauthorized`, `purchase_belongs_to_other_user` under `reject`), `StorageError`.
+    public func claim(_ proof: Proof, by claimant: Claimant, now: Date) async throws -> Claimed {
+        let verified: VerifiedStorePurchase
+        switch proof {
+        case .appStoreSignedTransaction(let jws): verified = try await verifier.appStore(signedTransaction: jws)
+        case .appStoreReceipt(let receipt): verified = try await verifier.appStore(receiptBase64: receipt)
+        case .appStoreTransactionID(let id): verified = try await verifier.appStore(transactionID: id)
+        case .play(let token, let sku): verified = try await verifier.playStore(purchaseToken: token, productID: sku)
+        }
+        // An account made from a bare purchase gets a random password: hash it before taking the
+        // writer (scrypt is slow on purpose), only when such an account may be needed.
+        var prepared: String?
+        if claimant.bearer == nil, claimant.email == nil {
+            let snapshot = verified.snapshot
+            let held = try await database.read { connection in
+                try PurchaseRepository.find(platform: snapshot.platform, reference: snapshot.externalID, on: connection)?.accountID != nil
+            }
+            if !held { prepared = try await PasswordWork.hash(try OpaqueToken.generate()) }
+        }
+        let passwordHash = prepared
+        let policy = self.policy
+        let secrets = self.secrets
+        let authMail = self.authMail
+        let links = self.links
+        let events = self.events
+        let claimed = try await verifier.record(verified) { connection, applied -> Claimed in
+            let signedIn = try BearerSession.account(for: claimant.bearer, on: connection, now: now)
+            try PurchaseClaim.linkByOwnerHint(applied.purchase, events: events, on: connection, now: now)
+            let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
+            if purchase.attribution == nil, let details = claimant.conversionDetails {
+                try PurchaseRepository.setOrigin(purchaseID: purchase.id, appUserID: nil, attribution: details, email: nil, on: connection)
+            }
+            let holderConfirmed = try purchase.accountID.map { try AccountRepository.require(id: $0, on: connection).emailVerified } ?? false
+            let plan = StoreClaimPlan.decide(
+                signedIn: signedIn, holder: purchase.accountID, hasEmail: claimant.email != nil, holderEmailConfirmed: holderConfirmed,
+                policy: policy)
+            var target: String
+            var switched = false
+            var autoCreated = false
+            var confirmationRequired = false
+            switch plan {
+            case .signedIn(let account, let decision, let claimEmail):
+                switch decision {
+                case .reject:
+                    throw UseCaseError.purchaseBelongsToOtherUser
+                case .link, .transfer:
+                    try PurchaseRepository.link(purchaseID: purchase.id, to: account, on: connection, now: now)
+                    try events.purchaseLinked(purchase, to: account, on: connection, now: now)
+                    target = account
+                case .keep:
+                    target = account
+                case .switchToHolder(let holder):
+                    target = holder
+                    switched = true
+                    try events.accountSwitched(appUserID: nil, from: account, to: holder, purchase: purchase, on: connection, now: now)
+                }
+                if claimEmail, let email = claimant.email {
+                    // The signed-in account takes the new address, unconfirmed.
+                    confirmationRequired = try authMail.claim(email, accountID: account, on: connection, now: now)
+                }
+            case .holder(let holder, let claimEmail):
+                target = holder
+                if claimEmail, let email = claimant.email {
+                    confirmationRequired = try authMail.claim(email, accountID: holder, on: connection, now: now)
+                }
+            case .createWithEmail:
+                let email = claimant.email ?? ""
+                let account = try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now)
+                try events.accountCreated(account.id, on: connection, now: now)
+                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
+                try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
+                try authMail.queueConfirmation(accountID: account.id, email: email, on: connection)
+                target = account.id
+                confirmationRequired = true
+            case .createAnonymous:
+                guard let passwordHash else {
+                    // The purchase lost its holder between the first look and now: rare; a retry takes the right path.
+                    throw UseCaseError.unavailable("The purchase changed hands meanwhile; retry.")
+                }
+                let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
+                _ = try AccountRepository.assignUsername(accountID: account.id, on: connection, now: now)
+                try AccountRepository.setPasswordHash(passwordHash, accountID: account.id, on: connection, now: now)
+                try events.accountCreated(account.id, on: connection, now: now)
+                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
+                try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
+                target = account.id
+                autoCreated = true
+            }
+            let token = try AuthTokenRepository.issue(.login, accountID: target, on: connection, now: now)
+            return Claimed(
+                account: try AccountRepository.require(id: target, on: connection), loginURL: links.url("/auth/login?token=" + token), accountSwitched: switched,
+                emailConfirmationRequired: confirmationRequired, autoAccountCreated: autoCreated,
+                purchase: try PurchaseRepository.require(id: purchase.id, on: connection))
+        }
+        if claimed.emailConfirmationRequired { mail.queued() }
+        return claimed
+    }
+}

@@ -1,0 +1,85 @@
+import Domain
+import Foundation
+import Storage
+
+/// `POST /receipts`: a partner backend reports a purchase for one of its users. The purchase is
+/// verified with its store, then in one transaction stored (idempotent on platform + store id),
+/// the `user_id`'s account found or created, the purchase linked to it by the other-user policy,
+/// and the attribution stored (first report wins). A repeat creates nothing new.
+public struct RecordReceipt: Sendable {
+    /// Where the purchase was made and how it is looked up.
+    public enum Source: Sendable, Equatable {
+        /// App Store Server API lookup (`original_transaction_id`).
+        case appStoreTransaction(String)
+        /// verifyReceipt (`receipt_data`).
+        case appStoreReceipt(String)
+        /// Play Developer API (`purchase_token` + `store_product_id`).
+        case playStore(token: String, productID: String)
+        /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`).
+        case stripeSubscription(String)
+    }
+
+    /// The recorded purchase and the account that holds it.
+    public struct Recorded: Sendable {
+        public let accountID: String
+        public let accountSwitched: Bool
+        public let purchase: Purchase
+        /// The holding account's entitlements.
+        public let entitlements: [Entitlement]
+    }
+
+    let verifier: StorePurchaseVerifier
+    let policy: OtherUserPolicy
+    let secrets: DomainSecrets
+    let catalog: EntitlementCatalog
+    let events: EventQueue
+
+    public init(
+        verifier: StorePurchaseVerifier, policy: OtherUserPolicy, secrets: DomainSecrets, catalog: EntitlementCatalog, events: EventQueue = .disabled
+    ) {
+        self.events = events
+        self.verifier = verifier
+        self.policy = policy
+        self.secrets = secrets
+        self.catalog = catalog
+    }
+
+    /// - Throws: `UseCaseError` (`invalid_receipt`, `upstream_unavailable`, `not_configured`,
+    ///   `purchase_belongs_to_other_user`), `StorageError`.
+    public func record(_ source: Source, userID: String, attribution: String?, now: Date) async throws -> Recorded {
+        let verified: VerifiedStorePurchase
+        switch source {
+        case .appStoreTransaction(let id): verified = try await verifier.appStore(transactionID: id)
+        case .appStoreReceipt(let receipt): verified = try await verifier.appStore(receiptBase64: receipt)
+        case .playStore(let token, let productID): verified = try await verifier.playStore(purchaseToken: token, productID: productID)
+        case .stripeSubscription(let id): verified = try await verifier.stripe(subscriptionID: id)
+        }
+        let policy = self.policy
+        let secrets = self.secrets
+        let catalog = self.catalog
+        let events = self.events
+        return try await verifier.record(verified) { connection, applied in
+            let outcome: PurchaseClaim.Outcome
+            if policy == .switch, let holder = applied.purchase.accountID,
+                try AccountRepository.find(appUserID: userID, on: connection) == nil
+            {
+                // A new app user of a purchase someone holds joins that account: no empty account is made.
+                try AccountRepository.link(appUserID: userID, to: holder, on: connection, now: now)
+                try events.accountSwitched(appUserID: userID, from: nil, to: holder, purchase: applied.purchase, on: connection, now: now)
+                outcome = .held(accountID: holder, switched: true)
+            } else {
+                let (account, created) = try AccountRepository.findOrCreate(appUserID: userID, secrets: secrets, on: connection, now: now)
+                if created { try events.accountCreated(account.id, on: connection, now: now) }
+                outcome = try PurchaseClaim.claim(
+                    applied.purchase, for: account.id, appUserID: userID, policy: policy, events: events, on: connection, now: now)
+            }
+            guard case .held(let holder, let switched) = outcome else { throw UseCaseError.purchaseBelongsToOtherUser }
+            try PurchaseRepository.setOrigin(
+                purchaseID: applied.purchase.id, appUserID: userID, attribution: attribution, email: nil, on: connection)
+            let purchases = try PurchaseRepository.forAccount(holder, on: connection)
+            return Recorded(
+                accountID: holder, accountSwitched: switched, purchase: try PurchaseRepository.require(id: applied.purchase.id, on: connection),
+                entitlements: catalog.entitlements(for: purchases, at: now))
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Domain
+import Foundation
+import Integrations
+import Storage
+
+/// Verifies a purchase with its store and records it. Used by `/receipts`,
+/// `/api/v1/iap/gonative` and (next) `/api/v1/iap/apple|google`.
+///
+/// Each `appStore(...)` / `playStore(...)` / `stripe(...)` call asks the store and returns a
+/// `VerifiedStorePurchase`; nothing is written. Then `record(_:_:)` applies it in one write
+/// transaction together with the caller's effects (account, link, attribution) and, only after
+/// that transaction committed, acknowledges a Google Play purchase that still needs it.
+///
+/// Errors (all `UseCaseError`): the store rejects the purchase → `422 invalid_receipt`; the store is
+/// unreachable → `502 upstream_unavailable` (retryable, nothing written); the store is not
+/// configured → `503 upstream_unavailable` naming the configuration keys (`StoreErrors`).
+///
+/// **Play: subscription or one-time product.** The sku alone does not say which it is, so
+/// `playStore` reads `subscriptionsv2` first and falls back to `products/{sku}` when Google does
+/// not know the token as a subscription. A subscription whose line items do not include the sku
+/// sent is refused (`422`): the client confused two purchases.
+///
+/// **Apple environments.** A deployment configured for Production accepts Sandbox data too
+/// where Apple's own flows send it (App Review and TestFlight buy in the sandbox): a signed
+/// transaction that is Sandbox is verified as Sandbox, the Server API client and verifyReceipt
+/// fall back to the sandbox the same way. The stored purchase keeps `environment: Sandbox`.
+public struct StorePurchaseVerifier: Sendable {
+    let stores: StoreClients
+    let stripe: StripeClient?
+    let database: Database
+    let now: @Sendable () -> Date
+    /// Where purchases created or changed by a claim are reported.
+    let events: EventQueue
+
+    /// A verifier over the configured store clients (and Stripe), the database and the clock.
+    public init(
+        stores: StoreClients, stripe: StripeClient?, database: Database, now: @escaping @Sendable () -> Date, events: EventQueue = .disabled
+    ) {
+        self.events = events
+        self.stores = stores
+        self.stripe = stripe
+        self.database = database
+        self.now = now
+    }
+
+    // MARK: - App Store
+
+    /// Verifies a StoreKit 2 signed transaction (`subscription_transaction_jws`).
+    /// - Throws: `UseCaseError` (422 invalid_receipt, 503 when App Store verification is not configured).
+    public func appStore(signedTransaction: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let verifier = stores.appleVerifier else { throw StoreErrors.notConfigured(StoreClients.Missing.appleVerifier) }
+            let now = self.now()
+            let transaction: AppStoreTransaction
+            do {
+                transaction = try verifier.verifyTransaction(signedTransaction, now: now)
+            } catch let error as AppStoreVerificationError where error.kind == .wrongEnvironment && verifier.environment == .production {
+                transaction = try verifier.withEnvironment(.sandbox).verifyTransaction(signedTransaction, now: now)
+            }
+            return VerifiedStorePurchase(snapshot: try transaction.snapshot(now: now))
+        }
+    }
+
+    /// Looks a transaction up with the App Store Server API (production, then sandbox).
+    /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
+    public func appStore(transactionID: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let api = stores.appStoreAPI else { throw StoreErrors.notConfigured(StoreClients.Missing.appStoreAPI) }
+            let transaction = try await api.transaction(id: transactionID)
+            return VerifiedStorePurchase(snapshot: try transaction.snapshot(now: now()))
+        }
+    }
+
+    /// Verifies a base64 app receipt with Apple's verifyReceipt (its newest purchase).
+    /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
+    public func appStore(receiptBase64: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let client = stores.verifyReceipt else { throw StoreErrors.notConfigured(StoreClients.Missing.verifyReceipt) }
+            let receipt = try await client.verify(receiptBase64: receiptBase64)
+            return VerifiedStorePurchase(snapshot: receipt.snapshot(now: now()))
+        }
+    }
+
+    // MARK: - Google Play
+
+    /// Reads a Play purchase: a subscription (`subscriptionsv2`), else a one-time product
+    /// `productID`. An unacknowledged paid purchase carries its `acknowledgement`.
+    /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
+    public func playStore(purchaseToken: String, productID: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping { try await playPurchase(purchaseToken: purchaseToken, productID: productID) }
+    }
+
+    /// `playStore` with the store's own errors (the RTDN webhook maps them differently).
+    func playPurchase(purchaseToken: String, productID: String?) async throws -> VerifiedStorePurchase {
+        guard let play = stores.googlePlay else { throw StoreErrors.notConfigured(StoreClients.Missing.googlePlay) }
+        do {
+            return try await playSubscription(purchaseToken: purchaseToken, expectedProductID: productID)
+        } catch let error as GooglePlayError where error.kind == .purchaseNotFound {
+            guard let productID, !productID.isEmpty else {
+                throw GooglePlayError(.purchaseNotFound, "the token is not a subscription, and no product id was sent to look it up as a one-time product")
+            }
+            let product = try await play.product(productID: productID, purchaseToken: purchaseToken)
+            return VerifiedStorePurchase(
+                snapshot: product.snapshot(productID: productID, purchaseToken: purchaseToken, observedAt: now()),
+                acknowledgement: product.needsAcknowledgement
+                    ? PlayAcknowledgement(kind: .product, productID: productID, purchaseToken: purchaseToken) : nil)
+        }
+    }
+
+    /// Reads a Play subscription; with `expectedProductID`, one of its line items must be it.
+    /// - Throws: `GooglePlayError`, `UpstreamError`.
+    func playSubscription(purchaseToken: String, expectedProductID: String?) async throws -> VerifiedStorePurchase {
+        guard let play = stores.googlePlay else { throw StoreErrors.notConfigured(StoreClients.Missing.googlePlay) }
+        let subscription = try await play.subscription(purchaseToken: purchaseToken)
+        if let expected = expectedProductID, !expected.isEmpty, !subscription.lineItems.contains(where: { $0.productID == expected }) {
+            throw GooglePlayError(.requestRejected, "the purchase token is a subscription to another product than \(expected)")
+        }
+        let snapshot = subscription.snapshot(purchaseToken: purchaseToken, observedAt: now())
+        let acknowledgement = subscription.needsAcknowledgement
+            ? PlayAcknowledgement(kind: .subscription, productID: snapshot.productID, purchaseToken: purchaseToken) : nil
+        return VerifiedStorePurchase(snapshot: snapshot, acknowledgement: acknowledgement)
+    }
+
+    /// Reads a one-time Play product purchase.
+    /// - Throws: `GooglePlayError`, `UpstreamError`.
+    func playProduct(purchaseToken: String, productID: String) async throws -> VerifiedStorePurchase {
+        guard let play = stores.googlePlay else { throw StoreErrors.notConfigured(StoreClients.Missing.googlePlay) }
+        let product = try await play.product(productID: productID, purchaseToken: purchaseToken)
+        return VerifiedStorePurchase(
+            snapshot: product.snapshot(productID: productID, purchaseToken: purchaseToken, observedAt: now()),
+            acknowledgement: product.needsAcknowledgement
+                ? PlayAcknowledgement(kind: .product, productID: productID, purchaseToken: purchaseToken) : nil)
+    }
+
+    /// Sends a pending acknowledgement. When Google refuses it because another request (the
+    /// app's call and the RTDN arrive together) acknowledged first, that is success.
+    /// - Throws: `GooglePlayError`, `UpstreamError`.
+    func acknowledge(_ acknowledgement: PlayAcknowledgement) async throws {
+        guard let play = stores.googlePlay else { throw StoreErrors.notConfigured(StoreClients.Missing.googlePlay) }
+        do {
+            switch acknowledgement.kind {
+            case .subscription:
+                try await play.acknowledgeSubscription(subscriptionID: acknowledgement.productID, purchaseToken: acknowledgement.purchaseToken)
+            case .product:
+                try await play.acknowledgeProduct(productID: acknowledgement.productID, purchaseToken: acknowledgement.purchaseToken)
+            }
+        } catch let error as GooglePlayError where error.kind == .requestRejected {
+            let stillPending: Bool
+            switch acknowledgement.kind {
+            case .subscription: stillPending = try await play.subscription(purchaseToken: acknowledgement.purchaseToken).needsAcknowledgement
+            case .product:
+                stillPending = try await play.product(productID: acknowledgement.productID, purchaseToken: acknowledgement.purchaseToken)
+                    .needsAcknowledgement
+            }
+            if stillPending { throw error }
+        }
+    }
+
+    // MARK: - Stripe
+
+    /// Reads a Stripe subscription (`sub_...`).
+    /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
+    public func stripe(subscriptionID: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let stripe else { throw StoreErrors.notConfigured(StoreClients.Missing.stripe) }
+            let subscription = try await stripe.retrieveSubscription(id: subscriptionID)
+            return VerifiedStorePurchase(snapshot: subscription.snapshot(observedAt: now(), purchaserEmail: nil))
+        }
+    }
+
+    // MARK: - Recording
+
+    /// Applies `purchase` and runs `effects` in one write transaction; after it commits, sends
+    /// the pending Play acknowledgement. Order, for crash safety: a crash before the commit
+    /// leaves nothing (the purchase is neither stored nor acknowledged; a retry starts over); a
+    /// crash after it leaves a stored, unacknowledged purchase, which the next read of it (a
+    /// retry, an RTDN) finds `acknowledgementState` pending and acknowledges. Applying is
+    /// idempotent on (platform, external id), so a retry never records it twice, and the
+    /// acknowledgement is decided from Google's state each time, so it is sent once.
+    /// - Throws: `UseCaseError` from `effects` (the transaction rolls back); `502 upstream_unavailable`
+    ///   when the acknowledgement cannot be sent (the purchase is stored; retrying the request
+    ///   acknowledges it).
+    public func record<T: Sendable>(
+        _ purchase: VerifiedStorePurchase,
+        _ effects: @escaping @Sendable (Connection, PurchaseRepository.Applied) throws -> T
+    ) async throws -> T {
+        let now = self.now()
+        let events = self.events
+        let result = try await database.write { connection in
+            let applied = try PurchaseRepository.apply(purchase.snapshot, on: connection, now: now)
+            try events.purchaseApplied(applied, on: connection, now: now)
+            return try effects(connection, applied)
+        }
+        if let acknowledgement = purchase.acknowledgement {
+            try await StoreErrors.mapping { try await acknowledge(acknowledgement) }
+        }
+        return result
+    }
+}

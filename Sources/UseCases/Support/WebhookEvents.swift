@@ -1,0 +1,29 @@
+import Domain
+import Foundation
+import Storage
+
+/// The one place a store's or Stripe's event id is checked and recorded, so each event's effect
+/// happens once: `record` runs the effect and the id's insert in one transaction.
+struct WebhookEvents: Sendable {
+    let database: Database
+    /// `stripe`, `apple` or `google`.
+    let source: String
+
+    /// Whether `id` was recorded already (a cheap read before asking an upstream anything).
+    func seen(_ id: String) async throws -> Bool {
+        let source = self.source
+        return try await database.read { try WebhookEventLog.contains(source: source, eventID: id, on: $0) }
+    }
+
+    /// Records `id` and runs `effects` in one transaction; false (nothing run) for a duplicate.
+    func record(_ id: String, type: String, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Bool {
+        let source = self.source
+        return try await database.write { connection in
+            guard try WebhookEventLog.record(source: source, eventID: id, type: String(type.prefix(100)), on: connection, now: now) else {
+                return false
+            }
+            try effects(connection)
+            return true
+        }
+    }
+}

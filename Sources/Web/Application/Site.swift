@@ -1,0 +1,180 @@
+import Configuration
+import Foundation
+import HTTPCore
+import HTTPRouting
+import Mail
+import StripeSimulator
+import Templating
+import UseCases
+
+/// The route table: which routes exist, which middleware each group runs behind, and which use
+/// case each route calls. Each route group gets only the use cases it calls.
+///
+/// | group | middleware |
+/// | --- | --- |
+/// | operations, pages, browser flows | (global only) |
+/// | `/api/v1/*` | `X-Api-Key`, then per route: failure or request limits, `Idempotency-Key` |
+/// | `/admin/v1/*` | admin token |
+/// | `/receipts` | server key |
+/// | `/webhooks/*` | (signatures are checked by the use cases) |
+///
+/// Every route also runs behind the global chain of `AppResponder` (metrics, request log,
+/// security headers, error mapping).
+public struct Site: Sendable {
+    /// The use cases the routes call.
+    public struct UseCaseSet: Sendable {
+        public var redeem: RedeemCode
+        public var lookUpCode: LookUpCode
+        public var resendCodes: ResendCodes
+        public var listEntitlements: ListEntitlements
+        public var checkoutStatus: CheckoutStatus
+        public var startCheckout: StartCheckout
+        public var completeCheckout: CompleteCheckout
+        public var applyStripeEvent: ApplyStripeEvent?
+        public var applyAppleNotification: ApplyAppleNotification
+        public var applyGoogleNotification: ApplyGoogleNotification
+        public var recordReceipt: RecordReceipt
+        public var claimStorePurchase: ClaimStorePurchase
+        public var claimGoNativeReceipt: ClaimGoNativeReceipt
+        public var setAccountEmail: SetAccountEmail
+        public var confirmEmail: ConfirmEmail
+        public var setPassword: SetPassword
+        public var signIn: SignIn
+        public var operatorActions: OperatorActions
+        public var idempotentReplies: IdempotentReplies
+
+        public init(
+            redeem: RedeemCode, lookUpCode: LookUpCode, resendCodes: ResendCodes, listEntitlements: ListEntitlements,
+            checkoutStatus: CheckoutStatus, startCheckout: StartCheckout, completeCheckout: CompleteCheckout,
+            applyStripeEvent: ApplyStripeEvent?, applyAppleNotification: ApplyAppleNotification,
+            applyGoogleNotification: ApplyGoogleNotification, recordReceipt: RecordReceipt, claimStorePurchase: ClaimStorePurchase,
+            claimGoNativeReceipt: ClaimGoNativeReceipt, setAccountEmail: SetAccountEmail, confirmEmail: ConfirmEmail,
+            setPassword: SetPassword, signIn: SignIn, operatorActions: OperatorActions, idempotentReplies: IdempotentReplies
+        ) {
+            self.redeem = redeem
+            self.lookUpCode = lookUpCode
+            self.resendCodes = resendCodes
+            self.listEntitlements = listEntitlements
+            self.checkoutStatus = checkoutStatus
+            self.startCheckout = startCheckout
+            self.completeCheckout = completeCheckout
+            self.applyStripeEvent = applyStripeEvent
+            self.applyAppleNotification = applyAppleNotification
+            self.applyGoogleNotification = applyGoogleNotification
+            self.recordReceipt = recordReceipt
+            self.claimStorePurchase = claimStorePurchase
+            self.claimGoNativeReceipt = claimGoNativeReceipt
+            self.setAccountEmail = setAccountEmail
+            self.confirmEmail = confirmEmail
+            self.setPassword = setPassword
+            self.signIn = signIn
+            self.operatorActions = operatorActions
+            self.idempotentReplies = idempotentReplies
+        }
+    }
+
+    /// What the operations endpoints read.
+    public struct Operations: Sendable {
+        public var metrics: Metrics
+        public var checkWritable: @Sendable () async throws -> Void
+        public var databaseErrors: @Sendable () -> Int
+        public var openConnections: @Sendable () -> Int
+        public var outbox: OutboxStore
+        /// The event worker's counters (`/metrics`).
+        public var eventStats: EventDeliveryStats?
+
+        public init(
+            metrics: Metrics, checkWritable: @escaping @Sendable () async throws -> Void, databaseErrors: @escaping @Sendable () -> Int,
+            openConnections: @escaping @Sendable () -> Int, outbox: OutboxStore, eventStats: EventDeliveryStats? = nil
+        ) {
+            self.eventStats = eventStats
+            self.metrics = metrics
+            self.checkWritable = checkWritable
+            self.databaseErrors = databaseErrors
+            self.openConnections = openConnections
+            self.outbox = outbox
+        }
+    }
+
+    /// The responder that serves every route.
+    public let responder: AppResponder
+    /// Failure and request limits per client (shared by every limited route).
+    public let rateLimiter: RateLimiter
+
+    /// - Parameters:
+    ///   - preferTransactionLookup: whether the App Store Server API is configured.
+    ///   - simulator: demo mode's Stripe; its routes exist only when it is given.
+    public init(
+        config: TollgateConfig, pages: Pages, staticFiles: StaticFiles, useCases cases: UseCaseSet, operations: Operations,
+        preferTransactionLookup: Bool, simulator: StripeSimulator? = nil, now: @escaping @Sendable () -> Date
+    ) {
+        // Room for two failure keys per client address (per address, per address and app user) from
+        // well over 100,000 addresses before pruning.
+        let limiter = RateLimiter(capacity: 250_000)
+        rateLimiter = limiter
+        let clientAddress = ClientAddressResolver(trustedProxies: config.http.trustedProxyNetworks)
+        let middleware = RouteMiddleware(limiter: limiter, clientAddress: clientAddress, replies: cases.idempotentReplies, now: now)
+        let links = Links(baseURL: config.baseURL, appScheme: config.app.scheme)
+        let products = ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID))
+
+        var open = RouteGroup()
+        OperationsRoutes(
+            checkWritable: operations.checkWritable, databaseErrors: operations.databaseErrors, metrics: operations.metrics,
+            openConnections: operations.openConnections, events: operations.eventStats.map { stats in
+                EventMetrics(stats: stats, operations: cases.operatorActions)
+            }
+        ).add(to: &open)
+        PageRoutes(pages: pages, staticFiles: staticFiles, home: simulator.map { _ in Self.demoHome(config) } ?? [:]).add(to: &open)
+        WellKnownRoutes(app: config.app).add(to: &open)
+        RedeemPageRoutes(lookUp: cases.lookUpCode, resend: cases.resendCodes, pages: pages, links: links, app: config.app, now: now)
+            .add(to: &open, middleware)
+        CheckoutRoutes(
+            start: cases.startCheckout, complete: cases.completeCheckout, pages: pages, links: links, products: products, config: config,
+            now: now
+        ).add(to: &open)
+        let emails = EmailRoutes(setEmail: cases.setAccountEmail, confirm: cases.confirmEmail, pages: pages, links: links, now: now)
+        emails.addPages(to: &open, middleware)
+        PasswordRoutes(setPassword: cases.setPassword, pages: pages, links: links, now: now).add(to: &open)
+        let signIn = SignInRoutes(signIn: cases.signIn, pages: pages, links: links, limiter: limiter, clientAddress: clientAddress, now: now)
+        signIn.addPages(to: &open)
+
+        var webhooks = RouteGroup()
+        StripeWebhookRoute(secret: simulator?.keys.webhookSecret ?? config.stripe.webhookSecret, apply: cases.applyStripeEvent, now: now)
+            .add(to: &webhooks)
+        if let simulator { DemoRoutes(simulator: simulator, pages: pages).add(to: &open) }
+        AppleWebhookRoute(apply: cases.applyAppleNotification, now: now).add(to: &webhooks)
+        GoogleWebhookRoute(apply: cases.applyGoogleNotification).add(to: &webhooks)
+
+        var app = RouteGroup([APIKeyMiddleware(publicKeys: config.apiKeys.publicKeys)])
+        RedemptionAPIRoutes(
+            redeem: cases.redeem, entitlements: cases.listEntitlements, checkoutStatus: cases.checkoutStatus, resend: cases.resendCodes,
+            now: now
+        ).add(to: &app, middleware)
+        signIn.addAPI(to: &app)
+        emails.addAPI(to: &app)
+        IAPAccountRoutes(claim: cases.claimStorePurchase, now: now).add(to: &app, middleware)
+        StoreAPIRoutes(
+            gonative: cases.claimGoNativeReceipt, products: config.products, entitlements: config.entitlements, appName: config.app.name,
+            links: links, now: now
+        ).add(to: &app, middleware)
+
+        var partners = RouteGroup([ServerKeyMiddleware(serverKeys: config.apiKeys.serverKeys)])
+        ReceiptsRoute(record: cases.recordReceipt, preferTransactionLookup: preferTransactionLookup, now: now).add(to: &partners)
+
+        var admin = RouteGroup([AdminTokenMiddleware(tokenHashes: config.admin.tokensSHA256)])
+        AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
+        AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
+        AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
+
+        var router = Router()
+        for group in [open, webhooks, app, partners, admin] { router.add(group) }
+        responder = AppResponder(routes: router, metrics: operations.metrics, pages: pages)
+    }
+
+    /// The home page's demo section: the plan `a#demo-buy` starts and where mail lands.
+    static func demoHome(_ config: TollgateConfig) -> [String: TemplateValue] {
+        guard let plan = config.plans["demo"] != nil ? "demo" : config.plans.keys.sorted().first else { return [:] }
+        let mailDirectory = URL(fileURLWithPath: config.mail.fileDir).standardizedFileURL.path
+        return ["demo": true, "demo_plan": .string(plan), "mail_dir": .string(mailDirectory + "/")]
+    }
+}

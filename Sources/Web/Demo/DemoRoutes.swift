@@ -1,0 +1,69 @@
+import Foundation
+import HTTPCore
+import HTTPRouting
+import StripeSimulator
+import Templating
+
+/// Demo mode's Stripe, mounted only while the simulator is on (otherwise these paths are 404):
+/// its API under `/demo/stripe/...` (what `stripe.api_base` points at) and its hosted checkout
+/// page `/demo/checkout/{session_id}`, whose form pays, declines or pays later.
+///
+/// The simulator stands in for an outside system, so these routes call it directly, as the
+/// other routes call a use case; Tollgate's own work happens when its webhooks arrive.
+struct DemoRoutes {
+    let simulator: StripeSimulator
+    let pages: Pages
+
+    func add(to group: inout RouteGroup) {
+        for method in [HTTPMethod.get, .post, .delete] {
+            group.add(method, StripeSimulator.apiPath + "/{path*}", maxBodyBytes: 64 * 1024) { [simulator] request, context in
+                await simulator.respond(to: request, path: "/" + (context.parameters["path"] ?? ""))
+            }
+        }
+        group.add(.get, StripeSimulator.checkoutPath + "{session_id}") { [self] _, context in
+            try page(sessionID: context.parameters["session_id"] ?? "")
+        }
+        group.add(.post, StripeSimulator.checkoutPath + "{session_id}", maxBodyBytes: 4096) { [self] request, context in
+            let sessionID = context.parameters["session_id"] ?? ""
+            // CSRF: another site's form cannot know the page's token; browsers that say where a
+            // form comes from must say this site.
+            if let site = request.headers["Sec-Fetch-Site"], site != "same-origin", site != "none" {
+                throw APIError.forbidden("This payment form must be sent from its own page.")
+            }
+            let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
+            func field(_ name: String) -> String { form.first { $0.name == name }?.value ?? "" }
+            guard let choice = StripeSimulator.PaymentChoice(rawValue: field("choice")) else {
+                throw APIError.badRequest("Choose pay, decline or pay later.")
+            }
+            do {
+                switch try await simulator.submit(sessionID: sessionID, formToken: field("token"), email: field("email"), choice: choice) {
+                case .redirect(let url):
+                    return .redirect(to: url, status: .seeOther)
+                case .declined:
+                    return try page(sessionID: sessionID, email: field("email"), status: HTTPStatus(code: 402),
+                                    error: "Your card was declined (a demo decline: no code is issued). Pay again, or go back.")
+                }
+            } catch let error as StripeSimulator.FormError {
+                switch error.kind {
+                case .notFound: throw APIError.notFound(error.description)
+                case .forbidden: throw APIError.forbidden(error.description)
+                case .invalid: return try page(sessionID: sessionID, email: field("email"), status: .badRequest, error: error.description)
+                }
+            }
+        }
+    }
+
+    private func page(sessionID: String, email: String? = nil, status: HTTPStatus = .ok, error: String? = nil) throws -> HTTPResponse {
+        guard let checkout = simulator.hostedCheckout(id: sessionID) else {
+            throw APIError.notFound("This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
+        }
+        var values: [String: TemplateValue] = [
+            "session_id": .string(checkout.sessionID), "token": .string(checkout.formToken),
+            "price_id": .string(checkout.priceID), "subscription": .bool(checkout.mode == "subscription"),
+            "open": .bool(checkout.isOpen), "email": .string(email ?? checkout.prefilledEmail ?? ""),
+        ]
+        if let error { values["error"] = .string(error) }
+        if let cancel = checkout.cancelURL { values["cancel_url"] = .string(cancel) }
+        return try pages.render("demo_checkout", title: "Demo checkout", status: status, values)
+    }
+}

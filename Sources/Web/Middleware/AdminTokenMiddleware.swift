@@ -1,0 +1,37 @@
+import Crypto
+import Foundation
+import HTTPCore
+import HTTPRouting
+
+/// Operators' `Authorization: Bearer <admin token>` on `/admin/v1/*`: the SHA-256 of the token
+/// must be one of `admin.tokens_sha256` (the tokens themselves are never stored). The handler
+/// finds the audit name (`admin:<first 8 hex of the token hash>`) in `context.authenticatedAs`.
+struct AdminTokenMiddleware: Middleware {
+    let hashes: [[UInt8]]
+
+    init(tokenHashes: [String]) {
+        hashes = tokenHashes.compactMap { try? Hex.decode($0) }
+    }
+
+    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        var context = context
+        context.authenticatedAs = try authenticate(request)
+        return try await next(request, context)
+    }
+
+    /// The actor name for the audit log.
+    /// - Throws: `APIError.unauthorized` for a missing or wrong token (also when none is configured).
+    func authenticate(_ request: HTTPRequest) throws -> String {
+        guard let header = request.headers["Authorization"], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else {
+            throw APIError.unauthorized("Send an admin token as Authorization: Bearer <token>.")
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty, let digest = try? SHA256.hash(Array(token.utf8)) else {
+            throw APIError.unauthorized("Send an admin token as Authorization: Bearer <token>.")
+        }
+        guard KeyList.contains(hashes, digest) else { throw APIError.unauthorized("The admin token is not valid.") }
+        return "admin:" + Hex.encode(digest).prefix(8)
+    }
+}

@@ -1,0 +1,75 @@
+import HTTPCore
+import HTTPRouting
+import UseCases
+
+/// Turns what a handler throws into API.md's error shape, in one place: JSON on machine paths
+/// (`/api`, `/admin`, `/webhooks`, ...), an HTML page elsewhere. `APIError` and `UseCaseError`
+/// keep their status and code; anything else is logged with the request id and becomes a bare 500.
+struct ErrorMiddleware: Middleware {
+    let pages: Pages
+
+    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        do {
+            return try await next(request, context)
+        } catch {
+            let mapped = APIError.mapping(error)
+            if mapped == .internalError {
+                context.logger.error("unhandled_error", [
+                    ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error)))),
+                ])
+            }
+            return response(for: mapped, path: request.path)
+        }
+    }
+
+    /// JSON for machine paths, an HTML page for browser paths.
+    func response(for error: APIError, path: String) -> HTTPResponse {
+        if Self.isMachinePath(path) {
+            return .apiError(error)
+        }
+        var response = pages.errorPage(status: error.status, message: error.message)
+        if let seconds = error.retryAfterSeconds {
+            response.headers.set("Retry-After", String(seconds))
+        }
+        return response
+    }
+
+    /// Paths whose callers are programs, not browsers: errors there are JSON.
+    static func isMachinePath(_ path: String) -> Bool {
+        for prefix in ["/api", "/admin", "/webhooks"] where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            if rest.isEmpty || rest.hasPrefix("/") { return true }
+        }
+        return ["/receipts", "/auth/token", "/healthz", "/readyz", "/metrics", "/openapi.json"].contains(path)
+    }
+}
+
+extension APIError {
+    /// The API error for anything a handler throws (`internalError` for what is not a client's).
+    static func mapping(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError: error
+        case let error as UseCaseError: APIError(error)
+        case let error as any HTTPResponseError: APIError(status: error.status, code: error.code, message: error.message)
+        default: .internalError
+        }
+    }
+
+    /// A use case's refusal at the HTTP boundary.
+    init(_ error: UseCaseError) {
+        let status: HTTPStatus
+        switch error.kind {
+        case .badRequest: status = .badRequest
+        case .unauthorized: status = .unauthorized
+        case .forbidden: status = .forbidden
+        case .notFound: status = .notFound
+        case .conflict: status = .conflict
+        case .gone: status = HTTPStatus(code: 410)
+        case .unprocessable: status = .unprocessableContent
+        case .rateLimited: status = .tooManyRequests
+        case .upstreamUnavailable: status = .badGateway
+        case .unavailable, .notConfigured: status = .serviceUnavailable
+        }
+        self.init(status: status, code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds)
+    }
+}

@@ -1,0 +1,17 @@
+import HTTPCore
+import HTTPRouting
+
+/// Counts requests by route and status, their latency, and those in flight.
+struct MetricsMiddleware: Middleware {
+    let metrics: Metrics
+
+    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+        let started = MonotonicClock.seconds()
+        metrics.requestStarted()
+        let response = try await next(request, context)
+        metrics.requestFinished(
+            method: request.method.rawValue, route: context.route ?? "unmatched", status: response.status.code,
+            seconds: MonotonicClock.seconds() - started)
+        return response
+    }
+}

@@ -1,0 +1,57 @@
+import Domain
+
+/// The JSON of purchases, accounts and entitlements: one writer for every endpoint that
+/// shows them (redeem, checkout poll, store claims, `/receipts`, admin).
+enum PurchaseJSON {
+    /// `"purchase": {"platform", "product_id", "subscription_id"?, "payment_intent_id"?, "status", "expires_at"}`.
+    static func writePurchase(_ purchase: Purchase, into json: inout JSONWriter) {
+        json.object("purchase") { item in
+            item.string("platform", purchase.platform.rawValue)
+            item.string("product_id", purchase.productID)
+            // Stripe subscriptions and App Store original transaction ids; a Play purchase token is
+            // a credential of its own and is not echoed.
+            let isSubscriptionID = purchase.platform == .appStore || purchase.externalID.hasPrefix("sub_")
+            if isSubscriptionID { item.string("subscription_id", purchase.externalID) }
+            if purchase.platform == .stripe && purchase.externalID.hasPrefix("pi_") {
+                item.string("payment_intent_id", purchase.externalID)
+            }
+            item.string("status", purchase.status.rawValue)
+            item.string("expires_at", purchase.expiresAt.map(Timestamp.rfc3339))
+        }
+    }
+
+    /// `redemption_info`: purchaser, purchase and the entitlements it grants.
+    static func writeRedemptionInfo(_ purchase: Purchase, appUserID: String?, entitlements: [Entitlement], into json: inout JSONWriter) {
+        json.object("redemption_info") { info in
+            info.object("purchaser_info") { purchaser in
+                purchaser.string("app_user_id", purchase.appUserID ?? appUserID)
+                purchaser.string("email", purchase.purchaserEmail)
+                purchaser.string("stripe_customer_id", purchase.platform == .stripe ? purchase.customerID : nil)
+            }
+            writePurchase(purchase, into: &info)
+            writeEntitlements(entitlements, withSource: false, into: &info)
+        }
+    }
+
+    /// `"entitlements": [{"id", "active", "expires_at", "source"?}]`.
+    static func writeEntitlements(_ entitlements: [Entitlement], withSource: Bool, into json: inout JSONWriter) {
+        json.array("entitlements", entitlements) { json, entitlement in
+            json.object { item in
+                item.string("id", entitlement.id)
+                item.bool("active", entitlement.active)
+                item.string("expires_at", entitlement.expiresAt.map(Timestamp.rfc3339))
+                if withSource { item.string("source", entitlement.source.rawValue) }
+            }
+        }
+    }
+
+    /// `"account": {"id", "obfuscated_account_id", "email", "email_verified"}`.
+    static func writeAccount(_ account: Account, into json: inout JSONWriter) {
+        json.object("account") { item in
+            item.string("id", account.id)
+            item.string("obfuscated_account_id", account.obfuscatedID)
+            item.string("email", account.email)
+            item.bool("email_verified", account.emailVerified)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import HTTPCore
+import HTTPRouting
+import UseCases
+
+/// `POST /webhooks/google?token=...`: Pub/Sub pushes of Google Play real-time developer
+/// notifications (`ApplyGoogleNotification`): a wrong token, a body that is not an RTDN or
+/// another app's is `400` with nothing stored; Google unreachable is `503` (Pub/Sub redelivers).
+struct GoogleWebhookRoute {
+    let apply: ApplyGoogleNotification
+
+    func add(to group: inout RouteGroup) {
+        group.add(.post, "/webhooks/google", maxBodyBytes: 64 * 1024) { [apply] request, _ in
+            let outcome = try await apply.apply(token: request.queryParameter("token"), pushBody: request.body)
+            return .json { json in
+                json.bool("received", true)
+                if outcome == .test { json.bool("test", true) } else { json.bool("duplicate", outcome == .duplicate) }
+            }
+        }
+    }
+}

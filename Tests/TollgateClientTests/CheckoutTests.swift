@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import TollgateClient
+
+extension LiveServiceTests {
+    @Suite("Web checkout from the app: the start URL and polling")
+    struct CheckoutTests {
+        @Test("The start URL carries plan, app user, context id, email, ply_context and custom parameters, and the service takes it")
+        func startURL() async throws {
+            try await LiveTollgate.run { live in
+                let contextID = UUID()
+                let request = CheckoutRequest(
+                    product: .plan("monthly"), appUserID: "user-3", checkoutContextID: contextID, email: "a+b@example.com",
+                    paywallContext: .init(presentationID: "pres_1", placementID: "onboarding"),
+                    parameters: ["utm_source": "newsletter", "campaign_name": "spring sale"])
+                let url = live.client().checkoutURL(for: request)
+                #expect(url.path == "/checkout/start")
+                let query = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+                #expect(query.contains("email=a%2Bb%40example.com"), "a + must not reach the server as a space")
+                let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+                #expect(items["plan"] == "monthly" && items["app_user_id"] == "user-3" && items["campaign_name"] == "spring sale")
+                #expect(items["checkout_context_id"] == contextID.uuidString.lowercased())
+                let ply = try #require(Data(base64Encoded: items["ply_context"] ?? ""))
+                #expect(String(decoding: ply, as: UTF8.self) == #"{"placement_id":"onboarding","presentation_id":"pres_1"}"#)
+
+                let sessionID = try await live.startCheckout(url.path + "?" + query)
+                let session = try #require(live.stripe.session(id: sessionID))
+                #expect(session.clientReferenceID == "user-3")
+                #expect(session.metadata["checkout_context_id"] == contextID.uuidString.lowercased())
+                #expect(session.metadata["utm_source"] == "newsletter" && session.metadata["campaign_name"] == "spring sale")
+                #expect(session.metadata["ply_placement_id"] == "onboarding")
+                let byPrice = live.client().checkoutURL(for: CheckoutRequest(product: .priceID("price_monthly")))
+                #expect(byPrice.query?.hasPrefix("price_id=price_monthly&checkout_context_id=") == true)
+            }
+        }
+
+        @Test("Polling: an unseen id is pending; after payment the poll completes with the redemption result")
+        func pendingThenComplete() async throws {
+            try await LiveTollgate.run { live in
+                let storage = InMemoryTokenStorage()
+                let client = live.client(storage: storage)
+                let request = CheckoutRequest(product: .plan("monthly"), appUserID: "user-5", email: "buyer@example.com")
+                // Not started yet: pending (API.md), even where the current server still answers 404.
+                guard case .pending = try await client.checkoutStatus(checkoutContextID: request.checkoutContextID, appUserID: "user-5") else {
+                    Issue.record("an unseen checkout must be pending")
+                    return
+                }
+                let url = client.checkoutURL(for: request)
+                let sessionID = try await live.startCheckout(url.path + "?" + (url.query ?? ""))
+                async let waited = client.waitForCheckout(
+                    checkoutContextID: request.checkoutContextID, appUserID: "user-5", interval: .milliseconds(50), timeout: .seconds(30))
+                try await Task.sleep(for: .milliseconds(200))
+                _ = try await live.payAndLand(sessionID)
+                let status = try await waited
+                guard case .complete(let result?) = status, case .success(let success) = result else {
+                    Issue.record("expected complete with a success result, got \(status)")
+                    return
+                }
+                #expect(success.info.entitlements.first?.id == "premium" && success.info.entitlements.first?.active == true)
+                #expect(success.info.purchaserInfo.appUserID == "user-5")
+                #expect(try await client.entitlements(appUserID: "user-5").isActive("premium"))
+                if let session = success.session {
+                    #expect(await storage.load() == session, "a session in the poll result is stored")
+                }
+            }
+        }
+
+        @Test("Polling gives up after the timeout and answers pending")
+        func timeout() async throws {
+            try await LiveTollgate.run { live in
+                let started = ContinuousClock.now
+                let status = try await live.client().waitForCheckout(
+                    checkoutContextID: UUID(), appUserID: "user-6", interval: .milliseconds(50), timeout: .milliseconds(400))
+                guard case .pending = status else {
+                    Issue.record("expected pending, got \(status)")
+                    return
+                }
+                let elapsed = ContinuousClock.now - started
+                #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(30), "gave up near the 0.4 s timeout (loose: the machine is shared)")
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+import Testing
+import TollgateClient
+
+extension LiveServiceTests {
+    @Suite("Store purchases: a Google Play claim and the PKCE sign-in that follows")
+    struct StoreClaimTests {
+        @Test("claimPlay makes an account from the purchase; its login_url with PKCE ends in a callback the client signs in with")
+        func playClaimAndSignIn() async throws {
+            try await LiveTollgate.run { live in
+                let expiry = live.clock.now.addingTimeInterval(30 * 86400)
+                live.google.setSubscription(token: "play-token-client-1", state: .active, productID: "pro_monthly", expiry: expiry)
+                let storage = InMemoryTokenStorage()
+                let client = live.client(storage: storage)
+                let claim = try await client.claimPlay(token: "play-token-client-1", sku: "pro_monthly", details: StoreClaimDetails(referrerID: "ref-9"))
+                #expect(claim.autoAccountCreated && !claim.emailConfirmationRequired && !claim.isEmailSet && !claim.accountSwitched)
+                #expect(claim.purchase.platform == "play_store" && claim.purchase.productID == "pro_monthly" && claim.purchase.status == "active")
+                #expect(claim.obfuscatedAccountID?.isEmpty == false)
+                #expect(await storage.load() == nil, "a claim alone signs nobody in")
+
+                let verifier = "client-test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
+                let challenge = Base64URL.encode(try SHA256.hash(Array(verifier.utf8)))
+                let login = claim.loginURL(codeChallenge: challenge)
+                #expect(login.host == "pay.example.com" && login.path == "/auth/login")
+                // The browser's part: the login page redirects into the app.
+                let page = await live.send(.get, login.path + "?" + (login.query ?? ""))
+                let callback = try #require(page.headers["Location"].flatMap(URL.init(string:)))
+                guard case .signIn(let code)? = client.link(from: callback) else {
+                    Issue.record("not a sign-in callback: \(callback)")
+                    return
+                }
+                let tokens = try await client.signIn(authorizationCode: code, codeVerifier: verifier)
+                #expect(await storage.load() == tokens)
+                let entitlements = try await client.entitlements()
+                #expect(entitlements.accountID == tokens.accountID)
+                #expect(entitlements.isActive("premium") && entitlements.entitlements.first?.source == "play_store")
+                let reused = await #expect(throws: TollgateClientError.self) { try await client.signIn(authorizationCode: code, codeVerifier: verifier) }
+                #expect(reused?.code == .invalidGrant)
+            }
+        }
+
+        @Test("A purchase Google does not know is a typed, non-retryable invalid_receipt")
+        func unknownPurchase() async throws {
+            try await LiveTollgate.run { live in
+                let error = await #expect(throws: TollgateClientError.self) {
+                    try await live.client().claimPlay(token: "play-token-nobody-issued", sku: "pro_monthly")
+                }
+                #expect(error?.status == 422 && error?.code == .invalidReceipt && error?.retryable == false)
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import App
+import Domain
+import Foundation
+import Logging
+import Mail
+import Storage
+import Synchronization
+import UseCases
+
+/// A migrated database in a temp folder and the parts use cases are built from, with a clock
+/// the test moves. No HTTP anywhere.
+final class UseCaseBench: Sendable {
+    let database: SQLiteDatabase
+    let path: String
+    let secrets = try! DomainSecrets(secretKey: "use-case-test-secret-0123456789abcdef")
+    let clock = TestClock()
+    let wakes = WakeCounter()
+
+    init() throws {
+        path = NSTemporaryDirectory() + "tollgate-usecases-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        database = try SQLiteDatabase(path: path + "/test.sqlite", readers: 1)
+        _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
+    }
+
+    deinit {
+        database.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    var now: Date { clock.now }
+    func advance(_ seconds: TimeInterval) { clock.advance(seconds) }
+    var nowFunction: @Sendable () -> Date { { [clock] in clock.now } }
+
+    var vault: CodeVault { try! CodeVault(secrets: secrets) }
+    var policy: RedemptionPolicy { RedemptionPolicy(codeTTL: 3600, resendInterval: 600) }
+    var redemption: RedemptionService { RedemptionService(policy: policy, vault: vault, secrets: secrets) }
+    var links: Links { Links(baseURL: "https://pay.example.test", appScheme: "exampleapp") }
+
+    var mail: MailQueue {
+        MailQueue(
+            cipher: try! OutboxCipher(key: secrets.mailParameterKey), messageIDDomain: "pay.example.test", now: nowFunction,
+            wake: { [wakes] in wakes.count.wrappingAdd(1, ordering: .relaxed) })
+    }
+
+    var codeMail: CodeMail {
+        CodeMail(mail: mail, links: links, products: ProductNames(entitlements: ["premium": ["price_monthly"]], planPrices: [:]))
+    }
+
+    var redeem: RedeemCode {
+        RedeemCode(
+            database: database, redemption: redemption, recentRepeats: RecentRepeats(),
+            catalog: EntitlementCatalog(["premium": ["price_monthly"]]), codeMail: codeMail, logger: .disabled)
+    }
+
+    /// A paid web purchase with its first code, as a completed checkout leaves it.
+    func paidPurchase(_ subscription: String = "sub_1", email: String? = "buyer@example.com") throws -> (Purchase, RedemptionCode) {
+        let completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets)
+        let snapshot = PurchaseSnapshot(
+            platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
+            expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: email, customerID: "cus_1")
+        let paid = CheckoutCompletion.PaidCheckout(
+            sessionID: "cs_" + subscription, snapshot: snapshot, aliases: [], email: email, clientReferenceID: nil, metadata: [:])
+        let now = self.now
+        let completed = try database.writeSync { try completion.complete(paid, on: $0, now: now) }
+        return (completed.purchase, try require(completed.issued).code)
+    }
+
+    /// Every table's name.
+    func tables() throws -> [String] {
+        try database.readSync { connection in
+            try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.string("name") }
+        }
+    }
+
+    /// Rows of `table` as text, every column joined (for scans of what is stored).
+    func dump(_ table: String) throws -> [String] {
+        try database.readSync { connection in
+            try connection.query("SELECT * FROM \(table)").map { row in
+                (0..<row.count).map { index -> String in
+                    switch row[index] {
+                    case .null: "NULL"
+                    case .integer(let value): String(value)
+                    case .real(let value): String(value)
+                    case .text(let value): value
+                    case .blob(let bytes): String(decoding: bytes, as: UTF8.self)
+                    }
+                }.joined(separator: "|")
+            }
+        }
+    }
+
+    func pendingMail() throws -> Int {
+        try database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM mail_outbox WHERE status = 'pending'")?.int("n") ?? 0 }
+    }
+}
+
+/// A clock the test moves.
+final class TestClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+    var now: Date { date.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// How often delivery was woken.
+final class WakeCounter: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+struct Missing: Error {}
+
+/// `#require` outside a test body.
+func require<T>(_ value: T?) throws -> T {
+    guard let value else { throw Missing() }
+    return value
+}

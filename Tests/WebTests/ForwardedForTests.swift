@@ -1,0 +1,64 @@
+import Configuration
+import Foundation
+import HTTPCore
+import HTTPRouting
+import Testing
+
+@testable import Web
+
+/// Behind a trusted proxy only a syntactically valid IP address is taken from
+/// `X-Forwarded-For`; anything else leaves the proxy itself as the client, so rotating
+/// garbage cannot give every request a fresh rate-limit key.
+@Suite("X-Forwarded-For from trusted proxies")
+struct ForwardedForTests {
+    let resolver = ClientAddressResolver(trustedProxies: [CIDR("127.0.0.1/32")!, CIDR("10.0.0.0/8")!])
+
+    func client(_ forwarded: String?, peer: String = "127.0.0.1") -> String {
+        var headers = HTTPHeaders()
+        if let forwarded { headers.add("X-Forwarded-For", forwarded) }
+        let request = HTTPRequest(method: .get, target: "/", headers: headers)
+        return resolver.address(for: request, context: RequestContext(requestId: "r", logger: .disabled, remoteAddress: peer))
+    }
+
+    @Test("Valid addresses are taken, right to left past trusted proxies, in canonical form", arguments: [
+        ("203.0.113.9", "203.0.113.9"),
+        ("198.51.100.1, 203.0.113.9", "203.0.113.9"),
+        ("203.0.113.9, 10.1.2.3", "203.0.113.9"),
+        ("garbage, 203.0.113.9", "203.0.113.9"),
+        ("2001:DB8:0:0::1", "2001:db8::1"),
+        ("2001:db8:0000:0000:0000:0000:0000:0001", "2001:db8::1"),
+        ("10.0.0.1, 10.0.0.2", "10.0.0.1"),
+    ])
+    func valid(forwarded: String, expected: String) {
+        #expect(client(forwarded) == expected)
+    }
+
+    @Test("Anything but an IP address leaves the proxy as the client", arguments: [
+        "garbage-1", "203.0.113.9, garbage", "unknown", "203.0.113.9:443", "[2001:db8::1]", "2001:db8::1%eth0",
+        "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1", "example.com", " , ", "203.0.113.9\u{0}", "_hidden", "0x7f.1.1.1",
+    ])
+    func garbage(forwarded: String) {
+        #expect(client(forwarded) == "127.0.0.1", "\(forwarded.debugDescription)")
+    }
+
+    @Test("An untrusted peer's header is ignored")
+    func untrustedPeer() {
+        #expect(client("203.0.113.9", peer: "198.51.100.7") == "198.51.100.7")
+    }
+
+    @Test("Rotating garbage values through a trusted proxy hits 429 on redemption failures")
+    func rotatingGarbageIsRateLimited() async throws {
+        let app = try TestApp(extra: ["api_keys": ["public": ["pk_test"]], "http": ["trusted_proxies": ["127.0.0.1/32"]]])
+        var statuses: [Int] = []
+        for attempt in 0..<(RedemptionAPIRoutes.failureLimit + 2) {
+            let response = await app.send(
+                .post, "/api/v1/redeem",
+                headers: ["X-Api-Key": "pk_test", "Content-Type": "application/json", "X-Forwarded-For": "garbage-\(attempt)"],
+                bytes: Array(#"{"code":"AAAA-BBBB-CCCC-DDD\#(attempt % 10)","app_user_id":"u-1"}"#.utf8), remoteAddress: "127.0.0.1"
+            )
+            statuses.append(response.status.code)
+        }
+        #expect(statuses.prefix(RedemptionAPIRoutes.failureLimit).allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(statuses.suffix(2) == [429, 429], "\(statuses)")
+    }
+}
