@@ -160,7 +160,9 @@ public final class TollgateApp: Sendable {
         let metrics = Metrics()
         self.metrics = metrics
         let operations = Site.Operations(
-            metrics: metrics, checkWritable: { try await database.checkWritable() }, databaseErrors: { database.errorCount },
+            metrics: metrics, checkWritable: { try await database.checkWritable() }, database: {
+                DatabaseFigures(errors: database.errorCount, writeLatency: database.writeLatency, walBytes: database.walBytes)
+            },
             openConnections: { connectionGauge.read() }, outbox: OutboxStore(database: database), eventStats: eventWorker.stats)
         let site = Site(
             config: config, pages: pages, staticFiles: staticFiles, useCases: useCases, operations: operations,

@@ -37,6 +37,18 @@ public struct OutboxStore: Sendable {
         }
     }
 
+    /// How many messages wait (`pending` or `sending`) and how many were given up (`failed`), for
+    /// `/metrics`. Counted through the `(status, next_attempt_at)` index; sent mail is not counted.
+    /// - Throws: `StorageError`.
+    public func depth() async throws -> OutboxDepth {
+        try await database.read { connection in
+            func count(_ status: OutboxStatus) throws -> Int {
+                try connection.queryOne("SELECT COUNT(*) AS n FROM mail_outbox WHERE status = ?", [status.rawValue])?.int("n") ?? 0
+            }
+            return OutboxDepth(waiting: try count(.pending) + count(.sending), failed: try count(.failed))
+        }
+    }
+
     static let columns =
         "id, template, recipient, status, attempts, last_error, message_id, created_at, updated_at, next_attempt_at, sent_at"
 
@@ -55,4 +67,12 @@ public struct OutboxStore: Sendable {
             nextAttemptAt: OutboxID.date(try row.int64("next_attempt_at")),
             sentAt: try row.optionalInt64("sent_at").map(OutboxID.date))
     }
+}
+
+/// The outbox figures `/metrics` shows.
+public struct OutboxDepth: Sendable, Equatable {
+    /// Messages not yet accepted by the transport (`pending` or `sending`).
+    public var waiting: Int
+    /// Messages given up on (`failed`).
+    public var failed: Int
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What the domain and the use cases see of a SQL database: statements with bound arguments
 /// and typed rows (`SQLConnection`) inside transactions (`SQLDatabase`). SQLite implements it
@@ -54,6 +55,11 @@ public protocol SQLDatabase: Sendable {
     func checkWritable() async throws
     /// Storage errors seen so far (`/metrics`).
     var errorCount: Int { get }
+    /// How long `write` calls took, from the call to their commit, since the database was opened
+    /// (`/metrics`).
+    var writeLatency: Histogram { get }
+    /// The size of the write-ahead log in bytes, for backends that keep one in a file; nil otherwise.
+    var walBytes: Int? { get }
     /// Closes every connection; later calls throw.
     func close()
 }

@@ -1,3 +1,7 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Synchronization
 internal import CSQLite
@@ -26,6 +30,7 @@ public final class SQLiteDatabase: SQLDatabase {
     let logger: Logger
     let busyTimeoutMilliseconds: Int32
     private let closed = Atomic<Bool>(false)
+    private let writeLatencies = Mutex(Histogram())
 
     /// Opens (creating if needed) the database at `path`, creating its parent directory, with
     /// one writer and `readers` reader connections kept open (at least one; more are opened
@@ -95,6 +100,8 @@ public final class SQLiteDatabase: SQLDatabase {
     ///   or the shared COMMIT fails).
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try checkOpen()
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { recordWrite(since: started) }
         return try await writer.performGrouped(body)
     }
 
@@ -111,6 +118,8 @@ public final class SQLiteDatabase: SQLDatabase {
     ///   `write`/`writeSync` body (use that body's connection instead).
     public func writeSync<T>(_ body: (Connection) throws -> T) throws -> T {
         try checkOpen()
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { recordWrite(since: started) }
         return try writer.performSync { connection in
             try connection.transaction(.immediate, body)
         }
@@ -127,6 +136,20 @@ public final class SQLiteDatabase: SQLDatabase {
 
     /// The number of `StorageError`s raised by this database so far (for `/metrics`).
     public var errorCount: Int { counter.value }
+
+    /// How long writes took, from the call to their commit (for `/metrics`).
+    public var writeLatency: Histogram { writeLatencies.withLock { $0 } }
+
+    /// The size of the `-wal` file in bytes (0 when there is none).
+    public var walBytes: Int? {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    private func recordWrite(since started: UInt64) {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9
+        writeLatencies.withLock { $0.observe(seconds) }
+    }
 
     /// Closes every connection after the work already queued on it; later calls throw. Idempotent.
     public func close() {

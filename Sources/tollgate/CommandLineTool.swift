@@ -6,7 +6,7 @@ import Web
 
 /// Parses the command line and runs one command; returns the process exit status.
 enum CommandLineTool {
-    static let version = "0.1.0"
+    static let version = BuildInfo.version
 
     static let usage = """
         Usage: tollgate [COMMAND] [--config FILE]

@@ -29,7 +29,7 @@ struct OperationsTests {
         #expect((notReady.jsonObject?["error"] as? [String: Any])?["retryable"] as? Bool == true)
     }
 
-    @Test("/metrics counts requests by route and status, with a latency histogram")
+    @Test("/metrics counts requests by route and status, with a latency histogram per route")
     func metrics() async throws {
         let app = try TestApp()
         _ = await app.send(.get, "/healthz")
@@ -41,8 +41,8 @@ struct OperationsTests {
         let text = response.text
         #expect(text.contains(#"tollgate_http_requests_total{method="GET",route="/healthz",status="200"} 2"#))
         #expect(text.contains(#"tollgate_http_requests_total{method="GET",route="unmatched",status="404"} 1"#))
-        #expect(text.contains(#"tollgate_http_request_duration_seconds_bucket{le="+Inf"} 3"#))
-        #expect(text.contains("tollgate_http_request_duration_seconds_count 3"))
+        #expect(text.contains(#"tollgate_http_request_duration_seconds_bucket{method="GET",route="/healthz",le="+Inf"} 2"#))
+        #expect(text.contains(#"tollgate_http_request_duration_seconds_count{method="GET",route="unmatched"} 1"#))
         #expect(text.contains("tollgate_http_requests_in_flight 1"))
         #expect(text.contains("tollgate_database_errors_total 0"))
         #expect(!text.contains("/api/v1/missing"))

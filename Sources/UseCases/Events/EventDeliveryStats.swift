@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// What the delivery worker counted since start, for `/metrics`: attempts by result, and the
@@ -13,9 +14,8 @@ public final class EventDeliveryStats: Sendable {
         public var failedAttempts = 0
         /// Deliveries given up on (`failed`).
         public var failed = 0
-        public var bucketCounts = [Int](repeating: 0, count: EventDeliveryStats.latencyBuckets.count)
-        public var latencyCount = 0
-        public var latencySum = 0.0
+        /// How long the endpoint took to answer.
+        public var latency = Histogram(bounds: EventDeliveryStats.latencyBuckets)
     }
 
     private let state = Mutex<[String: Endpoint]>([:])
@@ -23,14 +23,11 @@ public final class EventDeliveryStats: Sendable {
     public init() {}
 
     func record(endpointID: String, delivered: Bool, gaveUp: Bool, seconds: Double) {
-        let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 }
         state.withLock { table in
             var endpoint = table[endpointID] ?? Endpoint()
             if delivered { endpoint.delivered += 1 } else { endpoint.failedAttempts += 1 }
             if gaveUp { endpoint.failed += 1 }
-            if let bucket { endpoint.bucketCounts[bucket] += 1 }
-            endpoint.latencyCount += 1
-            endpoint.latencySum += seconds
+            endpoint.latency.observe(seconds)
             table[endpointID] = endpoint
         }
     }

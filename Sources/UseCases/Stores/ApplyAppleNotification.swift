@@ -12,7 +12,7 @@ import Storage
 /// whose `appAccountToken` is one of our accounts' obfuscated ids is linked to that account.
 public struct ApplyAppleNotification: Sendable {
     /// What became of a notification.
-    public enum Outcome: Sendable, Equatable {
+    public enum Outcome: String, Sendable, Equatable {
         case test
         case applied
         case duplicate

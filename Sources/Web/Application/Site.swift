@@ -77,20 +77,21 @@ public struct Site: Sendable {
     public struct Operations: Sendable {
         public var metrics: Metrics
         public var checkWritable: @Sendable () async throws -> Void
-        public var databaseErrors: @Sendable () -> Int
+        /// The database's figures (errors, write latency, WAL size), read when scraped.
+        public var database: @Sendable () -> DatabaseFigures
         public var openConnections: @Sendable () -> Int
         public var outbox: OutboxStore
         /// The event worker's counters (`/metrics`).
         public var eventStats: EventDeliveryStats?
 
         public init(
-            metrics: Metrics, checkWritable: @escaping @Sendable () async throws -> Void, databaseErrors: @escaping @Sendable () -> Int,
+            metrics: Metrics, checkWritable: @escaping @Sendable () async throws -> Void, database: @escaping @Sendable () -> DatabaseFigures,
             openConnections: @escaping @Sendable () -> Int, outbox: OutboxStore, eventStats: EventDeliveryStats? = nil
         ) {
             self.eventStats = eventStats
             self.metrics = metrics
             self.checkWritable = checkWritable
-            self.databaseErrors = databaseErrors
+            self.database = database
             self.openConnections = openConnections
             self.outbox = outbox
         }
@@ -119,7 +120,8 @@ public struct Site: Sendable {
 
         var open = RouteGroup()
         OperationsRoutes(
-            checkWritable: operations.checkWritable, databaseErrors: operations.databaseErrors, metrics: operations.metrics,
+            checkWritable: operations.checkWritable, database: operations.database, metrics: operations.metrics,
+            outboxDepth: { [outbox = operations.outbox] in try await outbox.depth() },
             openConnections: operations.openConnections, events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
             }

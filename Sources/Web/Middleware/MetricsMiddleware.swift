@@ -1,7 +1,7 @@
 import HTTPCore
 import HTTPRouting
 
-/// Counts requests by route and status, their latency, and those in flight.
+/// Counts requests by route and status, their latency, those in flight, and their outcomes.
 struct MetricsMiddleware: Middleware {
     let metrics: Metrics
 
@@ -10,7 +10,7 @@ struct MetricsMiddleware: Middleware {
         metrics.requestStarted()
         let response = try await next(request, context)
         metrics.requestFinished(
-            method: request.method.rawValue, route: context.route ?? "unmatched", status: response.status.code,
+            method: request.method.rawValue, route: context.route ?? "unmatched", status: response.status.code, outcome: response.outcome,
             seconds: MonotonicClock.seconds() - started)
         return response
     }

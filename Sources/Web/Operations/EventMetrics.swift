@@ -1,3 +1,4 @@
+import Logging
 import UseCases
 
 /// The event-delivery part of `/metrics`: deliveries by status (from the database: queued,
@@ -7,37 +8,27 @@ struct EventMetrics: Sendable {
     let operations: OperatorActions
 
     /// - Throws: `StorageError` when the counts cannot be read.
-    func render() async throws -> String {
+    func write(to text: inout PrometheusText) async throws {
         let counts = try await operations.eventCounts()
-        var out = "# HELP tollgate_events_deliveries Event deliveries by status (pending: queued or being sent).\n"
-        out += "# TYPE tollgate_events_deliveries gauge\n"
+        text.family("tollgate_events_deliveries", .gauge, help: "Event deliveries by status (pending: queued or being sent).")
         for status in ["pending", "delivered", "failed"] {
-            out += "tollgate_events_deliveries{status=\"\(status)\"} \(counts[status] ?? 0)\n"
+            text.sample("tollgate_events_deliveries", [("status", status)], counts[status] ?? 0)
         }
         let endpoints = stats.snapshot().sorted { $0.key < $1.key }
-        out += "# HELP tollgate_events_attempts_total Delivery attempts since start, by endpoint and result.\n"
-        out += "# TYPE tollgate_events_attempts_total counter\n"
+        text.family("tollgate_events_attempts_total", .counter, help: "Delivery attempts since start, by endpoint and result.")
         for (id, endpoint) in endpoints {
-            out += "tollgate_events_attempts_total{endpoint=\"\(id)\",result=\"delivered\"} \(endpoint.delivered)\n"
-            out += "tollgate_events_attempts_total{endpoint=\"\(id)\",result=\"failed\"} \(endpoint.failedAttempts)\n"
+            text.sample("tollgate_events_attempts_total", [("endpoint", id), ("result", "delivered")], endpoint.delivered)
+            text.sample("tollgate_events_attempts_total", [("endpoint", id), ("result", "failed")], endpoint.failedAttempts)
         }
-        out += "# HELP tollgate_events_failed_total Deliveries given up on since start (3 days of retries), by endpoint.\n"
-        out += "# TYPE tollgate_events_failed_total counter\n"
+        text.family(
+            "tollgate_events_failed_total", .counter, help: "Deliveries given up on since start (3 days of retries), by endpoint.")
         for (id, endpoint) in endpoints {
-            out += "tollgate_events_failed_total{endpoint=\"\(id)\"} \(endpoint.failed)\n"
+            text.sample("tollgate_events_failed_total", [("endpoint", id)], endpoint.failed)
         }
-        out += "# HELP tollgate_events_delivery_duration_seconds Time from sending an event to the endpoint's answer.\n"
-        out += "# TYPE tollgate_events_delivery_duration_seconds histogram\n"
+        text.family(
+            "tollgate_events_delivery_duration_seconds", .histogram, help: "Time from sending an event to the endpoint's answer.")
         for (id, endpoint) in endpoints {
-            var cumulative = 0
-            for (index, bound) in EventDeliveryStats.latencyBuckets.enumerated() {
-                cumulative += endpoint.bucketCounts[index]
-                out += "tollgate_events_delivery_duration_seconds_bucket{endpoint=\"\(id)\",le=\"\(bound)\"} \(cumulative)\n"
-            }
-            out += "tollgate_events_delivery_duration_seconds_bucket{endpoint=\"\(id)\",le=\"+Inf\"} \(endpoint.latencyCount)\n"
-            out += "tollgate_events_delivery_duration_seconds_sum{endpoint=\"\(id)\"} \(endpoint.latencySum)\n"
-            out += "tollgate_events_delivery_duration_seconds_count{endpoint=\"\(id)\"} \(endpoint.latencyCount)\n"
+            text.histogram("tollgate_events_delivery_duration_seconds", [("endpoint", id)], endpoint.latency)
         }
-        return out
     }
 }

@@ -1,24 +1,36 @@
+import Logging
 import Synchronization
 
-/// Request metrics in Prometheus text format: requests by route and status, a latency
-/// histogram, in-flight requests. Gauges owned elsewhere (open connections, database
-/// errors) are passed in when rendering.
+/// Request figures for `/metrics`, counted by `MetricsMiddleware`: requests by route and status,
+/// a latency histogram per route, requests in flight, and what the outcome-bearing routes
+/// answered: redemptions by status and store webhooks by source and outcome.
 public final class Metrics: Sendable {
-    /// Upper bounds of the latency histogram buckets, in seconds.
-    public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-
     private struct RouteKey: Hashable {
         let method: String
         let route: String
+    }
+
+    private struct StatusKey: Hashable {
+        let route: RouteKey
         let status: Int
     }
 
     private struct State {
-        var requests: [RouteKey: Int] = [:]
-        var bucketCounts = [Int](repeating: 0, count: Metrics.latencyBuckets.count)
-        var latencyCount = 0
-        var latencySum = 0.0
+        var requests: [StatusKey: Int] = [:]
+        var latency: [RouteKey: Histogram] = [:]
+        var redemptions: [String: Int] = [:]
+        var webhooks: [WebhookKey: Int] = [:]
     }
+
+    private struct WebhookKey: Hashable {
+        let source: String
+        let outcome: String
+    }
+
+    /// The route whose outcomes are redemptions.
+    static let redeemRoute = "/api/v1/redeem"
+    /// Webhook routes by the source label they are counted under.
+    static let webhookSources = ["/webhooks/stripe": "stripe", "/webhooks/apple": "apple", "/webhooks/google": "google"]
 
     private let state = Mutex(State())
     private let inFlight = Atomic<Int>(0)
@@ -29,60 +41,64 @@ public final class Metrics: Sendable {
 
     /// Records a finished request. `route` is the matched pattern (never the raw path, so
     /// tokens in paths never become label values); unmatched requests use `unmatched`.
-    public func requestFinished(method: String, route: String, status: Int, seconds: Double) {
+    /// `outcome` is what the handler said it did (`HTTPResponse.outcome`), if anything.
+    public func requestFinished(method: String, route: String, status: Int, outcome: String? = nil, seconds: Double) {
         inFlight.wrappingSubtract(1, ordering: .relaxed)
-        let bucket = Metrics.latencyBuckets.firstIndex { seconds <= $0 }
+        let key = RouteKey(method: method, route: route)
+        let source = Self.webhookSources[route]
         state.withLock { state in
-            state.requests[RouteKey(method: method, route: route, status: status), default: 0] += 1
-            if let bucket { state.bucketCounts[bucket] += 1 }
-            state.latencyCount += 1
-            state.latencySum += seconds
+            state.requests[StatusKey(route: key, status: status), default: 0] += 1
+            state.latency[key, default: Histogram()].observe(seconds)
+            if route == Self.redeemRoute, method == "POST" {
+                state.redemptions[outcome ?? Self.outcome(forStatus: status), default: 0] += 1
+            } else if let source, method == "POST" {
+                state.webhooks[WebhookKey(source: source, outcome: outcome ?? Self.outcome(forStatus: status)), default: 0] += 1
+            }
         }
     }
 
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
-    /// The exposition text (version 0.0.4).
-    public func render(openConnections: Int, databaseErrors: Int) -> String {
+    /// Appends the request families to `text`.
+    public func write(to text: inout PrometheusText) {
         let snapshot = state.withLock { $0 }
-        var out = "# HELP tollgate_http_requests_total HTTP requests by method, route and status.\n"
-        out += "# TYPE tollgate_http_requests_total counter\n"
-        let keys = snapshot.requests.keys.sorted { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }
-        for key in keys {
-            out += "tollgate_http_requests_total{method=\"\(label(key.method))\",route=\"\(label(key.route))\",status=\"\(key.status)\"} \(snapshot.requests[key] ?? 0)\n"
+        text.family("tollgate_http_requests_total", .counter, help: "HTTP requests by method, route and status.")
+        let statusKeys = snapshot.requests.keys.sorted {
+            ($0.route.route, $0.route.method, $0.status) < ($1.route.route, $1.route.method, $1.status)
         }
-        out += "# HELP tollgate_http_request_duration_seconds Time from a complete request to its response.\n"
-        out += "# TYPE tollgate_http_request_duration_seconds histogram\n"
-        var cumulative = 0
-        for (index, bound) in Metrics.latencyBuckets.enumerated() {
-            cumulative += snapshot.bucketCounts[index]
-            out += "tollgate_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        for key in statusKeys {
+            text.sample(
+                "tollgate_http_requests_total", [("method", key.route.method), ("route", key.route.route), ("status", String(key.status))],
+                snapshot.requests[key] ?? 0)
         }
-        out += "tollgate_http_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.latencyCount)\n"
-        out += "tollgate_http_request_duration_seconds_sum \(snapshot.latencySum)\n"
-        out += "tollgate_http_request_duration_seconds_count \(snapshot.latencyCount)\n"
-        out += "# HELP tollgate_http_requests_in_flight Requests being handled now.\n"
-        out += "# TYPE tollgate_http_requests_in_flight gauge\n"
-        out += "tollgate_http_requests_in_flight \(requestsInFlight)\n"
-        out += "# HELP tollgate_http_open_connections Open client connections.\n"
-        out += "# TYPE tollgate_http_open_connections gauge\n"
-        out += "tollgate_http_open_connections \(openConnections)\n"
-        out += "# HELP tollgate_database_errors_total Database errors since start.\n"
-        out += "# TYPE tollgate_database_errors_total counter\n"
-        out += "tollgate_database_errors_total \(databaseErrors)\n"
-        return out
-    }
-
-    private func label(_ value: String) -> String {
-        var out = ""
-        for character in value {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.append(character)
+        text.family("tollgate_http_request_duration_seconds", .histogram, help: "Time from a complete request to its response, by route.")
+        for key in snapshot.latency.keys.sorted(by: { ($0.route, $0.method) < ($1.route, $1.method) }) {
+            if let histogram = snapshot.latency[key] {
+                text.histogram("tollgate_http_request_duration_seconds", [("method", key.method), ("route", key.route)], histogram)
             }
         }
-        return out
+        text.family("tollgate_http_requests_in_flight", .gauge, help: "Requests being handled now.")
+        text.sample("tollgate_http_requests_in_flight", requestsInFlight)
+        text.family(
+            "tollgate_redemptions_total", .counter,
+            help: "POST /api/v1/redeem answers by status (API.md's statuses; rejected: the request was refused before redeeming).")
+        for status in snapshot.redemptions.keys.sorted() {
+            text.sample("tollgate_redemptions_total", [("status", status)], snapshot.redemptions[status] ?? 0)
+        }
+        text.family(
+            "tollgate_webhooks_total", .counter,
+            help: "Store webhooks by source and outcome (rejected: bad signature or body; error: answered 5xx so the sender retries).")
+        for key in snapshot.webhooks.keys.sorted(by: { ($0.source, $0.outcome) < ($1.source, $1.outcome) }) {
+            text.sample("tollgate_webhooks_total", [("source", key.source), ("outcome", key.outcome)], snapshot.webhooks[key] ?? 0)
+        }
+    }
+
+    /// The outcome label of an answer whose handler named none.
+    private static func outcome(forStatus status: Int) -> String {
+        switch status {
+        case 500...: "error"
+        case 400..<500: "rejected"
+        default: "ok"
+        }
     }
 }

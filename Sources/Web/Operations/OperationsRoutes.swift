@@ -1,13 +1,17 @@
 import HTTPCore
 import HTTPRouting
+import Logging
+import Mail
 
 /// `/healthz`, `/readyz`, `/metrics`: what a load balancer and Prometheus read.
 struct OperationsRoutes {
     /// Throws when the database does not accept writes.
     let checkWritable: @Sendable () async throws -> Void
-    /// Errors the database has counted.
-    let databaseErrors: @Sendable () -> Int
+    /// The database's figures, read when scraped.
+    let database: @Sendable () -> DatabaseFigures
     let metrics: Metrics
+    /// Mail waiting and given up on.
+    let outboxDepth: @Sendable () async throws -> OutboxDepth
     /// Reads the server's open-connection count (the server is created after the routes).
     let openConnections: @Sendable () -> Int
     /// Event delivery figures, when the service has an event worker.
@@ -26,10 +30,51 @@ struct OperationsRoutes {
                 throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "The database does not accept writes.")
             }
         }
-        group.add(.get, "/metrics") { [metrics, databaseErrors, openConnections, events] _, _ in
-            var text = metrics.render(openConnections: openConnections(), databaseErrors: databaseErrors())
-            if let events { text += try await events.render() }
-            return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
+        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events] _, _ in
+            var text = PrometheusText()
+            ProcessMetrics.write(to: &text)
+            metrics.write(to: &text)
+            text.family("tollgate_http_open_connections", .gauge, help: "Open client connections.")
+            text.sample("tollgate_http_open_connections", openConnections())
+            Self.write(database(), to: &text)
+            let outbox = try await outboxDepth()
+            text.family("tollgate_mail_outbox_waiting", .gauge, help: "Mail not yet accepted by the mail transport (pending or being sent).")
+            text.sample("tollgate_mail_outbox_waiting", outbox.waiting)
+            text.family("tollgate_mail_outbox_failed", .gauge, help: "Mail given up on (a permanent error or retries for too long).")
+            text.sample("tollgate_mail_outbox_failed", outbox.failed)
+            if let events { try await events.write(to: &text) }
+            return .text(text.text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
+    }
+}
+
+extension OperationsRoutes {
+    static func write(_ figures: DatabaseFigures, to text: inout PrometheusText) {
+        text.family("tollgate_database_errors_total", .counter, help: "Database errors since start.")
+        text.sample("tollgate_database_errors_total", figures.errors)
+        text.family(
+            "tollgate_database_write_duration_seconds", .histogram,
+            help: "Time from a write's call to its commit (queueing for the writer included).")
+        text.histogram("tollgate_database_write_duration_seconds", [], figures.writeLatency)
+        if let walBytes = figures.walBytes {
+            text.family("tollgate_database_wal_bytes", .gauge, help: "Size of the write-ahead log file.")
+            text.sample("tollgate_database_wal_bytes", walBytes)
+        }
+    }
+}
+
+/// What `/metrics` shows of the database, read when scraped.
+public struct DatabaseFigures: Sendable {
+    /// Storage errors since start.
+    public var errors: Int
+    /// How long writes took, call to commit.
+    public var writeLatency: Histogram
+    /// The write-ahead log's size, for a backend that keeps one in a file.
+    public var walBytes: Int?
+
+    public init(errors: Int, writeLatency: Histogram, walBytes: Int?) {
+        self.errors = errors
+        self.writeLatency = writeLatency
+        self.walBytes = walBytes
     }
 }

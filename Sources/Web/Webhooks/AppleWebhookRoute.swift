@@ -18,10 +18,12 @@ struct AppleWebhookRoute {
         group.add(.post, "/webhooks/apple", maxBodyBytes: 256 * 1024) { [apply, now] request, _ in
             let body = try request.decodeJSON(Body.self)
             let outcome = try await apply.apply(signedPayload: body.signedPayload, now: now())
-            return .json { json in
+            var response = HTTPResponse.json { json in
                 json.bool("received", true)
                 if outcome == .test { json.bool("test", true) } else { json.bool("duplicate", outcome == .duplicate) }
             }
+            response.outcome = outcome.rawValue
+            return response
         }
     }
 }

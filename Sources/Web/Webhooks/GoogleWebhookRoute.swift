@@ -11,10 +11,12 @@ struct GoogleWebhookRoute {
     func add(to group: inout RouteGroup) {
         group.add(.post, "/webhooks/google", maxBodyBytes: 64 * 1024) { [apply] request, _ in
             let outcome = try await apply.apply(token: request.queryParameter("token"), pushBody: request.body)
-            return .json { json in
+            var response = HTTPResponse.json { json in
                 json.bool("received", true)
                 if outcome == .test { json.bool("test", true) } else { json.bool("duplicate", outcome == .duplicate) }
             }
+            response.outcome = outcome.rawValue
+            return response
         }
     }
 }
