@@ -27,6 +27,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// Listen backlog.
     public var backlog: Int
+    /// The priority of each connection's task; nil: the default. A server standing in for
+    /// another host (the tests' fake Stripe, App Store, Google and event receivers) runs at
+    /// `.high`, so the process it shares with the code under test does not queue its answers
+    /// behind that code's work, as a real remote host's would not be.
+    public var connectionPriority: TaskPriority? = nil
 
     public init(
         host: String = "127.0.0.1",

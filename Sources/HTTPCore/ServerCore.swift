@@ -87,7 +87,7 @@ final class ServerCore: Sendable {
         var one: Int32 = 1
         // Responses are written whole; Nagle would only delay a 100 Continue's follow-up.
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        Task {
+        Task(priority: configuration.connectionPriority) {
             let connection = HTTPConnection(core: self, fd: fd, id: id, remoteAddress: remoteAddress)
             await connection.run()
         }

@@ -4,6 +4,7 @@ import Domain
 import Foundation
 import Logging
 import Storage
+import Synchronization
 import Testing
 import TestSupport
 
@@ -29,7 +30,12 @@ struct EventsCrashTests {
 
     @Test("kill -9 mid-delivery loses nothing; only what was in flight is sent again, with its id")
     func killMidDelivery() async throws {
-        let receiver = try FakeEventReceiver(secret: Self.secret) { _ in (200, .milliseconds(40)) }
+        // Past the first 60 answers the receiver slows to 2 s each until the kill, so the kill
+        // always lands mid-delivery however the machine schedules this test; then it is quick.
+        let killed = Atomic<Bool>(false)
+        let receiver = try FakeEventReceiver(secret: Self.secret) { index in
+            (200, index < 60 || killed.load(ordering: .relaxed) ? .milliseconds(20) : .seconds(2))
+        }
         defer { Task { await receiver.stop() } }
         let directory = try TemporaryDirectory()
         let file = try directory.writeConfig(["events": ["endpoints": [["url": receiver.url, "secret": Self.secret]]]])
@@ -40,6 +46,7 @@ struct EventsCrashTests {
         #expect(await receiver.wait { $0.count >= 60 }, "delivery did not start")
         kill(first.pid, SIGKILL)
         #expect(try await first.finish().status == SIGKILL)
+        killed.store(true, ordering: .relaxed)
         let database = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
         let (deliveredBefore, inFlightAtKill) = try database.readSync { connection in
             (

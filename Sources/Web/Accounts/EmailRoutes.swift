@@ -61,18 +61,30 @@ struct EmailRoutes {
             }
         }
         group.add(.post, "/email/confirm/resend", maxBodyBytes: 4096, [middleware.limit("confirm-resend", 5, per: 600)]) { [self] request, _ in
-            let sent = try await confirm.resend(forExpired: Self.formValue(request, "token"), now: now())
+            let token = Self.formValue(request, "token")
+            guard !token.isEmpty else {
+                throw APIError.badRequest("This form was sent without the link it is for. Open the link from the email again.")
+            }
+            let sent = try await confirm.resend(forExpired: token, now: now())
             return try pages.render("link_resent", title: "Check your email", ["masked_email": .string(sent.map(EmailMask.mask) ?? "")])
         }
     }
 
+    /// 410 for a used or expired link; 400 when the link carries no token at all (cut short).
     private func expired(token: String, rejection: LinkRejection) throws -> HTTPResponse {
-        try pages.render("link_expired", title: "This link no longer works", status: HTTPStatus(code: 410), [
-            "what": "confirmation link",
-            "advice": .string(rejection == .used ? "It was already used." : "It has expired or is incomplete."),
-            "resend_action": rejection == .unknown ? nil : "/email/confirm/resend",
-            "token": .string(token),
-        ])
+        let incomplete = token.isEmpty
+        return try pages.render(
+            "link_expired", title: incomplete ? "This link is incomplete" : "This link no longer works",
+            status: incomplete ? .badRequest : HTTPStatus(code: 410),
+            [
+                "what": "confirmation link",
+                "advice": .string(
+                    incomplete
+                        ? "It is missing its last part: open it again from the email, or change your email in the app to get a new one."
+                        : rejection == .used ? "It was already used." : "It has expired or is incomplete."),
+                "resend_action": rejection == .unknown ? nil : "/email/confirm/resend",
+                "token": .string(token),
+            ])
     }
 
     static func formValue(_ request: HTTPRequest, _ name: String) -> String {

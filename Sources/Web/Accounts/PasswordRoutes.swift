@@ -16,7 +16,7 @@ struct PasswordRoutes {
     func add(to group: inout RouteGroup) {
         group.add(.get, "/auth/password/reset") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
-            if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection) }
+            if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection, token: token) }
             return try form(token: token, error: nil)
         }
         group.add(.post, "/auth/password/reset", maxBodyBytes: 4096) { [self] request, _ in
@@ -24,8 +24,11 @@ struct PasswordRoutes {
                 FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self)).map { ($0.name, $0.value) },
                 uniquingKeysWith: { first, _ in first })
             let token = form["token"] ?? request.queryParameter("token") ?? ""
-            let password = form["password"] ?? ""
-            if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection) }
+            if token.isEmpty { return try expired(.unknown, token: token) }
+            guard let password = form["password"] else {
+                throw APIError.badRequest("The form was sent without its password field.")
+            }
+            if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection, token: token) }
             guard (SetPassword.minimumLength...SetPassword.maximumLength).contains(password.count) else {
                 return try self.form(
                     token: token, error: "Choose a password of at least \(SetPassword.minimumLength) characters.", status: .unprocessableContent)
@@ -33,7 +36,7 @@ struct PasswordRoutes {
             if let confirmation = form["password_confirmation"], confirmation != password {
                 return try self.form(token: token, error: "The two passwords differ.", status: .unprocessableContent)
             }
-            if let rejection = try await setPassword.set(password, token: token, now: now()) { return try expired(rejection) }
+            if let rejection = try await setPassword.set(password, token: token, now: now()) { return try expired(rejection, token: token) }
             var values: [String: TemplateValue] = [:]
             if let link = links.app("auth/signed-out") { values["app_link"] = .string(link) }
             return try pages.render("set_password_done", title: "Password set", values)
@@ -48,11 +51,19 @@ struct PasswordRoutes {
         return try pages.render("set_password", title: "Set your password", status: status, values)
     }
 
-    private func expired(_ rejection: LinkRejection) throws -> HTTPResponse {
-        try pages.render("link_expired", title: "This link no longer works", status: HTTPStatus(code: 410), [
-            "what": "password link",
-            "advice": .string((rejection == .used ? "It was already used. " : "It has expired or is incomplete. ")
-                + "Sign in with your email in the app to get a new one."),
-        ])
+    /// 410 for a used or expired link; 400 when the link carries no token at all (cut short).
+    private func expired(_ rejection: LinkRejection, token: String) throws -> HTTPResponse {
+        let incomplete = token.isEmpty
+        return try pages.render(
+            "link_expired", title: incomplete ? "This link is incomplete" : "This link no longer works",
+            status: incomplete ? .badRequest : HTTPStatus(code: 410),
+            [
+                "what": "password link",
+                "advice": .string(
+                    (incomplete
+                        ? "It is missing its last part: open it again from the email. "
+                        : rejection == .used ? "It was already used. " : "It has expired or is incomplete. ")
+                        + "Sign in with your email in the app to get a new one."),
+            ])
     }
 }

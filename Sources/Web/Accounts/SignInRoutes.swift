@@ -30,10 +30,14 @@ struct SignInRoutes {
             if let method = request.queryParameter("code_challenge_method"), method != "S256" {
                 throw APIError.badRequest("Only code_challenge_method=S256 is supported.")
             }
-            if let challenge, !(43...128).contains(challenge.count) || (try? Base64URL.decode(challenge)) == nil {
+            // S256: the base64url (no padding) of a 32-byte SHA-256, so exactly 43 characters.
+            if let challenge, challenge.count != 43 || (try? Base64URL.decode(challenge))?.count != 32 {
                 throw APIError.badRequest("code_challenge must be the base64url SHA-256 of the code verifier.")
             }
-            guard let code = try await signIn.authorizationCode(forLoginLink: request.queryParameter("token") ?? "", codeChallenge: challenge, now: now())
+            guard let token = request.queryParameter("token"), !token.isEmpty else {
+                throw APIError.badRequest("This sign-in link is incomplete: open it again from the app.")
+            }
+            guard let code = try await signIn.authorizationCode(forLoginLink: token, codeChallenge: challenge, now: now())
             else {
                 return try pages.render("link_expired", title: "This sign-in link has expired", status: HTTPStatus(code: 410), [
                     "what": "sign-in link", "advice": "Open the app and sign in again: it will give you a fresh link.",

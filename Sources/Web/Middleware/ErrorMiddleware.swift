@@ -36,7 +36,7 @@ struct ErrorMiddleware: Middleware {
 
     /// Paths whose callers are programs, not browsers: errors there are JSON.
     static func isMachinePath(_ path: String) -> Bool {
-        for prefix in ["/api", "/admin", "/webhooks"] where path.hasPrefix(prefix) {
+        for prefix in ["/api", "/admin", "/webhooks", "/.well-known"] where path.hasPrefix(prefix) {
             let rest = path.dropFirst(prefix.count)
             if rest.isEmpty || rest.hasPrefix("/") { return true }
         }

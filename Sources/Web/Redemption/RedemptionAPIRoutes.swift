@@ -71,6 +71,9 @@ struct RedemptionAPIRoutes {
             if let bearer = try BearerToken.read(request) {
                 subject = .bearer(bearer)
             } else if let appUserID = request.queryParameter("app_user_id") {
+                guard !appUserID.isEmpty, appUserID.utf8.count <= 255 else {
+                    throw APIError.badRequest("app_user_id must be 1 to 255 characters.")
+                }
                 subject = .appUser(appUserID)
             } else {
                 throw APIError.badRequest("Send Authorization: Bearer <access_token> or ?app_user_id=.")
@@ -84,7 +87,10 @@ struct RedemptionAPIRoutes {
         group.add(.get, "/api/v1/checkout/{checkout_context_id}") { [checkoutStatus, now] request, context in
             let caller = CheckoutStatus.Caller(appUserID: request.queryParameter("app_user_id"), bearer: try BearerToken.read(request))
             let now = now()
-            let status = try await checkoutStatus.status(contextID: context.parameters["checkout_context_id"] ?? "", caller: caller, now: now)
+            guard let contextID = UUIDInput.canonical(context.parameters["checkout_context_id"] ?? "") else {
+                throw APIError.badRequest("checkout_context_id must be a UUID (8-4-4-4-12 hex digits).")
+            }
+            let status = try await checkoutStatus.status(contextID: contextID, caller: caller, now: now)
             return .json { json in
                 switch status {
                 case .complete(let shown):

@@ -20,9 +20,11 @@ public final class FakeHTTPServer: Sendable {
     /// - Throws: `HTTPServerError` when no port can be bound.
     public init(_ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) throws {
         responder = RecordingResponder(handler: handler)
-        server = HTTPServer(
-            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: 16 << 20),
-            responder: responder, logger: .disabled)
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, maxBodyBytes: 16 << 20)
+        // A fake stands in for another host: its answers must not wait behind the work of the
+        // hundreds of tests sharing this process's thread pool (a real Stripe would not).
+        configuration.connectionPriority = .high
+        server = HTTPServer(configuration: configuration, responder: responder, logger: .disabled)
         try server.start()
     }
 

@@ -21,7 +21,7 @@ struct BrowserTests {
     static let screenshotFolder = PackagePaths.root + "/.build/browser-screenshots"
     /// The most a page may weigh with everything it loads.
     static let pageBudget = 30 * 1024
-    /// Chromium processes at once: the machine has two cores.
+    /// Chromium processes at once (`HeadlessChromium` also holds the whole test process to two).
     static let parallelism = 2
 
     /// One page of the service and what it must show.

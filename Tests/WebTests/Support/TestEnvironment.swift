@@ -88,13 +88,16 @@ struct TestApp {
     }
 
     /// Sends raw body bytes (webhooks are verified over the exact bytes).
+    /// Each response is also checked against `Public/openapi.json` (`ContractCheck`).
     func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], bytes: [UInt8], remoteAddress: String = "198.51.100.7") async -> HTTPResponse {
         let request = HTTPRequest(method: method, target: target, headers: headers, body: bytes)
         let requestId = "test-\(UUID().uuidString.prefix(8))"
         // As the server does: the context's logger already carries the request id.
         let logger = Logger(sink: logs, minimumLevel: .debug).with([("request_id", .string(requestId))])
         let context = RequestContext(requestId: requestId, logger: logger, remoteAddress: remoteAddress)
-        return await app.responder.respond(to: request, context: context)
+        let response = await app.responder.respond(to: request, context: context)
+        ContractCheck.check(request, response)
+        return response
     }
 }
 
