@@ -35,4 +35,32 @@ struct ContractCheckTests {
         let unknown = #"{"status": "maybe", "code": "X"}"#
         #expect(!validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(unknown.utf8)).isEmpty)
     }
+
+    @Test("Every example in the document is valid for its own schema")
+    func examplesMatchTheirSchemas() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: PackagePaths.publicDir + "/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var checked = 0
+        for (path, operations) in paths {
+            // A template segment becomes a concrete one (`{id}` → `id`), which the operation matches.
+            let concrete = path.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")
+            for (method, operation) in operations {
+                guard let responses = (operation as? [String: Any])?["responses"] as? [String: Any] else { continue }
+                for (status, response) in responses {
+                    guard let content = (response as? [String: Any])?["content"] as? [String: [String: Any]], let code = Int(status) else { continue }
+                    for (mediaType, media) in content {
+                        for (name, example) in media["examples"] as? [String: [String: Any]] ?? [:] {
+                            let body = try JSONSerialization.data(withJSONObject: try #require(example["value"]))
+                            let problems = validator.problems(
+                                method: method.uppercased(), path: concrete, status: code, contentType: mediaType, body: Array(body))
+                            #expect(problems == [], "\(method) \(path) \(status) example \(name)")
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked >= 6, "the document's examples were not found")
+    }
 }
