@@ -49,6 +49,8 @@ public final class TollgateApp: Sendable {
     public let eventEndpoints: [EventEndpoint]
     /// Delivers queued events to the endpoints.
     public let eventWorker: EventDeliveryWorker
+    /// Deletes expired and finished rows in the background (`retention.*`).
+    public let retentionWorker: RetentionWorker
     private let logger: Logger
     /// The running service group, between `start()` and `shutdown()`.
     private let running = Mutex<Task<Void, any Error>?>(nil)
@@ -63,9 +65,11 @@ public final class TollgateApp: Sendable {
     ///   store key or certificate, naming its key), a static-file or mail-setup error; each stops
     ///   start-up with a message naming the cause.
     /// - Parameter eventDelivery: how events are delivered (tests shorten the backoff).
+    /// - Parameter retention: how retention batches and paces its passes.
     public init(
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, payLaterDelay: Duration = .seconds(5),
-        eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration()
+        eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
+        retention: RetentionWorker.Configuration = RetentionWorker.Configuration()
     ) throws {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
@@ -154,16 +158,22 @@ public final class TollgateApp: Sendable {
             confirmEmail: ConfirmEmail(database: database, authMail: authMail, mail: mail, events: events),
             setPassword: SetPassword(database: database),
             signIn: SignIn(database: database, authMail: authMail, mail: mail, logger: logger),
+            deleteAccount: DeleteAccount(database: database, events: events),
+            exportAccount: ExportAccount(database: database, catalog: catalog),
             operatorActions: operatorActions,
             idempotentReplies: IdempotentReplies(database: database, secrets: secrets))
 
+        let retentionWorker = RetentionWorker(
+            database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
+        self.retentionWorker = retentionWorker
         let metrics = Metrics()
         self.metrics = metrics
         let operations = Site.Operations(
             metrics: metrics, checkWritable: { try await database.checkWritable() }, database: {
                 DatabaseFigures(errors: database.errorCount, writeLatency: database.writeLatency, walBytes: database.walBytes)
             },
-            openConnections: { connectionGauge.read() }, outbox: OutboxStore(database: database), eventStats: eventWorker.stats)
+            openConnections: { connectionGauge.read() }, outbox: OutboxStore(database: database), eventStats: eventWorker.stats,
+            retentionStats: retentionWorker.stats)
         let site = Site(
             config: config, pages: pages, staticFiles: staticFiles, useCases: useCases, operations: operations,
             preferTransactionLookup: stores.appStoreAPI != nil, simulator: simulator, now: now)
@@ -173,7 +183,7 @@ public final class TollgateApp: Sendable {
     }
 
     /// The long-running parts, started and stopped together.
-    private var services: ServiceGroup { ServiceGroup(services: [server, outboxWorker, eventWorker], logger: logger) }
+    private var services: ServiceGroup { ServiceGroup(services: [server, outboxWorker, eventWorker, retentionWorker], logger: logger) }
 
     /// Serves until SIGTERM or SIGINT (or until the task is cancelled), then stops accepting, lets
     /// in-flight requests finish (up to 10 s), lets a mail delivery and event deliveries in progress complete, and
@@ -236,6 +246,14 @@ public final class TollgateApp: Sendable {
             return StripeClient(secretKey: simulator.keys.apiKey, apiBase: { serviceURL() + StripeSimulator.apiPath }, http: http)
         }
         return config.stripe.secretKey.map { StripeClient(secretKey: $0, apiBase: config.stripe.apiBase, http: http) }
+    }
+
+    /// `retention.*` as the retention worker reads it; throttles live as long as the resend interval.
+    static func retentionPolicy(_ config: TollgateConfig) -> Retention.Policy {
+        Retention.Policy(
+            sessionsDays: config.retention.sessionsDays, idempotencyDays: config.retention.idempotencyDays,
+            mailDays: config.retention.mailDays, eventsDays: config.retention.eventsDays,
+            webhookIDsDays: config.retention.webhookIDsDays, resendInterval: TimeInterval(config.redemption.resendIntervalSeconds))
     }
 
     static func serverConfiguration(_ config: TollgateConfig) -> HTTPServerConfiguration {

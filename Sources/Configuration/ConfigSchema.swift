@@ -75,6 +75,12 @@ enum ConfigSchema {
 
         .eventEndpoints("events.endpoints", \.events.endpoints),
 
+        .integer("retention.sessions_days", \.retention.sessionsDays, minimum: 1, maximum: 3650),
+        .integer("retention.idempotency_days", \.retention.idempotencyDays, minimum: 1, maximum: 3650),
+        .integer("retention.mail_days", \.retention.mailDays, minimum: 1, maximum: 3650),
+        .integer("retention.events_days", \.retention.eventsDays, minimum: 1, maximum: 3650),
+        .integer("retention.webhook_ids_days", \.retention.webhookIDsDays, minimum: 1, maximum: 3650),
+
         .choice("log.level", \.log.level),
 
         .string("paths.templates_dir", \.paths.templatesDir),

@@ -38,6 +38,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var http: HTTP
     /// `events`: the app's backend endpoints that receive signed events.
     public var events: Events
+    /// `retention`: how many days expired or finished rows are kept before they are deleted.
+    public var retention: Retention
     /// `log`: logging.
     public var log: Log
     /// `paths`: where templates and static files are read from.
@@ -64,6 +66,7 @@ public struct TollgateConfig: Sendable, Equatable {
         mail = Mail()
         http = HTTP()
         events = Events()
+        retention = Retention()
         log = Log()
         paths = Paths()
         isDemo = false

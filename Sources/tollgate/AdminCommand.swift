@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import Mail
 import App
+import UseCases
 import Web
 
 /// `tollgate admin ...`: what operators do on the host, on the same database as the service
@@ -33,11 +34,16 @@ enum AdminCommand {
                 try await accounts(app, options: options)
             case "events":
                 try await events(app, options: options)
+            case "delete-account":
+                try await deleteAccount(app, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }
             return .success
         } catch let error as APIError {
+            CommandLineTool.printError("tollgate: \(error.message)")
+            return .failure
+        } catch let error as UseCaseError {
             CommandLineTool.printError("tollgate: \(error.message)")
             return .failure
         } catch let error as UsageError {

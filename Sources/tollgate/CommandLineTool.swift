@@ -25,6 +25,9 @@ enum CommandLineTool {
           admin purchases    List the purchases of a buyer (--email E).
           admin accounts     List the accounts of an email, with app users and devices (--email E).
           admin events       List events to the app's backend (--status pending|delivered|failed, --limit N).
+          admin delete-account --email E
+                             Delete every account with that email: personal data erased, sessions
+                             ended, codes revoked, mail cancelled; purchases kept, detached.
           events test        Send a signed test event to each events endpoint and print what it answered.
           demo renew|cancel|refund --email E
                              Demo mode: renew, cancel or refund the buyer's simulated Stripe

@@ -15,7 +15,7 @@ struct ParsedArguments: Equatable {
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
     ]
-    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events"]
+    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "delete-account"]
     static let demoActions = ["renew", "cancel", "refund"]
 
     var command: Command = .serve

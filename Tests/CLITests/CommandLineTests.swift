@@ -112,6 +112,42 @@ struct AdminCommandLineTests {
     }
 }
 
+@Suite("tollgate admin delete-account")
+struct DeleteAccountCommandLineTests {
+    @Test("delete-account erases the account of an email, is audited, and says so when there is none")
+    func deletesByEmail() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.writeConfig()
+        #expect(try await ChildProcess.run("tollgate", ["migrate", "--config", file]).status == 0)
+        let secrets = try DomainSecrets(secretKey: "cli-test-secret-key-0123456789abcdef012345")
+        let database = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        let now = Date()
+        let accountID = try database.writeSync { connection -> String in
+            let account = try AccountRepository.findOrCreate(appUserID: "cli-user", secrets: secrets, on: connection, now: now).0
+            try AccountRepository.setEmail("gone@example.com", accountID: account.id, on: connection, now: now)
+            return account.id
+        }
+        database.close()
+
+        let deleted = try await ChildProcess.run("tollgate", ["admin", "delete-account", "--email", "Gone@Example.com", "--config", file])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(deleted.stdout.contains("\(accountID)\tdeleted") && deleted.stdout.contains("1 account(s) deleted"))
+        let missing = try await ChildProcess.run("tollgate", ["admin", "delete-account", "--email", "gone@example.com", "--config", file])
+        #expect(missing.status == 1, "the address is erased: no account has it any more")
+        #expect(missing.stderr.contains("No account has this email address"))
+        let usage = try await ChildProcess.run("tollgate", ["admin", "delete-account", "--config", file])
+        #expect(usage.status == 64)
+
+        let check = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        defer { check.close() }
+        let row = try check.readSync { try $0.queryOne("SELECT email, deleted_at FROM accounts WHERE id = ?", [accountID]) }
+        #expect(try row?.optionalString("email") == nil && row?.optionalInt64("deleted_at") != nil)
+        let audit = try check.readSync { try $0.query("SELECT action, actor, details FROM audit_log") }
+        #expect(try audit.map { try $0.string("action") } == ["account.delete"])
+        #expect(try audit.allSatisfy { try $0.string("actor").hasPrefix("cli:") && !$0.string("details").contains("@") })
+    }
+}
+
 @Suite("tollgate admin on codes and purchases")
 struct AdminCodeCommandLineTests {
     @Test("codes, purchases, revoke and resend work on the service's database and are audited")

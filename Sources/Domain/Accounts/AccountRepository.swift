@@ -17,8 +17,11 @@ public enum AccountRepository {
         try connection.queryOne("SELECT \(Account.columns) FROM accounts WHERE id = ?", [id]).map(Account.init(row:))
     }
 
+    /// The live account with this obfuscated id: a deleted account's id names no one any more, so
+    /// a store purchase that carries it is treated as a new buyer's.
     public static func find(obfuscatedID: String, on connection: Connection) throws -> Account? {
-        try connection.queryOne("SELECT \(Account.columns) FROM accounts WHERE obfuscated_id = ?", [obfuscatedID.lowercased()])
+        try connection.queryOne(
+            "SELECT \(Account.columns) FROM accounts WHERE obfuscated_id = ? AND deleted_at IS NULL", [obfuscatedID.lowercased()])
             .map(Account.init(row:))
     }
 

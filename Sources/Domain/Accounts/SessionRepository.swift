@@ -55,6 +55,21 @@ public enum SessionRepository {
         return try row.string("account_id")
     }
 
+    /// The account `accessToken` was issued for, whatever the session's state now (ended,
+    /// expired), when its secret matches: lets a deletion repeated with the same token find the
+    /// account it already deleted.
+    public static func issuedAccount(accessToken: String, on connection: Connection) throws -> String? {
+        if let token = SessionToken(parsing: accessToken) {
+            guard let row = try connection.queryOne("SELECT account_id, access_secret_hash FROM sessions WHERE id = ?", [token.sessionID]),
+                try token.matches(row.optionalBlob("access_secret_hash"))
+            else { return nil }
+            return try row.string("account_id")
+        }
+        guard accessToken.utf8.count <= 128 else { return nil }
+        return try connection.queryOne("SELECT account_id FROM sessions WHERE legacy_access_hash = ?", [try legacyHash(accessToken)])?
+            .string("account_id")
+    }
+
     /// Whether the session `s` still carries its account's and device's generations.
     private static let isCurrent = """
         (s.account_generation = (SELECT session_generation FROM accounts WHERE id = s.account_id)

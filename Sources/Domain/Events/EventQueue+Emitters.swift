@@ -79,6 +79,18 @@ extension EventQueue {
             data: try EventData.account(accountID, on: connection), on: connection, now: now)
     }
 
+    /// `account.deleted`: names the account and the app users it had (taken before the
+    /// erasure), so the app's backend can erase its side too. Never an address.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public func accountDeleted(_ erased: AccountErasure.Erased, on connection: Connection, now: Date) throws {
+        guard wants(.accountDeleted) else { return }
+        let data: [String: Any] = [
+            "account_id": erased.accountID, "obfuscated_account_id": erased.obfuscatedID, "app_user_ids": erased.appUserIDs,
+            "purchase_ids": erased.purchaseIDs,
+        ]
+        try record(.accountDeleted, accountID: erased.accountID, scope: "account:" + erased.accountID, data: data, on: connection, now: now)
+    }
+
     /// `code.issued`: the code's id and expiry, never the code (nor its last characters).
     /// - Throws: `StorageError`, `CryptoError`.
     public func codeIssued(_ code: RedemptionCodeRecord, purchase: Purchase, on connection: Connection, now: Date) throws {

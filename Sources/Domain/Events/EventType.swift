@@ -17,7 +17,7 @@ public enum EventType: String, Sendable, Hashable, CaseIterable {
     case accountSwitched = "account.switched"
     /// An account confirmed its email address.
     case accountEmailConfirmed = "account.email_confirmed"
-    /// An account was deleted. (Account deletion is not built yet: the type is reserved.)
+    /// An account was deleted (its personal data erased; its purchases detached).
     case accountDeleted = "account.deleted"
     /// What an account is entitled to changed; carries the full list.
     case entitlementsChanged = "entitlements.changed"

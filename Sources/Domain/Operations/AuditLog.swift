@@ -1,7 +1,8 @@
 import Foundation
 import Storage
 
-/// Every operator action (resend, revoke) with who did it; written in the action's transaction.
+/// Every operator action (resend, revoke, account deletion) with who did it; written in the
+/// action's transaction, never with an email address in full.
 public enum AuditLog {
     /// One entry.
     public struct Entry: Sendable, Equatable {
@@ -11,6 +12,15 @@ public enum AuditLog {
         public let target: String?
         public let details: String
         public let createdAt: Date
+
+        init(row: Row) throws {
+            id = try row.string("id")
+            actor = try row.string("actor")
+            action = try row.string("action")
+            target = try row.optionalString("target")
+            details = try row.string("details")
+            createdAt = Timestamp.date(try row.int64("created_at"))
+        }
     }
 
     public static func record(actor: String, action: String, target: String?, details: String, on connection: Connection, now: Date) throws {
@@ -22,11 +32,6 @@ public enum AuditLog {
     public static func recent(limit: Int, on connection: Connection) throws -> [Entry] {
         try connection.query(
             "SELECT id, actor, action, target, details, created_at FROM audit_log ORDER BY created_at DESC, id DESC LIMIT ?", [limit]
-        ).map { row in
-            Entry(
-                id: try row.string("id"), actor: try row.string("actor"), action: try row.string("action"),
-                target: try row.optionalString("target"), details: try row.string("details"),
-                createdAt: Timestamp.date(try row.int64("created_at")))
-        }
+        ).map(Entry.init(row:))
     }
 }

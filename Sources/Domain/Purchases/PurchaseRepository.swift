@@ -60,11 +60,13 @@ public enum PurchaseRepository {
                     snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id,
                 ])
         }
-        // Facts that do not go stale fill gaps whatever the snapshot's age.
+        // Facts that do not go stale fill gaps whatever the snapshot's age; a purchase erased with
+        // its account takes back no email and no owner.
         try connection.execute(
             """
-            UPDATE purchases SET purchaser_email = COALESCE(purchaser_email, ?), customer_id = COALESCE(customer_id, ?),
-                owner_hint = COALESCE(owner_hint, ?) WHERE id = ?
+            UPDATE purchases SET purchaser_email = COALESCE(purchaser_email, CASE WHEN erased_at IS NULL THEN ? END),
+                customer_id = COALESCE(customer_id, ?), owner_hint = COALESCE(owner_hint, CASE WHEN erased_at IS NULL THEN ? END)
+            WHERE id = ?
             """,
             [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
         let updated = try require(id: current.id, on: connection)
@@ -117,7 +119,7 @@ public enum PurchaseRepository {
         try connection.execute(
             """
             UPDATE purchases SET app_user_id = COALESCE(app_user_id, ?), attribution = COALESCE(attribution, ?),
-                purchaser_email = COALESCE(purchaser_email, ?) WHERE id = ?
+                purchaser_email = COALESCE(purchaser_email, ?) WHERE id = ? AND erased_at IS NULL
             """,
             [appUserID, attribution, email?.lowercased(), purchaseID])
     }

@@ -258,5 +258,21 @@ public enum DomainMigrations {
                 last_sequence BIGINT NOT NULL
             );
             """),
+        // Account deletion and retention (API.md "Account deletion and data export", "Data over
+        // time"): a deleted account stays as a row without personal data (`deleted_at`), so what
+        // points at it (codes redeemed into it, ended sessions) still resolves; an erased purchase
+        // (`erased_at`) never takes an email or owner back from a later store notification. The
+        // indexes let retention delete by age in small batches; each is appended to in time order.
+        // `checkouts_purchase` and `app_users_home` let a deletion find its rows without a scan.
+        Migration(id: "0310_deletion_and_retention", sql: """
+            ALTER TABLE accounts ADD COLUMN deleted_at BIGINT;
+            ALTER TABLE purchases ADD COLUMN erased_at BIGINT;
+            CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+            CREATE INDEX webhook_events_received ON webhook_events (received_at);
+            CREATE INDEX auth_tokens_expiry ON auth_tokens (expires_at);
+            CREATE INDEX resend_throttle_sent ON resend_throttle (last_sent_at);
+            CREATE INDEX checkouts_purchase ON checkouts (purchase_id);
+            CREATE INDEX app_users_home ON app_users (home_account_id);
+            """),
     ]
 }

@@ -40,6 +40,8 @@ public struct Site: Sendable {
         public var confirmEmail: ConfirmEmail
         public var setPassword: SetPassword
         public var signIn: SignIn
+        public var deleteAccount: DeleteAccount
+        public var exportAccount: ExportAccount
         public var operatorActions: OperatorActions
         public var idempotentReplies: IdempotentReplies
 
@@ -49,8 +51,11 @@ public struct Site: Sendable {
             applyStripeEvent: ApplyStripeEvent?, applyAppleNotification: ApplyAppleNotification,
             applyGoogleNotification: ApplyGoogleNotification, recordReceipt: RecordReceipt, claimStorePurchase: ClaimStorePurchase,
             claimGoNativeReceipt: ClaimGoNativeReceipt, setAccountEmail: SetAccountEmail, confirmEmail: ConfirmEmail,
-            setPassword: SetPassword, signIn: SignIn, operatorActions: OperatorActions, idempotentReplies: IdempotentReplies
+            setPassword: SetPassword, signIn: SignIn, deleteAccount: DeleteAccount, exportAccount: ExportAccount,
+            operatorActions: OperatorActions, idempotentReplies: IdempotentReplies
         ) {
+            self.deleteAccount = deleteAccount
+            self.exportAccount = exportAccount
             self.redeem = redeem
             self.lookUpCode = lookUpCode
             self.resendCodes = resendCodes
@@ -83,11 +88,15 @@ public struct Site: Sendable {
         public var outbox: OutboxStore
         /// The event worker's counters (`/metrics`).
         public var eventStats: EventDeliveryStats?
+        /// What retention deleted (`/metrics`).
+        public var retentionStats: RetentionStats?
 
         public init(
             metrics: Metrics, checkWritable: @escaping @Sendable () async throws -> Void, database: @escaping @Sendable () -> DatabaseFigures,
-            openConnections: @escaping @Sendable () -> Int, outbox: OutboxStore, eventStats: EventDeliveryStats? = nil
+            openConnections: @escaping @Sendable () -> Int, outbox: OutboxStore, eventStats: EventDeliveryStats? = nil,
+            retentionStats: RetentionStats? = nil
         ) {
+            self.retentionStats = retentionStats
             self.eventStats = eventStats
             self.metrics = metrics
             self.checkWritable = checkWritable
@@ -124,7 +133,7 @@ public struct Site: Sendable {
             outboxDepth: { [outbox = operations.outbox] in try await outbox.depth() },
             openConnections: operations.openConnections, events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
-            }
+            }, retention: operations.retentionStats
         ).add(to: &open)
         PageRoutes(pages: pages, staticFiles: staticFiles, home: simulator.map { _ in Self.demoHome(config) } ?? [:]).add(to: &open)
         WellKnownRoutes(app: config.app).add(to: &open)
@@ -154,6 +163,7 @@ public struct Site: Sendable {
         ).add(to: &app, middleware)
         signIn.addAPI(to: &app)
         emails.addAPI(to: &app)
+        AccountDataRoutes(delete: cases.deleteAccount, export: cases.exportAccount, now: now).add(to: &app)
         IAPAccountRoutes(claim: cases.claimStorePurchase, now: now).add(to: &app, middleware)
         StoreAPIRoutes(
             gonative: cases.claimGoNativeReceipt, products: config.products, entitlements: config.entitlements, appName: config.app.name,
@@ -167,6 +177,7 @@ public struct Site: Sendable {
         AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
+        AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
 
         var router = Router()
         for group in [open, webhooks, app, partners, admin] { router.add(group) }

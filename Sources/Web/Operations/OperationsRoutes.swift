@@ -1,7 +1,9 @@
 import HTTPCore
 import HTTPRouting
 import Logging
+import Domain
 import Mail
+import UseCases
 
 /// `/healthz`, `/readyz`, `/metrics`: what a load balancer and Prometheus read.
 struct OperationsRoutes {
@@ -16,6 +18,8 @@ struct OperationsRoutes {
     let openConnections: @Sendable () -> Int
     /// Event delivery figures, when the service has an event worker.
     var events: EventMetrics?
+    /// What retention deleted, when the service runs retention.
+    var retention: RetentionStats?
 
     func add(to group: inout RouteGroup) {
         group.add(.get, "/healthz") { _, _ in
@@ -30,7 +34,7 @@ struct OperationsRoutes {
                 throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "The database does not accept writes.")
             }
         }
-        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events] _, _ in
+        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention] _, _ in
             var text = PrometheusText()
             ProcessMetrics.write(to: &text)
             metrics.write(to: &text)
@@ -43,12 +47,26 @@ struct OperationsRoutes {
             text.family("tollgate_mail_outbox_failed", .gauge, help: "Mail given up on (a permanent error or retries for too long).")
             text.sample("tollgate_mail_outbox_failed", outbox.failed)
             if let events { try await events.write(to: &text) }
+            if let retention { Self.write(retention.snapshot(), to: &text) }
             return .text(text.text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
     }
 }
 
 extension OperationsRoutes {
+    static func write(_ retention: RetentionStats.Snapshot, to text: inout PrometheusText) {
+        text.family("tollgate_retention_deleted_rows_total", .counter, help: "Rows retention deleted since start, by table.")
+        for table in Retention.Table.allCases.map(\.rawValue) + [RetentionWorker.mailTable] {
+            text.sample("tollgate_retention_deleted_rows_total", [("table", table)], retention.deleted[table] ?? 0)
+        }
+        text.family(
+            "tollgate_retention_batch_duration_seconds", .histogram,
+            help: "Time each retention batch's statements took inside its write transaction.")
+        text.histogram("tollgate_retention_batch_duration_seconds", [], retention.batchSeconds)
+        text.family("tollgate_retention_passes_total", .counter, help: "Retention passes completed since start.")
+        text.sample("tollgate_retention_passes_total", retention.passes)
+    }
+
     static func write(_ figures: DatabaseFigures, to text: inout PrometheusText) {
         text.family("tollgate_database_errors_total", .counter, help: "Database errors since start.")
         text.sample("tollgate_database_errors_total", figures.errors)

@@ -1,0 +1,140 @@
+import Foundation
+import Storage
+
+/// What is kept how long (API.md "Data over time", config `retention.*`), and the deletion of
+/// one small batch of what is past it. Purchases, codes' hashes, accounts and the audit log are
+/// never deleted here. Each batch is one short statement over an index in time order, so a
+/// caller can run it in its own write transaction without holding the writer for long.
+public enum Retention {
+    /// The tables retention prunes, named as in metrics (`table` label).
+    public enum Table: String, CaseIterable, Sendable {
+        /// Sessions whose refresh token expired more than `sessions_days` ago.
+        case sessions
+        /// Sign-in, confirmation and password links expired more than `sessions_days` ago.
+        case authTokens = "auth_tokens"
+        /// Stored `Idempotency-Key` replies older than `idempotency_days`.
+        case idempotencyKeys = "idempotency_keys"
+        /// Events older than `events_days` whose every delivery succeeded (with their deliveries).
+        case events
+        /// Stripe, Apple and Google event ids older than `webhook_ids_days`.
+        case webhookEvents = "webhook_events"
+        /// Resend throttles older than a day (and the resend interval).
+        case resendThrottle = "resend_throttle"
+    }
+
+    /// Days to keep each kind of row (config `retention`).
+    public struct Policy: Sendable, Equatable {
+        public var sessionsDays: Int
+        public var idempotencyDays: Int
+        public var mailDays: Int
+        public var eventsDays: Int
+        public var webhookIDsDays: Int
+        /// The longest resend interval in use (a throttle younger than it still counts).
+        public var resendInterval: TimeInterval
+
+        public init(
+            sessionsDays: Int = 30, idempotencyDays: Int = 1, mailDays: Int = 30, eventsDays: Int = 30, webhookIDsDays: Int = 90,
+            resendInterval: TimeInterval = 600
+        ) {
+            self.sessionsDays = sessionsDays
+            self.idempotencyDays = idempotencyDays
+            self.mailDays = mailDays
+            self.eventsDays = eventsDays
+            self.webhookIDsDays = webhookIDsDays
+            self.resendInterval = resendInterval
+        }
+
+        /// Rows of `table` older than this (by the table's own clock: expiry, creation, receipt)
+        /// are deleted.
+        public func cutoff(_ table: Table, now: Date) -> Date {
+            switch table {
+            case .sessions, .authTokens: now.addingTimeInterval(-Self.days(sessionsDays))
+            case .idempotencyKeys: now.addingTimeInterval(-Self.days(idempotencyDays))
+            case .events: now.addingTimeInterval(-Self.days(eventsDays))
+            case .webhookEvents: now.addingTimeInterval(-Self.days(webhookIDsDays))
+            case .resendThrottle: now.addingTimeInterval(-max(Self.days(1), resendInterval))
+            }
+        }
+
+        /// Mail queued before this and done (sent or given up) is deleted.
+        public func mailCutoff(now: Date) -> Date { now.addingTimeInterval(-Self.days(mailDays)) }
+
+        static func days(_ count: Int) -> TimeInterval { TimeInterval(count) * 86_400 }
+    }
+
+    /// Deletes up to `limit` rows of `table` older than `cutoff`; returns how many went.
+    /// - Throws: `StorageError`.
+    public static func deleteBatch(_ table: Table, before cutoff: Date, limit: Int, on connection: Connection) throws -> Int {
+        let cutoffMS = Timestamp.milliseconds(cutoff)
+        switch table {
+        case .sessions:
+            return try deleteSessions(expiredBefore: cutoff, limit: limit, on: connection)
+        case .authTokens:
+            return try connection.run(
+                """
+                DELETE FROM auth_tokens WHERE token_hash IN (
+                    SELECT token_hash FROM auth_tokens WHERE expires_at < ? ORDER BY expires_at LIMIT ?)
+                """,
+                [cutoffMS, limit])
+        case .idempotencyKeys:
+            return try connection.run(
+                """
+                DELETE FROM idempotency_keys WHERE (scope, idempotency_key) IN (
+                    SELECT scope, idempotency_key FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)
+                """,
+                [cutoffMS, limit])
+        case .events:
+            let ids = try connection.query(
+                """
+                SELECT e.id FROM events e WHERE e.created_at < ?
+                AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status <> 'delivered')
+                ORDER BY e.created_at LIMIT ?
+                """,
+                [cutoffMS, limit]
+            ).map { try $0.string("id") as any SQLBindable }
+            guard !ids.isEmpty else { return 0 }
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            try connection.execute("DELETE FROM event_deliveries WHERE event_id IN (\(marks))", ids)
+            return try connection.run("DELETE FROM events WHERE id IN (\(marks))", ids)
+        case .webhookEvents:
+            return try connection.run(
+                """
+                DELETE FROM webhook_events WHERE (source, event_id) IN (
+                    SELECT source, event_id FROM webhook_events WHERE received_at < ? ORDER BY received_at LIMIT ?)
+                """,
+                [cutoffMS, limit])
+        case .resendThrottle:
+            return try connection.run(
+                """
+                DELETE FROM resend_throttle WHERE throttle_key IN (
+                    SELECT throttle_key FROM resend_throttle WHERE last_sent_at < ? ORDER BY last_sent_at LIMIT ?)
+                """,
+                [cutoffMS, limit])
+        }
+    }
+
+    /// Sessions have no index by expiry (each new session would write one more page). Their ids
+    /// sort by creation time and every session's refresh token lives `refreshLifetime` from its
+    /// creation, so the expired ones are a prefix of the primary key: those created before
+    /// `cutoff - refreshLifetime`. Sessions from before time-ordered ids (migration 0250) are
+    /// found through their partial index.
+    private static func deleteSessions(expiredBefore cutoff: Date, limit: Int, on connection: Connection) throws -> Int {
+        let cutoffMS = Timestamp.milliseconds(cutoff)
+        let firstLive = EntityID.makeTimeOrdered(
+            SessionRepository.idPrefix, at: cutoff.addingTimeInterval(-SessionRepository.refreshLifetime),
+            random: [UInt8](repeating: 0, count: EntityID.timeOrderedRandomBytes))
+        let deleted = try connection.run(
+            """
+            DELETE FROM sessions WHERE id IN (
+                SELECT id FROM sessions WHERE id < ? AND refresh_expires_at < ? ORDER BY id LIMIT ?)
+            """,
+            [firstLive, cutoffMS, limit])
+        guard deleted < limit else { return deleted }
+        return deleted + (try connection.run(
+            """
+            DELETE FROM sessions WHERE id IN (
+                SELECT id FROM sessions WHERE legacy_access_hash IS NOT NULL AND refresh_expires_at < ? LIMIT ?)
+            """,
+            [cutoffMS, limit - deleted]))
+    }
+}

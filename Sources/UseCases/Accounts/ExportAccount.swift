@@ -1,0 +1,41 @@
+import Domain
+import Foundation
+import Mail
+import Storage
+
+/// The data export of a signed-in account (API.md "Account deletion and data export"): one
+/// document of everything held about it, read in one transaction, with what its purchases
+/// grant now. Codes appear by id and hint, never in full; tokens and passwords never.
+public struct ExportAccount: Sendable {
+    let database: Database
+    let catalog: EntitlementCatalog
+
+    public init(database: Database, catalog: EntitlementCatalog) {
+        self.database = database
+        self.catalog = catalog
+    }
+
+    /// What an export holds.
+    public struct Document: Sendable {
+        public let records: AccountRecords
+        public let entitlements: [Entitlement]
+        /// Mail sent or queued to the account's addresses (no bodies, addresses masked).
+        public let mail: [OutboxEntry]
+        public let exportedAt: Date
+    }
+
+    /// The export of the account `accessToken` signs in.
+    /// - Throws: `UseCaseError.unauthorized` without a valid token.
+    public func signedIn(accessToken: String?, now: Date) async throws -> Document {
+        let catalog = self.catalog
+        return try await database.read { connection in
+            let accountID = try BearerSession.require(accessToken, on: connection, now: now)
+            guard let records = try AccountRecords.read(accountID: accountID, on: connection) else {
+                throw UseCaseError.unauthorized("The access token is not valid (expired or signed out): sign in again.")
+            }
+            return Document(
+                records: records, entitlements: catalog.entitlements(for: records.purchases, at: now),
+                mail: try Outbox.entries(to: records.emails, on: connection), exportedAt: now)
+        }
+    }
+}
