@@ -71,6 +71,26 @@ struct MetricsTests {
         #expect(!after.samples.contains { $0.labels.values.contains { $0.contains(code) } }, "no code in a label")
     }
 
+    @Test("Retention's figures: rows deleted per table and the time its batches took")
+    func retentionFigures() async throws {
+        let harness = try CheckoutHarness()
+        let id = try await harness.startCheckout()
+        try harness.pay(id)
+        let object = try #require(harness.stripe.sessionObject(id: id))
+        #expect(await harness.webhook("checkout.session.completed", object: object).status == .ok)
+        let before = try await scrape(harness.app)
+        #expect(before.value("tollgate_retention_deleted_rows_total", ["table": "webhook_events"]) == 0)
+
+        harness.clock.advance(91 * 86_400)
+        let deleted = await harness.app.app.retentionWorker.sweep()
+        #expect(deleted["webhook_events"] == 1, "the event id is past 90 days")
+        let after = try await scrape(harness.app)
+        #expect(after.value("tollgate_retention_deleted_rows_total", ["table": "webhook_events"]) == 1)
+        #expect(after.value("tollgate_retention_deleted_rows_total", ["table": "sessions"]) == 0)
+        #expect((after.value("tollgate_retention_batch_duration_seconds_count") ?? 0) >= 7, "one batch per table at least")
+        #expect((after.value("tollgate_retention_passes_total") ?? 0) >= 1)
+    }
+
     @Test("The exposition reader refuses what Prometheus refuses (negative proof)", arguments: [
         "a 1",  // no trailing newline
         "# TYPE a counter\na 1\n# TYPE a counter\n",
