@@ -1,13 +1,19 @@
 -- wrk script for POST /api/v1/redeem. CODES_FILE lists codes to redeem (each by its own
--- app user, so every request is a repeat redemption answering `success`); with MODE=unknown
+-- app user, so every request is a repeat redemption answering `success`; a line `CODE USER`
+-- names the app user that redeemed it, else it is `bench-user-<line>`); with MODE=unknown
 -- it sends random codes from random client addresses (through a trusted proxy), answering
 -- `invalid_code`. The addresses span 198.18.0.0/15 (130k of them) so that few repeat often
 -- enough to trip the per-client limit of failed redemptions (a few 429s at >200k requests).
 local mode = os.getenv("MODE") or "existing"
 local codes = {}
+local users = {}
 if mode == "existing" then
   for line in io.lines(os.getenv("CODES_FILE")) do
-    if #line > 0 then codes[#codes + 1] = line end
+    if #line > 0 then
+      local code, user = line:match("^(%S+)%s+(%S+)$")
+      codes[#codes + 1] = code or line
+      users[#codes] = user or ("bench-user-" .. #codes)
+    end
   end
 end
 local alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -33,7 +39,7 @@ request = function()
   if mode == "existing" then
     local index = (counter % #codes) + 1
     code = codes[index]
-    user = "bench-user-" .. index
+    user = users[index]
     forwarded = "192.0.2.1"
   else
     code = random_code()

@@ -1,6 +1,7 @@
 // Seeds a database for scripts/bench: N paid web purchases, each with a live redemption code,
 // written exactly as the service writes them. Prints nothing but errors; the codes go to OUT.
-// Usage: BenchSeed DATABASE SECRET_KEY COUNT OUT, or BenchSeed events CONFIG COUNT (queued events).
+// Usage: BenchSeed DATABASE SECRET_KEY COUNT OUT, BenchSeed scale DATABASE SECRET_KEY COUNT OUT SAMPLE
+// (accounts, redeemed codes and sessions too), or BenchSeed events CONFIG COUNT (queued events).
 import Domain
 import Foundation
 import Storage
@@ -25,6 +26,44 @@ if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3])
         }
     }
     app.database.close()
+    exit(0)
+}
+// `BenchSeed scale DATABASE SECRET_KEY COUNT OUT SAMPLE`: COUNT purchases as a year of use leaves
+// them: each redeemed by its app user `bench-user-<i>` on a device, into its own account, with a
+// session. OUT gets SAMPLE of them spread evenly over the table, one `CODE bench-user-<i>` a line.
+if arguments.count == 7, arguments[1] == "scale", let count = Int(arguments[4]), let sample = Int(arguments[6]), count > 0, sample > 0 {
+    let database = try SQLiteDatabase(path: arguments[2], readers: 1)
+    _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
+    let secrets = try DomainSecrets(secretKey: arguments[3])
+    let vault = try CodeVault(secrets: secrets)
+    let now = Date()
+    let step = max(1, count / sample)
+    var lines: [String] = []
+    for batch in stride(from: 0, to: count, by: 10_000) {
+        lines += try database.writeSync { connection -> [String] in
+            var lines: [String] = []
+            for index in batch..<min(batch + 10_000, count) {
+                let user = "bench-user-\(index)"
+                let purchase = try PurchaseRepository.apply(
+                    PurchaseSnapshot(
+                        platform: .stripe, externalID: "sub_bench_\(index)", productID: "price_bench", status: .active,
+                        expiresAt: now.addingTimeInterval(365 * 86400), observedAt: now, purchaserEmail: "bench\(index)@example.com",
+                        customerID: "cus_bench_\(index)"),
+                    on: connection, now: now
+                ).purchase
+                let issued = try CodeRepository.issue(purchaseID: purchase.id, ttl: 30 * 86400, vault: vault, on: connection, now: now)
+                let (account, _) = try AccountRepository.findOrCreate(appUserID: user, secrets: secrets, on: connection, now: now)
+                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
+                try CodeRepository.markRedeemed(id: issued.record.id, accountID: account.id, appUserID: user, on: connection, now: now)
+                _ = try DeviceRepository.touch(deviceID: "d-" + user, appUserID: user, accountID: account.id, maxDevices: 5, on: connection, now: now)
+                _ = try SessionRepository.issue(accountID: account.id, deviceID: "d-" + user, on: connection, now: now)
+                if index % step == 0, lines.count < sample { lines.append("\(issued.code.display) \(user)") }
+            }
+            return lines
+        }
+    }
+    database.close()
+    try (lines.prefix(sample).joined(separator: "\n") + "\n").write(toFile: arguments[5], atomically: true, encoding: .utf8)
     exit(0)
 }
 guard arguments.count == 5, let count = Int(arguments[3]), count > 0 else {
