@@ -15,7 +15,7 @@ with open(out, "w") as f:
         end = now + 30 * 86400 + n  # each event moves the period end: a real change to apply
         subscription = {
             "id": f"sub_bench_{index}", "object": "subscription", "status": "active", "customer": f"cus_bench_{index}",
-            "cancel_at_period_end": False, "current_period_end": end,
+            "cancel_at_period_end": False, "current_period_end": end, "livemode": False, "created": now - 86400,
             "items": {"object": "list", "data": [{"id": f"si_bench_{index}", "object": "subscription_item",
                                                   "price": {"id": "price_bench", "object": "price"}, "current_period_end": end}]},
         }
