@@ -137,6 +137,8 @@ struct DeleteAccountCommandLineTests {
         #expect(missing.stderr.contains("No account has this email address"))
         let usage = try await ChildProcess.run("tollgate", ["admin", "delete-account", "--config", file])
         #expect(usage.status == 64)
+        let notAnAddress = try await ChildProcess.run("tollgate", ["admin", "delete-account", "--email", "gone", "--config", file])
+        #expect(notAnAddress.status == 64 && notAnAddress.stderr.contains("must be an email address"))
 
         let check = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
         defer { check.close() }

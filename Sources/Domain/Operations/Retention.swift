@@ -70,19 +70,10 @@ public enum Retention {
         case .sessions:
             return try deleteSessions(expiredBefore: cutoff, limit: limit, on: connection)
         case .authTokens:
-            return try connection.run(
-                """
-                DELETE FROM auth_tokens WHERE token_hash IN (
-                    SELECT token_hash FROM auth_tokens WHERE expires_at < ? ORDER BY expires_at LIMIT ?)
-                """,
-                [cutoffMS, limit])
+            return try deleteOldest("auth_tokens", key: "token_hash", clock: "expires_at", before: cutoffMS, limit: limit, on: connection)
         case .idempotencyKeys:
-            return try connection.run(
-                """
-                DELETE FROM idempotency_keys WHERE (scope, idempotency_key) IN (
-                    SELECT scope, idempotency_key FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)
-                """,
-                [cutoffMS, limit])
+            return try deleteOldest(
+                "idempotency_keys", key: "(scope, idempotency_key)", clock: "created_at", before: cutoffMS, limit: limit, on: connection)
         case .events:
             let ids = try connection.query(
                 """
@@ -97,20 +88,23 @@ public enum Retention {
             try connection.execute("DELETE FROM event_deliveries WHERE event_id IN (\(marks))", ids)
             return try connection.run("DELETE FROM events WHERE id IN (\(marks))", ids)
         case .webhookEvents:
-            return try connection.run(
-                """
-                DELETE FROM webhook_events WHERE (source, event_id) IN (
-                    SELECT source, event_id FROM webhook_events WHERE received_at < ? ORDER BY received_at LIMIT ?)
-                """,
-                [cutoffMS, limit])
+            return try deleteOldest(
+                "webhook_events", key: "(source, event_id)", clock: "received_at", before: cutoffMS, limit: limit, on: connection)
         case .resendThrottle:
-            return try connection.run(
-                """
-                DELETE FROM resend_throttle WHERE throttle_key IN (
-                    SELECT throttle_key FROM resend_throttle WHERE last_sent_at < ? ORDER BY last_sent_at LIMIT ?)
-                """,
-                [cutoffMS, limit])
+            return try deleteOldest(
+                "resend_throttle", key: "throttle_key", clock: "last_sent_at", before: cutoffMS, limit: limit, on: connection)
         }
+    }
+
+    /// Deletes the `limit` oldest rows of `table` whose `clock` column is before `cutoff`, walking
+    /// the index on `clock`; `key` names a row (a column or a row value of the primary key).
+    private static func deleteOldest(
+        _ table: String, key: String, clock: String, before cutoff: Int64, limit: Int, on connection: Connection
+    ) throws -> Int {
+        let columns = key.trimmingCharacters(in: CharacterSet(charactersIn: "()"))
+        return try connection.run(
+            "DELETE FROM \(table) WHERE \(key) IN (SELECT \(columns) FROM \(table) WHERE \(clock) < ? ORDER BY \(clock) LIMIT ?)",
+            [cutoff, limit])
     }
 
     /// Sessions have no index by expiry (each new session would write one more page). Their ids
