@@ -10,7 +10,9 @@ guard CommandLine.arguments.count == 2 else {
     exit(64)
 }
 // Never outlive the test that started us: stop when the parent is gone (we were re-parented),
-// and after a minute anyway.
+// and after a minute anyway. Writing stops after `maxRows` (about ten seconds of writing) and the
+// process then idles until it is killed: a parent slowed down by a loaded machine must not find
+// a log of hundreds of megabytes to recover.
 let parent = getppid()
 let deadline = Date().addingTimeInterval(60)
 let database = try SQLiteDatabase(path: CommandLine.arguments[1], readers: 1)
@@ -22,15 +24,22 @@ try database.writeSync { connection in
         """)
 }
 let batch = 50
+let maxRows = 100_000
+var written = 0
 let payload = String(repeating: "x", count: 200)
 var announced = false
 while Date() < deadline && getppid() == parent {
+    guard written < maxRows else {
+        usleep(50_000)
+        continue
+    }
     try database.writeSync { connection in
         for _ in 0..<batch {
             try connection.execute("INSERT INTO items (payload) VALUES (?)", [payload])
         }
         try connection.execute("UPDATE counter SET value = value + ? WHERE id = 1", [batch])
     }
+    written += batch
     if !announced {
         // Tell the parent that writing has started; it kills us some time later.
         FileHandle.standardOutput.write(Data("writing\n".utf8))
