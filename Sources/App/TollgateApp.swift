@@ -160,6 +160,10 @@ public final class TollgateApp: Sendable {
             signIn: SignIn(database: database, authMail: authMail, mail: mail, logger: logger),
             deleteAccount: DeleteAccount(database: database, events: events),
             exportAccount: ExportAccount(database: database, catalog: catalog),
+            webSignIn: WebSignIn(database: database, mail: mail, links: links, authMail: authMail, secrets: secrets, logger: logger),
+            webAccount: WebAccount(
+                database: database, catalog: catalog, redemption: redemption, codeMail: codeMail, stripe: stripe, links: links, logger: logger),
+            formTokens: FormTokens(secrets: secrets),
             operatorActions: operatorActions,
             idempotentReplies: IdempotentReplies(database: database, secrets: secrets))
 

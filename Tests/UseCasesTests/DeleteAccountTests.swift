@@ -27,7 +27,7 @@ struct DeleteAccountTests {
     static func queueMail(_ bench: UseCaseBench, count: Int, to recipient: String = "buyer@example.com") throws {
         let mail = bench.mail
         try bench.database.writeSync { connection in
-            for index in 0..<count {
+            for _ in 0..<count {
                 try mail.enqueue(
                     key: "code:\(UUID().uuidString)", template: "redemption_code", to: recipient, parameters: ["code": "X"], on: connection)
             }
@@ -43,7 +43,7 @@ struct DeleteAccountTests {
         try Self.queueMail(bench, count: 2)
         #expect(try bench.pendingMail() == 2)
 
-        let outcome = try await DeleteAccount(database: bench.database).signedIn(accessToken: access, now: bench.now)
+        let outcome = try await DeleteAccount(database: bench.database).signedIn(.bearer(access), now: bench.now)
         #expect(outcome == .deleted(accountID: accountID))
 
         for table in try bench.tables() {
@@ -76,7 +76,7 @@ struct DeleteAccountTests {
         #expect(audit.first?.target == accountID)
         #expect(audit.first?.details.contains("2 purchase(s) detached, 2 code(s) revoked, 1 device(s) removed, 2 unsent email(s) cancelled") == true)
 
-        #expect(try await DeleteAccount(database: bench.database).signedIn(accessToken: access, now: bench.now) == .alreadyDeleted(accountID: accountID))
+        #expect(try await DeleteAccount(database: bench.database).signedIn(.bearer(access), now: bench.now) == .alreadyDeleted(accountID: accountID))
         #expect(try bench.database.readSync { try AuditLog.recent(limit: 10, on: $0) }.count == 1, "a repeat changes nothing")
     }
 
@@ -85,7 +85,7 @@ struct DeleteAccountTests {
         let bench = try UseCaseBench()
         let (purchase, _, access, accountID) = try await Self.redeemed(bench)
         let obfuscated = try bench.database.readSync { try AccountRepository.require(id: accountID, on: $0).obfuscatedID }
-        _ = try await DeleteAccount(database: bench.database).signedIn(accessToken: access, now: bench.now)
+        _ = try await DeleteAccount(database: bench.database).signedIn(.bearer(access), now: bench.now)
         bench.advance(60)
         let now = bench.now
         let renewed = PurchaseSnapshot(
@@ -105,8 +105,8 @@ struct DeleteAccountTests {
         let deletion = DeleteAccount(database: bench.database)
         await #expect(throws: UseCaseError.self) { try await deletion.byOperator(accountID: "acc_missing", actor: "admin", now: bench.now) }
         await #expect(throws: UseCaseError.self) { try await deletion.byOperator(email: "nobody@example.com", actor: "cli", now: bench.now) }
-        await #expect(throws: UseCaseError.self) { try await deletion.signedIn(accessToken: "ses_x.y", now: bench.now) }
-        await #expect(throws: UseCaseError.self) { try await deletion.signedIn(accessToken: nil, now: bench.now) }
+        await #expect(throws: UseCaseError.self) { try await deletion.signedIn(.bearer("ses_x.y"), now: bench.now) }
+        await #expect(throws: UseCaseError.self) { try await deletion.signedIn(.bearer(nil), now: bench.now) }
         #expect(try await deletion.byOperator(email: "buyer@example.com", actor: "cli", now: bench.now) == [.deleted(accountID: accountID)])
         #expect(try await deletion.byOperator(accountID: accountID, actor: "admin", now: bench.now) == .alreadyDeleted(accountID: accountID))
         let audit = try bench.database.readSync { try AuditLog.recent(limit: 10, on: $0) }
@@ -121,7 +121,7 @@ struct DeleteAccountTests {
         try Self.queueMail(bench, count: 1)
         try Self.queueMail(bench, count: 1, to: "other@example.com")
         let export = ExportAccount(database: bench.database, catalog: EntitlementCatalog(["premium": ["price_monthly"]]))
-        let document = try await export.signedIn(accessToken: access, now: bench.now)
+        let document = try await export.signedIn(.bearer(access), now: bench.now)
         #expect(document.records.account.id == accountID)
         #expect(document.records.appUsers.map(\.appUserID) == ["user-1"])
         #expect(document.records.devices.map(\.deviceID) == ["device-1"])
@@ -129,7 +129,7 @@ struct DeleteAccountTests {
         #expect(document.records.codes.map(\.purchaseID) == [purchase.id])
         #expect(document.entitlements.map(\.id) == ["premium"])
         #expect(document.mail.count == 1, "the code email to the buyer, not the other buyer's")
-        _ = try await DeleteAccount(database: bench.database).signedIn(accessToken: access, now: bench.now)
-        await #expect(throws: UseCaseError.self) { try await export.signedIn(accessToken: access, now: bench.now) }
+        _ = try await DeleteAccount(database: bench.database).signedIn(.bearer(access), now: bench.now)
+        await #expect(throws: UseCaseError.self) { try await export.signedIn(.bearer(access), now: bench.now) }
     }
 }

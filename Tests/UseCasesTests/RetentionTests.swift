@@ -34,6 +34,8 @@ struct RetentionTests {
                     [id, account.id, id, id + "-a", id + "-r", ms(expiry), ms(expiry), ms(ago(100))])
             }
             for age in [31.0, 29] { _ = try AuthTokenRepository.issue(.login, accountID: account.id, on: c, now: ago(age)) }
+            // Web sessions live 30 days from their last use: these expired 31 and 29 days ago.
+            for age in [61.0, 59] { _ = try WebSessionRepository.issue(accountID: account.id, on: c, now: ago(age)) }
             for (key, age) in [("old", 2.0), ("new", 0.5)] {
                 try c.execute(
                     """
@@ -89,12 +91,13 @@ struct RetentionTests {
             now: bench.nowFunction)
         let deleted = await worker.sweep()
         #expect(deleted == [
-            "sessions": 4, "auth_tokens": 1, "idempotency_keys": 1, "events": 1, "webhook_events": 1, "resend_throttle": 1,
-            "mail_outbox": 1,
+            "sessions": 4, "web_sessions": 1, "auth_tokens": 1, "idempotency_keys": 1, "events": 1, "webhook_events": 1,
+            "resend_throttle": 1, "mail_outbox": 1,
         ])
         #expect(try count(bench, "sessions") == 3, "80 and 0 days old, and the legacy one still valid")
         #expect(try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM sessions WHERE id = 'ses_zzlegacynew'")?.int("n") } == 1)
         #expect(try count(bench, "auth_tokens") == 1)
+        #expect(try count(bench, "web_sessions") == 1, "the one that expired 29 days ago")
         #expect(try count(bench, "idempotency_keys") == 1)
         #expect(try bench.database.readSync { c in try c.query("SELECT id FROM events ORDER BY id").map { try $0.string("id") } }
             == ["e_new_done", "e_old_failed"])
@@ -108,7 +111,7 @@ struct RetentionTests {
         let stats = worker.stats.snapshot()
         #expect(stats.deleted == deleted)
         #expect(stats.passes == 1)
-        #expect(stats.batchSeconds.count == 9, "batches of 2: three for sessions (2, 2, 0), one for each other table")
+        #expect(stats.batchSeconds.count == 10, "batches of 2: three for sessions (2, 2, 0), one for each other table")
 
         let second = await worker.sweep()
         #expect(second.values.allSatisfy { $0 == 0 })

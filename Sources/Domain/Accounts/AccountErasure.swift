@@ -92,6 +92,7 @@ public enum AccountErasure {
         // same token answer as the first did, and retention removes them when they expire.
         try connection.execute(
             "UPDATE sessions SET device_id = NULL, revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ?", [nowMS, accountID])
+        try WebSessionRepository.revokeAll(accountID: accountID, on: connection, now: now)
         try connection.execute(
             """
             UPDATE accounts SET email = NULL, email_verified = 0, username = NULL, password_hash = NULL, deleted_at = ?,

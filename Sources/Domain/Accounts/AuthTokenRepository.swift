@@ -3,8 +3,8 @@ import Foundation
 import Storage
 
 /// One-time tokens in links and sign-in flows, stored only as SHA-256 hashes: login links
-/// (`login_url`), authorization codes of the app callback, email confirmations and password
-/// resets. A token works once, before it expires, for its purpose only.
+/// (`login_url`), authorization codes of the app callback, email confirmations, password
+/// resets and web sign-in links. A token works once, before it expires, for its purpose only.
 public enum AuthTokenRepository {
     /// What a token is for, and how long it lives.
     public enum Purpose: String, Sendable {
@@ -12,10 +12,12 @@ public enum AuthTokenRepository {
         case authorizationCode = "authorization_code"
         case emailConfirmation = "email_confirmation"
         case passwordReset = "password_reset"
+        /// The emailed link that signs a buyer in on the web (`/account/sign-in/link`).
+        case webSignIn = "web_sign_in"
 
         public var lifetime: TimeInterval {
             switch self {
-            case .login: 600
+            case .login, .webSignIn: 600
             case .authorizationCode: 120
             case .emailConfirmation: 3 * 86400
             case .passwordReset: 3600

@@ -1,6 +1,6 @@
 import Crypto
 
-/// An access or refresh token as the app holds it: `<session id>.<secret>`. The id names the
+/// An access or refresh token as the app holds it (or a web session cookie, `WebSessionRepository`): `<session id>.<secret>`. The id names the
 /// session row (looked up by primary key); the 256-bit secret is stored only as its SHA-256
 /// and compared in constant time, so the database alone signs no one in.
 struct SessionToken: Sendable {
@@ -19,12 +19,12 @@ struct SessionToken: Sendable {
     }
 
     /// Splits a token the app sent; nil when it does not have this shape (a token issued before
-    /// session ids were part of tokens, or garbage).
-    init?(parsing text: String) {
+    /// session ids were part of tokens, or garbage). `prefix` is the id prefix of its table.
+    init?(parsing text: String, prefix: String = SessionRepository.idPrefix) {
         guard text.utf8.count <= 128, let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         let id = String(text[..<dot])
         let secret = String(text[text.index(after: dot)...])
-        guard id.hasPrefix(SessionRepository.idPrefix + "_"), id.utf8.count <= 64, !secret.isEmpty else { return nil }
+        guard id.hasPrefix(prefix + "_"), id.utf8.count <= 64, !secret.isEmpty else { return nil }
         self.init(sessionID: id, secret: secret)
     }
 

@@ -10,6 +10,8 @@ public enum Retention {
     public enum Table: String, CaseIterable, Sendable {
         /// Sessions whose refresh token expired more than `sessions_days` ago.
         case sessions
+        /// Web (cookie) sessions expired more than `sessions_days` ago.
+        case webSessions = "web_sessions"
         /// Sign-in, confirmation and password links expired more than `sessions_days` ago.
         case authTokens = "auth_tokens"
         /// Stored `Idempotency-Key` replies older than `idempotency_days`.
@@ -48,7 +50,7 @@ public enum Retention {
         /// are deleted.
         public func cutoff(_ table: Table, now: Date) -> Date {
             switch table {
-            case .sessions, .authTokens: now.addingTimeInterval(-Self.days(sessionsDays))
+            case .sessions, .webSessions, .authTokens: now.addingTimeInterval(-Self.days(sessionsDays))
             case .idempotencyKeys: now.addingTimeInterval(-Self.days(idempotencyDays))
             case .events: now.addingTimeInterval(-Self.days(eventsDays))
             case .webhookEvents: now.addingTimeInterval(-Self.days(webhookIDsDays))
@@ -69,6 +71,8 @@ public enum Retention {
         switch table {
         case .sessions:
             return try deleteSessions(expiredBefore: cutoff, limit: limit, on: connection)
+        case .webSessions:
+            return try deleteOldest("web_sessions", key: "id", clock: "expires_at", before: cutoffMS, limit: limit, on: connection)
         case .authTokens:
             return try deleteOldest("auth_tokens", key: "token_hash", clock: "expires_at", before: cutoffMS, limit: limit, on: connection)
         case .idempotencyKeys:

@@ -274,5 +274,23 @@ public enum DomainMigrations {
             CREATE INDEX checkouts_purchase ON checkouts (purchase_id);
             CREATE INDEX app_users_home ON app_users (home_account_id);
             """),
+        // The buyer's web account (API.md "The buyer's web account"): cookie sessions, stored as
+        // the SHA-256 of their secret, with the account's session generation at sign-in so a
+        // password change or a deletion ends them as it ends the app's sessions. Ids are
+        // time-ordered; `expires_at` slides forward while the buyer comes back.
+        Migration(id: "0320_web_sessions", sql: """
+            CREATE TABLE web_sessions (
+                id TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL REFERENCES accounts (id),
+                secret_hash BLOB NOT NULL,
+                account_generation INTEGER NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            );
+            CREATE INDEX web_sessions_account ON web_sessions (account_id);
+            CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
+            """),
     ]
 }

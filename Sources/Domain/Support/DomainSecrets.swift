@@ -11,6 +11,8 @@ public struct DomainSecrets: Sendable {
     public let mailParameterKey: [UInt8]
     /// AES-256-GCM key for stored `Idempotency-Key` replies (they carry codes and tokens).
     public let idempotencyReplyKey: [UInt8]
+    /// HMAC key of the CSRF tokens in the web account's forms (`FormTokens`).
+    public let formTokenKey: [UInt8]
     /// Derives `obfuscated_account_id` values.
     public let obfuscatedIDs: ObfuscatedID
 
@@ -24,6 +26,7 @@ public struct DomainSecrets: Sendable {
         codeEncryptionKey = try derive("redemption-code-encryption")
         mailParameterKey = try derive("mail-parameters")
         idempotencyReplyKey = try derive("idempotency-replies")
+        formTokenKey = try derive("form-tokens")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
     }
 }

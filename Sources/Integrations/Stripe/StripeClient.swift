@@ -1,6 +1,7 @@
 import Foundation
 
-/// Calls the Stripe API: creates Checkout Sessions and reads sessions and subscriptions.
+/// Calls the Stripe API: creates Checkout Sessions and customer-portal sessions, and reads
+/// sessions and subscriptions.
 ///
 /// Every request carries `Authorization: Bearer sk_...` and `Stripe-Version: 2025-03-31.basil`.
 /// The version is pinned so an account's default version can never change the shapes this
@@ -84,6 +85,22 @@ public struct StripeClient: Sendable {
         let path = "/v1/subscriptions/\(id)"
         let request = try makeRequest(method: "GET", path: path)
         return try await perform(request, path: path, decoding: StripeSubscription.self, what: "subscription")
+    }
+
+    /// `POST /v1/billing_portal/sessions`: a customer-portal session for `customerID` whose
+    /// page links back to `returnURL`.
+    /// - Throws: `StripeRequestError` (not a customer id), `StripeAPIError` (e.g. no portal
+    ///   configuration in the account), `UpstreamError`.
+    public func createBillingPortalSession(customerID: String, returnURL: String) async throws -> StripeBillingPortalSession {
+        try Self.validateID(customerID, prefix: "cus_", name: "customer")
+        let path = "/v1/billing_portal/sessions"
+        var outbound = try makeRequest(method: "POST", path: path)
+        outbound.headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        var form = StripeFormEncoder()
+        form.add("customer", customerID)
+        form.add("return_url", returnURL)
+        outbound.body = form.encoded()
+        return try await perform(outbound, path: path, decoding: StripeBillingPortalSession.self, what: "billing_portal.session")
     }
 
     /// Stripe ids are a prefix and letters, digits and underscores; anything else is refused so

@@ -31,16 +31,16 @@ public struct DeleteAccount: Sendable {
         }
     }
 
-    /// Deletes the account `accessToken` signs in. The same token, sent again after the deletion
-    /// (a lost answer), finds the account it deleted.
-    /// - Throws: `UseCaseError.unauthorized` without a token or with one that never signed in.
-    public func signedIn(accessToken: String?, now: Date) async throws -> Outcome {
+    /// Deletes the signed-in account (the app's bearer token or the web session). The same
+    /// credential, sent again after the deletion (a lost answer), finds the account it deleted.
+    /// - Throws: `UseCaseError.unauthorized` without a credential or with one that never signed in.
+    public func signedIn(_ credential: Credential, now: Date) async throws -> Outcome {
         let outcome = try await database.write { connection -> Outcome in
             let accountID: String
             do {
-                accountID = try BearerSession.require(accessToken, on: connection, now: now)
+                accountID = try credential.requireAccount(on: connection, now: now)
             } catch let error as UseCaseError {
-                guard let accessToken, let issued = try SessionRepository.issuedAccount(accessToken: accessToken, on: connection),
+                guard let issued = try credential.issuedAccount(on: connection),
                     try AccountErasure.isDeleted(accountID: issued, on: connection)
                 else { throw error }
                 return .alreadyDeleted(accountID: issued)

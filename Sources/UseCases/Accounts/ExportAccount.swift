@@ -24,12 +24,12 @@ public struct ExportAccount: Sendable {
         public let exportedAt: Date
     }
 
-    /// The export of the account `accessToken` signs in.
-    /// - Throws: `UseCaseError.unauthorized` without a valid token.
-    public func signedIn(accessToken: String?, now: Date) async throws -> Document {
+    /// The export of the signed-in account (the app's bearer token or the web session).
+    /// - Throws: `UseCaseError.unauthorized` without a valid credential.
+    public func signedIn(_ credential: Credential, now: Date) async throws -> Document {
         let catalog = self.catalog
         return try await database.read { connection in
-            let accountID = try BearerSession.require(accessToken, on: connection, now: now)
+            let accountID = try credential.requireAccount(on: connection, now: now)
             guard let records = try AccountRecords.read(accountID: accountID, on: connection) else {
                 throw UseCaseError.unauthorized("The access token is not valid (expired or signed out): sign in again.")
             }

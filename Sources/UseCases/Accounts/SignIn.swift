@@ -78,21 +78,12 @@ public struct SignIn: Sendable {
     /// Signs in with an email and password.
     /// - Throws: `StorageError`, `CryptoError`.
     public func password(email: String, password: String, now: Date) async throws -> PasswordOutcome {
-        let account = try await database.read { try AccountRepository.find(email: email, on: $0) }
-        guard let account else { return .refused }
-        let stored = try await database.read { try AccountRepository.passwordHash(accountID: account.id, on: $0) }
-        guard let stored else {
-            let authMail = self.authMail
-            let queued = try await database.write { connection -> Bool in
-                guard try ResendThrottle.claim("set-password:\(account.id)", interval: 600, on: connection, now: now) else { return false }
-                try authMail.queueSetPassword(accountID: account.id, email: email, on: connection)
-                return true
-            }
-            if queued { mail.queued() }
-            return .passwordResetRequired
+        switch try await PasswordCheck(database: database, authMail: authMail, mail: mail).verify(email: email, password: password, now: now) {
+        case .refused: return .refused
+        case .passwordNotSet: return .passwordResetRequired
+        case .verified(let accountID):
+            return .signedIn(try await database.write { try SessionRepository.issue(accountID: accountID, deviceID: nil, on: $0, now: now) })
         }
-        guard await PasswordWork.verify(password, against: stored) else { return .refused }
-        return .signedIn(try await database.write { try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: now) })
     }
 
     /// `400 invalid_grant` (OAuth's name for a bad code or token).

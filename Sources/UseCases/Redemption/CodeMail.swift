@@ -38,11 +38,12 @@ public struct CodeMail: Sendable {
             "product_name": products.name(of: purchase.productID),
             "redeem_url": links.url("/redeem/" + issued.code.display),
             "expiry_text": Self.humanDate(issued.record.expiresAt),
+            "manage_url": links.url("/manage"),
         ]
     }
 
     /// `21 November 2026, 18:00 UTC`.
-    static func humanDate(_ date: Date) -> String {
+    public static func humanDate(_ date: Date) -> String {
         let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
         var seconds = time_t(date.timeIntervalSince1970)
         var parts = tm()

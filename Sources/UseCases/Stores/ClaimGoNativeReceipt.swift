@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Storage
 
-/// `POST /api/v1/iap/gonative`: a GoNative app's App Store receipt, verified with verifyReceipt
+/// `POST /api/v1/iap/gonative` and `POST /gonative/receipt`: a GoNative app's App Store receipt, verified with verifyReceipt
 /// and its newest purchase stored and linked to the signed-in account (held by another account:
 /// moved under `transfer`, refused otherwise).
 public struct ClaimGoNativeReceipt: Sendable {
@@ -33,14 +33,16 @@ public struct ClaimGoNativeReceipt: Sendable {
         self.catalog = catalog
     }
 
-    /// Refuses an invalid token before the store is asked anything.
+    /// Refuses an invalid credential before the store is asked anything.
     /// - Throws: `UseCaseError.unauthorized`.
-    public func checkSignedIn(_ bearer: String, now: Date) async throws {
-        _ = try await database.read { try BearerSession.require(bearer, on: $0, now: now) }
+    public func checkSignedIn(_ credential: Credential, now: Date) async throws {
+        _ = try await database.read { try credential.requireAccount(on: $0, now: now) }
     }
 
+    /// - Parameter credential: the app's bearer token (`/api/v1/iap/gonative`) or the web session
+    ///   of the GoNative web view (`/gonative/receipt`).
     /// - Throws: `UseCaseError` (`unauthorized`, `upstream_unavailable`, `not_configured`), `StorageError`.
-    public func claim(receipt: String, bearer: String, now: Date) async throws -> Outcome {
+    public func claim(receipt: String, credential: Credential, now: Date) async throws -> Outcome {
         let verified: VerifiedStorePurchase
         do {
             verified = try await verifier.appStore(receiptBase64: receipt)
@@ -51,7 +53,7 @@ public struct ClaimGoNativeReceipt: Sendable {
         let catalog = self.catalog
         let events = self.events
         return try await verifier.record(verified) { connection, applied -> Outcome in
-            let accountID = try BearerSession.require(bearer, on: connection, now: now)
+            let accountID = try credential.requireAccount(on: connection, now: now)
             let claim = try PurchaseClaim.claim(
                 applied.purchase, for: accountID, appUserID: nil, policy: policy, events: events, on: connection, now: now)
             guard case .held = claim else { return .belongsToOtherAccount }

@@ -13,17 +13,20 @@ struct AccountDataRoutes {
 
     func add(to group: inout RouteGroup) {
         group.add(.delete, "/api/v1/account") { [delete, now] request, _ in
-            _ = try await delete.signedIn(accessToken: try BearerToken.read(request), now: now())
+            _ = try await delete.signedIn(.bearer(try BearerToken.read(request)), now: now())
             return .json { json in json.string("status", "deleted") }
         }
         group.add(.get, "/api/v1/account/export") { [export, now] request, _ in
-            let document = try await export.signedIn(accessToken: try BearerToken.read(request), now: now())
-            var response = HTTPResponse.json(try AccountExportJSON.encode(document))
-            response.headers.set(
-                "Content-Disposition", "attachment; filename=\"tollgate-account-\(document.records.account.id).json\"")
-            response.headers.set("Cache-Control", "no-store")
-            return response
+            try Self.download(try await export.signedIn(.bearer(try BearerToken.read(request)), now: now()))
         }
+    }
+
+    /// The export as a JSON download (also `GET /account/export`, `WebAccountRoutes`).
+    static func download(_ document: ExportAccount.Document) throws -> HTTPResponse {
+        var response = HTTPResponse.json(try AccountExportJSON.encode(document))
+        response.headers.set("Content-Disposition", "attachment; filename=\"tollgate-account-\(document.records.account.id).json\"")
+        response.headers.set("Cache-Control", "no-store")
+        return response
     }
 }
 

@@ -12,7 +12,7 @@ import UseCases
 ///
 /// | group | middleware |
 /// | --- | --- |
-/// | operations, pages, browser flows | (global only) |
+/// | operations, pages, browser flows, the web account, GoNative's URLs | (global only; per route: limits) |
 /// | `/api/v1/*` | `X-Api-Key`, then per route: failure or request limits, `Idempotency-Key` |
 /// | `/admin/v1/*` | admin token |
 /// | `/receipts` | server key |
@@ -42,6 +42,9 @@ public struct Site: Sendable {
         public var signIn: SignIn
         public var deleteAccount: DeleteAccount
         public var exportAccount: ExportAccount
+        public var webSignIn: WebSignIn
+        public var webAccount: WebAccount
+        public var formTokens: FormTokens
         public var operatorActions: OperatorActions
         public var idempotentReplies: IdempotentReplies
 
@@ -52,8 +55,12 @@ public struct Site: Sendable {
             applyGoogleNotification: ApplyGoogleNotification, recordReceipt: RecordReceipt, claimStorePurchase: ClaimStorePurchase,
             claimGoNativeReceipt: ClaimGoNativeReceipt, setAccountEmail: SetAccountEmail, confirmEmail: ConfirmEmail,
             setPassword: SetPassword, signIn: SignIn, deleteAccount: DeleteAccount, exportAccount: ExportAccount,
+            webSignIn: WebSignIn, webAccount: WebAccount, formTokens: FormTokens,
             operatorActions: OperatorActions, idempotentReplies: IdempotentReplies
         ) {
+            self.webSignIn = webSignIn
+            self.webAccount = webAccount
+            self.formTokens = formTokens
             self.deleteAccount = deleteAccount
             self.exportAccount = exportAccount
             self.redeem = redeem
@@ -148,6 +155,17 @@ public struct Site: Sendable {
         PasswordRoutes(setPassword: cases.setPassword, pages: pages, links: links, now: now).add(to: &open)
         let signIn = SignInRoutes(signIn: cases.signIn, pages: pages, links: links, limiter: limiter, clientAddress: clientAddress, now: now)
         signIn.addPages(to: &open)
+        let gate = WebSessionGate(signIn: cases.webSignIn, forms: cases.formTokens, cookies: WebCookies(baseURL: config.baseURL), now: now)
+        WebSignInRoutes(signIn: cases.webSignIn, gate: gate, pages: pages, limiter: limiter, clientAddress: clientAddress, now: now)
+            .add(to: &open, middleware)
+        WebAccountRoutes(
+            account: cases.webAccount, delete: cases.deleteAccount, export: cases.exportAccount, gate: gate, pages: pages, products: products,
+            now: now
+        ).add(to: &open, middleware)
+        GoNativeRoutes(
+            claim: cases.claimGoNativeReceipt, gate: gate, pages: pages, products: config.products, names: products, appName: config.app.name,
+            links: links, now: now
+        ).add(to: &open)
 
         var webhooks = RouteGroup()
         StripeWebhookRoute(secret: simulator?.keys.webhookSecret ?? config.stripe.webhookSecret, apply: cases.applyStripeEvent, now: now)

@@ -40,7 +40,8 @@ struct ErrorMiddleware: Middleware {
             let rest = path.dropFirst(prefix.count)
             if rest.isEmpty || rest.hasPrefix("/") { return true }
         }
-        return ["/receipts", "/auth/token", "/healthz", "/readyz", "/metrics", "/openapi.json"].contains(path)
+        return ["/receipts", "/auth/token", "/healthz", "/readyz", "/metrics", "/openapi.json", "/gonative/products.json", "/gonative/receipt"]
+            .contains(path)
     }
 }
 

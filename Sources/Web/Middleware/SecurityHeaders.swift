@@ -8,11 +8,21 @@ public enum SecurityHeaders {
         "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
         + "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-    /// Adds the HTML security headers when `response` is HTML; adds `nosniff` to everything.
+    /// The policy of a page whose forms may lead to `origins` (a form whose answer redirects to
+    /// another site, as "manage billing" does to Stripe's portal).
+    public static func contentSecurityPolicy(formActions origins: [String]) -> String {
+        contentSecurityPolicy.replacingOccurrences(
+            of: "form-action 'self'", with: (["form-action 'self'"] + origins).joined(separator: " "))
+    }
+
+    /// Adds the HTML security headers when `response` is HTML (keeping a policy the page set
+    /// itself, which only ever widens `form-action`); adds `nosniff` to everything.
     public static func apply(to response: inout HTTPResponse) {
         response.headers.set("X-Content-Type-Options", "nosniff")
         guard let type = response.headers["Content-Type"], type.hasPrefix("text/html") else { return }
-        response.headers.set("Content-Security-Policy", contentSecurityPolicy)
+        if response.headers["Content-Security-Policy"] == nil {
+            response.headers.set("Content-Security-Policy", contentSecurityPolicy)
+        }
         response.headers.set("Referrer-Policy", "no-referrer")
         response.headers.set("X-Frame-Options", "DENY")
     }

@@ -4,7 +4,7 @@ import HTTPCore
 import HTTPRouting
 import UseCases
 
-/// The app's store endpoints: `POST /api/v1/iap/gonative` and `GET /api/v1/products`.
+/// The app's store endpoints: `POST /api/v1/iap/gonative` (bearer or web session cookie) and `GET /api/v1/products`.
 ///
 /// **gonative** (GoNative / Median IAP plug-in): `{"receipt-data": "<base64 app receipt>"}`
 /// with the app key and `Authorization: Bearer <access_token>` (`401` without one); see
@@ -29,7 +29,7 @@ struct StoreAPIRoutes {
     let links: Links
     let now: @Sendable () -> Date
 
-    private struct GoNativeBody: Decodable {
+    struct GoNativeBody: Decodable {
         let receiptData: String
 
         enum CodingKeys: String, CodingKey {
@@ -39,14 +39,22 @@ struct StoreAPIRoutes {
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.post, "/api/v1/iap/gonative", maxBodyBytes: 512 * 1024) { [self] request, context in
-            guard let bearer = try BearerToken.read(request) else {
-                throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token>.")
+            // The app's bearer token, or (a web view) the buyer's web session cookie.
+            let credential: Credential
+            if let bearer = try BearerToken.read(request) {
+                credential = .bearer(bearer)
+            } else if let cookie = WebCookies.value(WebCookies.session, in: request) {
+                credential = .webSession(cookie)
+            } else {
+                throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token> or the web session cookie.")
             }
             let body = try request.decodeJSON(GoNativeBody.self)
             // An invalid token is refused before Apple is asked anything.
-            try await gonative.checkSignedIn(bearer, now: now())
+            try await gonative.checkSignedIn(credential, now: now())
             return try await middleware.idempotent("iap.gonative").handle(request, context: context) { _, _ in
-                answer(try await gonative.claim(receipt: body.receiptData, bearer: bearer, now: now()))
+                GoNativeReply.answer(
+                    try await gonative.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName,
+                    loadURL: links.url("/"))
             }
         }
         group.add(.get, "/api/v1/products") { [products, entitlements] _, _ in
@@ -58,32 +66,6 @@ struct StoreAPIRoutes {
                     }
                 }
             }
-        }
-    }
-
-    private func answer(_ outcome: ClaimGoNativeReceipt.Outcome) -> HTTPResponse {
-        switch outcome {
-        case .notVerified(let why):
-            return Self.answer(success: false, title: "Purchase not verified", message: "The App Store did not confirm this purchase. \(why)", loadURL: nil)
-        case .belongsToOtherAccount:
-            return Self.answer(
-                success: false, title: "Purchase belongs to another account",
-                message: "This purchase is already linked to another \(appName) account. Sign in to that account to use it.", loadURL: nil)
-        case .expired:
-            return Self.answer(success: false, title: "Purchase expired", message: "This purchase is no longer active.", loadURL: nil)
-        case .unlocked(let purchase, let unlocked):
-            var message = unlocked.isEmpty ? "Your purchase is active" : "\(unlocked.joined(separator: ", ")) is unlocked"
-            if let expires = purchase.expiresAt { message += " until \(Timestamp.rfc3339(expires))" }
-            return Self.answer(success: true, title: "Purchase complete", message: message + ".", loadURL: links.url("/"))
-        }
-    }
-
-    private static func answer(success: Bool, title: String, message: String, loadURL: String?) -> HTTPResponse {
-        .json { json in
-            json.bool("success", success)
-            json.string("title", title)
-            json.string("message", message)
-            json.string("loadUrl", loadURL)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
@@ -26,7 +27,7 @@ struct BrowserTests {
 
     /// One page of the service and what it must show.
     struct Page: Sendable {
-        enum Kind: Sendable { case home, success, redeem, unknown, expired, cancel, notFound }
+        enum Kind: Sendable { case home, success, redeem, unknown, expired, cancel, notFound, signIn, signInLink, account, goNativeStore }
         let name: String
         let path: String
         let kind: Kind
@@ -43,10 +44,13 @@ struct BrowserTests {
     func everyPage() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let started = ContinuousClock.now
-        let harness = try CheckoutHarness()
+        let harness = try CheckoutHarness(extra: ["products": ["com.example.monthly", "com.example.yearly"]])
         let sessionID = try await harness.startCheckout()
         try harness.pay(sessionID)
         let code = try #require(CheckoutHarness.code(in: await harness.successPage(sessionID)))
+        // Signed in by the emailed link before the server (and its mail worker) starts.
+        let cookie = try await Self.webSessionCookie(harness)
+        let link = try await Self.signInLinkToken(harness)
         try harness.app.app.start()
         let base = "http://127.0.0.1:\(harness.app.app.server.port)"
         let scratch = try TemporaryDirectory()
@@ -67,6 +71,29 @@ struct BrowserTests {
         var weights: [String] = []
         results += try await Self.run(Self.jobs(live, base: base), scratch: scratch.path)
         weights += try await Self.weighAll(live, base: base)
+        // The buyer's web account: the signed-out pages as they are; the signed-in ones through a
+        // loopback redirect that sets the session cookie (cookies are per host, not per port), as
+        // signing in would (the sign-in itself is tested over HTTP in WebAccountTests).
+        let seeder = try FakeHTTPServer { request in
+            var response = HTTPResponse.redirect(to: base + (request.queryParameter("to") ?? "/"), status: .found)
+            response.headers.add("Set-Cookie", "\(WebCookies.session)=\(cookie); Path=/; HttpOnly; SameSite=Lax")
+            return response
+        }
+        let account = [
+            Page(name: "sign-in", path: "/account/sign-in", kind: .signIn),
+            Page(name: "sign-in-link", path: "/account/sign-in/link?token=\(link)", kind: .signInLink),
+        ]
+        let signedIn = [
+            Page(name: "account", path: "/account", kind: .account),
+            Page(name: "gonative-store", path: "/gonative/store", kind: .goNativeStore),
+        ]
+        results += try await Self.run(Self.jobs(account, base: base, light: true), scratch: scratch.path)
+        weights += try await Self.weighAll(account, base: base)
+        results += try await Self.run(
+            Self.jobs(signedIn, base: seeder.baseURL + "/seed?to=", light: true), scratch: scratch.path)
+        weights += try await Self.weighAll(signedIn, base: base, cookie: "\(WebCookies.session)=\(cookie)")
+        await seeder.stop()
+
         harness.clock.advance(2 * 3600)   // past the 1 h code_ttl of the harness
         results += try await Self.run(Self.jobs(expired, base: base), scratch: scratch.path)
         weights += try await Self.weighAll(expired, base: base)
@@ -147,14 +174,46 @@ struct BrowserTests {
         #expect(problems.contains { $0.contains("tracker.example.net") }, "\(problems)")
     }
 
+    // MARK: The web account
+
+    /// A fresh sign-in link's token for the harness's buyer (signed in once already).
+    static func signInLinkToken(_ harness: CheckoutHarness) async throws -> String {
+        let now = harness.clock.now
+        return try await harness.app.app.database.write { connection in
+            guard let account = try AccountRepository.find(email: "buyer@example.com", on: connection) else {
+                throw HarnessError("the buyer has no account")
+            }
+            return try AuthTokenRepository.issue(.webSignIn, accountID: account.id, email: "buyer@example.com", on: connection, now: now)
+        }
+    }
+
+    /// The cookie value of a web session for the harness's buyer, signed in by the emailed link.
+    static func webSessionCookie(_ harness: CheckoutHarness) async throws -> String {
+        let browser = CookieBrowser(harness.app)
+        _ = try await WebAccountTests.signInByLink(harness, browser)
+        guard let cookie = browser.cookies[WebCookies.session] else { throw HarnessError("the sign-in link did not sign in") }
+        return cookie
+    }
+
     // MARK: Running
 
     /// Per page: a DOM load for every device with JavaScript on and off, and screenshots of the
     /// phone and desktop views in light and dark, JavaScript on and off, and at 320 px.
-    static func jobs(_ pages: [Page], base: String) -> [Job] {
+    /// `light`: a phone and a desktop only, and two screenshots (pages without per-device content).
+    static func jobs(_ pages: [Page], base: String, light: Bool = false) -> [Job] {
         var jobs: [Job] = []
         for page in pages {
             let url = base + page.path
+            if light {
+                for device in [BrowserDevice.iPhone, .desktop] {
+                    for javaScript in [true, false] {
+                        jobs.append(Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: javaScript, dark: false, output: .dom)))
+                    }
+                    let file = "\(screenshotFolder)/\(page.name)-\(device.name)-js-on-light.png"
+                    jobs.append(Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: true, dark: false, output: .screenshot(path: file))))
+                }
+                continue
+            }
             for device in [BrowserDevice.iPhone, .android, .desktop] {
                 for javaScript in [true, false] {
                     jobs.append(Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: javaScript, dark: false, output: .dom)))
@@ -191,11 +250,11 @@ struct BrowserTests {
     }
 
     /// Weighs each page as each device gets it; records a failure above the budget.
-    static func weighAll(_ pages: [Page], base: String) async throws -> [String] {
+    static func weighAll(_ pages: [Page], base: String, cookie: String? = nil) async throws -> [String] {
         var lines: [String] = []
         for page in pages {
             for device in [BrowserDevice.iPhone, .android, .desktop] {
-                let weight = try await weigh(base: base, path: page.path, userAgent: device.userAgent)
+                let weight = try await weigh(base: base, path: page.path, userAgent: device.userAgent, cookie: cookie)
                 let parts = weight.parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
                 #expect(weight.total < pageBudget, "\(page.name) on \(device) weighs \(weight.total) bytes: \(parts)")
                 lines.append("\(page.name)/\(device.name): \(weight.total) B (\(parts))")
@@ -205,10 +264,14 @@ struct BrowserTests {
     }
 
     /// The bytes of a page and of every file it loads (each once, as a browser caches them).
-    static func weigh(base: String, path: String, userAgent: String) async throws -> (total: Int, parts: [(String, Int)]) {
+    static func weigh(base: String, path: String, userAgent: String, cookie: String? = nil) async throws -> (total: Int, parts: [(String, Int)]) {
         func fetch(_ address: String) async throws -> Data {
             var request = URLRequest(url: try #require(URL(string: address)))
             request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+            if let cookie {
+                request.httpShouldHandleCookies = false   // else the session's empty cookie store replaces the header
+                request.setValue(cookie, forHTTPHeaderField: "Cookie")
+            }
             return try await URLSession.shared.data(for: request).0
         }
         let html = try await fetch(base + path)

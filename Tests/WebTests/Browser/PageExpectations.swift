@@ -6,7 +6,7 @@ enum PageExpectations {
     /// Hosts a page may link to (never load from): the configured base URL and the stores.
     static let linkHosts: Set<String> = ["pay.example.com", "apps.apple.com", "play.google.com"]
     /// The app's own schemes: the custom scheme and Android's intent links.
-    static let appSchemes = ["exampleapp:", "intent:"]
+    static let appSchemes = ["exampleapp:", "intent:", "gonative:"]
 
     static func problems(in dom: DOMInspection, dom text: String, page: BrowserTests.Page, load: BrowserLoad, code: String) -> [String] {
         var problems = common(dom, text: text) + hostProblems(in: dom)
@@ -28,6 +28,30 @@ enum PageExpectations {
             if !text.contains("Error 404") || !text.contains("We could not find this page") { problems.append("not the 404 page") }
         case .home:
             if !text.contains("Get back into Example") { problems.append("not the home page") }
+        case .signIn:
+            let actions = dom.all("form").map { "\($0.attributes["method"] ?? "get") \($0.attributes["action"] ?? "")" }
+            if actions != ["post /account/sign-in", "post /account/sign-in"] { problems.append("sign-in forms are \(actions)") }
+            if dom.element(id: "email")?.attributes["type"] != "email" || dom.element(id: "password")?.attributes["type"] != "password" {
+                problems.append("no email and password fields")
+            }
+            problems += csrfProblems(dom)
+        case .signInLink:
+            if dom.all("form").map({ $0.attributes["action"] }) != ["/account/sign-in/link"] { problems.append("no sign-in button form") }
+            problems += csrfProblems(dom)
+        case .account:
+            let actions = Set(dom.all("form").compactMap { $0.attributes["action"] })
+            for action in ["/account/sign-out", "/account/resend", "/account/billing", "/account/delete"] where !actions.contains(action) {
+                problems.append("no \(action) form")
+            }
+            if !text.contains("buyer@example.com") || !text.contains("Renews") { problems.append("the buyer's email or purchase is missing") }
+            if !dom.all("a").contains(where: { $0.attributes["href"] == "/account/export" }) { problems.append("no download link") }
+            problems += csrfProblems(dom)
+        case .goNativeStore:
+            let hrefs = Set(dom.all("a").compactMap { $0.attributes["href"] })
+            if !hrefs.contains("gonative://purchase/com.example.monthly") || !hrefs.contains("gonative://iap/restorePurchases") {
+                problems.append("no purchase or restore button: \(hrefs.sorted())")
+            }
+            if !text.contains("within a minute") { problems.append("no note that a restore shows up within a minute") }
         }
         if page.kind != .success && page.kind != .redeem && text.contains("<svg") { problems.append("an <svg> (QR code) outside the code pages") }
         return problems
@@ -74,6 +98,13 @@ enum PageExpectations {
         if !redeem && auto != nil { problems.append("the success page tries the app by itself") }
         if !redeem && !text.contains("b•••@e•••.com") { problems.append("no masked email") }
         return problems
+    }
+
+    /// Every POST form carries a non-empty CSRF token.
+    static func csrfProblems(_ dom: DOMInspection) -> [String] {
+        let tokens = dom.all("input").filter { $0.attributes["name"] == "csrf" && !($0.attributes["value"] ?? "").isEmpty }
+        let forms = dom.all("form").filter { $0.attributes["method"] == "post" }
+        return tokens.count >= forms.count ? [] : ["\(forms.count) POST forms but \(tokens.count) CSRF tokens"]
     }
 
     /// Every page: lang, a title, one h1, a main landmark, labelled fields, same-origin

@@ -31,6 +31,8 @@ extension FakeStripe.Core {
             return retrieveSession(id: segments[3], request: request)
         case (.get, 3) where segments[0] == "v1" && segments[1] == "subscriptions":
             return retrieveSubscription(id: segments[2])
+        case (.post, 3) where segments == ["v1", "billing_portal", "sessions"]:
+            return createPortalSession(request)
         default:
             return respond(
                 FakeStripeJSON.error(
@@ -72,6 +74,41 @@ extension FakeStripe.Core {
         let digits = date.split(separator: "-")
         return digits.count == 3 && digits.map(\.count) == [4, 2, 2] && digits.allSatisfy { $0.allSatisfy(\.isNumber) }
             && (parts.count == 1 || parts[1].allSatisfy { $0.isLetter && $0.isLowercase })
+    }
+
+    // MARK: - Customer portal
+
+    /// `POST /v1/billing_portal/sessions`: `customer` must be one a completed session created;
+    /// answers a portal URL on `portalBaseURL`, as Stripe answers one on billing.stripe.com.
+    private func createPortalSession(_ request: HTTPRequest) -> HTTPResponse {
+        let parameters: StripeFormValue
+        do {
+            parameters = try StripeFormValue.decode(String(decoding: request.body, as: UTF8.self))
+        } catch {
+            return invalid("Invalid request body", param: nil)
+        }
+        if let unknown = parameters.keys.first(where: { !["customer", "return_url", "configuration", "locale"].contains($0) }) {
+            return invalid("Received unknown parameter: \(unknown)", param: unknown, code: "parameter_unknown")
+        }
+        guard let customer = parameters["customer"]?.string, !customer.isEmpty else { return missing("customer") }
+        let known = state.withLock { state in state.sessions.values.contains { $0.customerID == customer } }
+        guard known else {
+            return respond(
+                FakeStripeJSON.error(
+                    type: "invalid_request_error", message: "No such customer: '\(customer)'", code: "resource_missing", param: "customer"),
+                status: 400)
+        }
+        let id = state.withLock { "bps_test_\($0.nextSuffix())" }
+        let created = Int(wholeSecondsNow().timeIntervalSince1970)
+        let returnURL = parameters["return_url"]?.string
+        state.withLock { $0.portalSessions.append((customer: customer, returnURL: returnURL)) }
+        return respond(
+            [
+                "id": id, "object": "billing_portal.session", "configuration": "bpc_test_default", "created": created,
+                "customer": customer, "livemode": false, "locale": NSNull(), "on_behalf_of": NSNull(),
+                "return_url": returnURL ?? NSNull(), "url": "\(FakeStripe.portalBaseURL)/p/session/\(id)",
+            ],
+            status: 200)
     }
 
     // MARK: - Checkout Sessions

@@ -57,6 +57,12 @@ public final class FakeStripe: Sendable {
     /// Every request received, in order (including refused ones).
     public var receivedRequests: [HTTPRequest] { server.requests }
 
+    /// Where the portal URLs it answers point (Stripe's own host, never reached in tests).
+    public static let portalBaseURL = "https://billing.stripe.com"
+
+    /// The customer-portal sessions created: for whom, and where they return.
+    public var portalSessions: [(customer: String, returnURL: String?)] { core.state.withLock { $0.portalSessions } }
+
     /// The sessions created so far, in order, with the parameters they were created with.
     public var sessions: [Session] { core.state.withLock { state in state.sessionOrder.compactMap { state.sessions[$0] } } }
 
@@ -151,6 +157,7 @@ extension FakeStripe {
             var subscriptions: [String: Subscription] = [:]
             var idempotency: [String: (body: [UInt8], response: [UInt8])] = [:]
             var failures: (status: Int, remaining: Int)?
+            var portalSessions: [(customer: String, returnURL: String?)] = []
             var counter = 0
 
             /// A unique, Stripe-looking id suffix.

@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import Storage
+
+/// The buyer's cookie sessions on Tollgate's own pages (`tollgate_session`): the cookie holds
+/// `web_<id>.<secret>`; the table keeps the SHA-256 of the secret, compared in constant time.
+/// A session lives 30 days from its last use (sliding, moved forward at most once an hour so a
+/// busy page does not write on every view) and ends when the account's session generation
+/// moves (a password change, a deletion) or when it is signed out.
+public enum WebSessionRepository {
+    static let idPrefix = "web"
+    /// How long a session lives after its last use.
+    public static let lifetime: TimeInterval = 30 * 86400
+    /// How old the last extension must be before a use moves the expiry again.
+    public static let extensionStep: TimeInterval = 3600
+
+    /// A session found from its cookie.
+    public struct Session: Sendable, Equatable {
+        public let id: String
+        public let accountID: String
+        public let expiresAt: Date
+        /// Whether this use moved the expiry (the cookie's lifetime should be sent again).
+        public let extended: Bool
+    }
+
+    /// A new session: the cookie's value (shown once, never stored) and its row's facts.
+    public struct Issued: Sendable {
+        public let cookieValue: String
+        public let session: Session
+    }
+
+    /// Signs `accountID` in on the web.
+    /// - Throws: `CryptoError` (random source), `StorageError`.
+    public static func issue(accountID: String, on connection: Connection, now: Date) throws -> Issued {
+        let random = try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes + OpaqueToken.byteCount)
+        let id = EntityID.makeTimeOrdered(idPrefix, at: now, random: random.prefix(EntityID.timeOrderedRandomBytes))
+        let token = SessionToken(sessionID: id, secretBytes: random.suffix(OpaqueToken.byteCount))
+        let expires = now.addingTimeInterval(lifetime)
+        let nowMS = Timestamp.milliseconds(now)
+        try connection.execute(
+            """
+            INSERT INTO web_sessions (id, account_id, secret_hash, account_generation, created_at, last_seen_at, expires_at)
+            VALUES (?, ?, ?, (SELECT session_generation FROM accounts WHERE id = ?), ?, ?, ?)
+            """,
+            [id, accountID, try token.secretHash, accountID, nowMS, nowMS, Timestamp.milliseconds(expires)])
+        return Issued(cookieValue: token.text, session: Session(id: id, accountID: accountID, expiresAt: expires, extended: true))
+    }
+
+    /// The live session `cookieValue` names, without changing anything; nil when it is unknown,
+    /// expired, signed out, or its account's sessions were ended since.
+    public static func find(_ cookieValue: String, on connection: Connection, now: Date) throws -> Session? {
+        guard let token = SessionToken(parsing: cookieValue, prefix: idPrefix),
+            let row = try connection.queryOne(
+                """
+                SELECT w.account_id, w.secret_hash, w.expires_at, w.revoked_at,
+                    w.account_generation = a.session_generation AND a.deleted_at IS NULL AS current
+                FROM web_sessions w JOIN accounts a ON a.id = w.account_id WHERE w.id = ?
+                """,
+                [token.sessionID]),
+            try token.matches(row.optionalBlob("secret_hash")),
+            try row.optionalInt64("revoked_at") == nil, try row.bool("current")
+        else { return nil }
+        let expires = Timestamp.date(try row.int64("expires_at"))
+        guard expires > now else { return nil }
+        return Session(id: token.sessionID, accountID: try row.string("account_id"), expiresAt: expires, extended: false)
+    }
+
+    /// Like `find`, and slides the expiry forward when the last extension is over an hour old.
+    public static func use(_ cookieValue: String, on connection: Connection, now: Date) throws -> Session? {
+        guard let found = try find(cookieValue, on: connection, now: now) else { return nil }
+        let slid = now.addingTimeInterval(lifetime)
+        guard slid.timeIntervalSince(found.expiresAt) >= extensionStep else { return found }
+        try connection.execute(
+            "UPDATE web_sessions SET expires_at = ?, last_seen_at = ? WHERE id = ?",
+            [Timestamp.milliseconds(slid), Timestamp.milliseconds(now), found.id])
+        return Session(id: found.id, accountID: found.accountID, expiresAt: slid, extended: true)
+    }
+
+    /// Signs the session out (sign-out); the cookie no longer works.
+    public static func revoke(sessionID: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE web_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [Timestamp.milliseconds(now), sessionID])
+    }
+
+    /// Ends every web session of an account (its deletion). The rows keep only hashes; they let a
+    /// repeated deletion with the same cookie find the account it deleted, and retention removes
+    /// them once expired.
+    public static func revokeAll(accountID: String, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE web_sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ?", [Timestamp.milliseconds(now), accountID])
+    }
+
+    /// The account `cookieValue` was issued for, whatever the session's state now, when its secret
+    /// matches.
+    public static func issuedAccount(_ cookieValue: String, on connection: Connection) throws -> String? {
+        guard let token = SessionToken(parsing: cookieValue, prefix: idPrefix),
+            let row = try connection.queryOne("SELECT account_id, secret_hash FROM web_sessions WHERE id = ?", [token.sessionID]),
+            try token.matches(row.optionalBlob("secret_hash"))
+        else { return nil }
+        return try row.string("account_id")
+    }
+}

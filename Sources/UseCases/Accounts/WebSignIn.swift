@@ -1,0 +1,140 @@
+import Domain
+import Foundation
+import Logging
+import Storage
+
+/// Signing a buyer in on Tollgate's own pages (API.md "The buyer's web account"): a one-time
+/// link by email (10 minutes) or the account's password, either of which opens a cookie
+/// session (`WebSessionRepository`). Asking for a link answers the same whether or not the
+/// email is known; links to one account go out at most once a minute.
+public struct WebSignIn: Sendable {
+    /// At most one link per address in this many seconds.
+    public static let linkInterval: TimeInterval = 60
+
+    /// The outcome of a password sign-in.
+    public enum PasswordOutcome: Sendable {
+        case signedIn(WebSessionRepository.Issued)
+        /// The account has no password: a set-password link was mailed (at most every 10 minutes).
+        case passwordNotSet
+        /// Unknown email or wrong password (one answer for both).
+        case refused
+    }
+
+    let database: Database
+    let mail: MailQueue
+    let links: Links
+    let secrets: DomainSecrets
+    let passwords: PasswordCheck
+    let logger: Logger
+
+    public init(database: Database, mail: MailQueue, links: Links, authMail: AuthMail, secrets: DomainSecrets, logger: Logger) {
+        self.database = database
+        self.mail = mail
+        self.links = links
+        self.secrets = secrets
+        self.passwords = PasswordCheck(database: database, authMail: authMail, mail: mail)
+        self.logger = logger
+    }
+
+    /// Mails a sign-in link to `email` when it leads to an account (`account(for:)`). Otherwise
+    /// nothing is sent; the caller answers the same either way.
+    /// - Throws: `StorageError`, `CryptoError`, `MailError`.
+    public func requestLink(email: String, now: Date) async throws {
+        let email = email.lowercased()
+        let (mail, links, secrets) = (self.mail, self.links, self.secrets)
+        let queued = try await database.write { connection -> Bool in
+            guard let accountID = try Self.account(for: email, secrets: secrets, on: connection, now: now),
+                try ResendThrottle.claim("web-sign-in:" + accountID, interval: Self.linkInterval, on: connection, now: now)
+            else { return false }
+            let token = try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now)
+            try mail.enqueue(
+                key: "web-sign-in:\(try EntityID.make("m"))", template: "login_link", to: email,
+                parameters: ["login_url": links.url("/account/sign-in/link?token=" + token), "expiry_text": "in 10 minutes"],
+                on: connection)
+            return true
+        }
+        if queued { mail.queued() }
+    }
+
+    /// The account a link for `email` signs into: the account with that address; else the
+    /// account holding the newest purchase made with it, when that account has no address of its
+    /// own (a checkout started from the app: the link proves the payer's address and gives it to
+    /// the account); else, when purchases were made with it, a new account for the address (a
+    /// web buyer who never opened the app). Nil when the address bought nothing and no account
+    /// has it.
+    static func account(for email: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> String? {
+        if let account = try AccountRepository.find(email: email, on: connection) { return account.id }
+        let purchases = try PurchaseRepository.forEmail(email, on: connection)
+        guard !purchases.isEmpty else { return nil }
+        if let holderID = purchases.last(where: { $0.accountID != nil })?.accountID,
+            let holder = try AccountRepository.find(id: holderID, on: connection), holder.email == nil,
+            !(try AccountErasure.isDeleted(accountID: holder.id, on: connection))
+        {
+            return holder.id
+        }
+        return try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now).id
+    }
+
+    /// Whether a sign-in link can still be used; changes nothing (its page is a GET).
+    /// - Throws: `StorageError`.
+    public func checkLink(_ token: String, now: Date) async throws -> AuthTokenRepository.Rejection? {
+        let state = try await database.read { try AuthTokenRepository.peek(token, purpose: .webSignIn, on: $0, now: now) }
+        if case .failure(let rejection) = state { return rejection }
+        return nil
+    }
+
+    /// Uses a sign-in link: a new session for its account, whose address the link has just
+    /// proved (confirmed unless another account confirmed it first).
+    /// - Throws: `StorageError`, `CryptoError`.
+    public func signIn(link token: String, now: Date) async throws -> Result<WebSessionRepository.Issued, AuthTokenRepository.Rejection> {
+        try await database.write { connection in
+            switch try AuthTokenRepository.consume(token, purpose: .webSignIn, on: connection, now: now) {
+            case .failure(let rejection):
+                return .failure(rejection)
+            case .success(let link):
+                guard let account = try AccountRepository.find(id: link.accountID, on: connection),
+                    !(try AccountErasure.isDeleted(accountID: account.id, on: connection))
+                else {
+                    return .failure(.unknown)
+                }
+                // The link proved the address: the account's own, or (no address yet) given to it.
+                if let email = link.email, account.email == nil || (account.email == email && !account.emailVerified) {
+                    do {
+                        try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
+                    } catch is AccountRepository.EmailConflict {
+                        // Another account confirmed the address since: this one signs in unconfirmed.
+                    }
+                }
+                return .success(try WebSessionRepository.issue(accountID: account.id, on: connection, now: now))
+            }
+        }
+    }
+
+    /// Signs in with the account's email and password.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public func signIn(email: String, password: String, now: Date) async throws -> PasswordOutcome {
+        switch try await passwords.verify(email: email, password: password, now: now) {
+        case .refused: return .refused
+        case .passwordNotSet: return .passwordNotSet
+        case .verified(let accountID):
+            return .signedIn(try await database.write { try WebSessionRepository.issue(accountID: accountID, on: $0, now: now) })
+        }
+    }
+
+    /// The session a cookie names, its expiry moved forward when due; nil when signed out.
+    /// - Throws: `StorageError`.
+    public func session(_ cookieValue: String?, now: Date) async throws -> WebSessionRepository.Session? {
+        guard let cookieValue, !cookieValue.isEmpty else { return nil }
+        guard let found = try await database.read({ try WebSessionRepository.find(cookieValue, on: $0, now: now) }) else { return nil }
+        guard now.addingTimeInterval(WebSessionRepository.lifetime).timeIntervalSince(found.expiresAt) >= WebSessionRepository.extensionStep
+        else { return found }
+        return try await database.write { try WebSessionRepository.use(cookieValue, on: $0, now: now) }
+    }
+
+    /// Ends the session a cookie names (nothing when it names none).
+    /// - Throws: `StorageError`.
+    public func signOut(_ cookieValue: String?, now: Date) async throws {
+        guard let cookieValue, let session = try await session(cookieValue, now: now) else { return }
+        try await database.write { try WebSessionRepository.revoke(sessionID: session.id, on: $0, now: now) }
+    }
+}

@@ -1,0 +1,125 @@
+import Domain
+import Foundation
+import HTTPCore
+import HTTPRouting
+import Templating
+import UseCases
+
+/// The buyer's page and its forms, for a signed-in web session (`WebAccount`): `GET /account`,
+/// `POST /account/resend` (fresh codes by email), `POST /account/billing` (`303` to Stripe's
+/// customer portal), `GET /account/export` (the data export as a download) and
+/// `POST /account/delete` (with the typed confirmation `DELETE`). Signed out, the page sends the
+/// browser to the sign-in form and the forms answer `401`.
+struct WebAccountRoutes {
+    let account: WebAccount
+    let delete: DeleteAccount
+    let export: ExportAccount
+    let gate: WebSessionGate
+    let pages: Pages
+    let products: ProductNames
+    let now: @Sendable () -> Date
+
+    /// Where "manage billing" may send the browser (the page's CSP `form-action`).
+    static let billingOrigins = ["https://billing.stripe.com"]
+    /// What the buyer types to confirm a deletion.
+    static let deleteConfirmation = "DELETE"
+
+    func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
+        group.add(.get, "/account") { [self] request, _ in
+            guard let session = try await gate.session(request) else { return .redirect(to: "/account/sign-in", status: .seeOther) }
+            return gate.refreshed(try await page(session, notice: Self.notice(request.queryParameter("done"))), session, request: request)
+        }
+        group.add(.post, "/account/resend", maxBodyBytes: 4096, [middleware.limit("account-resend", 10, per: 600)]) { [self] request, _ in
+            let session = try await signedIn(request)
+            _ = try gate.form(request, session: session)
+            try await account.resendCodes(accountID: session.accountID, now: now())
+            return .redirect(to: "/account?done=resent", status: .seeOther)
+        }
+        group.add(.post, "/account/billing", maxBodyBytes: 4096, [middleware.limit("account-billing", 20, per: 600)]) { [self] request, _ in
+            let session = try await signedIn(request)
+            _ = try gate.form(request, session: session)
+            return .redirect(to: try await account.billingPortal(accountID: session.accountID, now: now()), status: .seeOther)
+        }
+        group.add(.get, "/account/export") { [export, now] request, _ in
+            try AccountDataRoutes.download(try await export.signedIn(.webSession(WebCookies.value(WebCookies.session, in: request)), now: now()))
+        }
+        group.add(.post, "/account/delete", maxBodyBytes: 4096) { [self] request, _ in
+            let cookie = WebCookies.value(WebCookies.session, in: request)
+            if let session = try await gate.session(request) {
+                let fields = try gate.form(request, session: session)
+                guard fields["confirm"]?.trimmingCharacters(in: .whitespaces) == Self.deleteConfirmation else {
+                    return try await page(session, error: "Type \(Self.deleteConfirmation) in capitals to delete your account.", status: .badRequest)
+                }
+            }
+            // Signed out already: a repeat with the same cookie finds the account it deleted, or is 401.
+            _ = try await delete.signedIn(.webSession(cookie), now: now())
+            let answer: HTTPResponse
+            if request.headers["Accept"]?.contains("text/html") == true {
+                answer = try pages.render("account_deleted", title: "Account deleted")
+            } else {
+                answer = .json { $0.string("status", "deleted") }
+            }
+            return gate.signingOut(answer)
+        }
+    }
+
+    private func signedIn(_ request: HTTPRequest) async throws -> WebSessionRepository.Session {
+        guard let session = try await gate.session(request) else {
+            throw APIError.unauthorized("Sign in first: your session has ended. Open /account/sign-in.")
+        }
+        return session
+    }
+
+    private func page(
+        _ session: WebSessionRepository.Session, notice: String? = nil, error: String? = nil, status: HTTPStatus = .ok
+    ) async throws -> HTTPResponse {
+        let now = self.now()
+        let overview = try await account.overview(accountID: session.accountID, now: now)
+        var values: [String: TemplateValue] = [
+            "csrf": .string(try gate.formToken(for: session)),
+            "email": .string(overview.account.email ?? ""), "email_verified": .bool(overview.account.emailVerified),
+            "purchases": .list(overview.purchases.map { purchase(in: $0, now: now) }),
+            "entitlements": .list(overview.entitlements.map { entitlement in
+                .dictionary([
+                    "name": .string(products.name(of: entitlement.id)), "active": .bool(entitlement.active),
+                    "until": .string(entitlement.expiresAt.map(CodeMail.humanDate) ?? ""),
+                ])
+            }),
+            "has_billing": .bool(overview.hasBilling), "can_resend": .bool(overview.canResendCodes),
+            "delete_word": .string(Self.deleteConfirmation),
+        ]
+        if let notice { values["notice"] = .string(notice) }
+        if let error { values["error"] = .string(error) }
+        var response = try pages.render("account", title: "Your account", status: status, values)
+        response.headers.set("Content-Security-Policy", SecurityHeaders.contentSecurityPolicy(formActions: Self.billingOrigins))
+        response.headers.set("Cache-Control", "no-store")
+        return response
+    }
+
+    private func purchase(in purchase: Purchase, now: Date) -> TemplateValue {
+        let source = switch purchase.platform {
+        case .stripe: "Web"
+        case .appStore: "App Store"
+        case .playStore: "Google Play"
+        }
+        let date = purchase.expiresAt.map(CodeMail.humanDate)
+        let when: String = switch (purchase.isEntitled(at: now), purchase.status, date) {
+        case (_, _, nil): ""
+        case (true, .canceled, let date?): "Ends \(date)"
+        case (true, _, let date?): "Renews \(date)"
+        case (false, _, let date?): "Ended \(date)"
+        }
+        return .dictionary([
+            "name": .string(products.name(of: purchase.productID)), "source": .string(source),
+            "status": .string(purchase.status.rawValue.replacingOccurrences(of: "_", with: " ")),
+            "active": .bool(purchase.isEntitled(at: now)), "when": .string(when),
+        ])
+    }
+
+    static func notice(_ done: String?) -> String? {
+        switch done {
+        case "resent": "If a web purchase is active, a fresh code is on its way to the address it was bought with."
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Domain
+import Foundation
+import Mail
+import HTTPCore
+import HTTPRouting
+import Templating
+import UseCases
+
+/// Signing a buyer in on the web (`WebSignIn`): `GET /account/sign-in` (the email form, and the
+/// password form for accounts that have one), `POST /account/sign-in` (mails a one-time link, the
+/// same answer whether or not the email is known; or signs in with the password),
+/// `GET /account/sign-in/link?token=` (a button: mail scanners' GETs sign no one in),
+/// `POST /account/sign-in/link` (sets the cookie), `POST /account/sign-out`, and `GET /manage`
+/// (the link emails carry). Every form carries a CSRF token; sign-in is limited per client and,
+/// for passwords, per email.
+struct WebSignInRoutes {
+    let signIn: WebSignIn
+    let gate: WebSessionGate
+    let pages: Pages
+    let limiter: RateLimiter
+    let clientAddress: ClientAddressResolver
+    let now: @Sendable () -> Date
+
+    /// Where a sign-in may lead back to (`next`), so the field cannot send anyone elsewhere.
+    static let destinations = ["/account", "/gonative/store"]
+
+    func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
+        group.add(.get, "/manage") { [gate] request, _ in
+            .redirect(to: try await gate.session(request) == nil ? "/account/sign-in" : "/account", status: .seeOther)
+        }
+        group.add(.get, "/account/sign-in") { [self] request, _ in
+            if try await gate.session(request) != nil { return .redirect(to: Self.destination(request.queryParameter("next")), status: .seeOther) }
+            return try form(request, next: request.queryParameter("next"))
+        }
+        group.add(.post, "/account/sign-in", maxBodyBytes: 8192, [middleware.limit("web-sign-in", 20, per: 600)]) { [self] request, context in
+            let fields = try gate.visitorForm(request)
+            let next = Self.destination(fields["next"])
+            guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
+                return try form(request, next: next, email: fields["email"], error: "Enter the email address you bought with.", status: .badRequest)
+            }
+            guard let password = fields["password"], !password.isEmpty else {
+                try await signIn.requestLink(email: email, now: now())
+                return try pages.render("account_link_sent", title: "Check your email", ["masked_email": .string(EmailMask.mask(email))])
+            }
+            return try await passwordSignIn(request, context: context, email: email, password: password, next: next)
+        }
+        group.add(.get, "/account/sign-in/link") { [self] request, _ in
+            let token = request.queryParameter("token") ?? ""
+            if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection) }
+            let visitor = try gate.visitor(request)
+            let page = try pages.render("account_sign_in_link", title: "Sign in", [
+                "token": .string(token), "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
+            ])
+            return gate.withVisitor(page, visitor)
+        }
+        group.add(.post, "/account/sign-in/link", maxBodyBytes: 4096) { [self] request, _ in
+            let fields = try gate.visitorForm(request)
+            let token = fields["token"] ?? ""
+            switch try await signIn.signIn(link: token, now: now()) {
+            case .success(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
+            case .failure(let rejection): return try expired(token: token, rejection)
+            }
+        }
+        group.add(.post, "/account/sign-out", maxBodyBytes: 4096) { [self] request, _ in
+            if let session = try await gate.session(request) {
+                _ = try gate.form(request, session: session)
+                try await signIn.signOut(WebCookies.value(WebCookies.session, in: request), now: now())
+            }
+            return gate.signingOut(.redirect(to: "/account/sign-in?signed_out=1", status: .seeOther))
+        }
+    }
+
+    private func passwordSignIn(
+        _ request: HTTPRequest, context: RequestContext, email: String, password: String, next: String
+    ) async throws -> HTTPResponse {
+        let now = self.now()
+        let keys = ["web-login:" + clientAddress.address(for: request, context: context), "web-login:" + email]
+        for key in keys {
+            if let wait = limiter.retryAfter(key, limit: SignInRoutes.passwordFailureLimit, now: now) {
+                throw APIError.rateLimited(retryAfterSeconds: wait)
+            }
+        }
+        switch try await signIn.signIn(email: email, password: password, now: now) {
+        case .signedIn(let issued):
+            return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
+        case .passwordNotSet:
+            return try pages.render("account_link_sent", title: "Check your email", [
+                "masked_email": .string(EmailMask.mask(email)), "password_not_set": true,
+            ])
+        case .refused:
+            for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
+            return try form(request, next: next, email: email, error: "That email and password do not match.", status: .unauthorized)
+        }
+    }
+
+    /// The sign-in page, bound to the visitor cookie (set here when the browser has none).
+    private func form(
+        _ request: HTTPRequest, next: String?, email: String? = nil, error: String? = nil, status: HTTPStatus = .ok
+    ) throws -> HTTPResponse {
+        let visitor = try gate.visitor(request)
+        var values: [String: TemplateValue] = [
+            "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))), "next": .string(Self.destination(next)),
+            "email": .string(email ?? ""), "signed_out": .bool(request.queryParameter("signed_out") != nil),
+        ]
+        if let error { values["error"] = .string(error) }
+        return gate.withVisitor(try pages.render("account_sign_in", title: "Sign in", status: status, values), visitor)
+    }
+
+    private func expired(token: String, _ rejection: AuthTokenRepository.Rejection) throws -> HTTPResponse {
+        try pages.render(
+            "link_expired", title: token.isEmpty ? "This link is incomplete" : "This sign-in link no longer works",
+            status: token.isEmpty ? .badRequest : HTTPStatus(code: 410),
+            [
+                "what": "sign-in link",
+                "advice": .string(rejection == .used ? "It was already used." : "It has expired or is incomplete."),
+                "retry_url": "/account/sign-in", "retry_label": "Get a new sign-in link",
+            ])
+    }
+
+    /// `next` when it is one of `destinations`, else `/account`.
+    static func destination(_ next: String?) -> String {
+        guard let next, destinations.contains(next) else { return "/account" }
+        return next
+    }
+}

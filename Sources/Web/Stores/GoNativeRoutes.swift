@@ -1,0 +1,73 @@
+import Domain
+import Foundation
+import HTTPCore
+import HTTPRouting
+import Templating
+import UseCases
+
+/// A GoNative (Median) app configured exactly as GoNative's docs say (API.md "The buyer's web
+/// account"): `GET /gonative/products.json` is the `productsUrl` (`{"products": ["id", ...]}`,
+/// no key); `GET /gonative/store` is the signed-in buyer's store page, whose buttons open
+/// `gonative://purchase/{id}` and `gonative://iap/restorePurchases` and whose prices
+/// `Public/gonative.js` fills in when the app calls `gonative_info_ready`; `POST /gonative/receipt`
+/// is the `postUrl`: the app posts `{"receipt-data"}` with the web view's cookies, and every
+/// answer is GoNative's `200 {"success", "title", "message", "loadUrl"}` (`GoNativeReply`), so a
+/// failure (signed out, refused, store down) is shown and the app posts again at its next launch.
+struct GoNativeRoutes {
+    let claim: ClaimGoNativeReceipt
+    let gate: WebSessionGate
+    let pages: Pages
+    let products: [String]
+    let names: ProductNames
+    let appName: String
+    let links: Links
+    let now: @Sendable () -> Date
+
+    func add(to group: inout RouteGroup) {
+        group.add(.get, "/gonative/products.json") { [products] _, _ in
+            .json { json in json.strings("products", products) }
+        }
+        group.add(.get, "/gonative/store") { [self] request, _ in
+            guard let session = try await gate.session(request) else {
+                return .redirect(to: "/account/sign-in?next=/gonative/store", status: .seeOther)
+            }
+            let page = try pages.render("gonative_store", title: "Store", [
+                "products": .list(products.map { .dictionary(["id": .string($0), "name": .string(names.name(of: $0))]) }),
+            ])
+            return gate.refreshed(page, session, request: request)
+        }
+        group.add(.post, "/gonative/receipt", maxBodyBytes: 512 * 1024) { [self] request, _ in
+            try await receipt(request)
+        }
+    }
+
+    private func receipt(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let credential = Credential.webSession(WebCookies.value(WebCookies.session, in: request))
+        guard let body = try? request.decodeJSON(StoreAPIRoutes.GoNativeBody.self), !body.receiptData.isEmpty else {
+            return GoNativeReply.json(
+                success: false, title: "Purchase not verified", message: "The app sent no receipt. Restore your purchases to try again.",
+                loadURL: nil)
+        }
+        do {
+            try await claim.checkSignedIn(credential, now: now())
+            return GoNativeReply.answer(
+                try await claim.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName,
+                loadURL: links.url("/account"))
+        } catch let error as UseCaseError {
+            switch error.kind {
+            case .unauthorized:
+                return GoNativeReply.json(
+                    success: false, title: "Sign in first",
+                    message: "Sign in to your \(appName) account; your purchase is linked to it the next time the app starts.",
+                    loadURL: links.url("/account/sign-in?next=/gonative/store"))
+            case .upstreamUnavailable, .unavailable, .notConfigured, .rateLimited:
+                return GoNativeReply.json(
+                    success: false, title: "Purchase not confirmed yet",
+                    message: "The App Store could not be reached. Your purchase is safe: it is confirmed the next time the app starts.",
+                    loadURL: nil)
+            default:
+                return GoNativeReply.json(success: false, title: "Purchase not verified", message: error.message, loadURL: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Domain
+import Foundation
+import HTTPCore
+import Testing
+import TestSupport
+
+@testable import App
+@testable import Web
+
+/// A GoNative (Median) app configured exactly as GoNative's docs say: its `productsUrl`, its
+/// store page in the web view, and its `postUrl`, which receives `{"receipt-data"}` with the web
+/// view's cookies (API.md "The buyer's web account").
+@Suite("GoNative apps through their own request shapes")
+struct GoNativeWebTests {
+    /// A web session for a new account, as the sign-in form leaves it; returns the account id and
+    /// the `Cookie` header the web view sends.
+    static func signedInWebView(_ harness: StoresHarness) async throws -> (accountID: String, cookie: String) {
+        let services = harness.app.app
+        let now = harness.clock.now
+        return try await services.database.write { connection in
+            let account = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)
+            let issued = try WebSessionRepository.issue(accountID: account.id, on: connection, now: now)
+            return (account.id, WebCookies.session + "=" + issued.cookieValue)
+        }
+    }
+
+    /// What GoNative's IAP plug-in posts to the postUrl.
+    static func post(_ harness: StoresHarness, receipt: String, cookie: String?) async -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if let cookie { headers.set("Cookie", cookie) }
+        return await harness.app.send(.post, "/gonative/receipt", headers: headers, body: #"{"receipt-data":"\#(receipt)"}"#)
+    }
+
+    func validReceipt(_ harness: StoresHarness, _ receipt: String) {
+        harness.apple.addReceipt(receipt, environment: .sandbox, answer: .valid(
+            bundleID: StoresHarness.bundleID, environment: "Sandbox",
+            purchases: [.init(originalTransactionID: "4000000000000009", expiresDate: harness.clock.now.addingTimeInterval(86400))],
+            requestDate: harness.clock.now))
+    }
+
+    @Test("productsUrl: exactly {\"products\": [ids]} from config, strings only, no key needed")
+    func productsShape() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let response = await harness.app.send(.get, "/gonative/products.json")
+        #expect(response.status == .ok)
+        #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
+        #expect(response.text == #"{"products":["com.example.monthly","com.example.lifetime","pro_monthly"]}"#)
+    }
+
+    @Test("The store page: signed out it leads to sign-in and back; signed in it has purchase and restore buttons and the price script")
+    func storePage() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let signedOut = await harness.app.send(.get, "/gonative/store")
+        #expect(signedOut.status == .seeOther && signedOut.headers["Location"] == "/account/sign-in?next=/gonative/store")
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        let page = await harness.app.send(.get, "/gonative/store", headers: ["Cookie": cookie])
+        #expect(page.status == .ok)
+        for product in ["com.example.monthly", "com.example.lifetime", "pro_monthly"] {
+            #expect(page.text.contains(#"href="gonative://purchase/\#(product)""#))
+            #expect(page.text.contains(#"data-price-for="\#(product)""#))
+        }
+        #expect(page.text.contains(#"href="gonative://iap/restorePurchases""#))
+        #expect(page.text.contains("within a minute"))
+        #expect(page.text.contains(#"src="/static/gonative.js""#))
+        let script = await harness.app.send(.get, "/static/gonative.js")
+        #expect(script.status == .ok && script.text.contains("gonative_info_ready") && script.text.contains("priceFormatted"))
+    }
+
+    @Test("postUrl with the web view's cookie: verified, linked to the signed-in account, success with loadUrl {base}/account")
+    func receiptWithCookie() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (accountID, cookie) = try await Self.signedInWebView(harness)
+        validReceipt(harness, "MIIWEBVIEW")
+        let response = await Self.post(harness, receipt: "MIIWEBVIEW", cookie: cookie)
+        #expect(response.status == .ok)
+        let json = try #require(response.jsonObject)
+        #expect(json["success"] as? Bool == true)
+        #expect(json["title"] as? String == "Purchase complete")
+        #expect(json["loadUrl"] as? String == "https://pay.example.com/account")
+        let purchase = try #require(try await harness.purchase(.appStore, "4000000000000009"))
+        #expect(purchase.accountID == accountID)
+        let again = await Self.post(harness, receipt: "MIIWEBVIEW", cookie: cookie)
+        #expect(again.jsonObject?["success"] as? Bool == true, "GoNative posts again at the next launch: the same answer")
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
+    }
+
+    @Test("postUrl without a cookie (or a stale one): 200, success false, loadUrl to sign in; Apple is not asked")
+    func receiptSignedOut() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        validReceipt(harness, "MIIWEBVIEW")
+        for cookie in [nil, WebCookies.session + "=web_unknown.secret"] {
+            let response = await Self.post(harness, receipt: "MIIWEBVIEW", cookie: cookie)
+            #expect(response.status == .ok)
+            #expect(response.jsonObject?["success"] as? Bool == false)
+            #expect(response.jsonObject?["title"] as? String == "Sign in first")
+            #expect(response.jsonObject?["loadUrl"] as? String == "https://pay.example.com/account/sign-in?next=/gonative/store")
+        }
+        #expect(harness.apple.receiptRequests.isEmpty)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+    }
+
+    @Test("postUrl with an invalid receipt, or none: 200, success false, nothing stored")
+    func invalidReceipt() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        let refused = await Self.post(harness, receipt: "GARBAGE", cookie: cookie)
+        #expect(refused.status == .ok)
+        #expect(refused.jsonObject?["success"] as? Bool == false)
+        #expect(refused.jsonObject?["title"] as? String == "Purchase not verified")
+        let empty = await harness.app.send(.post, "/gonative/receipt", headers: ["Content-Type": "application/json", "Cookie": cookie], body: "{}")
+        #expect(empty.status == .ok && empty.jsonObject?["success"] as? Bool == false)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+    }
+
+    @Test("postUrl while the App Store is down: 200, success false (GoNative posts again at the next launch), and the retry succeeds")
+    func storeOutage() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (accountID, cookie) = try await Self.signedInWebView(harness)
+        harness.apple.addReceipt("MIIOUTAGE", environment: .sandbox, answer: .status(21100))
+        let down = await Self.post(harness, receipt: "MIIOUTAGE", cookie: cookie)
+        #expect(down.status == .ok)
+        #expect(down.jsonObject?["success"] as? Bool == false)
+        #expect(down.jsonObject?["title"] as? String == "Purchase not confirmed yet")
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+
+        validReceipt(harness, "MIIOUTAGE")
+        let later = await Self.post(harness, receipt: "MIIOUTAGE", cookie: cookie)
+        #expect(later.jsonObject?["success"] as? Bool == true)
+        #expect(try await harness.purchase(.appStore, "4000000000000009")?.accountID == accountID)
+    }
+
+    @Test("The app's /api/v1/iap/gonative also takes the web session cookie when no bearer is sent")
+    func apiTakesCookie() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (accountID, cookie) = try await Self.signedInWebView(harness)
+        validReceipt(harness, "MIIWEBVIEW")
+        let response = await harness.app.send(
+            .post, "/api/v1/iap/gonative", headers: ["X-Api-Key": StoresHarness.apiKey, "Content-Type": "application/json", "Cookie": cookie],
+            body: #"{"receipt-data":"MIIWEBVIEW"}"#)
+        #expect(response.status == .ok && response.jsonObject?["success"] as? Bool == true, "\(response.text)")
+        #expect(try await harness.purchase(.appStore, "4000000000000009")?.accountID == accountID)
+    }
+}
