@@ -81,4 +81,19 @@ struct AdminAccountTests {
         #expect(list.first?["has_password"] as? Bool == false)
         #expect(!response.text.contains("password_hash"))
     }
+
+    @Test("An app-started checkout's buyer: the account that holds the purchase is found by the address it was paid with, as purchases are")
+    func accountOfAnAppStartedCheckout() async throws {
+        let harness = try CheckoutHarness()
+        let session = try await harness.startCheckout("plan=monthly&app_user_id=user-9&email=nine%40example.com")
+        try harness.pay(session, email: "nine@example.com")
+        _ = await harness.successPage(session)
+        let purchases = await harness.app.send(.get, "/admin/v1/purchases?email=nine%40example.com", headers: TestApp.adminHeaders)
+        #expect((purchases.jsonObject?["purchases"] as? [Any])?.count == 1)
+        let response = await harness.app.send(.get, "/admin/v1/accounts?email=nine%40example.com", headers: TestApp.adminHeaders)
+        let list = try #require(response.jsonObject?["accounts"] as? [[String: Any]])
+        #expect(list.count == 1, "the operator finds the buyer that /admin/v1/purchases lists")
+        #expect(list.first?["app_user_ids"] as? [String] == ["user-9"])
+        #expect((list.first?["purchase_ids"] as? [String])?.count == 1)
+    }
 }

@@ -103,7 +103,7 @@ struct GoNativeWebTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
     }
 
-    @Test("postUrl with an invalid receipt, or none: 200, success false, nothing stored")
+    @Test("postUrl with a receipt Apple refuses: 200, success false, nothing stored; a body without a receipt is 400")
     func invalidReceipt() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -112,8 +112,10 @@ struct GoNativeWebTests {
         #expect(refused.status == .ok)
         #expect(refused.jsonObject?["success"] as? Bool == false)
         #expect(refused.jsonObject?["title"] as? String == "Purchase not verified")
-        let empty = await harness.app.send(.post, "/gonative/receipt", headers: ["Content-Type": "application/json", "Cookie": cookie], body: "{}")
-        #expect(empty.status == .ok && empty.jsonObject?["success"] as? Bool == false)
+        for body in ["{}", #"{"receipt-data":""}"#, "", "not json"] {
+            let malformed = await harness.app.send(.post, "/gonative/receipt", headers: ["Content-Type": "application/json", "Cookie": cookie], body: body)
+            #expect(malformed.status == .badRequest && malformed.errorCode == "bad_request", "not GoNative's request (\(body)): 400 in API.md's shape")
+        }
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
     }
 

@@ -8,7 +8,14 @@ import Storage
 /// session (`WebSessionRepository`). Asking for a link answers the same whether or not the
 /// email is known; links to one account go out at most once a minute.
 public struct WebSignIn: Sendable {
-    /// At most one link per address in this many seconds.
+    /// A signed-in browser's session.
+    public typealias Session = WebSessionRepository.Session
+    /// A new session and the cookie value that names it.
+    public typealias Issued = WebSessionRepository.Issued
+    /// Why a sign-in link was refused.
+    public typealias LinkRejection = AuthTokenRepository.Rejection
+
+    /// At most one link per account in this many seconds.
     public static let linkInterval: TimeInterval = 60
 
     /// The outcome of a password sign-in.

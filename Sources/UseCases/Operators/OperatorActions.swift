@@ -84,10 +84,20 @@ public struct OperatorActions: Sendable {
         public let purchaseIDs: [String]
     }
 
-    /// The accounts that have `email` (confirmed or not).
+    /// The accounts that have `email` (confirmed or not), then those holding a purchase made
+    /// with it (a checkout started in the app leaves the payer's address on the purchase only),
+    /// so this finds the buyer `purchases(email:)` lists.
     public func accounts(email: String) async throws -> [AccountSummary] {
         try await database.read { connection in
-            try AccountRepository.all(email: email, on: connection).map { account in
+            var accounts = try AccountRepository.all(email: email, on: connection)
+            var seen = Set(accounts.map(\.id))
+            for purchase in try PurchaseRepository.forEmail(email, on: connection) {
+                guard let id = purchase.accountID, seen.insert(id).inserted,
+                    let holder = try AccountRepository.find(id: id, on: connection), !(try AccountErasure.isDeleted(accountID: id, on: connection))
+                else { continue }
+                accounts.append(holder)
+            }
+            return try accounts.map { account in
                 AccountSummary(
                     account: account,
                     appUserIDs: try AccountRepository.appUserIDs(accountID: account.id, on: connection),

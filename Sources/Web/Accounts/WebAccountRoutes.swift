@@ -63,7 +63,7 @@ struct WebAccountRoutes {
         }
     }
 
-    private func signedIn(_ request: HTTPRequest) async throws -> WebSessionRepository.Session {
+    private func signedIn(_ request: HTTPRequest) async throws -> WebSignIn.Session {
         guard let session = try await gate.session(request) else {
             throw APIError.unauthorized("Sign in first: your session has ended. Open /account/sign-in.")
         }
@@ -71,7 +71,7 @@ struct WebAccountRoutes {
     }
 
     private func page(
-        _ session: WebSessionRepository.Session, notice: String? = nil, error: String? = nil, status: HTTPStatus = .ok
+        _ session: WebSignIn.Session, notice: String? = nil, error: String? = nil, status: HTTPStatus = .ok
     ) async throws -> HTTPResponse {
         let now = self.now()
         let overview = try await account.overview(accountID: session.accountID, now: now)

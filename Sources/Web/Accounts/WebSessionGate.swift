@@ -13,18 +13,18 @@ struct WebSessionGate: Sendable {
     let now: @Sendable () -> Date
 
     /// The signed-in session, or nil.
-    func session(_ request: HTTPRequest) async throws -> WebSessionRepository.Session? {
+    func session(_ request: HTTPRequest) async throws -> WebSignIn.Session? {
         try await signIn.session(WebCookies.value(WebCookies.session, in: request), now: now())
     }
 
     /// The session's form token.
-    func formToken(for session: WebSessionRepository.Session) throws -> String {
+    func formToken(for session: WebSignIn.Session) throws -> String {
         try forms.token(for: .session(session.id))
     }
 
     /// The posted form's fields once its CSRF token matches `session`.
     /// - Throws: `APIError.forbidden` when it does not.
-    func form(_ request: HTTPRequest, session: WebSessionRepository.Session) throws -> [String: String] {
+    func form(_ request: HTTPRequest, session: WebSignIn.Session) throws -> [String: String] {
         let fields = Self.fields(request)
         guard forms.isValid(fields["csrf"], for: .session(session.id)) else { throw Self.staleForm }
         return fields
@@ -55,7 +55,7 @@ struct WebSessionGate: Sendable {
 
     /// `response` with the session cookie sent again (a fresh `Max-Age`) when the session's
     /// expiry moved on this request.
-    func refreshed(_ response: HTTPResponse, _ session: WebSessionRepository.Session, request: HTTPRequest) -> HTTPResponse {
+    func refreshed(_ response: HTTPResponse, _ session: WebSignIn.Session, request: HTTPRequest) -> HTTPResponse {
         guard session.extended, let value = WebCookies.value(WebCookies.session, in: request) else { return response }
         var response = response
         response.headers.add("Set-Cookie", sessionCookie(value, session))
@@ -63,7 +63,7 @@ struct WebSessionGate: Sendable {
     }
 
     /// `response` that signs the browser in with `issued`.
-    func signingIn(_ response: HTTPResponse, _ issued: WebSessionRepository.Issued) -> HTTPResponse {
+    func signingIn(_ response: HTTPResponse, _ issued: WebSignIn.Issued) -> HTTPResponse {
         var response = response
         response.headers.add("Set-Cookie", sessionCookie(issued.cookieValue, issued.session))
         response.headers.set("Cache-Control", "no-store")
@@ -77,7 +77,7 @@ struct WebSessionGate: Sendable {
         return response
     }
 
-    private func sessionCookie(_ value: String, _ session: WebSessionRepository.Session) -> String {
+    private func sessionCookie(_ value: String, _ session: WebSignIn.Session) -> String {
         cookies.setCookie(WebCookies.session, value, maxAge: max(0, Int(session.expiresAt.timeIntervalSince(now()))))
     }
 

@@ -106,7 +106,7 @@ struct WebSignInRoutes {
         return gate.withVisitor(try pages.render("account_sign_in", title: "Sign in", status: status, values), visitor)
     }
 
-    private func expired(token: String, _ rejection: AuthTokenRepository.Rejection) throws -> HTTPResponse {
+    private func expired(token: String, _ rejection: WebSignIn.LinkRejection) throws -> HTTPResponse {
         try pages.render(
             "link_expired", title: token.isEmpty ? "This link is incomplete" : "This sign-in link no longer works",
             status: token.isEmpty ? .badRequest : HTTPStatus(code: 410),

@@ -11,8 +11,9 @@ import UseCases
 /// `gonative://purchase/{id}` and `gonative://iap/restorePurchases` and whose prices
 /// `Public/gonative.js` fills in when the app calls `gonative_info_ready`; `POST /gonative/receipt`
 /// is the `postUrl`: the app posts `{"receipt-data"}` with the web view's cookies, and every
-/// answer is GoNative's `200 {"success", "title", "message", "loadUrl"}` (`GoNativeReply`), so a
-/// failure (signed out, refused, store down) is shown and the app posts again at its next launch.
+/// answer to a receipt is GoNative's `200 {"success", "title", "message", "loadUrl"}`
+/// (`GoNativeReply`), so a failure (signed out, refused, store down) is shown and the app posts
+/// again at its next launch. A body that is not GoNative's request is a `400`.
 struct GoNativeRoutes {
     let claim: ClaimGoNativeReceipt
     let gate: WebSessionGate
@@ -43,11 +44,10 @@ struct GoNativeRoutes {
 
     private func receipt(_ request: HTTPRequest) async throws -> HTTPResponse {
         let credential = Credential.webSession(WebCookies.value(WebCookies.session, in: request))
-        guard let body = try? request.decodeJSON(StoreAPIRoutes.GoNativeBody.self), !body.receiptData.isEmpty else {
-            return GoNativeReply.json(
-                success: false, title: "Purchase not verified", message: "The app sent no receipt. Restore your purchases to try again.",
-                loadURL: nil)
-        }
+        // Not GoNative's request at all (no JSON, no receipt): a 400 in API.md's shape. Every
+        // answer to a receipt, whatever became of it, is GoNative's 200.
+        let body = try request.decodeJSON(StoreAPIRoutes.GoNativeBody.self)
+        guard !body.receiptData.isEmpty else { throw APIError.badRequest("receipt-data is empty: send the app receipt GoNative posts.") }
         do {
             try await claim.checkSignedIn(credential, now: now())
             return GoNativeReply.answer(
