@@ -91,6 +91,25 @@ struct StoresReceiptsTests {
         #expect(ids == ["lifetime", "premium"])
     }
 
+    @Test("PLAY_STORE with subscription_id:base_plan_id (Play Billing 5+): both parts must match the line item; another base plan is 422")
+    func playBasePlan() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        harness.google.setSubscription(token: "tok-bp", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400))
+        // The fake answers every line item with offerDetails.basePlanId "base", as Play does for a base plan named so.
+        let otherPlan = try await harness.receipts(["user_id": "u-9", "store_product_id": "pro_monthly:yearly", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
+        #expect(otherPlan.status == .unprocessableContent)
+        #expect(otherPlan.errorCode == "invalid_receipt")
+        #expect(otherPlan.text.contains("pro_monthly:base, not pro_monthly:yearly"), "\(otherPlan.text)")
+        let otherProduct = try await harness.receipts(["user_id": "u-9", "store_product_id": "pro_yearly:base", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
+        #expect(otherProduct.status == .unprocessableContent)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+
+        let matched = try await harness.receipts(["user_id": "u-9", "store_product_id": "pro_monthly:base", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
+        #expect(matched.status == .ok, "\(matched.text)")
+        #expect(Self.purchaseJSON(matched)?["product_id"] as? String == "pro_monthly", "the purchase keeps the subscription's product id")
+    }
+
     @Test("STRIPE subscription: read from Stripe; other object types are 422")
     func stripe() async throws {
         let harness = try await StoresHarness()
@@ -106,6 +125,26 @@ struct StoresReceiptsTests {
         let other = try await harness.receipts(["user_id": "u-4", "stripe_object_type": "payment_intent", "stripe_object_id": "pi_1"], platform: "STRIPE")
         #expect(other.status == .unprocessableContent)
         #expect(other.errorCode == "unsupported_object_type")
+    }
+
+    @Test("STRIPE: a stripe_price_id that is not the subscription's price is 422 and records nothing; without one it records")
+    func stripePriceMismatch() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        harness.stripe.putSubscription(.init(id: "sub_partner_2", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        let wrong = try await harness.receipts(
+            ["user_id": "u-8", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_2", "stripe_price_id": "price_yearly"],
+            platform: "STRIPE")
+        #expect(wrong.status == .unprocessableContent, "\(wrong.text)")
+        #expect(wrong.errorCode == "unprocessable")
+        #expect((wrong.jsonObject?["error"] as? [String: Any])?["message"] as? String == "stripe_price_id price_yearly is not the price of sub_partner_2 (price_monthly); nothing was recorded.")
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+        #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
+        let unchecked = try await harness.receipts(
+            ["user_id": "u-8", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_2"], platform: "STRIPE")
+        #expect(unchecked.status == .ok)
+        #expect(Self.purchaseJSON(unchecked)?["product_id"] as? String == "price_monthly")
     }
 
     @Test("Headers: APPGALLERY is 422 unsupported_platform, other platforms 400, a missing or wrong server key 401")

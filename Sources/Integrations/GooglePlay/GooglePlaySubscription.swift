@@ -42,6 +42,16 @@ public struct GooglePlaySubscription: Sendable, Equatable {
         public var latestSuccessfulOrderID: String?
         /// `autoRenewingPlan.autoRenewEnabled`, when the item is auto-renewing.
         public var autoRenewEnabled: Bool?
+        /// `offerDetails.basePlanId` (Play Billing 5+: the base plan bought, e.g. `monthly`).
+        public var basePlanID: String? = nil
+
+        /// Whether this item is `reference`: a product id, or `productId:basePlanId` (the form
+        /// Play Billing 5+ integrations send), where both parts must match.
+        public func matches(_ reference: String) -> Bool {
+            let parts = reference.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard parts[0] == productID else { return false }
+            return parts.count == 1 || parts[1] == basePlanID
+        }
     }
 
     /// `subscriptionState`.
@@ -89,7 +99,8 @@ public struct GooglePlaySubscription: Sendable, Equatable {
             let plan = item["autoRenewingPlan"] as? [String: Any]
             items.append(LineItem(
                 productID: productID, expiryTime: expiry, latestSuccessfulOrderID: GoogleJSON.string(item["latestSuccessfulOrderId"]),
-                autoRenewEnabled: plan?["autoRenewEnabled"] as? Bool))
+                autoRenewEnabled: plan?["autoRenewEnabled"] as? Bool,
+                basePlanID: GoogleJSON.string((item["offerDetails"] as? [String: Any])?["basePlanId"])))
         }
         lineItems = items
         linkedPurchaseToken = GoogleJSON.string(object["linkedPurchaseToken"])

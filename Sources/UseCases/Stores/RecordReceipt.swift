@@ -15,8 +15,9 @@ public struct RecordReceipt: Sendable {
         case appStoreReceipt(String)
         /// Play Developer API (`purchase_token` + `store_product_id`).
         case playStore(token: String, productID: String)
-        /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`).
-        case stripeSubscription(String)
+        /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`);
+        /// `priceID` (`stripe_price_id`), when given, must be its price.
+        case stripeSubscription(String, priceID: String?)
     }
 
     /// The recorded purchase and the account that holds it.
@@ -45,14 +46,20 @@ public struct RecordReceipt: Sendable {
     }
 
     /// - Throws: `UseCaseError` (`invalid_receipt`, `upstream_unavailable`, `not_configured`,
-    ///   `purchase_belongs_to_other_user`), `StorageError`.
+    ///   `purchase_belongs_to_other_user`, `unprocessable` for a `stripe_price_id` that is not
+    ///   the subscription's), `StorageError`.
     public func record(_ source: Source, userID: String, attribution: String?, now: Date) async throws -> Recorded {
         let verified: VerifiedStorePurchase
         switch source {
         case .appStoreTransaction(let id): verified = try await verifier.appStore(transactionID: id)
         case .appStoreReceipt(let receipt): verified = try await verifier.appStore(receiptBase64: receipt)
         case .playStore(let token, let productID): verified = try await verifier.playStore(purchaseToken: token, productID: productID)
-        case .stripeSubscription(let id): verified = try await verifier.stripe(subscriptionID: id)
+        case .stripeSubscription(let id, let priceID):
+            verified = try await verifier.stripe(subscriptionID: id)
+            if let priceID, priceID != verified.snapshot.productID {
+                throw UseCaseError.unprocessable(
+                    "stripe_price_id \(priceID) is not the price of \(id) (\(verified.snapshot.productID)); nothing was recorded.")
+            }
         }
         let policy = self.policy
         let secrets = self.secrets

@@ -96,7 +96,8 @@ public struct StorePurchaseVerifier: Sendable {
         do {
             return try await playSubscription(purchaseToken: purchaseToken, expectedProductID: productID)
         } catch let error as GooglePlayError where error.kind == .purchaseNotFound {
-            guard let productID, !productID.isEmpty else {
+            // `subscription:base_plan` names a subscription only: there is no product to try.
+            guard let productID, !productID.isEmpty, !productID.contains(":") else {
                 throw GooglePlayError(.purchaseNotFound, "the token is not a subscription, and no product id was sent to look it up as a one-time product")
             }
             let product = try await play.product(productID: productID, purchaseToken: purchaseToken)
@@ -107,13 +108,16 @@ public struct StorePurchaseVerifier: Sendable {
         }
     }
 
-    /// Reads a Play subscription; with `expectedProductID`, one of its line items must be it.
+    /// Reads a Play subscription; with `expectedProductID` (`product` or `product:base_plan`), one
+    /// of its line items must be it.
     /// - Throws: `GooglePlayError`, `UpstreamError`.
     func playSubscription(purchaseToken: String, expectedProductID: String?) async throws -> VerifiedStorePurchase {
         guard let play = stores.googlePlay else { throw StoreErrors.notConfigured(StoreClients.Missing.googlePlay) }
         let subscription = try await play.subscription(purchaseToken: purchaseToken)
-        if let expected = expectedProductID, !expected.isEmpty, !subscription.lineItems.contains(where: { $0.productID == expected }) {
-            throw GooglePlayError(.requestRejected, "the purchase token is a subscription to another product than \(expected)")
+        if let expected = expectedProductID, !expected.isEmpty, !subscription.lineItems.contains(where: { $0.matches(expected) }) {
+            let bought = subscription.lineItems.map { [$0.productID, $0.basePlanID].compactMap { $0 }.joined(separator: ":") }
+            throw GooglePlayError(
+                .requestRejected, "the purchase token is a subscription to \(bought.joined(separator: ", ")), not \(expected)")
         }
         let snapshot = subscription.snapshot(purchaseToken: purchaseToken, observedAt: now())
         let acknowledgement = subscription.needsAcknowledgement

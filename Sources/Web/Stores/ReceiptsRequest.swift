@@ -75,7 +75,7 @@ struct ReceiptsRequest {
                     "Only Stripe subscriptions can be recorded here (stripe_object_type: subscription); one-time payments are recorded by the checkout.",
                     code: "unsupported_object_type")
             }
-            source = .stripeSubscription(id)
+            source = .stripeSubscription(id, priceID: present(body.stripePriceId))
         }
         if let encoded = present(body.plyContext) {
             var context: [String: String] = [:]

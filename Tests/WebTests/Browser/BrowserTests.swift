@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
+import Integrations
 import Synchronization
 import TestSupport
 import Testing
@@ -263,16 +264,18 @@ struct BrowserTests {
         return lines
     }
 
+    static let weighingClient = SocketHTTPClient(service: "browser-test", maxResponseBytes: 1 << 20)
+
     /// The bytes of a page and of every file it loads (each once, as a browser caches them).
     static func weigh(base: String, path: String, userAgent: String, cookie: String? = nil) async throws -> (total: Int, parts: [(String, Int)]) {
-        func fetch(_ address: String) async throws -> Data {
-            var request = URLRequest(url: try #require(URL(string: address)))
-            request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-            if let cookie {
-                request.httpShouldHandleCookies = false   // else the session's empty cookie store replaces the header
-                request.setValue(cookie, forHTTPHeaderField: "Cookie")
-            }
-            return try await URLSession.shared.data(for: request).0
+        // Our own client: it sends the Cookie header as given and follows no redirect, so a
+        // signed-in page that sent the browser to sign in would be seen, not weighed instead.
+        func fetch(_ address: String) async throws -> [UInt8] {
+            var headers = [(name: "User-Agent", value: userAgent)]
+            if let cookie { headers.append((name: "Cookie", value: cookie)) }
+            let response = try await weighingClient.send(OutboundRequest(method: "GET", url: try #require(URL(string: address)), headers: headers))
+            #expect(!(300..<400).contains(response.status), "\(address) answered \(response.status): a redirect, not the page")
+            return response.body
         }
         let html = try await fetch(base + path)
         var parts: [(String, Int)] = [("html", html.count)]
