@@ -171,7 +171,7 @@ struct WebAccountTests {
         #expect(await browser.get("/account").headers["Location"] == "/account/sign-in", "signed out by the password change")
     }
 
-    @Test("Wrong passwords are limited per email: the sixth try in a window is 429 even with the right password")
+    @Test("Wrong passwords are limited per email: past the limit in a window even the right password is 429")
     func passwordLimit() async throws {
         let harness = try CheckoutHarness()
         let now = harness.clock.now
