@@ -123,7 +123,7 @@ struct WebSignInTests {
 
         let second = try bench.database.writeSync { [now = bench.now] in try WebSessionRepository.issue(accountID: account.id, on: $0, now: now) }
         let third = try bench.database.writeSync { [now = bench.now] in try WebSessionRepository.issue(accountID: account.id, on: $0, now: now) }
-        try await signIn.signOut(second.cookieValue, now: bench.now)
+        try await signIn.signOut(second.session, now: bench.now)
         #expect(try await signIn.session(second.cookieValue, now: bench.now) == nil)
         #expect(try await signIn.session(third.cookieValue, now: bench.now) != nil, "signing out ends that browser's session only")
         try bench.database.writeSync { try SessionRepository.revokeAll(accountID: account.id, on: $0) }

@@ -138,10 +138,9 @@ public struct WebSignIn: Sendable {
         return try await database.write { try WebSessionRepository.use(cookieValue, on: $0, now: now) }
     }
 
-    /// Ends the session a cookie names (nothing when it names none).
+    /// Ends a session found by `session(_:now:)` (its form checked): one write, no second lookup.
     /// - Throws: `StorageError`.
-    public func signOut(_ cookieValue: String?, now: Date) async throws {
-        guard let cookieValue, let session = try await session(cookieValue, now: now) else { return }
+    public func signOut(_ session: Session, now: Date) async throws {
         try await database.write { try WebSessionRepository.revoke(sessionID: session.id, on: $0, now: now) }
     }
 }

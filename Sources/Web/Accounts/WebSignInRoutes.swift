@@ -64,7 +64,7 @@ struct WebSignInRoutes {
         group.add(.post, "/account/sign-out", maxBodyBytes: 4096) { [self] request, _ in
             if let session = try await gate.session(request) {
                 _ = try gate.form(request, session: session)
-                try await signIn.signOut(WebCookies.value(WebCookies.session, in: request), now: now())
+                try await signIn.signOut(session, now: now())
             }
             return gate.signingOut(.redirect(to: "/account/sign-in?signed_out=1", status: .seeOther))
         }
