@@ -99,6 +99,7 @@ public final class TollgateApp: Sendable {
 
         let vault = try CodeVault(secrets: secrets)
         let catalog = EntitlementCatalog(config.entitlements)
+        let vouching = StripeVouching(prices: Set(config.plans.values.map(\.priceID)).union(config.entitlements.values.joined()))
         let endpoints = try config.events.endpoints.map { try EventEndpoint(url: $0.url, secret: $0.secret, types: $0.types) }
         eventEndpoints = endpoints
         let eventWorker = EventDeliveryWorker(
@@ -125,11 +126,12 @@ public final class TollgateApp: Sendable {
         let simulator = try Self.simulator(config, serviceURL: serviceURL, logger: logger, now: now, payLaterDelay: payLaterDelay)
         stripeSimulator = simulator
         let stripe = Self.stripeClient(config, simulator: simulator, serviceURL: serviceURL)
-        let verifier = StorePurchaseVerifier(stores: stores, stripe: stripe, database: database, now: now, events: events)
+        let durations = ProductDurations(days: config.productsDurationDays)
+        let verifier = StorePurchaseVerifier(stores: stores, stripe: stripe, database: database, now: now, durations: durations, events: events)
         storeVerifier = verifier
         let completeCheckout = CompleteCheckout(
             database: database, stripe: stripe, completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events),
-            codeMail: codeMail)
+            codeMail: codeMail, vouching: vouching)
         operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
         let useCases = Site.UseCaseSet(
             redeem: RedeemCode(
@@ -137,18 +139,21 @@ public final class TollgateApp: Sendable {
             lookUpCode: LookUpCode(database: database, vault: vault),
             resendCodes: ResendCodes(database: database, redemption: redemption, codeMail: codeMail),
             listEntitlements: ListEntitlements(database: database, catalog: catalog),
-            checkoutStatus: CheckoutStatus(database: database, catalog: catalog),
+            checkoutStatus: CheckoutStatus(database: database, catalog: catalog, vault: vault),
             startCheckout: StartCheckout(
                 database: database, stripe: stripe, links: links, allowPromotionCodes: config.stripe.allowPromotionCodes, logger: logger),
             completeCheckout: completeCheckout,
             applyStripeEvent: stripe.map {
-                ApplyStripeEvent(database: database, stripe: $0, completeCheckout: completeCheckout, logger: logger, events: events)
+                ApplyStripeEvent(
+                    database: database, stripe: $0, completeCheckout: completeCheckout, vouching: vouching, logger: logger, events: events)
             },
-            applyAppleNotification: ApplyAppleNotification(verifier: stores.appleVerifier, database: database, logger: logger, events: events),
+            applyAppleNotification: ApplyAppleNotification(
+                verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events),
             applyGoogleNotification: ApplyGoogleNotification(
                 rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
                 logger: logger, now: now, events: events),
-            recordReceipt: RecordReceipt(verifier: verifier, policy: policy.onOtherUser, secrets: secrets, catalog: catalog, events: events),
+            recordReceipt: RecordReceipt(
+                verifier: verifier, policy: policy.onOtherUser, secrets: secrets, catalog: catalog, vouching: vouching, events: events),
             claimStorePurchase: ClaimStorePurchase(
                 verifier: verifier, database: database, policy: policy.onOtherUser, secrets: secrets, authMail: authMail, mail: mail,
                 links: links, events: events),

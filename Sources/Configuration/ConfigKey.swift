@@ -13,6 +13,8 @@ enum ConfigValueKind: Sendable, Equatable {
     case choice([String])
     /// A dynamic-key object of string arrays (`entitlements`).
     case stringListMap
+    /// A dynamic-key object of bounded integers (`products_duration_days`).
+    case integerMap(minimum: Int, maximum: Int)
     /// A dynamic-key object of plans (`plans`).
     case planMap
     /// An array of event endpoints (`events.endpoints`).
@@ -28,6 +30,7 @@ enum ConfigValueKind: Sendable, Equatable {
         case .stringList: return "array of strings"
         case .choice(let values): return "one of " + values.joined(separator: ", ")
         case .stringListMap: return "object: name → array of strings"
+        case .integerMap(let minimum, let maximum): return "object: name → integer \(minimum)–\(maximum)"
         case .planMap: return "object: name → {price_id, mode}"
         case .eventEndpoints: return "array of {url, secret (or secret_file), types}"
         }
@@ -167,6 +170,34 @@ extension ConfigKey {
             return problems
         }, encode: { config in
             .object(config[keyPath: keyPath].mapValues { .array($0.map { .string($0) }) })
+        })
+    }
+
+    /// A dynamic-key object whose values are integers within bounds.
+    static func integerMap(_ path: String, _ keyPath: Path<[String: Int]>, minimum: Int, maximum: Int) -> ConfigKey {
+        ConfigKey(path: path, kind: .integerMap(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false, decode: { value, config in
+            guard case .object(let members) = value else {
+                return [KeyProblem(path: path, message: "expected an object of integers, got \(value.shortDescription)")]
+            }
+            var problems: [KeyProblem] = []
+            var result: [String: Int] = [:]
+            for name in members.keys.sorted() {
+                guard !name.isEmpty else {
+                    problems.append(KeyProblem(path: path, message: "names must not be empty"))
+                    continue
+                }
+                guard case .int(let number) = members[name, default: .null], (minimum...maximum).contains(number) else {
+                    problems.append(KeyProblem(
+                        path: "\(path).\(name)",
+                        message: "expected an integer \(minimum)–\(maximum), got \(members[name, default: .null].shortDescription)"))
+                    continue
+                }
+                result[name] = number
+            }
+            if problems.isEmpty { config[keyPath: keyPath] = result }
+            return problems
+        }, encode: { config in
+            .object(config[keyPath: keyPath].mapValues { .int($0) })
         })
     }
 

@@ -128,7 +128,7 @@ extension ConfigLayer {
         }
         for key in ConfigSchema.keys {
             switch key.kind {
-            case .planMap, .stringListMap, .eventEndpoints:
+            case .planMap, .stringListMap, .integerMap, .eventEndpoints:
                 if name.hasPrefix(key.environmentName + "_") {
                     return message + "; \(key.path) is set as a whole: \(key.environmentName)='{\"...\": ...}' (JSON)"
                 }
@@ -163,7 +163,7 @@ extension ConfigLayer {
             }
         case .stringList:
             return parseList(trimmed)
-        case .planMap, .stringListMap, .eventEndpoints:
+        case .planMap, .stringListMap, .integerMap, .eventEndpoints:
             switch JSONValue.parse(Data(trimmed.utf8)) {
             case .success(let value): return .success(value)
             case .failure(let failure):

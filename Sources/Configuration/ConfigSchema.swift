@@ -26,6 +26,7 @@ enum ConfigSchema {
         .planMap("plans", \.plans),
         .stringListMap("entitlements", \.entitlements),
         .strings("products", \.products),
+        .integerMap("products_duration_days", \.productsDurationDays, minimum: 1, maximum: 36_500),
 
         .optionalString("stripe.secret_key", \.stripe.secretKey, secret: true),
         .optionalString("stripe.webhook_secret", \.stripe.webhookSecret, secret: true),

@@ -92,6 +92,11 @@ struct ConfigValidator {
                 report("stripe.webhook_secret", "required when plans are configured (to verify Stripe webhooks)")
             }
         }
+        // A duration for a product nothing grants is a typo: it would silently never apply.
+        let granted = Set(config.entitlements.values.joined()).union(config.products)
+        for product in config.productsDurationDays.keys.sorted() where !granted.contains(product) {
+            report("products_duration_days.\(product)", "names a product that is in neither entitlements nor products")
+        }
         checkBaseURL(&config.stripe.apiBase, "stripe.api_base")
         checkURL(config.apple.verifyReceiptURL, "apple.verify_receipt_url", rule: .base)
         checkURL(config.apple.verifyReceiptSandboxURL, "apple.verify_receipt_sandbox_url", rule: .base)

@@ -24,6 +24,9 @@ public struct TollgateConfig: Sendable, Equatable {
     public var entitlements: [String: [String]]
     /// `products`: product ids listed by `GET /api/v1/products`.
     public var products: [String]
+    /// How long a non-renewing subscription (App Store) grants access, in days from its purchase,
+    /// per product id: the store gives such purchases no expiry of their own.
+    public var productsDurationDays: [String: Int]
     /// `stripe`: Stripe API and webhook settings.
     public var stripe: Stripe
     /// `apple`: App Store verification settings.
@@ -59,6 +62,7 @@ public struct TollgateConfig: Sendable, Equatable {
         plans = [:]
         entitlements = [:]
         products = []
+        productsDurationDays = [:]
         stripe = Stripe()
         apple = Apple()
         google = Google()

@@ -157,7 +157,7 @@ extension StripeSimulator {
 
     private static let sessionParameters: Set<String> = [
         "mode", "line_items", "success_url", "cancel_url", "client_reference_id", "customer_email", "metadata",
-        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand",
+        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts",
     ]
 
     private func createSession(_ request: HTTPRequest) throws -> JSONValue {
@@ -175,6 +175,12 @@ extension StripeSimulator {
         let form = try Self.form(request)
         if let unknown = form.keys.first(where: { !Self.sessionParameters.contains($0) }) {
             throw APIFailure.invalid("Received unknown parameter: \(unknown)", param: unknown, code: "parameter_unknown")
+        }
+        if let discount = form["discounts"]?[0] {
+            // The simulated account has no coupons or promotion codes (its promotion code list is empty).
+            let (param, object) = discount["coupon"] != nil ? ("discounts[0][coupon]", "coupon") : ("discounts[0][promotion_code]", "promotion code")
+            let id = discount["coupon"]?.string ?? discount["promotion_code"]?.string ?? ""
+            throw APIFailure.invalid("No such \(object): '\(id)'", param: param, code: "resource_missing")
         }
         guard let mode = form["mode"]?.string else { throw Self.missing("mode") }
         guard mode == "payment" || mode == "subscription" else {

@@ -22,7 +22,8 @@ public enum RedemptionResult: Sendable, Equatable, Decodable {
 
     /// What a successful redemption returns.
     public struct Success: Sendable, Equatable {
-        /// The code as the service displays it (`K7P2-9QXM-4D8R-2WTF`); nil in a checkout poll.
+        /// The code as the service displays it (`K7P2-9QXM-4D8R-2WTF`); in a checkout poll, the
+        /// purchase's code while it can be redeemed, nil after.
         public let code: String?
         /// The purchase and the entitlements it grants.
         public let info: RedemptionInfo

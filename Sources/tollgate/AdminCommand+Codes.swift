@@ -44,12 +44,25 @@ extension AdminCommand {
     static func purchases(_ app: TollgateApp, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin purchases needs --email") }
         let purchases = try await app.operatorActions.purchases(email: email.lowercased())
-        print(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "ACCOUNT"].joined(separator: "\t"))
+        print(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "RENEWS", "ACCOUNT", "ATTRIBUTION"].joined(separator: "\t"))
         for purchase in purchases {
+            // The attribution (paywall context, conversion_details) as stored: one line of JSON.
+            let attribution = (purchase.attribution ?? "").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
             print([purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
-                   purchase.expiresAt.map(Timestamp.rfc3339) ?? "", purchase.accountID ?? ""].joined(separator: "\t"))
+                   purchase.expiresAt.map(Timestamp.rfc3339) ?? "", Self.renewal(of: purchase), purchase.accountID ?? "", attribution]
+                .joined(separator: "\t"))
         }
         print("\(purchases.count) purchase(s)")
+    }
+
+    /// `yes`, `no`, `to <product>` (a pending downgrade), or empty while the store has not said.
+    static func renewal(of purchase: Purchase) -> String {
+        switch (purchase.willRenew, purchase.renewsToProductID) {
+        case (true?, let next?): "to " + next
+        case (true?, nil): "yes"
+        case (false?, _): "no"
+        case (nil, _): ""
+        }
     }
 
     /// `admin accounts --email E`.

@@ -80,6 +80,24 @@ struct ConfigValidationTests {
         #expect(problem("redemption.redirect_urls", in: found)?.message.hasPrefix("required when redemption.mode is redirect") == true)
     }
 
+    @Test("products_duration_days: whole days 1–36500 for a product something grants, each problem under its own key")
+    func productDurations() {
+        let found = problems(json: Fixtures.json([
+            "entitlements": ["premium": ["com.example.season"]],
+            "products_duration_days": ["com.example.season": 0, "com.example.typo": 30, "com.example.text": "90"],
+        ]))
+        #expect(problem("products_duration_days.com.example.season", in: found)?.message.contains("1–36500") == true)
+        #expect(problem("products_duration_days.com.example.text", in: found) != nil)
+        let typo = problems(json: Fixtures.json([
+            "entitlements": ["premium": ["com.example.season"]], "products_duration_days": ["com.example.seasn": 90],
+        ]))
+        #expect(problem("products_duration_days.com.example.seasn", in: typo)?.message == "names a product that is in neither entitlements nor products")
+        let good = try? load(json: Fixtures.json([
+            "entitlements": ["premium": ["com.example.season"]], "products_duration_days": ["com.example.season": 90],
+        ]))
+        #expect(good?.productsDurationDays == ["com.example.season": 90])
+    }
+
     @Test("code_ttl_seconds > 0 and max_devices ≥ 1")
     func redemptionLimits() {
         let found = problems(json: Fixtures.json(["redemption": ["code_ttl_seconds": 0, "max_devices": 0, "resend_interval_seconds": -5]]))

@@ -74,6 +74,19 @@ struct IAPAccountTests {
         #expect(try await harness.count("SELECT count(*) FROM accounts") == 1)
     }
 
+    @Test("The SDK's conversion_details is shown with the purchase in the operators' view", arguments: Store.allCases)
+    func conversionDetailsInAdminView(store: Store) async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let response = try await Self.post(harness, store, reference: "3000000000000077", email: "attr@example.com")
+        #expect(response.status == .ok)
+        let listed = await harness.app.send(.get, "/admin/v1/purchases?email=attr@example.com", headers: TestApp.adminHeaders)
+        let purchases = try #require(listed.jsonObject?["purchases"] as? [[String: Any]])
+        #expect(purchases.count == 1)
+        let attribution = try #require(purchases.first?["attribution"] as? [String: Any])
+        #expect(attribution["referrer_id"] as? String == "ref-1")
+    }
+
     @Test("Not signed in, with an email: a new unconfirmed account and a confirmation mail — never the existing owner of that email", arguments: Store.allCases)
     func newAccountWithEmail(store: Store) async throws {
         let harness = try await StoresHarness()

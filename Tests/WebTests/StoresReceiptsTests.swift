@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
+import Integrations
 import Testing
 import TestSupport
 
@@ -145,6 +146,67 @@ struct StoresReceiptsTests {
             ["user_id": "u-8", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_2"], platform: "STRIPE")
         #expect(unchecked.status == .ok)
         #expect(Self.purchaseJSON(unchecked)?["product_id"] as? String == "price_monthly")
+    }
+
+    @Test("STRIPE checkout_session: the paid session's subscription or payment intent is recorded, the same for a repeat")
+    func stripeCheckoutSession() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let client = StripeClient(secretKey: harness.stripe.secretKey, apiBase: harness.stripe.baseURL, http: URLSessionHTTPClient(service: "stripe"))
+        func session(_ mode: CheckoutSessionRequest.Mode, key: String) async throws -> String {
+            try await client.createCheckoutSession(
+                CheckoutSessionRequest(mode: mode, priceID: "price_monthly", successURL: "https://partner.example/ok", cancelURL: "https://partner.example/no"),
+                idempotencyKey: key
+            ).id
+        }
+        let subscriptionSession = try await session(.subscription, key: "partner-sub")
+        let unpaid = try await harness.receipts(
+            ["user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": subscriptionSession], platform: "STRIPE")
+        #expect(unpaid.status == .unprocessableContent)
+        #expect(unpaid.errorCode == "invalid_receipt")
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+
+        let paid = try harness.stripe.completeSession(id: subscriptionSession, email: "cs@example.com", paid: true)
+        let body: [String: Any] = [
+            "user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": subscriptionSession, "stripe_price_id": "price_monthly",
+        ]
+        let first = try await harness.receipts(body, platform: "STRIPE")
+        #expect(first.status == .ok, "\(first.text)")
+        #expect(first.jsonObject?["status"] as? String == "ok")
+        #expect(Self.purchaseJSON(first)?["subscription_id"] as? String == paid.subscription?.id)
+        #expect(Self.purchaseJSON(first)?["product_id"] as? String == "price_monthly")
+        let repeated = try await harness.receipts(body, platform: "STRIPE")
+        #expect(repeated.status == .ok)
+        #expect(Self.purchaseJSON(repeated)?["subscription_id"] as? String == paid.subscription?.id)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
+
+        let paymentSession = try await session(.payment, key: "partner-pay")
+        let intent = try harness.stripe.completeSession(id: paymentSession, email: "cs@example.com", paid: true).session.paymentIntentID
+        let payment = try await harness.receipts(
+            ["user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": paymentSession], platform: "STRIPE")
+        #expect(payment.status == .ok, "\(payment.text)")
+        #expect(Self.purchaseJSON(payment)?["payment_intent_id"] as? String == intent)
+        #expect(Self.purchaseJSON(payment)?["product_id"] as? String == "price_monthly", "the price read from the session's line items")
+        let wrongPrice = try await harness.receipts(
+            ["user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": paymentSession, "stripe_price_id": "price_yearly"],
+            platform: "STRIPE")
+        #expect(wrongPrice.status == .unprocessableContent)
+        #expect(wrongPrice.errorCode == "unprocessable")
+    }
+
+    @Test("STRIPE: a subscription at a price this app does not offer is 422 and records nothing")
+    func stripeForeignPrice() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        harness.stripe.putSubscription(.init(id: "sub_elsewhere", priceID: "price_elsewhere", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        let response = try await harness.receipts(
+            ["user_id": "u-f", "stripe_object_type": "subscription", "stripe_object_id": "sub_elsewhere"], platform: "STRIPE")
+        #expect(response.status == .unprocessableContent, "\(response.text)")
+        #expect(response.errorCode == "unprocessable")
+        #expect(response.text.contains("price_elsewhere"))
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+        #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
     }
 
     @Test("Headers: APPGALLERY is 422 unsupported_platform, other platforms 400, a missing or wrong server key 401")

@@ -9,4 +9,8 @@ public struct Entitlement: Sendable, Equatable {
     public let expiresAt: Date?
     /// Where the granting (or last) purchase was made.
     public let source: Platform
+    /// Whether the granting purchase renews; nil when its store has not said.
+    public var willRenew: Bool? = nil
+    /// What the granting purchase renews into when that is another product (a pending downgrade).
+    public var renewsToProductID: String? = nil
 }

@@ -20,11 +20,15 @@ public struct EntitlementCatalog: Sendable {
             let entitled = matching.filter { $0.isEntitled(at: now) }
             if entitled.isEmpty {
                 let latest = matching.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? matching[0]
-                result.append(Entitlement(id: id, active: false, expiresAt: latest.expiresAt, source: latest.platform))
+                result.append(Entitlement(
+                    id: id, active: false, expiresAt: latest.expiresAt, source: latest.platform, willRenew: latest.willRenew,
+                    renewsToProductID: latest.renewsToProductID))
             } else {
                 let neverEnds = entitled.first { $0.expiresAt == nil }
                 let latest = neverEnds ?? entitled.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? entitled[0]
-                result.append(Entitlement(id: id, active: true, expiresAt: neverEnds == nil ? latest.expiresAt : nil, source: latest.platform))
+                result.append(Entitlement(
+                    id: id, active: true, expiresAt: neverEnds == nil ? latest.expiresAt : nil, source: latest.platform,
+                    willRenew: latest.willRenew, renewsToProductID: latest.renewsToProductID))
             }
         }
         return result

@@ -22,6 +22,12 @@ public struct Purchase: Sendable, Equatable {
     public var attribution: String?
     public var createdAt: Date
     public var updatedAt: Date
+    /// Whether it renews at the end of the period; nil when the store has not said.
+    public var willRenew: Bool?
+    /// The product it renews into when that differs (a pending downgrade or crossgrade).
+    public var renewsToProductID: String?
+    /// The store offer it was bought with (`PurchaseSnapshot.offerType`).
+    public var offerType: String?
 
     /// Whether the purchase grants access at `now`.
     public func isEntitled(at now: Date) -> Bool {
@@ -32,7 +38,8 @@ public struct Purchase: Sendable, Equatable {
 
     static let columns = """
         id, platform, external_id, product_id, status, expires_at, environment, observed_at, account_id,
-        purchaser_email, customer_id, owner_hint, app_user_id, attribution, created_at, updated_at
+        purchaser_email, customer_id, owner_hint, app_user_id, attribution, created_at, updated_at,
+        will_renew, renews_to_product_id, offer_type
         """
 
     /// `columns` taken from the table aliased `alias` in a join, each under its own name.
@@ -68,5 +75,8 @@ public struct Purchase: Sendable, Equatable {
         attribution = try row.optionalString("attribution")
         createdAt = Timestamp.date(try row.int64("created_at"))
         updatedAt = Timestamp.date(try row.int64("updated_at"))
+        willRenew = try row.optionalInt64("will_renew").map { $0 != 0 }
+        renewsToProductID = try row.optionalString("renews_to_product_id")
+        offerType = try row.optionalString("offer_type")
     }
 }

@@ -35,13 +35,14 @@ public enum PurchaseRepository {
             try connection.execute(
                 """
                 INSERT INTO purchases (id, platform, external_id, product_id, status, expires_at, environment, observed_at,
-                    purchaser_email, customer_id, owner_hint, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    purchaser_email, customer_id, owner_hint, created_at, updated_at, will_renew, renews_to_product_id, offer_type)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     id, snapshot.platform.rawValue, snapshot.externalID, snapshot.productID, snapshot.status.rawValue,
                     snapshot.expiresAt.map(Timestamp.milliseconds), snapshot.environment, Timestamp.milliseconds(snapshot.observedAt),
                     snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, nowMS, nowMS,
+                    snapshot.willRenew.map { $0 ? 1 : 0 }, snapshot.willRenew == nil ? nil : snapshot.renewsToProductID, snapshot.offerType,
                 ])
             if let old = snapshot.supersedesExternalID {
                 try addAlias(platform: snapshot.platform, alias: old, purchaseID: id, on: connection)
@@ -59,6 +60,15 @@ public enum PurchaseRepository {
                     snapshot.productID, snapshot.status.rawValue, snapshot.expiresAt.map(Timestamp.milliseconds),
                     snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id,
                 ])
+            if let willRenew = snapshot.willRenew {
+                // The renewal plan is said as a whole: the product it renews into goes with it.
+                try connection.execute(
+                    "UPDATE purchases SET will_renew = ?, renews_to_product_id = ? WHERE id = ?",
+                    [willRenew ? 1 : 0, snapshot.renewsToProductID, current.id])
+            }
+            if let offerType = snapshot.offerType {
+                try connection.execute("UPDATE purchases SET offer_type = ? WHERE id = ?", [offerType, current.id])
+            }
         }
         // Facts that do not go stale fill gaps whatever the snapshot's age; a purchase erased with
         // its account takes back no email and no owner.
@@ -70,7 +80,9 @@ public enum PurchaseRepository {
             """,
             [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
         let updated = try require(id: current.id, on: connection)
-        let changed = isNewer && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID)
+        let changed = isNewer
+            && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID
+                || updated.willRenew != current.willRenew || updated.renewsToProductID != current.renewsToProductID)
         return Applied(purchase: updated, created: false, stateChanged: changed, previous: current)
     }
 

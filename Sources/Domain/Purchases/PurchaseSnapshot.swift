@@ -28,6 +28,18 @@ public struct PurchaseSnapshot: Sendable, Equatable {
     public var supersedesExternalID: String?
     /// A store transaction id for this state (Apple `transactionId`, Stripe invoice...), for audits.
     public var transactionID: String?
+    /// For a non-renewing subscription (App Store), when it was bought: its expiry comes from
+    /// `products_duration_days` (`ProductDurations`), not from the store.
+    public var nonRenewingPurchasedAt: Date? = nil
+    /// Whether the subscription renews at the end of the period; nil when the store did not say
+    /// (the stored value is kept).
+    public var willRenew: Bool? = nil
+    /// The product it renews into when that is another one (a pending downgrade or crossgrade:
+    /// Apple `autoRenewProductId`, Play's deferred replacement); read with `willRenew`.
+    public var renewsToProductID: String? = nil
+    /// The store offer the purchase was bought with (App Store `introductory`, `promotional`,
+    /// `offer_code`, `win_back`; Play the offer id); nil when none or not said.
+    public var offerType: String? = nil
 
     public init(
         platform: Platform, externalID: String, productID: String, status: PurchaseStatus,

@@ -292,5 +292,13 @@ public enum DomainMigrations {
             CREATE INDEX web_sessions_account ON web_sessions (account_id);
             CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
             """),
+        // What a subscription does at its next renewal (a pending downgrade or crossgrade, or no
+        // renewal at all) and the store offer it was bought with (an intro offer, a promotional
+        // offer, an offer code; Play's offer id). NULL: the store has not said.
+        Migration(id: "0330_purchase_renewal", sql: """
+            ALTER TABLE purchases ADD COLUMN will_renew INTEGER;
+            ALTER TABLE purchases ADD COLUMN renews_to_product_id TEXT;
+            ALTER TABLE purchases ADD COLUMN offer_type TEXT;
+            """),
     ]
 }

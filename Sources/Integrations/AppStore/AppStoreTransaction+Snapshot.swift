@@ -16,6 +16,11 @@ extension AppStoreTransaction {
     /// | `subscriptionStatus` 4 (grace period) | `inGracePeriod` | grace period end, else `expiresDate` |
     /// | `subscriptionStatus` 5 (revoked) | `revoked` | `expiresDate` |
     /// | no `expiresDate` (consumable, non-consumable, non-renewing) | `active` | nil |
+    ///
+    /// With renewal info, `willRenew` is its `autoRenewStatus` and `renewsToProductID` its
+    /// `autoRenewProductId` when that is another product (a pending downgrade); `offerType` names
+    /// the transaction's `offerType`. A non-renewing subscription also carries its purchase date (`nonRenewingPurchasedAt`), from
+    /// which `ProductDurations` sets its expiry.
     /// | `expiresDate` in the future | `active` (see below) | `expiresDate` |
     /// | expired, renewal info in billing retry with a grace period ending after `now` | `inGracePeriod` | grace period end |
     /// | expired, renewal info in billing retry | `billingRetry` | `expiresDate` |
@@ -39,11 +44,27 @@ extension AppStoreTransaction {
             throw AppStoreVerificationError(.invalidFormat, "signed transaction has no productId")
         }
         let (status, expiresAt) = purchaseStatus(renewalInfo: renewalInfo, subscriptionStatus: subscriptionStatus, now: now)
-        return PurchaseSnapshot(
+        var snapshot = PurchaseSnapshot(
             platform: .appStore, externalID: originalTransactionID, productID: productID, status: status,
             expiresAt: expiresAt, environment: environment, observedAt: signedDate ?? now,
             ownerHint: appAccountToken?.lowercased(), transactionID: transactionID)
+        if let renewal = renewalInfo, let autoRenew = renewal.autoRenewStatus {
+            snapshot.willRenew = autoRenew == 1
+            // A pending downgrade or crossgrade renews into another product at the period's end.
+            if autoRenew == 1, let next = renewal.autoRenewProductID, next != productID { snapshot.renewsToProductID = next }
+        }
+        snapshot.offerType = offerType.flatMap { Self.offerTypeNames[$0] }
+        if type == Self.nonRenewingType, expiresDate == nil, revocationDate == nil {
+            snapshot.nonRenewingPurchasedAt = purchaseDate ?? signedDate ?? now
+        }
+        return snapshot
     }
+
+    /// `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    static let offerTypeNames: [Int: String] = [1: "introductory", 2: "promotional", 3: "offer_code", 4: "win_back"]
+
+    /// The `type` of a non-renewing subscription: no `expiresDate`, its duration is the app's.
+    public static let nonRenewingType = "Non-Renewing Subscription"
 
     /// The status rule of `snapshot`, shared with notifications.
     func purchaseStatus(renewalInfo: AppStoreRenewalInfo?, subscriptionStatus: Int?, now: Date) -> (PurchaseStatus, Date?) {

@@ -44,6 +44,11 @@ public struct GooglePlaySubscription: Sendable, Equatable {
         public var autoRenewEnabled: Bool?
         /// `offerDetails.basePlanId` (Play Billing 5+: the base plan bought, e.g. `monthly`).
         public var basePlanID: String? = nil
+        /// `offerDetails.offerId`: the offer (an intro price, a free trial) it was bought with.
+        public var offerID: String? = nil
+        /// `deferredItemReplacement.productId`: the product it turns into at the next renewal (a
+        /// downgrade or crossgrade made with the deferred replacement mode).
+        public var deferredReplacementProductID: String? = nil
 
         /// Whether this item is `reference`: a product id, or `productId:basePlanId` (the form
         /// Play Billing 5+ integrations send), where both parts must match.
@@ -97,10 +102,12 @@ public struct GooglePlaySubscription: Sendable, Equatable {
                 expiry = date
             }
             let plan = item["autoRenewingPlan"] as? [String: Any]
+            let offer = item["offerDetails"] as? [String: Any]
             items.append(LineItem(
                 productID: productID, expiryTime: expiry, latestSuccessfulOrderID: GoogleJSON.string(item["latestSuccessfulOrderId"]),
                 autoRenewEnabled: plan?["autoRenewEnabled"] as? Bool,
-                basePlanID: GoogleJSON.string((item["offerDetails"] as? [String: Any])?["basePlanId"])))
+                basePlanID: GoogleJSON.string(offer?["basePlanId"]), offerID: GoogleJSON.string(offer?["offerId"]),
+                deferredReplacementProductID: GoogleJSON.string((item["deferredItemReplacement"] as? [String: Any])?["productId"])))
         }
         lineItems = items
         linkedPurchaseToken = GoogleJSON.string(object["linkedPurchaseToken"])
@@ -162,13 +169,20 @@ public struct GooglePlaySubscription: Sendable, Equatable {
     /// The domain's view of this purchase: keyed by `purchaseToken`, product = the latest line
     /// item's, `expiresAt` = the latest `expiryTime`, `ownerHint` = the obfuscated account id,
     /// `supersedesExternalID` = `linkedPurchaseToken`, environment `test` for test purchases else
-    /// `production`; status per the table on `status`.
+    /// `production`; status per the table on `status`. `willRenew` is the latest item's
+    /// `autoRenewEnabled`, `renewsToProductID` its deferred replacement, `offerType` its offer id.
     public func snapshot(purchaseToken: String, observedAt: Date) -> PurchaseSnapshot {
         let latest = latestLineItem
-        return PurchaseSnapshot(
+        var snapshot = PurchaseSnapshot(
             platform: .playStore, externalID: purchaseToken, productID: latest?.productID ?? "", status: status,
             expiresAt: expiryTime, environment: isTestPurchase ? "test" : "production", observedAt: observedAt,
             ownerHint: obfuscatedExternalAccountID, supersedesExternalID: linkedPurchaseToken,
             transactionID: latestOrderID ?? latest?.latestSuccessfulOrderID)
+        if let latest, let autoRenew = latest.autoRenewEnabled {
+            snapshot.willRenew = autoRenew
+            if autoRenew, let next = latest.deferredReplacementProductID, next != latest.productID { snapshot.renewsToProductID = next }
+        }
+        snapshot.offerType = latest?.offerID
+        return snapshot
     }
 }

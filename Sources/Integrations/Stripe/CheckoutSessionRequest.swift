@@ -27,15 +27,26 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
     public var customerEmail: String?
     /// Paywall context (`utm_*`, `ply_*`, `checkout_context_id`...), string to string.
     public var metadata: [String: String]
-    /// Shows the promotion-code field when true.
+    /// Shows the promotion-code field when true (Stripe refuses it beside `discount`).
     public var allowPromotionCodes: Bool?
+    /// A discount applied up front (`discounts[0][coupon]` or `discounts[0][promotion_code]`).
+    public var discount: Discount?
+
+    /// A discount Stripe applies to the session.
+    public enum Discount: Sendable, Equatable {
+        /// A coupon id.
+        case coupon(String)
+        /// A promotion code's id (`promo_...`), not the code the customer types.
+        case promotionCode(String)
+    }
 
     /// A request; `validate()` runs before anything is sent.
     public init(
         mode: Mode, priceID: String, quantity: Int = 1, successURL: String, cancelURL: String,
         clientReferenceID: String? = nil, customerEmail: String? = nil, metadata: [String: String] = [:],
-        allowPromotionCodes: Bool? = nil
+        allowPromotionCodes: Bool? = nil, discount: Discount? = nil
     ) {
+        self.discount = discount
         self.mode = mode
         self.priceID = priceID
         self.quantity = quantity
@@ -98,7 +109,11 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
         form.add("cancel_url", cancelURL)
         if let clientReferenceID { form.add("client_reference_id", clientReferenceID) }
         if let customerEmail { form.add("customer_email", customerEmail) }
-        if let allowPromotionCodes { form.add("allow_promotion_codes", allowPromotionCodes ? "true" : "false") }
+        switch discount {
+        case .coupon(let id)?: form.add("discounts[0][coupon]", id)
+        case .promotionCode(let id)?: form.add("discounts[0][promotion_code]", id)
+        case nil: if let allowPromotionCodes { form.add("allow_promotion_codes", allowPromotionCodes ? "true" : "false") }
+        }
         form.add("metadata", dictionary: metadata)
         switch mode {
         case .subscription: form.add("subscription_data[metadata]", dictionary: metadata)

@@ -55,6 +55,8 @@ public struct StripeCheckoutSession: Sendable, Equatable {
     public var metadata: [String: String]
     public var created: Date
     public var livemode: Bool
+    /// The prices of `line_items` when they were expanded (`expand[]=line_items`); empty otherwise.
+    public var lineItemPriceIDs: [String] = []
 
     /// Whether the buyer has paid (or owes nothing) and the session is complete: the moment to
     /// grant the purchase.
@@ -101,9 +103,19 @@ extension StripeCheckoutSession: Decodable {
         case customerEmail = "customer_email"
         case paymentIntent = "payment_intent"
         case clientReferenceID = "client_reference_id"
+        case lineItems = "line_items"
     }
 
     private enum DetailsKeys: String, CodingKey { case email }
+
+    /// An expanded `line_items` list: only each item's price id is read.
+    private struct LineItems: Decodable {
+        struct Item: Decodable {
+            struct Price: Decodable { let id: String }
+            let price: Price?
+        }
+        let data: [Item]
+    }
 
     /// Either `"sub_..."` or an expanded subscription object.
     private enum SubscriptionField: Decodable {
@@ -149,5 +161,6 @@ extension StripeCheckoutSession: Decodable {
         metadata = try container.stripeMetadata(.metadata)
         created = try container.stripeDate(.created)
         livemode = try container.decode(Bool.self, forKey: .livemode)
+        lineItemPriceIDs = (try container.decodeIfPresent(LineItems.self, forKey: .lineItems))?.data.compactMap(\.price?.id) ?? []
     }
 }

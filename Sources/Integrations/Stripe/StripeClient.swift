@@ -68,12 +68,17 @@ public struct StripeClient: Sendable {
     ///   - id: `cs_...`, checked before it goes into the URL.
     ///   - expandSubscription: asks for the subscription object inline (`expand[]=subscription`),
     ///     so `subscription` is set on the result.
+    ///   - expandLineItems: asks for the line items (`expand[]=line_items`), so `lineItemPriceIDs`
+    ///     is set on the result.
     /// - Throws: `StripeRequestError` (not a session id), `StripeAPIError` (e.g. `isResourceMissing`
     ///   for an unknown session), `UpstreamError`.
-    public func retrieveCheckoutSession(id: String, expandSubscription: Bool = false) async throws -> StripeCheckoutSession {
+    public func retrieveCheckoutSession(
+        id: String, expandSubscription: Bool = false, expandLineItems: Bool = false
+    ) async throws -> StripeCheckoutSession {
         try Self.validateID(id, prefix: "cs_", name: "checkout session")
         let path = "/v1/checkout/sessions/\(id)"
-        let request = try makeRequest(method: "GET", path: path, query: expandSubscription ? "expand[]=subscription" : nil)
+        let expand = (expandSubscription ? ["expand[]=subscription"] : []) + (expandLineItems ? ["expand[]=line_items"] : [])
+        let request = try makeRequest(method: "GET", path: path, query: expand.isEmpty ? nil : expand.joined(separator: "&"))
         return try await perform(request, path: path, decoding: StripeCheckoutSession.self, what: "checkout.session")
     }
 
@@ -116,7 +121,7 @@ public struct StripeClient: Sendable {
         }
     }
 
-    private func makeRequest(method: String, path: String, query: String? = nil) throws -> OutboundRequest {
+    func makeRequest(method: String, path: String, query: String? = nil) throws -> OutboundRequest {
         var apiBase = apiBase()
         while apiBase.hasSuffix("/") { apiBase.removeLast() }
         let text = apiBase + path + (query.map { "?" + $0 } ?? "")

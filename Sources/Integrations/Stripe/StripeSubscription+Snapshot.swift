@@ -17,7 +17,9 @@ extension StripeSubscription {
     ///
     /// `externalID` is the subscription id, `productID` the first price id, `expiresAt` the
     /// current period end (for an ended subscription, `ended_at` when it is earlier: an immediate
-    /// cancellation ends access then), `environment` `live` or `test`, `customerID` the customer.
+    /// cancellation ends access then), `environment` `live` or `test`, `customerID` the customer,
+    /// `willRenew` false once it is set to cancel or has ended. (A price change scheduled with a
+    /// subscription schedule is not read: it shows when Stripe applies it.)
     /// - Parameters:
     ///   - observedAt: when this state was true (the event's `created`, or the fetch time).
     ///   - purchaserEmail: the buyer's email when known (from the Checkout Session).
@@ -27,10 +29,13 @@ extension StripeSubscription {
         if status == .expired, let endedAt, endedAt < (expiresAt ?? .distantFuture) {
             expiresAt = endedAt
         }
-        return PurchaseSnapshot(
+        var snapshot = PurchaseSnapshot(
             platform: .stripe, externalID: id, productID: priceIDs.first ?? "", status: status,
             expiresAt: expiresAt, environment: livemode ? "live" : "test", observedAt: observedAt,
             purchaserEmail: purchaserEmail, customerID: customerID)
+        // Set to cancel (at the period's end or at a date), or already over: no renewal.
+        snapshot.willRenew = !(cancelAtPeriodEnd || cancelAt != nil || status == .expired || status == .refunded)
+        return snapshot
     }
 
     /// The `PurchaseStatus` of the table on `snapshot(observedAt:purchaserEmail:)`.

@@ -24,8 +24,13 @@ public struct ApplyStripeEvent: Sendable {
     let webhookEvents: WebhookEvents
     let logger: Logger
     let events: EventQueue
+    let vouching: StripeVouching
 
-    public init(database: Database, stripe: StripeClient, completeCheckout: CompleteCheckout, logger: Logger, events: EventQueue = .disabled) {
+    public init(
+        database: Database, stripe: StripeClient, completeCheckout: CompleteCheckout, vouching: StripeVouching, logger: Logger,
+        events: EventQueue = .disabled
+    ) {
+        self.vouching = vouching
         self.events = events
         self.database = database
         self.stripe = stripe
@@ -43,9 +48,16 @@ public struct ApplyStripeEvent: Sendable {
             logger.warning("stripe_webhook_deferred", [("event_id", .string(event.id)), ("reason", .string(error.description))])
             throw UseCaseError.unavailable("Stripe could not be read; retry later.")
         } catch let error as CheckoutCompletion.Unusable {
-            logger.warning("stripe_event_ignored", [("event_id", .string(event.id)), ("reason", .string(error.description))])
-            return try await webhookEvents.record(event.id, type: event.type, now: now) { _ in } ? .ignored : .duplicate
+            return try await ignore(event, reason: error.description, now: now)
+        } catch let error as StripeVouching.NotVouched {
+            return try await ignore(event, reason: error.description, now: now)
         }
+    }
+
+    /// Records an event that stands for nothing Tollgate can use, so Stripe stops sending it.
+    private func ignore(_ event: StripeEvent, reason: String, now: Date) async throws -> Outcome {
+        logger.warning("stripe_event_ignored", [("event_id", .string(event.id)), ("reason", .string(reason))])
+        return try await webhookEvents.record(event.id, type: event.type, now: now) { _ in } ? .ignored : .duplicate
     }
 
     private func applyReading(_ event: StripeEvent, now: Date) async throws -> Outcome {
@@ -58,7 +70,9 @@ public struct ApplyStripeEvent: Sendable {
         case .subscriptionCreated(let subscription), .subscriptionUpdated(let subscription), .subscriptionDeleted(let subscription):
             let snapshot = subscription.snapshot(observedAt: event.created, purchaserEmail: nil)
             let events = self.events
+            let vouching = self.vouching
             return try await record(event, now: now) { connection in
+                try Self.requireVouched(snapshot, vouching, on: connection)
                 try events.purchaseApplied(try PurchaseRepository.apply(snapshot, on: connection, now: now), on: connection, now: now)
             }
         case .invoicePaid(let invoice):
@@ -68,7 +82,9 @@ public struct ApplyStripeEvent: Sendable {
             let subscription = try await stripe.retrieveSubscription(id: subscriptionID)
             let snapshot = subscription.snapshot(observedAt: now, purchaserEmail: invoice.customerEmail)
             let events = self.events
+            let vouching = self.vouching
             return try await record(event, now: now) { connection in
+                try Self.requireVouched(snapshot, vouching, on: connection)
                 let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
                 try events.purchaseApplied(applied, on: connection, now: now)
                 if let intent = invoice.paymentIntentID {
@@ -93,6 +109,12 @@ public struct ApplyStripeEvent: Sendable {
         case .unhandled:
             return try await record(event, now: now) { _ in }
         }
+    }
+
+    /// A subscription becomes (or stays) a purchase only when this deployment vouches for it.
+    private static func requireVouched(_ snapshot: PurchaseSnapshot, _ vouching: StripeVouching, on connection: Connection) throws {
+        let known = try PurchaseRepository.find(platform: .stripe, reference: snapshot.externalID, on: connection) != nil
+        try vouching.require(objectID: snapshot.externalID, priceID: snapshot.productID, known: known)
     }
 
     private func record(_ event: StripeEvent, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Outcome {

@@ -20,18 +20,22 @@ public struct CompleteCheckout: Sendable {
     let stripe: StripeClient?
     let completion: CheckoutCompletion
     let codeMail: CodeMail
+    let vouching: StripeVouching
 
-    public init(database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail) {
+    public init(database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail, vouching: StripeVouching) {
         self.database = database
         self.stripe = stripe
         self.completion = completion
         self.codeMail = codeMail
+        self.vouching = vouching
     }
 
     /// Completes a paid session in one transaction. `session` must carry its subscription
     /// (expanded or fetched) in subscription mode.
     /// - Throws: `UpstreamError` when Stripe cannot be reached for the subscription,
-    ///   `CheckoutCompletion.Unusable` for a session that cannot become a purchase, `StorageError`.
+    ///   `CheckoutCompletion.Unusable` for a session that cannot become a purchase,
+    ///   `StripeVouching.NotVouched` for one this deployment did not start and whose price it does
+    ///   not offer, `StorageError`.
     public func complete(_ session: StripeCheckoutSession, now: Date) async throws -> Completion {
         var fetched = session.subscription
         if session.mode == .subscription, fetched == nil, let id = session.subscriptionID {
@@ -41,11 +45,14 @@ public struct CompleteCheckout: Sendable {
         let subscription = fetched
         let completion = self.completion
         let codeMail = self.codeMail
+        let vouching = self.vouching
         let result = try await database.write { connection -> Completion in
             let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
             guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, now: now) else {
                 throw CheckoutCompletion.Unusable(sessionID: session.id)
             }
+            let known = try PurchaseRepository.find(platform: .stripe, reference: snapshot.externalID, on: connection) != nil
+            try vouching.require(objectID: session.id, priceID: snapshot.productID, startedHere: checkout != nil, known: known)
             let paid = CheckoutCompletion.PaidCheckout(
                 sessionID: session.id, snapshot: snapshot,
                 aliases: [session.subscriptionID, session.paymentIntentID, session.invoiceID].compactMap { $0 },
@@ -102,6 +109,8 @@ public struct CompleteCheckout: Sendable {
         do {
             return .paid(try await complete(session, now: now))
         } catch is CheckoutCompletion.Unusable {
+            throw unknown
+        } catch is StripeVouching.NotVouched {
             throw unknown
         } catch is UpstreamError {
             throw UseCaseError.upstreamUnavailable("We could not confirm your payment with Stripe just now. Refresh this page in a minute.")

@@ -9,6 +9,29 @@ import Storage
 /// the purchase can be linked to that app user and the app can poll with its
 /// `checkout_context_id`. A double tap with the same `checkout_context_id` opens one session.
 public struct StartCheckout: Sendable {
+    /// A discount the paywall asks for (Cleeng-style coupon codes).
+    public enum Discount: Sendable, Equatable {
+        /// A customer-facing Stripe promotion code, looked up before the session is opened.
+        case promotionCode(String)
+        /// A Stripe coupon id.
+        case coupon(String)
+
+        /// What was sent.
+        public var text: String {
+            switch self {
+            case .promotionCode(let code), .coupon(let code): code
+            }
+        }
+
+        /// The `/checkout/start` input it came from.
+        public var inputName: String {
+            switch self {
+            case .promotionCode: "promotion_code"
+            case .coupon: "coupon"
+            }
+        }
+    }
+
     /// A validated order (the web layer resolves the plan and checks every input).
     public struct Order: Sendable {
         public var planName: String?
@@ -18,6 +41,7 @@ public struct StartCheckout: Sendable {
         public var checkoutContextID: String?
         public var email: String?
         public var redirectURL: String?
+        public var discount: Discount?
         /// Stripe metadata: who started it and the attribution, within Stripe's limits.
         public var metadata: [String: String]
         /// The attribution as a JSON object text.
@@ -25,8 +49,9 @@ public struct StartCheckout: Sendable {
 
         public init(
             planName: String?, priceID: String, isOneTimePayment: Bool, appUserID: String?, checkoutContextID: String?,
-            email: String?, redirectURL: String?, metadata: [String: String], contextJSON: String
+            email: String?, redirectURL: String?, discount: Discount? = nil, metadata: [String: String], contextJSON: String
         ) {
+            self.discount = discount
             self.planName = planName
             self.priceID = priceID
             self.isOneTimePayment = isOneTimePayment
@@ -72,15 +97,19 @@ public struct StartCheckout: Sendable {
             mode: order.isOneTimePayment ? .payment : .subscription, priceID: order.priceID,
             successURL: links.url("/checkout/success") + "?session_id={CHECKOUT_SESSION_ID}",
             cancelURL: links.url("/checkout/cancel"), clientReferenceID: order.appUserID, customerEmail: order.email,
-            metadata: order.metadata, allowPromotionCodes: allowPromotionCodes ? true : nil)
+            metadata: order.metadata, allowPromotionCodes: allowPromotionCodes ? true : nil,
+            discount: try await stripeDiscount(order.discount, stripe: stripe))
         // A double tap with the same checkout_context_id must not open two sessions.
         let idempotencyKey = try order.checkoutContextID.map { "checkout:" + $0 } ?? "checkout:" + OpaqueToken.generate()
         let session: StripeCheckoutSession
         do {
             session = try await stripe.createCheckoutSession(request, idempotencyKey: idempotencyKey)
         } catch let error as StripeAPIError {
-            logger.error("stripe_checkout_failed", [("type", .string(error.type)), ("code", .string(error.code ?? ""))])
-            throw UseCaseError.upstreamUnavailable("Stripe refused to start the checkout. Please try again later.")
+            logger.error(
+                "stripe_checkout_failed",
+                [("type", .string(error.type)), ("code", .string(error.code ?? "")), ("param", .string(error.param ?? "")),
+                 ("message", .string(error.message))])
+            throw refusal(error, order: order)
         } catch is UpstreamError {
             throw UseCaseError.upstreamUnavailable("Stripe cannot be reached right now. Please try again in a minute.")
         }
@@ -100,6 +129,52 @@ public struct StartCheckout: Sendable {
         }
         return url
     }
+
+    /// The Stripe discount for `discount`: a coupon as given, a promotion code looked up.
+    /// - Throws: `UseCaseError.badRequest` for a promotion code Stripe does not have (active),
+    ///   `upstream_unavailable` when Stripe cannot be asked.
+    private func stripeDiscount(_ discount: Discount?, stripe: StripeClient) async throws -> CheckoutSessionRequest.Discount? {
+        switch discount {
+        case nil: return nil
+        case .coupon(let id): return .coupon(id)
+        case .promotionCode(let code):
+            let found: StripePromotionCode?
+            do {
+                found = try await stripe.findPromotionCode(code)
+            } catch is StripeRequestError {
+                found = nil
+            } catch let error as StripeAPIError {
+                logger.error("stripe_promotion_code_lookup_failed", [("code", .string(error.code ?? "")), ("message", .string(error.message))])
+                throw UseCaseError.upstreamUnavailable("Stripe could not check the promotion code. Please try again later.")
+            } catch is UpstreamError {
+                throw UseCaseError.upstreamUnavailable("Stripe cannot be reached right now. Please try again in a minute.")
+            }
+            guard let found else { throw UseCaseError.badRequest("The promotion code \(code) is not valid (unknown, expired or used up).") }
+            return .promotionCode(found.id)
+        }
+    }
+
+    /// What the buyer is told when Stripe refuses the session: an unknown coupon is their input
+    /// (400); an unknown price is the operator's configuration, named with its key (503);
+    /// anything else is Stripe's (502, retryable).
+    private func refusal(_ error: StripeAPIError, order: Order) -> UseCaseError {
+        let param = error.param ?? ""
+        if error.isResourceMissing, param.hasPrefix("discounts"), let discount = order.discount {
+            return .badRequest("The \(discount.inputName == "coupon" ? "coupon" : "promotion code") \(discount.text) is not valid.")
+        }
+        if error.isResourceMissing, param.hasPrefix("line_items") {
+            let key = order.planName.map { "plans.\($0).price_id" } ?? "plans"
+            return UseCaseError(
+                .notConfigured, code: Self.unknownPriceCode,
+                "Stripe does not know the price \(order.priceID) of the plan \"\(order.planName ?? order.priceID)\". "
+                    + "Set \(key) to a price of this Stripe account (a price_... id from the dashboard).")
+        }
+        return .upstreamUnavailable("Stripe refused to start the checkout. Please try again later.")
+    }
+
+    /// The code of the refusal for a plan whose price Stripe does not know: the page names the
+    /// plan and the key to fix, for the operator trying their set-up.
+    public static let unknownPriceCode = "unknown_price"
 
     static let contextUsed = UseCaseError.conflict(
         "This checkout was already started. Go back to the app and start the purchase again.")

@@ -68,8 +68,19 @@ public struct OperatorActions: Sendable {
         }
     }
 
+    /// The purchases paid with `email`, and those held by an account with that address (store
+    /// purchases carry no email of their own), oldest first.
     public func purchases(email: String) async throws -> [Purchase] {
-        try await database.read { try PurchaseRepository.forEmail(email, on: $0) }
+        try await database.read { connection in
+            var purchases = try PurchaseRepository.forEmail(email, on: connection)
+            var seen = Set(purchases.map(\.id))
+            for account in try AccountRepository.all(email: email, on: connection) {
+                for purchase in try PurchaseRepository.forAccount(account.id, on: connection) where seen.insert(purchase.id).inserted {
+                    purchases.append(purchase)
+                }
+            }
+            return purchases.sorted { $0.createdAt < $1.createdAt }
+        }
     }
 
     public func codes(email: String) async throws -> [RedemptionCodeRecord] {

@@ -22,8 +22,13 @@ public struct ApplyAppleNotification: Sendable {
     let webhookEvents: WebhookEvents
     let logger: Logger
     let events: EventQueue
+    let durations: ProductDurations
 
-    public init(verifier: AppStoreSignedDataVerifier?, database: Database, logger: Logger, events: EventQueue = .disabled) {
+    public init(
+        verifier: AppStoreSignedDataVerifier?, database: Database, logger: Logger, durations: ProductDurations = ProductDurations(days: [:]),
+        events: EventQueue = .disabled
+    ) {
+        self.durations = durations
         self.verifier = verifier
         webhookEvents = WebhookEvents(database: database, source: "apple")
         self.logger = logger
@@ -35,13 +40,22 @@ public struct ApplyAppleNotification: Sendable {
     public func apply(signedPayload: String, now: Date) async throws -> Outcome {
         guard let verifier else { throw StoreErrors.notConfigured(StoreClients.Missing.appleVerifier) }
         let notification: AppStoreNotification
-        let snapshot: PurchaseSnapshot?
+        let verified: PurchaseSnapshot?
         do {
             notification = try verifier.verifyNotification(signedPayload, now: now)
-            snapshot = try notification.snapshot(now: now)
+            verified = try notification.snapshot(now: now)
         } catch let error as AppStoreVerificationError {
             logger.warning("apple_notification_rejected", [("reason", .string(error.description))])
             throw UseCaseError.badRequest("The notification does not verify: \(error.description)")
+        }
+        let snapshot: PurchaseSnapshot?
+        do {
+            snapshot = try verified.map { try durations.applied(to: $0, now: now) }
+        } catch let missing as ProductDurations.Missing {
+            // Signed and valid, but unusable until configured: acknowledged (Apple would retry for
+            // days), recorded, and logged for the operator; the next claim of it says the same.
+            logger.error("apple_notification_unusable", [("reason", .string(missing.description))])
+            snapshot = nil
         }
         if notification.isTest {
             logger.info("apple_notification_test", [("uuid", .string(notification.notificationUUID ?? ""))])

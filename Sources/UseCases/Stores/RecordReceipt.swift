@@ -18,6 +18,16 @@ public struct RecordReceipt: Sendable {
         /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`);
         /// `priceID` (`stripe_price_id`), when given, must be its price.
         case stripeSubscription(String, priceID: String?)
+        /// Stripe Checkout Session (`stripe_object_type: checkout_session`, `stripe_object_id: cs_...`):
+        /// its subscription or payment intent is recorded; `priceID`, when given, must be its price.
+        case stripeCheckoutSession(String, priceID: String?)
+
+        var isStripe: Bool {
+            switch self {
+            case .stripeSubscription, .stripeCheckoutSession: true
+            default: false
+            }
+        }
     }
 
     /// The recorded purchase and the account that holds it.
@@ -33,11 +43,14 @@ public struct RecordReceipt: Sendable {
     let policy: OtherUserPolicy
     let secrets: DomainSecrets
     let catalog: EntitlementCatalog
+    let vouching: StripeVouching
     let events: EventQueue
 
     public init(
-        verifier: StorePurchaseVerifier, policy: OtherUserPolicy, secrets: DomainSecrets, catalog: EntitlementCatalog, events: EventQueue = .disabled
+        verifier: StorePurchaseVerifier, policy: OtherUserPolicy, secrets: DomainSecrets, catalog: EntitlementCatalog, vouching: StripeVouching,
+        events: EventQueue = .disabled
     ) {
+        self.vouching = vouching
         self.events = events
         self.verifier = verifier
         self.policy = policy
@@ -47,7 +60,8 @@ public struct RecordReceipt: Sendable {
 
     /// - Throws: `UseCaseError` (`invalid_receipt`, `upstream_unavailable`, `not_configured`,
     ///   `purchase_belongs_to_other_user`, `unprocessable` for a `stripe_price_id` that is not
-    ///   the subscription's), `StorageError`.
+    ///   the subscription's, or for a Stripe object whose price this deployment does not offer),
+    ///   `StorageError`.
     public func record(_ source: Source, userID: String, attribution: String?, now: Date) async throws -> Recorded {
         let verified: VerifiedStorePurchase
         switch source {
@@ -56,16 +70,44 @@ public struct RecordReceipt: Sendable {
         case .playStore(let token, let productID): verified = try await verifier.playStore(purchaseToken: token, productID: productID)
         case .stripeSubscription(let id, let priceID):
             verified = try await verifier.stripe(subscriptionID: id)
-            if let priceID, priceID != verified.snapshot.productID {
-                throw UseCaseError.unprocessable(
-                    "stripe_price_id \(priceID) is not the price of \(id) (\(verified.snapshot.productID)); nothing was recorded.")
-            }
+            try Self.check(priceID: priceID, of: id, verified)
+        case .stripeCheckoutSession(let id, let priceID):
+            verified = try await verifier.stripe(checkoutSessionID: id)
+            try Self.check(priceID: priceID, of: id, verified)
         }
+        let vouching = self.vouching
+        let isStripe = source.isStripe
+        do {
+            return try await record(verified, userID: userID, attribution: attribution, now: now) { connection, applied in
+                if isStripe {
+                    // A rollback undoes the purchase just applied: nothing of it is kept.
+                    try vouching.require(objectID: applied.purchase.externalID, priceID: applied.purchase.productID, known: !applied.created)
+                }
+            }
+        } catch let error as StripeVouching.NotVouched {
+            throw UseCaseError.unprocessable(
+                "\(error.priceID) is not a price this app offers (plans or entitlements); nothing was recorded.")
+        }
+    }
+
+    /// `stripe_price_id`, when given, must be the price of what Stripe holds.
+    private static func check(priceID: String?, of id: String, _ verified: VerifiedStorePurchase) throws {
+        if let priceID, priceID != verified.snapshot.productID {
+            throw UseCaseError.unprocessable(
+                "stripe_price_id \(priceID) is not the price of \(id) (\(verified.snapshot.productID)); nothing was recorded.")
+        }
+    }
+
+    private func record(
+        _ verified: VerifiedStorePurchase, userID: String, attribution: String?, now: Date,
+        check: @escaping @Sendable (Connection, PurchaseRepository.Applied) throws -> Void
+    ) async throws -> Recorded {
         let policy = self.policy
         let secrets = self.secrets
         let catalog = self.catalog
         let events = self.events
         return try await verifier.record(verified) { connection, applied in
+            try check(connection, applied)
             let outcome: PurchaseClaim.Outcome
             if policy == .switch, let holder = applied.purchase.accountID,
                 try AccountRepository.find(appUserID: userID, on: connection) == nil

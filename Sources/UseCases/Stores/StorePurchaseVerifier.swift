@@ -31,11 +31,15 @@ public struct StorePurchaseVerifier: Sendable {
     let now: @Sendable () -> Date
     /// Where purchases created or changed by a claim are reported.
     let events: EventQueue
+    /// Expiries of non-renewing subscriptions.
+    let durations: ProductDurations
 
     /// A verifier over the configured store clients (and Stripe), the database and the clock.
     public init(
-        stores: StoreClients, stripe: StripeClient?, database: Database, now: @escaping @Sendable () -> Date, events: EventQueue = .disabled
+        stores: StoreClients, stripe: StripeClient?, database: Database, now: @escaping @Sendable () -> Date,
+        durations: ProductDurations = ProductDurations(days: [:]), events: EventQueue = .disabled
     ) {
+        self.durations = durations
         self.events = events
         self.stores = stores
         self.stripe = stripe
@@ -57,7 +61,7 @@ public struct StorePurchaseVerifier: Sendable {
             } catch let error as AppStoreVerificationError where error.kind == .wrongEnvironment && verifier.environment == .production {
                 transaction = try verifier.withEnvironment(.sandbox).verifyTransaction(signedTransaction, now: now)
             }
-            return VerifiedStorePurchase(snapshot: try transaction.snapshot(now: now))
+            return VerifiedStorePurchase(snapshot: try withDuration(try transaction.snapshot(now: now), now: now))
         }
     }
 
@@ -67,7 +71,8 @@ public struct StorePurchaseVerifier: Sendable {
         try await StoreErrors.mapping {
             guard let api = stores.appStoreAPI else { throw StoreErrors.notConfigured(StoreClients.Missing.appStoreAPI) }
             let transaction = try await api.transaction(id: transactionID)
-            return VerifiedStorePurchase(snapshot: try transaction.snapshot(now: now()))
+            let now = self.now()
+            return VerifiedStorePurchase(snapshot: try withDuration(try transaction.snapshot(now: now), now: now))
         }
     }
 
@@ -78,6 +83,16 @@ public struct StorePurchaseVerifier: Sendable {
             guard let client = stores.verifyReceipt else { throw StoreErrors.notConfigured(StoreClients.Missing.verifyReceipt) }
             let receipt = try await client.verify(receiptBase64: receiptBase64)
             return VerifiedStorePurchase(snapshot: receipt.snapshot(now: now()))
+        }
+    }
+
+    /// A non-renewing subscription gets its configured expiry; without one it is refused (503
+    /// `not_configured`, naming the key), never recorded as active forever.
+    private func withDuration(_ snapshot: PurchaseSnapshot, now: Date) throws -> PurchaseSnapshot {
+        do {
+            return try durations.applied(to: snapshot, now: now)
+        } catch let missing as ProductDurations.Missing {
+            throw StoreErrors.notConfigured("This server cannot record \(missing.productID) yet: \(missing.description).")
         }
     }
 
@@ -169,6 +184,37 @@ public struct StorePurchaseVerifier: Sendable {
             guard let stripe else { throw StoreErrors.notConfigured(StoreClients.Missing.stripe) }
             let subscription = try await stripe.retrieveSubscription(id: subscriptionID)
             return VerifiedStorePurchase(snapshot: subscription.snapshot(observedAt: now(), purchaserEmail: nil))
+        }
+    }
+
+    /// Reads a paid Stripe Checkout Session (`cs_...`): its subscription, or its payment intent
+    /// with the price of its line item.
+    /// - Throws: `UseCaseError` (422 invalid_receipt for an unpaid session or one that stands for
+    ///   no purchase, 502 upstream_unavailable, 503 not configured).
+    public func stripe(checkoutSessionID: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let stripe else { throw StoreErrors.notConfigured(StoreClients.Missing.stripe) }
+            let session = try await stripe.retrieveCheckoutSession(id: checkoutSessionID, expandSubscription: true, expandLineItems: true)
+            guard session.isPaid else {
+                throw StoreErrors.invalidReceipt("The checkout session \(checkoutSessionID) is not paid; nothing was recorded.")
+            }
+            var snapshot: PurchaseSnapshot?
+            switch session.mode {
+            case .subscription:
+                var subscription = session.subscription
+                if subscription == nil, let id = session.subscriptionID { subscription = try await stripe.retrieveSubscription(id: id) }
+                snapshot = subscription?.snapshot(observedAt: now(), purchaserEmail: session.email)
+            case .payment:
+                let price = session.lineItemPriceIDs.first ?? session.metadata["price_id"]
+                snapshot = price.flatMap { session.paymentSnapshot(productID: $0, observedAt: now()) }
+            default:
+                snapshot = nil
+            }
+            guard let snapshot else {
+                throw StoreErrors.invalidReceipt(
+                    "The checkout session \(checkoutSessionID) holds no subscription or payment to record (mode \(session.mode)).")
+            }
+            return VerifiedStorePurchase(snapshot: snapshot)
         }
     }
 

@@ -57,8 +57,12 @@ struct AdminCodeRoutes {
                         item.string("product_id", purchase.productID)
                         item.string("status", purchase.status.rawValue)
                         item.string("expires_at", purchase.expiresAt.map(Timestamp.rfc3339))
+                        PurchaseJSON.writeRenewal(willRenew: purchase.willRenew, renewsToProductID: purchase.renewsToProductID, into: &item)
+                        item.string("offer_type", purchase.offerType)
                         item.string("account_id", purchase.accountID)
                         item.string("app_user_id", purchase.appUserID)
+                        // The paywall context or the SDK's conversion_details, as they came.
+                        item.storedObject("attribution", purchase.attribution)
                         item.string("created_at", Timestamp.rfc3339(purchase.createdAt))
                     }
                 }

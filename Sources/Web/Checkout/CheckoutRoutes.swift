@@ -26,8 +26,10 @@ struct CheckoutRoutes {
                 do {
                     return .redirect(to: try await start.start(order, now: now()), status: .seeOther)
                 } catch let error as UseCaseError where error.kind == .notConfigured || error.kind == .upstreamUnavailable {
-                    // A calm page with a way back: no status code, no configuration key on it.
+                    // A calm page with a way back: no status code, and no configuration key on it
+                    // unless the key is what must change (a plan's price Stripe does not know).
                     var values: [String: TemplateValue] = [:]
+                    if error.code == StartCheckout.unknownPriceCode { values["operator_hint"] = .string(error.message) }
                     if request.method == .get { values["retry_url"] = .string(request.target) }
                     if let link = links.app("checkout/cancel") { values["app_link"] = .string(link) }
                     return try pages.render("checkout_unavailable", title: "Checkout is not available", status: .serviceUnavailable, values)
@@ -69,6 +71,9 @@ struct CheckoutRoutes {
         return try pages.render("success", title: "Thank you", values)
     }
 
+    /// The parameters redirect mode names itself; a custom parameter never stands in for one.
+    static let redirectParameters: Set<String> = ["app_user_id", "email", "stripe_subscription_id", "stripe_payment_intent_id", "code"]
+
     /// Redirect mode: 302 to a configured URL with the purchase in the query.
     private func redirect(_ completion: CompleteCheckout.Completion) throws -> HTTPResponse {
         let purchase = completion.completed.purchase
@@ -87,7 +92,9 @@ struct CheckoutRoutes {
         }
         if let code = completion.code { parameters.append(("code", code.display)) }
         if let context = checkout?.context, let object = try? JSONSerialization.jsonObject(with: Data(context.utf8)) as? [String: String] {
-            for (key, value) in object.sorted(by: { $0.key < $1.key }) where key.hasPrefix("utm_") || key.hasPrefix("campaign_") {
+            // The custom parameters given to /checkout/start and the ply_context fields (ply_<field>),
+            // never overriding the purchase's own parameters above.
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) where !Self.redirectParameters.contains(key) {
                 parameters.append((key, value))
             }
         }

@@ -7,16 +7,30 @@ import UseCases
 
 /// The inputs of `/checkout/start`, from the query, a form body or a JSON body, validated:
 /// a configured plan (or one of its price ids), a UUID `checkout_context_id`, a configured
-/// `redirect_url`, a base64 JSON `ply_context`, and the `utm_*` / `campaign_*` parameters.
+/// `redirect_url`, a base64 JSON `ply_context`, a Stripe `promotion_code` or `coupon`, and
+/// every other parameter as a custom one (a paywall's placement parameters: `placement`,
+/// `utm_*`, anything), within API.md's bounds.
 struct CheckoutStartRequest {
+    /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
+    static let ownInputs: Set<String> = [
+        "plan", "price_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
+    ]
+    /// API.md: up to 20 custom parameters, names of 1–40 characters `[A-Za-z0-9_.-]`, values up to 500 bytes.
+    static let maxCustomParameters = 20
+    static let maxNameLength = 40
+    static let maxValueBytes = 500
+
     var planName: String?
     var plan: TollgateConfig.Plan
     var appUserID: String?
     var checkoutContextID: String?
     var email: String?
     var redirectURL: String?
-    /// `ply_context` members, `utm_*` and `campaign_*`, as Stripe metadata (limits applied).
+    /// `ply_context` members (as `ply_<field>`) and the custom parameters, carried in the
+    /// session's metadata and back to a redirect.
     var context: [String: String]
+    /// A customer-facing Stripe promotion code, or a coupon id, to apply as the session's discount.
+    var discount: StartCheckout.Discount?
 
     /// - Throws: `APIError.badRequest` naming the input that is wrong.
     init(_ request: HTTPRequest, config: TollgateConfig) throws {
@@ -56,17 +70,49 @@ struct CheckoutStartRequest {
         if let encoded = value("ply_context") {
             for (key, value) in try Self.decodePlyContext(encoded) { context["ply_" + key] = value }
         }
-        for (name, value) in inputs where name.hasPrefix("utm_") || name.hasPrefix("campaign_") {
-            context[name] = value
-        }
+        for (name, value) in try Self.customParameters(inputs) { context[name] = value }
         self.context = context
+        switch (value("promotion_code"), value("coupon")) {
+        case (let code?, nil): discount = .promotionCode(code)
+        case (nil, let coupon?): discount = .coupon(coupon)
+        case (nil, nil): discount = nil
+        case (_?, _?): throw APIError.badRequest("Send promotion_code or coupon, not both.")
+        }
+        if let discount, discount.text.utf8.count > 200 || !discount.text.allSatisfy(Self.isNameCharacter) {
+            throw APIError.badRequest("\(discount.inputName) must be at most 200 letters, digits, _, . or -.")
+        }
+    }
+
+    /// The parameters that are not `/checkout/start`'s own, checked against API.md's bounds
+    /// (a repeated name keeps its last value).
+    /// - Throws: `APIError.badRequest` naming the parameter out of bounds.
+    static func customParameters(_ inputs: [(name: String, value: String)]) throws -> [String: String] {
+        var custom: [String: String] = [:]
+        for (name, value) in inputs where !ownInputs.contains(name) {
+            guard (1...maxNameLength).contains(name.utf8.count), name.allSatisfy(isNameCharacter) else {
+                throw APIError.badRequest(
+                    "The parameter \"\(String(name.prefix(maxNameLength)))\" needs a name of 1 to \(maxNameLength) letters, digits, _, . or -.")
+            }
+            guard value.utf8.count <= maxValueBytes else {
+                throw APIError.badRequest("The parameter \(name) is longer than \(maxValueBytes) bytes.")
+            }
+            custom[name] = value
+            guard custom.count <= maxCustomParameters else {
+                throw APIError.badRequest("Too many parameters: at most \(maxCustomParameters) besides checkout's own (\(name) is one too many).")
+            }
+        }
+        return custom
+    }
+
+    private static func isNameCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || character == "_" || character == "." || character == "-")
     }
 
     /// The order for `StartCheckout`.
     var order: StartCheckout.Order {
         StartCheckout.Order(
             planName: planName, priceID: plan.priceID, isOneTimePayment: plan.mode == .payment, appUserID: appUserID,
-            checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL, metadata: metadata(),
+            checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL, discount: discount, metadata: metadata(),
             contextJSON: contextJSON())
     }
 

@@ -20,11 +20,7 @@ enum RedeemResponse {
                 PurchaseJSON.writeRedemptionInfo(redeemed.purchase, appUserID: appUserID, entitlements: entitlements, into: &json)
                 PurchaseJSON.writeAccount(redeemed.account, into: &json)
                 json.bool("account_switched", redeemed.accountSwitched)
-                json.object("session") { session in
-                    session.string("access_token", redeemed.tokens.accessToken)
-                    session.string("refresh_token", redeemed.tokens.refreshToken)
-                    session.int("expires_in", redeemed.tokens.expiresIn)
-                }
+                PurchaseJSON.writeSession(redeemed.tokens, into: &json)
             }
             response.outcome = redeemed.isEntitled ? "success" : "expired_subscription"
         case .invalidCode:

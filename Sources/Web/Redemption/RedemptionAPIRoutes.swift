@@ -98,8 +98,11 @@ struct RedemptionAPIRoutes {
                     guard let shown else { return }
                     json.object("result") { result in
                         result.string("status", shown.purchase.isEntitled(at: now) ? "success" : "expired_subscription")
-                        PurchaseJSON.writeRedemptionInfo(shown.purchase, appUserID: nil, entitlements: shown.entitlements, into: &result)
-                        if let account = shown.account { PurchaseJSON.writeAccount(account, into: &result) }
+                        if let code = shown.code { result.string("code", code.display) }
+                        PurchaseJSON.writeRedemptionInfo(shown.purchase, appUserID: caller.appUserID, entitlements: shown.entitlements, into: &result)
+                        PurchaseJSON.writeAccount(shown.account, into: &result)
+                        result.bool("account_switched", false)
+                        PurchaseJSON.writeSession(shown.tokens, into: &result)
                     }
                 case .failed:
                     json.string("status", "failed")

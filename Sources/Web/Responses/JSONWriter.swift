@@ -1,4 +1,7 @@
-/// Builds compact JSON without Foundation: exact key order, no reflection, for hot paths.
+import Foundation
+
+/// Builds compact JSON by hand: exact key order, no reflection, for hot paths (Foundation only
+/// re-checks stored JSON text, `storedObject`).
 ///
 ///     var json = JSONWriter()
 ///     json.object { o in o.string("status", "ok"); o.object("error") { e in e.bool("retryable", false) } }
@@ -36,6 +39,12 @@ public struct JSONWriter: Sendable {
         appendRaw(value ? "true" : "false")
     }
 
+    /// `key: true|false`, or `null` when unknown.
+    public mutating func optionalBool(_ key: String, _ value: Bool?) {
+        member(key)
+        appendRaw(value.map { $0 ? "true" : "false" } ?? "null")
+    }
+
     public mutating func object(_ key: String, _ body: (inout JSONWriter) -> Void) {
         member(key)
         object(body)
@@ -71,6 +80,21 @@ public struct JSONWriter: Sendable {
             appendString(value)
         }
         bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Writes `key: <value>` where `value` is JSON text stored earlier (an attribution object):
+    /// written only when it parses as a JSON object, else `null`, so stored text can never
+    /// break the document.
+    public mutating func storedObject(_ key: String, _ text: String?) {
+        member(key)
+        guard let text, let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data), object is [String: Any],
+            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else {
+            appendRaw("null")
+            return
+        }
+        bytes.append(contentsOf: canonical)
     }
 
     private mutating func member(_ key: String) {

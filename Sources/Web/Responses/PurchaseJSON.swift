@@ -1,4 +1,5 @@
 import Domain
+import UseCases
 
 /// The JSON of purchases, accounts and entitlements: one writer for every endpoint that
 /// shows them (redeem, checkout poll, store claims, `/receipts`, admin).
@@ -17,7 +18,16 @@ enum PurchaseJSON {
             }
             item.string("status", purchase.status.rawValue)
             item.string("expires_at", purchase.expiresAt.map(Timestamp.rfc3339))
+            writeRenewal(willRenew: purchase.willRenew, renewsToProductID: purchase.renewsToProductID, into: &item)
+            if let offer = purchase.offerType { item.string("offer_type", offer) }
         }
+    }
+
+    /// `will_renew` (null while the store has not said) and `renews_to_product_id` (a pending
+    /// downgrade or crossgrade), on purchases and entitlements.
+    static func writeRenewal(willRenew: Bool?, renewsToProductID: String?, into json: inout JSONWriter) {
+        json.optionalBool("will_renew", willRenew)
+        if let next = renewsToProductID { json.string("renews_to_product_id", next) }
     }
 
     /// `redemption_info`: purchaser, purchase and the entitlements it grants.
@@ -41,7 +51,17 @@ enum PurchaseJSON {
                 item.bool("active", entitlement.active)
                 item.string("expires_at", entitlement.expiresAt.map(Timestamp.rfc3339))
                 if withSource { item.string("source", entitlement.source.rawValue) }
+                writeRenewal(willRenew: entitlement.willRenew, renewsToProductID: entitlement.renewsToProductID, into: &item)
             }
+        }
+    }
+
+    /// `"session": {"access_token", "refresh_token", "expires_in"}`: the tokens of a success.
+    static func writeSession(_ tokens: SessionTokens, into json: inout JSONWriter) {
+        json.object("session") { session in
+            session.string("access_token", tokens.accessToken)
+            session.string("refresh_token", tokens.refreshToken)
+            session.int("expires_in", tokens.expiresIn)
         }
     }
 

@@ -69,13 +69,14 @@ struct ReceiptsRequest {
             guard let id = present(body.stripeObjectId) else {
                 throw APIError.badRequest("A Stripe receipt needs stripe_object_id.")
             }
-            let type = present(body.stripeObjectType)?.lowercased() ?? (id.hasPrefix("sub_") ? "subscription" : "")
-            guard type == "subscription" else {
+            let inferred = id.hasPrefix("sub_") ? "subscription" : id.hasPrefix("cs_") ? "checkout_session" : ""
+            switch present(body.stripeObjectType)?.lowercased() ?? inferred {
+            case "subscription": source = .stripeSubscription(id, priceID: present(body.stripePriceId))
+            case "checkout_session": source = .stripeCheckoutSession(id, priceID: present(body.stripePriceId))
+            default:
                 throw APIError.unprocessable(
-                    "Only Stripe subscriptions can be recorded here (stripe_object_type: subscription); one-time payments are recorded by the checkout.",
-                    code: "unsupported_object_type")
+                    "stripe_object_type must be subscription (sub_...) or checkout_session (cs_...).", code: "unsupported_object_type")
             }
-            source = .stripeSubscription(id, priceID: present(body.stripePriceId))
         }
         if let encoded = present(body.plyContext) {
             var context: [String: String] = [:]

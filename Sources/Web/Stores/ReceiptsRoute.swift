@@ -22,6 +22,7 @@ struct ReceiptsRoute {
                 ("account_id", .string(recorded.accountID)),
             ])
             return .json { json in
+                json.string("status", "ok")
                 json.string("user_id", input.userID)
                 json.string("account_id", recorded.accountID)
                 json.bool("account_switched", recorded.accountSwitched)

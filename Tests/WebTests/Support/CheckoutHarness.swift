@@ -28,7 +28,7 @@ struct CheckoutHarness {
     /// - Parameter extra: top-level config members added to the harness's (e.g. `events`).
     init(redemption: [String: Any] = [:], extra: [String: Any] = [:]) throws {
         let clock = self.clock
-        stripe = try FakeStripe(webhookSecret: Self.webhookSecret, knownPrices: ["price_monthly", "price_lifetime"], now: clock.function)
+        stripe = try FakeStripe(webhookSecret: Self.webhookSecret, knownPrices: ["price_monthly", "price_lifetime", "price_elsewhere"], now: clock.function)
         var redemptionConfig: [String: Any] = ["code_ttl_seconds": 3600, "resend_interval_seconds": 600, "redirect_urls": ["https://example.com/welcome"]]
         for (key, value) in redemption { redemptionConfig[key] = value }
         var config: [String: Any] = [

@@ -76,6 +76,8 @@ public struct FakeAppStoreRenewalInfo: Sendable {
     public var productID: String
     /// 1 renews, 0 turned off.
     public var autoRenewStatus: Int
+    /// The product it renews into; nil means `productID` (no pending change).
+    public var autoRenewProductID: String?
     public var expirationIntent: Int?
     public var gracePeriodExpiresDate: Date?
     public var isInBillingRetryPeriod: Bool?
@@ -85,13 +87,14 @@ public struct FakeAppStoreRenewalInfo: Sendable {
     /// Renewal info; by default a Sandbox subscription that renews.
     public init(
         originalTransactionID: String = "2000000000000001", productID: String = "com.example.monthly",
-        autoRenewStatus: Int = 1, expirationIntent: Int? = nil, gracePeriodExpiresDate: Date? = nil,
+        autoRenewStatus: Int = 1, autoRenewProductID: String? = nil, expirationIntent: Int? = nil, gracePeriodExpiresDate: Date? = nil,
         isInBillingRetryPeriod: Bool? = nil, environment: String = "Sandbox",
         signedDate: Date = Date(timeIntervalSince1970: 1_700_000_000)
     ) {
         self.originalTransactionID = originalTransactionID
         self.productID = productID
         self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductID = autoRenewProductID
         self.expirationIntent = expirationIntent
         self.gracePeriodExpiresDate = gracePeriodExpiresDate
         self.isInBillingRetryPeriod = isInBillingRetryPeriod
@@ -102,7 +105,7 @@ public struct FakeAppStoreRenewalInfo: Sendable {
     /// The payload JSON.
     public var payload: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
-            ("originalTransactionId", .string(originalTransactionID)), ("autoRenewProductId", .string(productID)),
+            ("originalTransactionId", .string(originalTransactionID)), ("autoRenewProductId", .string(autoRenewProductID ?? productID)),
             ("productId", .string(productID)), ("autoRenewStatus", .integer(Int64(autoRenewStatus))),
         ]
         appendIfPresent(&members, "expirationIntent", expirationIntent.map { .integer(Int64($0)) })

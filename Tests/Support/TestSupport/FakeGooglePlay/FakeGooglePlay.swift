@@ -123,13 +123,14 @@ public final class FakeGooglePlay: Sendable {
     public func setSubscription(
         token: String, state: SubscriptionState, productID: String, expiry: Date, acknowledged: Bool = false,
         linkedPurchaseToken: String? = nil, obfuscatedAccountID: String? = nil, testPurchase: Bool = false,
-        startTime: Date? = nil, orderID: String? = nil
+        startTime: Date? = nil, orderID: String? = nil, offerID: String? = nil, deferredReplacementProductID: String? = nil
     ) {
         core.state.withLock {
             $0.subscriptions[token] = FakeGooglePlayCore.SubscriptionRecord(
                 state: state, productID: productID, expiry: expiry, acknowledged: acknowledged,
                 linkedPurchaseToken: linkedPurchaseToken, obfuscatedAccountID: obfuscatedAccountID, testPurchase: testPurchase,
-                startTime: startTime ?? expiry.addingTimeInterval(-30 * 86_400), orderID: orderID ?? "GPA.0000-0000-0000-\(Self.digits(token))")
+                startTime: startTime ?? expiry.addingTimeInterval(-30 * 86_400), orderID: orderID ?? "GPA.0000-0000-0000-\(Self.digits(token))",
+                offerID: offerID, deferredReplacementProductID: deferredReplacementProductID)
         }
     }
 

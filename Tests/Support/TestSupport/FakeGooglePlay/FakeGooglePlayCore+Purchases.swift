@@ -39,9 +39,11 @@ extension FakeGooglePlayCore {
         var lineItem: [String: Any] = [
             "productId": record.productID, "expiryTime": Self.rfc3339(record.expiry),
             "autoRenewingPlan": ["autoRenewEnabled": [.active, .inGracePeriod, .onHold, .paused].contains(record.state)],
-            "offerDetails": ["basePlanId": "base", "offerTags": [String]()],
+            "offerDetails": (["basePlanId": "base", "offerTags": [String]()] as [String: Any]).merging(
+                record.offerID.map { ["offerId": $0] } ?? [:], uniquingKeysWith: { $1 }),
         ]
         if paid { lineItem["latestSuccessfulOrderId"] = record.orderID }
+        if let next = record.deferredReplacementProductID { lineItem["deferredItemReplacement"] = ["productId": next] }
         var object: [String: Any] = [
             "kind": "androidpublisher#subscriptionPurchaseV2", "regionCode": "US", "subscriptionState": record.state.rawValue,
             "acknowledgementState": record.acknowledged ? "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" : "ACKNOWLEDGEMENT_STATE_PENDING",

@@ -16,6 +16,10 @@ final class FakeGooglePlayCore: Sendable {
         var testPurchase: Bool
         var startTime: Date
         var orderID: String
+        /// `offerDetails.offerId`: the offer it was bought with (an intro price, a trial).
+        var offerID: String? = nil
+        /// `deferredItemReplacement.productId`: a downgrade that takes effect at the next renewal.
+        var deferredReplacementProductID: String? = nil
     }
 
     struct ProductRecord {

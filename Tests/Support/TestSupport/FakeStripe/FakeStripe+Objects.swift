@@ -97,10 +97,10 @@ enum FakeStripeJSON {
 
     static func optional(_ value: (any Sendable)?) -> Any { value.map { $0 as Any } ?? NSNull() }
 
-    static func session(_ session: FakeStripe.Session, expandedSubscription: [String: Any]? = nil) -> [String: Any] {
+    static func session(_ session: FakeStripe.Session, expandedSubscription: [String: Any]? = nil, lineItems: Bool = false) -> [String: Any] {
         let details: Any = session.email.map { ["email": $0, "name": NSNull()] as [String: Any] } ?? NSNull()
         let subscription: Any = expandedSubscription ?? optional(session.subscriptionID)
-        return [
+        var object: [String: Any] = [
             "id": session.id,
             "object": "checkout.session",
             "mode": session.mode,
@@ -122,6 +122,17 @@ enum FakeStripeJSON {
             "expires_at": seconds(session.created) + 86_400,
             "livemode": session.livemode,
         ]
+        if lineItems {
+            // Stripe expands line_items as a list of line_item objects, each with its price.
+            let item: [String: Any] = [
+                "id": "li_" + session.id.dropFirst(3), "object": "item", "quantity": session.quantity,
+                "price": ["id": session.priceID, "object": "price", "product": "prod_test"] as [String: Any],
+            ]
+            object["line_items"] = [
+                "object": "list", "data": [item], "has_more": false, "url": "/v1/checkout/sessions/\(session.id)/line_items",
+            ] as [String: Any]
+        }
+        return object
     }
 
     static func subscription(_ subscription: FakeStripe.Subscription) -> [String: Any] {

@@ -6,7 +6,7 @@ import HTTPRouting
 extension FakeStripe.Core {
     private static let topLevelParameters: Set<String> = [
         "mode", "line_items", "success_url", "cancel_url", "client_reference_id", "customer_email", "metadata",
-        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand",
+        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts",
     ]
 
     /// Answers one request the way Stripe would.
@@ -33,6 +33,8 @@ extension FakeStripe.Core {
             return retrieveSubscription(id: segments[2])
         case (.post, 3) where segments == ["v1", "billing_portal", "sessions"]:
             return createPortalSession(request)
+        case (.get, 2) where segments == ["v1", "promotion_codes"]:
+            return listPromotionCodes(request)
         default:
             return respond(
                 FakeStripeJSON.error(
@@ -179,6 +181,7 @@ extension FakeStripe.Core {
             }
             allowPromotionCodes = text == "true"
         }
+        if let refusal = checkDiscounts(parameters, allowPromotionCodes: allowPromotionCodes) { return refusal }
         var metadataSets: [[String: String]] = []
         for (param, value) in [("metadata", parameters["metadata"]), ("subscription_data[metadata]", parameters["subscription_data"]?["metadata"]),
             ("payment_intent_data[metadata]", parameters["payment_intent_data"]?["metadata"])] {
@@ -207,6 +210,54 @@ extension FakeStripe.Core {
         return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json", "Request-Id": requestID()], body: body)
     }
 
+    /// `discounts[0][coupon]` or `discounts[0][promotion_code]`: one of them, known to the
+    /// account, and never beside `allow_promotion_codes` (Stripe refuses both at once).
+    private func checkDiscounts(_ parameters: StripeFormValue, allowPromotionCodes: Bool?) -> HTTPResponse? {
+        guard let discounts = parameters["discounts"] else { return nil }
+        if allowPromotionCodes != nil {
+            return invalid("You may only specify one of these parameters: allow_promotion_codes, discounts.", param: "allow_promotion_codes")
+        }
+        guard let first = discounts[0] else { return invalid("Invalid array", param: "discounts", code: "parameter_invalid_array") }
+        let (coupons, promotions) = state.withLock { ($0.coupons, Set($0.promotionCodes.values.filter(\.active).map(\.id))) }
+        if let coupon = first["coupon"]?.string {
+            guard coupons.contains(coupon) else {
+                return respond(
+                    FakeStripeJSON.error(
+                        type: "invalid_request_error", message: "No such coupon: '\(coupon)'", code: "resource_missing",
+                        param: "discounts[0][coupon]"),
+                    status: 400)
+            }
+        } else if let promotion = first["promotion_code"]?.string {
+            guard promotions.contains(promotion) else {
+                return respond(
+                    FakeStripeJSON.error(
+                        type: "invalid_request_error", message: "No such promotion code: '\(promotion)'", code: "resource_missing",
+                        param: "discounts[0][promotion_code]"),
+                    status: 400)
+            }
+        } else {
+            return invalid("Missing required param: discounts[0][coupon].", param: "discounts[0][coupon]", code: "parameter_missing")
+        }
+        return nil
+    }
+
+    /// `GET /v1/promotion_codes?code=...&active=...`: the matching promotion codes, as a list.
+    private func listPromotionCodes(_ request: HTTPRequest) -> HTTPResponse {
+        let code = request.queryItems.first { $0.name == "code" }?.value
+        let active = request.queryItems.first { $0.name == "active" }?.value
+        let matches: [[String: Any]] = state.withLock { state in
+            state.promotionCodes.sorted { $0.key < $1.key }.compactMap { entry -> [String: Any]? in
+                if let code, entry.key.lowercased() != code.lowercased() { return nil }
+                if let active, (active == "true") != entry.value.active { return nil }
+                return [
+                    "id": entry.value.id, "object": "promotion_code", "code": entry.key, "active": entry.value.active,
+                    "coupon": ["id": entry.value.coupon, "object": "coupon"] as [String: Any],
+                ]
+            }
+        }
+        return respond(["object": "list", "data": matches, "has_more": false, "url": "/v1/promotion_codes"], status: 200)
+    }
+
     private enum Replay {
         case same([UInt8])
         case otherParameters
@@ -229,12 +280,12 @@ extension FakeStripe.Core {
     }
 
     private func retrieveSession(id: String, request: HTTPRequest) -> HTTPResponse {
-        let expand = request.queryItems.filter { $0.name == "expand[]" || $0.name == "expand[0]" }.map(\.value)
+        let expand = request.queryItems.filter { $0.name == "expand[]" || $0.name.hasPrefix("expand[") }.map(\.value)
         let object: [String: Any]? = state.withLock { state in
             guard let session = state.sessions[id] else { return nil }
             let subscription = expand.contains("subscription")
                 ? session.subscriptionID.flatMap { state.subscriptions[$0] }.map(FakeStripeJSON.subscription) : nil
-            return FakeStripeJSON.session(session, expandedSubscription: subscription)
+            return FakeStripeJSON.session(session, expandedSubscription: subscription, lineItems: expand.contains("line_items"))
         }
         guard let object else {
             return respond(

@@ -141,6 +141,22 @@ public final class FakeStripe: Sendable {
         core.state.withLock { $0.subscriptions[subscription.id] = subscription }
     }
 
+    /// Adds a coupon the account has.
+    public func addCoupon(_ id: String) {
+        core.state.withLock { _ = $0.coupons.insert(id) }
+    }
+
+    /// Adds a customer-facing promotion code for `coupon`; returns its `promo_...` id.
+    @discardableResult
+    public func addPromotionCode(_ code: String, coupon: String, active: Bool = true) -> String {
+        core.state.withLock { state in
+            let id = "promo_\(state.nextSuffix())"
+            state.coupons.insert(coupon)
+            state.promotionCodes[code] = (id, coupon, active)
+            return id
+        }
+    }
+
     /// The next `count` requests get `status` with Stripe's error body (`api_error` for 5xx,
     /// `rate_limit` for 429), before authentication: an outage.
     public func failNextRequests(status: Int, count: Int = 1) {
@@ -158,6 +174,10 @@ extension FakeStripe {
             var idempotency: [String: (body: [UInt8], response: [UInt8])] = [:]
             var failures: (status: Int, remaining: Int)?
             var portalSessions: [(customer: String, returnURL: String?)] = []
+            /// Coupon ids the account has.
+            var coupons: Set<String> = []
+            /// Promotion codes by their customer-facing code.
+            var promotionCodes: [String: (id: String, coupon: String, active: Bool)] = [:]
             var counter = 0
 
             /// A unique, Stripe-looking id suffix.

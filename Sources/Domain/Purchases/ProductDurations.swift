@@ -1,0 +1,35 @@
+import Foundation
+
+/// How long a non-renewing subscription grants access (`products_duration_days`): the App Store
+/// gives such a purchase no expiry, so without a configured duration it would be active forever.
+public struct ProductDurations: Sendable {
+    /// A non-renewing purchase of a product with no configured duration.
+    public struct Missing: Error, Sendable, CustomStringConvertible {
+        public let productID: String
+
+        /// The configuration key to set.
+        public var key: String { "products_duration_days.\(productID)" }
+
+        public var description: String {
+            "\(productID) is a non-renewing subscription with no duration: set \(key) (days of access from the purchase)"
+        }
+    }
+
+    /// Days of access per product id.
+    public let days: [String: Int]
+
+    public init(days: [String: Int]) { self.days = days }
+
+    /// `snapshot` with its expiry set from the purchase date when it is a non-renewing purchase
+    /// (`expired` once that has passed); other snapshots unchanged.
+    /// - Throws: `Missing` for a non-renewing product without a duration.
+    public func applied(to snapshot: PurchaseSnapshot, now: Date) throws -> PurchaseSnapshot {
+        guard let purchasedAt = snapshot.nonRenewingPurchasedAt else { return snapshot }
+        guard let days = days[snapshot.productID] else { throw Missing(productID: snapshot.productID) }
+        var result = snapshot
+        let expiresAt = purchasedAt.addingTimeInterval(TimeInterval(days) * 86_400)
+        result.expiresAt = expiresAt
+        if result.status == .active, expiresAt <= now { result.status = .expired }
+        return result
+    }
+}
