@@ -32,6 +32,9 @@ let package = Package(
         .target(name: "Templating", swiftSettings: strict),
         .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
+        // A PostgreSQL client (protocol v3: TLS, SCRAM-SHA-256, extended queries, a pool). Knows
+        // nothing of Storage yet: the PostgreSQL backend will adapt it to the SQLDatabase seam.
+        .target(name: "Postgres", dependencies: ["Crypto", "Logging"], swiftSettings: strict),
         .target(name: "Mail", dependencies: ["Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
@@ -93,6 +96,8 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
+        // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),

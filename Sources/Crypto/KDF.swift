@@ -1,7 +1,8 @@
 import Foundation
 internal import COpenSSL
 
-/// Key derivation functions backed by OpenSSL's `EVP_KDF` (HKDF-SHA256 and scrypt).
+/// Key derivation functions backed by OpenSSL (HKDF-SHA256 and scrypt through `EVP_KDF`,
+/// PBKDF2-HMAC-SHA256 through `PKCS5_PBKDF2_HMAC`).
 public enum KDF {
     /// HKDF-SHA256 (RFC 5869): extract with `salt`, expand with `info` to `outputByteCount` bytes.
     /// - Throws: `CryptoError.invalidParameter` for an output length outside 1...8160, `.openSSLFailure`.
@@ -55,6 +56,30 @@ public enum KDF {
             }
         }
         guard status == 1 else { throw CryptoError.openSSL("EVP_KDF_derive(SCRYPT)") }
+        return output
+    }
+
+    /// PBKDF2-HMAC-SHA256 (RFC 8018 §5.2) with `iterations` rounds: SCRAM-SHA-256's `Hi()` (RFC 7677),
+    /// which PostgreSQL's authentication uses.
+    /// - Throws: `CryptoError.invalidParameter` for iterations or an output length out of range, `.openSSLFailure`.
+    public static func pbkdf2SHA256(password: some ContiguousBytes, salt: some ContiguousBytes,
+                                    iterations: Int, outputByteCount: Int) throws -> [UInt8] {
+        guard (1...Int(Int32.max)).contains(iterations), (1...1024).contains(outputByteCount) else {
+            throw CryptoError(.invalidParameter, "PBKDF2 parameters out of range (iterations=\(iterations), length=\(outputByteCount))")
+        }
+        ERR_clear_error()
+        var output = [UInt8](repeating: 0, count: outputByteCount)
+        let status = withBytes(password) { pass in
+            withBytes(salt) { saltBytes in
+                output.withUnsafeMutableBufferPointer { out in
+                    PKCS5_PBKDF2_HMAC(
+                        pass.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(clamping: pass.count),
+                        saltBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(clamping: saltBytes.count),
+                        Int32(iterations), EVP_sha256(), Int32(out.count), out.baseAddress)
+                }
+            }
+        }
+        guard status == 1 else { throw CryptoError.openSSL("PKCS5_PBKDF2_HMAC") }
         return output
     }
 

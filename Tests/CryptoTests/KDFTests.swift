@@ -26,6 +26,21 @@ import Testing
         }
     }
 
+    @Test func pbkdf2SHA256MatchesRFC7914Vectors() throws {
+        let one = try KDF.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, outputByteCount: 64)
+        #expect(Hex.encode(one) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
+        let many = try KDF.pbkdf2SHA256(password: Array("Password".utf8), salt: Array("NaCl".utf8), iterations: 80000, outputByteCount: 64)
+        #expect(Hex.encode(many) == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d")
+        expectCryptoError(.invalidParameter) {
+            _ = try KDF.pbkdf2SHA256(password: [1], salt: [1], iterations: 0, outputByteCount: 32)
+        }
+    }
+
+    @Test func md5MatchesRFC1321Vectors() throws {
+        #expect(Hex.encode(try MD5.hash([UInt8]())) == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(Hex.encode(try MD5.hash(Array("abc".utf8))) == "900150983cd24fb0d6963f7d28e17f72")
+    }
+
     @Test func aesGCMSealsWithFreshNoncesAndOpens() throws {
         let key = try SecureRandom.bytes(count: 32)
         let message = Array("ABCD-EFGH-JKMN-PQRS".utf8)

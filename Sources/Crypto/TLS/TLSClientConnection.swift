@@ -9,8 +9,9 @@ import Glibc
 /// The caller owns the socket: it connects it, sets its receive/send timeouts (`SO_RCVTIMEO`,
 /// `SO_SNDTIMEO`: an expired timeout surfaces as `TLSError.Kind.timeout`) and closes it after
 /// this object is gone. Construction performs the handshake. Host name and certificate
-/// verification are always on (`SSL_VERIFY_PEER` plus `SSL_set1_host`, or the IP address for an
-/// IP literal), SNI is sent for names, and TLS 1.2 is the minimum version.
+/// verification are on (`SSL_VERIFY_PEER` plus `SSL_set1_host`, or the IP address for an IP
+/// literal) unless the configuration is `.encryptionOnly`; SNI is sent for names, and TLS 1.2 is
+/// the minimum version.
 ///
 /// Not Sendable: one thread uses a session at a time. It owns its `SSL_CTX` and `SSL` handles
 /// and frees them in `deinit`.
@@ -35,8 +36,12 @@ public final class TLSClientConnection {
         }
         self.ssl = ssl
         // From here on `deinit` frees both handles if a step below throws.
-        try configure(fd: fd, host: host, configuration: configuration)
-        try handshake()
+        if configuration.verifiesPeer {
+            try configure(fd: fd, host: host, configuration: configuration)
+        } else {
+            try configureEncryptionOnly(fd: fd, host: host)
+        }
+        try handshake(verifiesPeer: configuration.verifiesPeer)
     }
 
     deinit {
@@ -77,11 +82,28 @@ public final class TLSClientConnection {
         }
     }
 
-    private func handshake() throws {
+    /// `SSL_VERIFY_NONE`: no CA store, no host name to match; SNI still names the host.
+    private func configureEncryptionOnly(fd: Int32, host: String) throws {
+        guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
+            throw Self.error(.configuration, "cannot require TLS 1.2 or later")
+        }
+        SSL_set_verify(ssl, SSL_VERIFY_NONE, nil)
+        if !Self.isIPAddress(host) {
+            guard tollgate_ssl_set_tlsext_host_name(ssl, host) == 1 else {
+                throw Self.error(.configuration, "cannot set the server name indication '\(host)'")
+            }
+        }
+        guard SSL_set_fd(ssl, fd) == 1 else {
+            throw Self.error(.configuration, "cannot attach the socket to the SSL session")
+        }
+    }
+
+    private func handshake(verifiesPeer: Bool) throws {
         let result = SSL_connect(ssl)
         guard result == 1 else {
+            // Without verification OpenSSL still records a verify result; it is not the cause.
             let verify = SSL_get_verify_result(ssl)
-            if verify != Int(X509_V_OK) {
+            if verifiesPeer, verify != Int(X509_V_OK) {
                 let reason = X509_verify_cert_error_string(verify).map { String(cString: $0) } ?? "code \(verify)"
                 ERR_clear_error()
                 throw TLSError(.certificateVerification, "the server's certificate was rejected: \(reason)")
