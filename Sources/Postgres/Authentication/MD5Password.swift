@@ -6,21 +6,10 @@ enum MD5Password {
     /// - Throws: `PostgresError` (`.authentication`) when MD5 is unavailable (FIPS mode).
     static func answer(user: String, password: String, salt: [UInt8]) throws -> String {
         do {
-            let inner = hex(try MD5.hash(Array((password + user).utf8)))
-            return "md5" + hex(try MD5.hash(Array(inner.utf8) + salt))
+            let inner = Hex.encode(try MD5.hash(Array((password + user).utf8)))
+            return "md5" + Hex.encode(try MD5.hash(Array(inner.utf8) + salt))
         } catch {
             throw PostgresError(.authentication, "md5 authentication: \(error)")
         }
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
