@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "HTTPCore", dependencies: ["CLinux", "Logging", "Lifecycle"], swiftSettings: strict),
         // Routes on top of the core: router, request context, middleware, HTTPResponseError.
         .target(name: "HTTPRouting", dependencies: ["HTTPCore", "Logging"], swiftSettings: strict),
+        // Blocking TCP / Unix-domain client sockets with timeouts (SMTP, PostgreSQL, outbound HTTP).
+        .target(name: "Sockets", swiftSettings: strict),
         .target(name: "Storage", dependencies: ["CSQLite", "Logging"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
@@ -34,14 +36,14 @@ let package = Package(
         .target(name: "Configuration", swiftSettings: strict),
         // A PostgreSQL client (protocol v3: TLS, SCRAM-SHA-256, extended queries, a pool). Knows
         // nothing of Storage yet: the PostgreSQL backend will adapt it to the SQLDatabase seam.
-        .target(name: "Postgres", dependencies: ["Crypto", "Logging"], swiftSettings: strict),
-        .target(name: "Mail", dependencies: ["Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
+        .target(name: "Postgres", dependencies: ["Sockets", "Crypto", "Logging"], swiftSettings: strict),
+        .target(name: "Mail", dependencies: ["Sockets", "Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
         .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
 
         // Clients and webhook verifiers of Stripe, the App Store and Google Play.
-        .target(name: "Integrations", dependencies: ["Domain", "Crypto", "Logging"], swiftSettings: strict),
+        .target(name: "Integrations", dependencies: ["Sockets", "Domain", "Crypto", "Logging"], swiftSettings: strict),
 
         // Demo mode's Stripe: the part of Stripe's API Tollgate calls, its hosted checkout page's
         // actions and its signed webhooks, reached through the real Stripe client (in memory).
@@ -95,6 +97,8 @@ let package = Package(
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting"], swiftSettings: strict),
+        // Against real loopback and Unix-domain listeners.
+        .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
         // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Sockets
 
 /// One blocking SMTP dialog (RFC 5321) delivering one message: greeting, EHLO, STARTTLS or
 /// implicit TLS, AUTH PLAIN / LOGIN, MAIL FROM, RCPT TO, DATA, QUIT.
@@ -13,7 +14,7 @@ import Foundation
 /// Not Sendable: owns its socket and TLS session.
 final class SMTPSession {
     private let configuration: SMTPConfiguration
-    private let socket: SMTPSocket
+    private let socket: BlockingSocket
     private var tls: TLSClientConnection?
     private var buffer: [UInt8] = []
     private var extensions: [String: String] = [:]
@@ -22,7 +23,9 @@ final class SMTPSession {
     /// - Throws: `MailError`.
     init(configuration: SMTPConfiguration) throws {
         self.configuration = configuration
-        socket = try SMTPSocket(host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+        socket = try MailError.translating {
+            try BlockingSocket(host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+        }
         if configuration.security == .tls {
             try startTLS()
         }
@@ -82,7 +85,7 @@ final class SMTPSession {
     }
 
     private func startTLS() throws {
-        try socket.setTimeout(configuration.connectTimeout)
+        try MailError.translating { try socket.setTimeout(configuration.connectTimeout) }
         do {
             tls = try TLSClientConnection(
                 fd: socket.fd, host: configuration.host, configuration: TLSClientConfiguration(caFile: configuration.caFile))
@@ -141,7 +144,7 @@ final class SMTPSession {
             guard remaining > .zero else {
                 throw MailError.transient("timed out after \(limit.milliseconds) ms waiting for the SMTP server")
             }
-            try socket.setTimeout(remaining)
+            try MailError.translating { try socket.setTimeout(remaining) }
             if let tls {
                 do {
                     _ = try tls.read(into: &buffer, count: 4096)
@@ -149,13 +152,13 @@ final class SMTPSession {
                     throw MailError.transient(error.description)
                 }
             } else {
-                try socket.read(into: &buffer, count: 4096)
+                try MailError.translating { try socket.read(into: &buffer, count: 4096) }
             }
         }
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        try socket.setTimeout(configuration.replyTimeout)
+        try MailError.translating { try socket.setTimeout(configuration.replyTimeout) }
         if let tls {
             do {
                 try tls.write(bytes)
@@ -163,7 +166,7 @@ final class SMTPSession {
                 throw MailError.transient(error.description)
             }
         } else {
-            try socket.write(bytes)
+            try MailError.translating { try socket.write(bytes) }
         }
     }
 

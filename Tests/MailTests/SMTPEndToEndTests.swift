@@ -1,6 +1,7 @@
 import Foundation
 import Storage
 import Testing
+import TestSupport
 @testable import Mail
 
 /// Our SMTP client against aiosmtpd, a real SMTP server that is not ours, run as a subprocess.

@@ -1,5 +1,6 @@
 import Postgres
 import Testing
+import TestSupport
 
 /// Each authentication method pg_hba.conf can ask for, against the real server.
 @Suite struct AuthenticationTests {

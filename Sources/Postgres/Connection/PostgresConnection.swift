@@ -41,7 +41,7 @@ public final class PostgresConnection {
         self.configuration = configuration
         self.logger = logger.with([("db_host", .string(configuration.host)), ("db_port", .int(configuration.port))])
         self.statements = StatementCache(capacity: configuration.statementCacheCapacity)
-        let socket = try PostgresSocket(endpoint: configuration.endpoint, timeout: configuration.connectTimeout)
+        let socket = try configuration.endpoint.connect(timeout: configuration.connectTimeout)
         self.stream = MessageStream(socket: socket)
         do {
             try stream.setTimeout(configuration.connectTimeout)

@@ -1,4 +1,5 @@
 import Crypto
+import Sockets
 
 /// The connection's byte stream, plain or TLS, cut into backend messages.
 ///
@@ -8,7 +9,7 @@ import Crypto
 /// Not Sendable: owned by one `PostgresConnection`. It owns the socket and the TLS session and
 /// releases the session before closing the socket.
 final class MessageStream {
-    private let socket: PostgresSocket
+    private let socket: BlockingSocket
     private var tls: TLSClientConnection?
     private var buffer: [UInt8] = []
     private var start = 0
@@ -17,7 +18,7 @@ final class MessageStream {
     static let maximumMessageLength = (1 << 30) + (1 << 20)
     private static let readSize = 65_536
 
-    init(socket: PostgresSocket) {
+    init(socket: BlockingSocket) {
         self.socket = socket
     }
 
@@ -26,7 +27,7 @@ final class MessageStream {
 
     /// Sets the per-call read and write deadline.
     /// - Throws: `PostgresError` (`.connection`).
-    func setTimeout(_ timeout: Duration) throws { try socket.setTimeout(timeout) }
+    func setTimeout(_ timeout: Duration) throws { try PostgresError.translating { try socket.setTimeout(timeout) } }
 
     /// Writes `messages` in one go.
     /// - Throws: `PostgresError` (`.timeout`, `.connection`).
@@ -34,7 +35,7 @@ final class MessageStream {
         if let tls {
             do { try tls.write(messages.bytes) } catch let error as TLSError { throw Self.translate(error) }
         } else {
-            try socket.write(messages.bytes)
+            try PostgresError.translating { try socket.write(messages.bytes) }
         }
     }
 
@@ -45,7 +46,7 @@ final class MessageStream {
     func readSSLResponse() throws -> UInt8 {
         precondition(buffer.count == start && tls == nil)
         var single: [UInt8] = []
-        try socket.read(into: &single, count: 1)
+        try PostgresError.translating { try socket.read(into: &single, count: 1) }
         return single[0]
     }
 
@@ -103,7 +104,7 @@ final class MessageStream {
             if let tls {
                 do { _ = try tls.read(into: &buffer, count: Self.readSize) } catch let error as TLSError { throw Self.translate(error) }
             } else {
-                try socket.read(into: &buffer, count: Self.readSize)
+                try PostgresError.translating { try socket.read(into: &buffer, count: Self.readSize) }
             }
         }
     }

@@ -109,34 +109,6 @@ final class SMTPTestServer: @unchecked Sendable {
     }()
 }
 
-/// A local TCP port nobody holds right now, for a server started later on it.
-///
-/// Drawn at random from 20000–32767, below Linux's ephemeral range (32768–60999) from which the
-/// kernel hands out ports to `bind(0)` and outgoing connections: otherwise any socket opened by a
-/// concurrent test could take the port between this check and the server's own bind.
-func freePort() throws -> Int {
-    for _ in 0..<200 {
-        let candidate = Int.random(in: 20000...32767)
-        if try canBind(port: candidate) { return candidate }
-    }
-    throw HarnessError(description: "no free port found in 20000–32767")
-}
-
-/// Whether 127.0.0.1:`port` can be bound now (the probe socket is closed again at once).
-private func canBind(port: Int) throws -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw HarnessError(description: "socket failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    return bound == 0
-}
-
 /// A test CA and server certificates made with the openssl command-line tool, once per test run.
 struct TestCertificates: Sendable {
     /// A certificate and its key.
@@ -168,36 +140,10 @@ struct TestCertificates: Sendable {
 
     private static func make() async throws -> TestCertificates {
         let directory = try makeTemporaryDirectory()
-        let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try await openssl(["req", "-x509"] + ecKey + [
-            "-keyout", "\(directory)/ca.key", "-out", "\(directory)/ca.pem", "-days", "2",
-            "-subj", "/CN=Tollgate Mail Test CA",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ])
-        try await openssl(["req"] + ecKey + [
-            "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
-        ])
-        try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: "\(directory)/server.ext", atomically: true, encoding: .utf8)
-        try await openssl([
-            "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.pem",
-            "-CAkey", "\(directory)/ca.key", "-CAcreateserial", "-out", "\(directory)/server.pem", "-days", "2",
-            "-extfile", "\(directory)/server.ext",
-        ])
+        try await TestCertificateFactory.makeCA("ca", commonName: "Tollgate Mail Test CA", in: directory)
+        try await TestCertificateFactory.makeLocalhostServer(signedBy: "ca", in: directory)
         return TestCertificates(
             caFile: "\(directory)/ca.pem",
             localhost: Pair(certificate: "\(directory)/server.pem", key: "\(directory)/server.key"))
-    }
-
-    /// Runs the openssl command-line tool off the concurrency pool.
-    /// - Throws: `HarnessError` when openssl is missing or exits with a failure.
-    private static func openssl(_ arguments: [String]) async throws {
-        guard let path = ChildProcessRunner.locate("openssl") else {
-            throw HarnessError(description: "openssl is not installed; run scripts/install-test-tools")
-        }
-        let result = try await ChildProcessRunner.run(path, arguments)
-        guard result.status == 0 else {
-            throw HarnessError(description: "openssl \(arguments.first ?? "") failed with \(result.status): \(result.stderrText)")
-        }
     }
 }

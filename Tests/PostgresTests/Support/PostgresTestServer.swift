@@ -188,33 +188,13 @@ struct PostgresTestServer: Sendable {
     private static func makeCertificates(in root: String) async throws -> (caFile: String, otherCAFile: String, certificate: String, key: String) {
         let directory = "\(root)/certs"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         for name in ["ca", "other-ca"] {
-            try await openssl(["req", "-x509"] + ecKey + [
-                "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).pem", "-days", "2",
-                "-subj", "/CN=Tollgate Postgres Test \(name)",
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-            ])
+            try await TestCertificateFactory.makeCA(name, commonName: "Tollgate Postgres Test \(name)", in: directory)
         }
-        try await openssl(["req"] + ecKey + [
-            "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
-        ])
-        try "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(toFile: "\(directory)/server.ext", atomically: true, encoding: .utf8)
-        try await openssl([
-            "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.pem", "-CAkey", "\(directory)/ca.key",
-            "-CAcreateserial", "-out", "\(directory)/server.pem", "-days", "2", "-extfile", "\(directory)/server.ext",
-        ])
+        try await TestCertificateFactory.makeLocalhostServer(signedBy: "ca", in: directory)
         // PostgreSQL refuses a key others can read.
         chmod("\(directory)/server.key", 0o600)
         return ("\(directory)/ca.pem", "\(directory)/other-ca.pem", "\(directory)/server.pem", "\(directory)/server.key")
-    }
-
-    private static func openssl(_ arguments: [String]) async throws {
-        guard let path = ChildProcessRunner.locate("openssl") else {
-            throw HarnessError(description: "openssl is not installed; run scripts/install-test-tools")
-        }
-        try await run(path, arguments)
     }
 
     /// Runs a tool to completion off the concurrency pool; a non-zero exit is an error with its output.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -13,22 +14,9 @@ final class ScriptedServer: Sendable {
     private let listener: Int32
 
     init(sslAnswer: [UInt8] = Array("N".utf8), script: [UInt8]) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError(description: "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 1) == 0 else {
-            close(fd)
-            throw HarnessError(description: "cannot listen on loopback: \(String(cString: strerror(errno)))")
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let loopback = try LoopbackListener.tcp(backlog: 1)
+        listener = loopback.fd
+        port = loopback.port
         DispatchQueue(label: "scripted-postgres").async { [listener] in
             Self.serve(listener, sslAnswer: sslAnswer, script: script)
         }
