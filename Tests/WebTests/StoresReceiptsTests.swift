@@ -165,6 +165,12 @@ struct StoresReceiptsTests {
         #expect(unpaid.status == .unprocessableContent)
         #expect(unpaid.errorCode == "invalid_receipt")
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+        for badID in ["sub_partner_1", "cs_../../v1/customers", String(repeating: "x", count: 300)] {
+            let malformed = try await harness.receipts(
+                ["user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": badID], platform: "STRIPE")
+            #expect(malformed.status == .unprocessableContent, "\(badID.prefix(20))")
+        }
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
 
         let paid = try harness.stripe.completeSession(id: subscriptionSession, email: "cs@example.com", paid: true)
         let body: [String: Any] = [
