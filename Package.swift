@@ -29,14 +29,15 @@ let package = Package(
         .target(name: "HTTPRouting", dependencies: ["HTTPCore", "Logging"], swiftSettings: strict),
         // Blocking TCP / Unix-domain client sockets with timeouts (SMTP, PostgreSQL, outbound HTTP).
         .target(name: "Sockets", swiftSettings: strict),
-        .target(name: "Storage", dependencies: ["CSQLite", "Logging"], swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
         .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", swiftSettings: strict),
         // A PostgreSQL client (protocol v3: TLS, SCRAM-SHA-256, extended queries, a pool). Knows
-        // nothing of Storage yet: the PostgreSQL backend will adapt it to the SQLDatabase seam.
+        // nothing of Storage: Storage's PostgreSQL backend adapts it to the SQLDatabase seam.
         .target(name: "Postgres", dependencies: ["Sockets", "Crypto", "Logging"], swiftSettings: strict),
+        // The storage seam (SQLDatabase) and its two backends: SQLite (embedded) and PostgreSQL.
+        .target(name: "Storage", dependencies: ["CSQLite", "Postgres", "Logging"], swiftSettings: strict),
         .target(name: "Mail", dependencies: ["Sockets", "Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
@@ -92,7 +93,7 @@ let package = Package(
         // Tests.
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Domain", "StripeSimulator"], path: "Tests/Support/TestSupport",
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Domain", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
             swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
@@ -101,12 +102,12 @@ let package = Package(
         .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
         // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Storage", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage"], swiftSettings: strict),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "UseCasesTests", dependencies: ["UseCases", "Domain", "Storage", "Mail", "Integrations", "App", "TestSupport"],
             swiftSettings: strict),

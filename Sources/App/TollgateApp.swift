@@ -77,7 +77,7 @@ public final class TollgateApp: Sendable {
         self.logger = logger
         let templates = try TemplateLibrary(directory: config.paths.templatesDir)
         let staticFiles = try StaticFiles(directory: config.paths.publicDir)
-        let database = try SQLiteDatabase(path: config.database.path, logger: logger)
+        let database = try DatabaseOpener.open(config.database, logger: logger)
         self.database = database
         let applied = try Migrator(migrations: Self.migrations).migrate(database)
         if !applied.isEmpty {

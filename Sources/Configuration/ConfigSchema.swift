@@ -7,6 +7,8 @@ enum ConfigSchema {
         .string("listen.host", \.listen.host),
         .integer("listen.port", \.listen.port, minimum: 0, maximum: 65_535),
         .string("database.path", \.database.path),
+        .optionalString("database.url", \.database.url, secret: true),
+        .integer("database.max_connections", \.database.maxConnections, minimum: 2, maximum: 1000),
         .string("secret_key", \.secretKey, secret: true, required: true),
 
         .string("app.name", \.app.name),

@@ -41,6 +41,10 @@ struct ConfigValidator {
             report("secret_key", "must be at least 32 characters; got \(config.secretKey.count)")
         }
 
+        if let url = config.database.url, !(url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")) {
+            report("database.url", "must be a PostgreSQL URL, postgres://user:password@host:5432/db?sslmode=require")
+        }
+
         // App
         if config.app.scheme.isEmpty {
             report("app.scheme", "required: the app's URL scheme, e.g. exampleapp (for exampleapp://redeem?code=...)")

@@ -23,10 +23,18 @@ extension TollgateConfig {
         }
     }
 
-    /// `database`: the SQLite database.
+    /// `database`: the SQLite database (`path`), or a PostgreSQL one (`url`) shared by any number
+    /// of instances.
     public struct Database: Sendable, Equatable {
         /// `database.path`, default `data/tollgate.sqlite`.
         public var path = "data/tollgate.sqlite"
+        /// `database.url`: `postgres://user:password@host:5432/db?sslmode=require`; when set, it is
+        /// used instead of `path`. A secret (it may hold the password).
+        public var url: String?
+        /// `database.max_connections`: PostgreSQL connections this instance opens at most (a few
+        /// for writes, the rest for reads), default 10. Budget `max_connections` of the server for
+        /// every instance. Not used with SQLite.
+        public var maxConnections = 10
         /// The defaults.
         public init() {}
     }

@@ -100,13 +100,16 @@ public actor OutboxWorker {
     }
 
     /// Returns every `sending` message to `pending` (they were abandoned by a stopped process).
-    /// `run()` does this first; returns how many were recovered.
+    /// `run()` does this first; returns how many were recovered. Only on SQLite, whose one process
+    /// is the only sender: on PostgreSQL another instance may be sending them right now, and
+    /// the lease returns what a dead instance left.
     /// - Throws: `StorageError`.
     @discardableResult
     public func recoverAbandoned() async throws -> Int {
         let timestamp = OutboxID.milliseconds(now())
         return try await database.write { connection in
-            try connection.run("UPDATE mail_outbox SET status = 'pending', updated_at = ? WHERE status = 'sending'", [timestamp])
+            guard connection.dialect == .sqlite else { return 0 }
+            return try connection.run("UPDATE mail_outbox SET status = 'pending', updated_at = ? WHERE status = 'sending'", [timestamp])
         }
     }
 
@@ -123,7 +126,7 @@ public actor OutboxWorker {
                 WHERE id IN (
                     SELECT id FROM mail_outbox
                     WHERE (status = 'pending' AND next_attempt_at <= ?) OR (status = 'sending' AND updated_at <= ?)
-                    ORDER BY next_attempt_at, id LIMIT ?)
+                    ORDER BY next_attempt_at, id LIMIT ?\(connection.dialect.skipLockedClause))
                 RETURNING id, template, recipient, recipient_name, parameters, attempts, message_id, created_at
                 """,
                 [timestamp, timestamp, leaseExpired, limit])

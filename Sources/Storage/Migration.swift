@@ -5,11 +5,12 @@ public struct Migration: Sendable {
     public let id: String
     let body: @Sendable (Connection) throws -> Void
 
-    /// A migration made of SQL statements, run with `SQLConnection.executeScript`.
+    /// A migration made of SQL statements, run with `SQLConnection.executeScript` in the
+    /// connection's dialect (`SQLDialect.schemaScript`).
     /// The script must not contain BEGIN/COMMIT: the migrator supplies the transaction.
     public init(id: String, sql: String) {
         self.id = id
-        self.body = { connection in try connection.executeScript(sql) }
+        self.body = { connection in try connection.executeScript(connection.dialect.schemaScript(sql)) }
     }
 
     /// A migration written in Swift, for data changes that need code.

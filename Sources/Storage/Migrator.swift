@@ -3,8 +3,11 @@ internal import CSQLite
 
 /// Applies an ordered list of migrations, recording each id in `schema_migrations`.
 ///
-/// Each migration runs with its `schema_migrations` row in one `BEGIN IMMEDIATE` transaction, so a
-/// failing migration leaves no trace and the ones before it stay applied. Foreign keys stay on
+/// Each migration runs with its `schema_migrations` row in one write transaction, so a failing
+/// migration leaves no trace and the ones before it stay applied. Scripts are written once and
+/// run in the database's dialect (`SQLDialect.schemaScript`). On PostgreSQL every migration
+/// transaction first takes an advisory lock, so instances starting together apply each
+/// migration once: the second waits, then finds it applied. Foreign keys stay on
 /// during migrations; one that rebuilds a referenced table should start with
 /// `PRAGMA defer_foreign_keys = ON`.
 public struct Migrator: Sendable {
@@ -23,9 +26,10 @@ public struct Migrator: Sendable {
     /// - Throws: `StorageError` when the list has duplicate ids, the database has an applied id
     ///   this code does not know (the database is newer than the code), a known migration is
     ///   pending while a later one is applied, or a migration fails (its error is passed on).
-    public func migrate(_ database: SQLiteDatabase) throws -> [String] {
+    public func migrate(_ database: Database) throws -> [String] {
         try validateList(database)
         let applied = try database.writeSync { connection in
+            try Self.lock(connection)
             try connection.execute(Self.createTable)
             return try Self.appliedIDs(connection)
         }
@@ -37,6 +41,7 @@ public struct Migrator: Sendable {
             let didApply: Bool
             do {
                 didApply = try database.writeSync { connection in
+                    try Self.lock(connection)
                     // Another process may have applied it since the check above.
                     if try connection.queryOne("SELECT id FROM schema_migrations WHERE id = ?", [migration.id]) != nil {
                         return false
@@ -65,22 +70,40 @@ public struct Migrator: Sendable {
 
     /// The ids of the migrations `migrate` would apply, in order.
     /// - Throws: `StorageError` in the same cases as `migrate` (except a failing migration).
-    public func pending(_ database: SQLiteDatabase) throws -> [String] {
+    public func pending(_ database: Database) throws -> [String] {
         try validateList(database)
         let applied = try database.readSync { connection -> Set<String> in
-            let exists = try connection.queryOne(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-            guard exists != nil else { return [] }
+            guard try Self.hasMigrationTable(connection) else { return [] }
             return try Self.appliedIDs(connection)
         }
         return try pendingIDs(applied: applied, database)
+    }
+
+    /// The advisory lock class migrations take on PostgreSQL ("tgmi" in ASCII), with the hash of
+    /// the schema as the second key (see `PostgresDatabase`).
+    static let advisoryLockClass: Int32 = 0x7467_6D69
+
+    /// Serializes migrations across instances (PostgreSQL); SQLite's writer lock already does.
+    private static func lock(_ connection: Connection) throws {
+        guard connection.dialect == .postgresql else { return }
+        try connection.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(current_schema()))", [advisoryLockClass])
+    }
+
+    private static func hasMigrationTable(_ connection: Connection) throws -> Bool {
+        switch connection.dialect {
+        case .sqlite:
+            return try connection.queryOne(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") != nil
+        case .postgresql:
+            return try connection.queryOne("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")?.bool("present") ?? false
+        }
     }
 
     private static func appliedIDs(_ connection: Connection) throws -> Set<String> {
         Set(try connection.query("SELECT id FROM schema_migrations").map { try $0.string("id") })
     }
 
-    private func validateList(_ database: SQLiteDatabase) throws {
+    private func validateList(_ database: Database) throws {
         var seen = Set<String>()
         for migration in migrations {
             guard !migration.id.isEmpty else { throw error("a migration has an empty id", database) }
@@ -90,7 +113,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    private func pendingIDs(applied: Set<String>, _ database: SQLiteDatabase) throws -> [String] {
+    private func pendingIDs(applied: Set<String>, _ database: Database) throws -> [String] {
         let known = Set(migrations.map(\.id))
         let unknown = applied.subtracting(known).sorted()
         guard unknown.isEmpty else {
@@ -110,7 +133,7 @@ public struct Migrator: Sendable {
         return pending
     }
 
-    private func error(_ message: String, _ database: SQLiteDatabase) -> StorageError {
-        database.counter.record(StorageError(resultCode: SQLITE_ERROR, message: message))
+    private func error(_ message: String, _ database: Database) -> StorageError {
+        StorageError(resultCode: SQLITE_ERROR, message: message)
     }
 }

@@ -7,6 +7,8 @@ import Logging
 /// them stays portable (see CONVENTIONS.md: application ids, integer milliseconds, `ON CONFLICT`,
 /// `RETURNING`).
 public protocol SQLConnection: AnyObject {
+    /// The SQL this connection speaks (for the few dialect hooks; see `SQLDialect`).
+    var dialect: SQLDialect { get }
     /// Runs a statement that returns no rows.
     /// - Throws: `StorageError`.
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws
@@ -43,6 +45,10 @@ public typealias Connection = any SQLConnection
 /// A database: one writer at a time, readers beside it. `write` bodies run in one transaction
 /// (committed when they return, rolled back when they throw); `read` bodies see one snapshot.
 public protocol SQLDatabase: Sendable {
+    /// The SQL this database speaks.
+    var dialect: SQLDialect { get }
+    /// Where the database logs (opening, migrations, failures).
+    var logger: Logger { get }
     /// - Throws: what `body` throws (the transaction rolls back), `StorageError`.
     func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T
     /// - Throws: what `body` throws, `StorageError`.

@@ -17,6 +17,9 @@ public final class SQLiteConnection: SQLConnection {
     /// against a caller building SQL dynamically.
     static let statementCacheLimit = 256
 
+    /// SQLite.
+    public var dialect: SQLDialect { .sqlite }
+
     /// Opens `path` for reading and writing (creating it) or read-only, in multi-thread mode
     /// (`NOMUTEX`: each connection is confined to one thread at a time) with extended result codes.
     init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32, counter: ErrorCounter) throws {

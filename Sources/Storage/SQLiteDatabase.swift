@@ -27,7 +27,10 @@ public final class SQLiteDatabase: SQLDatabase {
     private let readers: ReaderPool
     private let checkpointer: Checkpointer
     let counter: ErrorCounter
-    let logger: Logger
+    /// Where the database logs.
+    public let logger: Logger
+    /// SQLite.
+    public var dialect: SQLDialect { .sqlite }
     let busyTimeoutMilliseconds: Int32
     private let closed = Atomic<Bool>(false)
     private let writeLatencies = Mutex(Histogram())

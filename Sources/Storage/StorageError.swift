@@ -6,6 +6,10 @@ internal import CSQLite
 /// errors found by Storage itself reuse the closest SQLite code (misuse 21, mismatch 20, range 25,
 /// cantopen 14, error 1). `message` is `sqlite3_errmsg` or Storage's own explanation; `sql` is the
 /// statement text with its `?` placeholders. Bound values never appear in any of them.
+///
+/// On PostgreSQL, `sqlState` holds the server's SQLSTATE and `resultCode` the closest SQLite code
+/// (23505 is `SQLITE_CONSTRAINT_UNIQUE`, 40P01 `SQLITE_BUSY`...), so callers ask the same
+/// questions (`isUniqueViolation`, `isBusy`) of either backend.
 public struct StorageError: Error, CustomStringConvertible, Sendable {
     /// SQLite's extended result code.
     public let resultCode: Int32
@@ -13,12 +17,44 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The SQL that failed (placeholders only), when there is one.
     public let sql: String?
+    /// PostgreSQL's five-character SQLSTATE, when the error came from PostgreSQL.
+    public let sqlState: String?
 
     /// Creates an error; Storage creates these, other modules may for tests and fakes.
     public init(resultCode: Int32, message: String, sql: String? = nil) {
         self.resultCode = resultCode
         self.message = message
         self.sql = sql
+        self.sqlState = nil
+    }
+
+    /// An error PostgreSQL reported with `sqlState` (nil for a client-side failure: a broken
+    /// connection, a timeout), mapped to the closest SQLite result code.
+    public init(sqlState: String?, message: String, sql: String? = nil) {
+        self.resultCode = Self.sqliteCode(forSQLState: sqlState)
+        self.message = message
+        self.sql = sql
+        self.sqlState = sqlState
+    }
+
+    /// The SQLite result code whose meaning is closest to a SQLSTATE.
+    static func sqliteCode(forSQLState state: String?) -> Int32 {
+        guard let state else { return SQLITE_IOERR }
+        switch state {
+        case "23505": return SQLITE_CONSTRAINT_UNIQUE_CODE
+        case "23503": return SQLITE_CONSTRAINT_FOREIGNKEY_CODE
+        case "23502": return SQLITE_CONSTRAINT | (5 << 8)  // NOTNULL
+        case "23514": return SQLITE_CONSTRAINT | (1 << 8)  // CHECK
+        case "40001", "40P01", "55P03", "57014": return SQLITE_BUSY
+        case "25006": return SQLITE_READONLY
+        case "53100": return SQLITE_FULL
+        case "42P01", "42703", "42601", "42883", "42804", "42P18": return SQLITE_ERROR
+        default:
+            if state.hasPrefix("23") { return SQLITE_CONSTRAINT }
+            if state.hasPrefix("08") || state.hasPrefix("57") { return SQLITE_IOERR }
+            if state.hasPrefix("53") { return SQLITE_FULL }
+            return SQLITE_ERROR
+        }
     }
 
     /// The primary result code (the low byte of `resultCode`).
@@ -43,6 +79,11 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
 
     /// Code, SQLite's name for it, the message and the SQL: safe to log (no bound values).
     public var description: String {
+        if let sqlState {
+            var text = "PostgreSQL error SQLSTATE \(sqlState): \(message)"
+            if let sql { text += " [SQL: \(sql)]" }
+            return text
+        }
         var text = "SQLite error \(resultCode) (\(Self.codeDescription(resultCode))): \(message)"
         if let sql { text += " [SQL: \(sql)]" }
         return text

@@ -6,6 +6,11 @@ import Storage
 enum BackupCommand {
     static func run(configPath: String?, destination: String) async -> ExitStatus {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
+        guard config.database.url == nil else {
+            CommandLineTool.printError(
+                "tollgate: backup copies a SQLite file; this configuration uses PostgreSQL (database.url): back it up with pg_dump or the server's own tools")
+            return .failure
+        }
         guard FileManager.default.fileExists(atPath: config.database.path) else {
             CommandLineTool.printError("tollgate: no database at \(config.database.path) to back up")
             return .failure

@@ -7,13 +7,14 @@ enum MigrateCommand {
     static func run(configPath: String?) -> ExitStatus {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
         do {
-            let database = try SQLiteDatabase(path: config.database.path)
+            let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
+            let name = DatabaseOpener.name(config.database, database)
             let applied = try Migrator(migrations: TollgateApp.migrations).migrate(database)
             if applied.isEmpty {
-                print("Database \(config.database.path) is up to date (\(TollgateApp.migrations.count) migrations).")
+                print("Database \(name) is up to date (\(TollgateApp.migrations.count) migrations).")
             } else {
-                print("Applied \(applied.count) migration(s) to \(config.database.path): \(applied.joined(separator: ", "))")
+                print("Applied \(applied.count) migration(s) to \(name): \(applied.joined(separator: ", "))")
             }
             return .success
         } catch {

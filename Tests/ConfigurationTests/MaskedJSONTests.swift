@@ -63,7 +63,7 @@ struct MaskedJSONTests {
         #expect(leaves.filter { !documented.contains($0) } == [])
         let secrets = Set(TollgateConfig.documentedKeys().filter(\.secret).map(\.path))
         #expect(secrets == ["secret_key", "stripe.secret_key", "stripe.webhook_secret", "apple.shared_secret",
-                            "google.rtdn_token", "mail.smtp.password", "api_keys.server"])
+                            "google.rtdn_token", "mail.smtp.password", "api_keys.server", "database.url"], "database.url holds a password")
     }
 
     @Test("documentedKeys shows defaults as JSON and none for required keys")

@@ -1,16 +1,18 @@
 import Domain
 import Foundation
 import Storage
+import TestSupport
 
-/// A fresh migrated database in a temp folder, removed on release.
+/// A fresh migrated database in a temp folder (or a fresh schema, when the suites run on
+/// PostgreSQL: see `TestDatabaseBackend`), removed on release.
 final class TestDatabase: Sendable {
-    let database: SQLiteDatabase
+    let database: Database
     let path: String
 
     init() throws {
         path = NSTemporaryDirectory() + "tollgate-domain-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(path: path + "/test.sqlite", readers: 1)
+        database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
         _ = try Migrator(migrations: DomainMigrations.all).migrate(database)
     }
 

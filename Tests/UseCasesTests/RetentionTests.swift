@@ -40,9 +40,9 @@ struct RetentionTests {
                 try c.execute(
                     """
                     INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, status, content_type, body, created_at)
-                    VALUES ('redeem', ?, 'h', 200, 'application/json', X'00', ?)
+                    VALUES ('redeem', ?, 'h', 200, 'application/json', ?, ?)
                     """,
-                    [key, ms(ago(age))])
+                    [key, [UInt8(0)], ms(ago(age))])
             }
             for (id, age) in [("evt_old", 91.0), ("evt_new", 89)] {
                 try c.execute(

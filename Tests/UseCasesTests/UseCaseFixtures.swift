@@ -5,12 +5,13 @@ import Logging
 import Mail
 import Storage
 import Synchronization
+import TestSupport
 import UseCases
 
 /// A migrated database in a temp folder and the parts use cases are built from, with a clock
 /// the test moves. No HTTP anywhere.
 final class UseCaseBench: Sendable {
-    let database: SQLiteDatabase
+    let database: Database
     let path: String
     let secrets = try! DomainSecrets(secretKey: "use-case-test-secret-0123456789abcdef")
     let clock = TestClock()
@@ -19,7 +20,7 @@ final class UseCaseBench: Sendable {
     init() throws {
         path = NSTemporaryDirectory() + "tollgate-usecases-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        database = try SQLiteDatabase(path: path + "/test.sqlite", readers: 1)
+        database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
         _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
     }
 
@@ -69,7 +70,7 @@ final class UseCaseBench: Sendable {
     /// Every table's name.
     func tables() throws -> [String] {
         try database.readSync { connection in
-            try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'").map { try $0.string("name") }
+            try TableNames.all(connection)
         }
     }
 

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPCore
 import Testing
+import TestSupport
 
 @testable import App
 @testable import Web
@@ -35,7 +36,7 @@ struct AccountDeletionTests {
     static func everyRow(_ harness: CheckoutHarness) async throws -> [(table: String, row: String)] {
         try await harness.app.app.database.read { connection in
             var rows: [(String, String)] = []
-            for table in try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'").map({ try $0.string("name") }) {
+            for table in try TableNames.all(connection) {
                 for row in try connection.query("SELECT * FROM \(table)") {
                     let text = (0..<row.count).map { index -> String in
                         switch row[index] {

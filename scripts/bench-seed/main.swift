@@ -10,6 +10,14 @@ import Configuration
 import Web
 
 let arguments = CommandLine.arguments
+
+/// A SQLite file, or the PostgreSQL database of a `postgres://` URL (scripts/bench --postgres).
+func openDatabase(_ location: String) throws -> Database {
+    if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+        return try PostgresDatabase(url: location, maxConnections: 2)
+    }
+    return try SQLiteDatabase(path: location, readers: 1)
+}
 // `BenchSeed events CONFIG COUNT`: queues COUNT events for the endpoints of CONFIG, as flows do.
 if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3]) {
     let app = try TollgateApp(config: try ConfigLoader.load(path: arguments[2], environment: [:]), logger: .disabled)
@@ -32,7 +40,7 @@ if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3])
 // them: each redeemed by its app user `bench-user-<i>` on a device, into its own account, with a
 // session. OUT gets SAMPLE of them spread evenly over the table, one `CODE bench-user-<i>` a line.
 if arguments.count == 7, arguments[1] == "scale", let count = Int(arguments[4]), let sample = Int(arguments[6]), count > 0, sample > 0 {
-    let database = try SQLiteDatabase(path: arguments[2], readers: 1)
+    let database = try openDatabase(arguments[2])
     _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
     let secrets = try DomainSecrets(secretKey: arguments[3])
     let vault = try CodeVault(secrets: secrets)
@@ -67,10 +75,10 @@ if arguments.count == 7, arguments[1] == "scale", let count = Int(arguments[4]),
     exit(0)
 }
 guard arguments.count == 5, let count = Int(arguments[3]), count > 0 else {
-    FileHandle.standardError.write(Data("usage: BenchSeed DATABASE SECRET_KEY COUNT OUT\n".utf8))
+    FileHandle.standardError.write(Data("usage: BenchSeed DATABASE SECRET_KEY COUNT OUT (DATABASE: a SQLite path or a postgres:// URL)\n".utf8))
     exit(64)
 }
-let database = try SQLiteDatabase(path: arguments[1], readers: 1)
+let database = try openDatabase(arguments[1])
 _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
 let secrets = try DomainSecrets(secretKey: arguments[2])
 let vault = try CodeVault(secrets: secrets)

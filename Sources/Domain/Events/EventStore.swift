@@ -48,7 +48,7 @@ public enum EventStore {
             UPDATE event_deliveries SET status = 'sending', attempts = attempts + 1, updated_at = ?
             WHERE id IN (
                 SELECT id FROM event_deliveries WHERE endpoint_id = ? AND status = 'pending' AND next_attempt_at <= ?
-                ORDER BY next_attempt_at LIMIT ?)
+                ORDER BY next_attempt_at LIMIT ?\(connection.dialect.skipLockedClause))
             RETURNING id, event_id, endpoint_id, attempts, deadline_at
             """,
             [nowMS, endpointID, nowMS, limit])
@@ -93,11 +93,14 @@ public enum EventStore {
     }
 
     /// Returns every `sending` delivery to `pending` (the process that claimed them stopped),
-    /// keeping its attempt count. Run once at start by the only worker of a SQLite database.
+    /// keeping its attempt count. Run once at start by the only worker of a SQLite database; on
+    /// PostgreSQL another instance may be sending them right now, so nothing is done there and
+    /// the lease returns what a dead instance left.
     /// - Throws: `StorageError`.
     @discardableResult
     public static func recoverAbandoned(on connection: Connection, now: Date) throws -> Int {
-        try connection.run("UPDATE event_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'", [Timestamp.milliseconds(now)])
+        guard connection.dialect == .sqlite else { return 0 }
+        return try connection.run("UPDATE event_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'", [Timestamp.milliseconds(now)])
     }
 
     /// Fails every unfinished delivery to an endpoint that is no longer configured (its URL was

@@ -4,6 +4,7 @@ extension PostgresConfiguration {
     /// The query parameters a URL may carry (libpq's names).
     static let urlParameters = [
         "sslmode", "sslrootcert", "connect_timeout", "application_name", "host", "port", "user", "password", "dbname",
+        "options",
     ]
 
     /// Parses `postgres://user:password@host:5432/db?sslmode=require&sslrootcert=/ca.pem&connect_timeout=10`
@@ -54,6 +55,7 @@ extension PostgresConfiguration {
         var rootCertificate: String?
         var connectTimeout = Duration.seconds(10)
         var applicationName: String?
+        var options: String?
         var socketDirectory: String?
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             guard let equals = pair.firstIndex(of: "=") else {
@@ -66,6 +68,7 @@ extension PostgresConfiguration {
             case "sslrootcert": rootCertificate = value
             case "connect_timeout": connectTimeout = try Self.timeout(value)
             case "application_name": applicationName = value
+            case "options": options = value
             case "user": user = value
             case "password": password = value
             case "dbname": database = value
@@ -85,6 +88,7 @@ extension PostgresConfiguration {
         self.init(host: host ?? "", port: port ?? 5432, user: user, password: password, database: database,
                   sslMode: sslMode, sslRootCertificate: rootCertificate, connectTimeout: connectTimeout,
                   applicationName: applicationName)
+        self.options = options
         if let socketDirectory { endpoint = .unixSocket(directory: socketDirectory, port: port ?? 5432) }
     }
 

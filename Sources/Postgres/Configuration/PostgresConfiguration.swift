@@ -32,6 +32,9 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     public var ioTimeout: Duration
     /// Sent as `application_name` (shown in `pg_stat_activity`).
     public var applicationName: String?
+    /// Sent as the `options` startup parameter, as libpq's `options`: command-line settings for
+    /// the session such as `-c search_path=tenant_a` or `-c statement_timeout=5s`.
+    public var options: String?
     /// How many named prepared statements each connection keeps (least recently used are closed
     /// first); 0 uses the unnamed statement every time.
     public var statementCacheCapacity: Int

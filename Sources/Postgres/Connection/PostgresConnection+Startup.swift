@@ -28,8 +28,9 @@ extension PostgresConnection {
         var parameters = [("user", configuration.user), ("client_encoding", "UTF8")]
         if let database = configuration.database { parameters.append(("database", database)) }
         if let name = configuration.applicationName { parameters.append(("application_name", name)) }
+        if let options = configuration.options { parameters.append(("options", options)) }
         guard parameters.allSatisfy({ !$0.0.utf8.contains(0) && !$0.1.utf8.contains(0) }) else {
-            throw PostgresError(.configuration, "the user, database or application name contains a NUL character")
+            throw PostgresError(.configuration, "the user, database, application name or options contain a NUL character")
         }
         var startup = FrontendMessages()
         startup.startup(parameters: parameters)

@@ -59,7 +59,7 @@ public struct EventDeliveryConfiguration: Sendable {
     public var retryWindow: TimeInterval
 
     public init(
-        concurrency: Int = 16, timeout: Duration = .seconds(10), lease: TimeInterval = 60, maxResponseBytes: Int = 4096,
+        concurrency: Int = 16, timeout: Duration = .seconds(10), lease: TimeInterval = 40, maxResponseBytes: Int = 4096,
         idlePoll: Duration = .seconds(30), retry: EventRetryPolicy = EventRetryPolicy(), retryWindow: TimeInterval = 3 * 24 * 3600
     ) {
         self.retryWindow = retryWindow

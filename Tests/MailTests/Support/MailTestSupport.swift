@@ -4,6 +4,7 @@ import Mail
 import Storage
 import Synchronization
 import Templating
+import TestSupport
 
 /// A fresh temporary directory per test.
 func makeTemporaryDirectory() throws -> String {
@@ -14,7 +15,7 @@ func makeTemporaryDirectory() throws -> String {
 
 /// A fresh migrated database in a temporary directory.
 func makeDatabase() throws -> Database {
-    let database = try SQLiteDatabase(path: try makeTemporaryDirectory() + "/test.sqlite")
+    let database = try TestDatabaseBackend.make(sqlitePath: try makeTemporaryDirectory() + "/test.sqlite", readers: 2)
     _ = try Migrator(migrations: MailMigrations.all).migrate(database)
     return database
 }
@@ -100,4 +101,16 @@ func makeWorker(
         database: database, transport: transport, composer: try makeComposer(),
         configuration: OutboxWorkerConfiguration(retryPolicy: OutboxRetryPolicy(jitter: jitter)), logger: logger,
         now: clock.function)
+}
+
+/// What a restarted worker does about a message a crashed process left `sending`: on SQLite (one
+/// process, the only sender) `recoverAbandoned` returns it at start; on PostgreSQL another
+/// instance may be sending it right now, so it stays until its lease runs out. Returns how many
+/// the start recovered; afterwards the message is due either way.
+func recoverAfterCrash(_ worker: OutboxWorker, database: Database, clock: TestClock) async throws -> Int {
+    let recovered = try await worker.recoverAbandoned()
+    if database.dialect == .postgresql {
+        clock.advance(by: 46)  // past the 45-second lease
+    }
+    return recovered
 }

@@ -4,6 +4,7 @@ import Foundation
 import HTTPCore
 import HTTPRouting
 import Logging
+import TestSupport
 import UseCases
 import Web
 @testable import App
@@ -38,7 +39,8 @@ extension TollgateConfig {
         var json: [String: Any] = [
             "base_url": "http://localhost:8080",
             "listen": ["host": "127.0.0.1", "port": 0],
-            "database": ["path": directory + "/tollgate.sqlite"],
+            "database": try TestDatabaseBackend.freshPostgresURL().map { ["url": $0, "max_connections": TestDatabaseBackend.testConnections] }
+                ?? ["path": directory + "/tollgate.sqlite"],
             "secret_key": "test-secret-key-0123456789abcdef0123456789",
             "app": ["name": "Example", "scheme": "exampleapp"],
             "mail": ["transport": "file", "file_dir": directory + "/mail", "from": "Example <no-reply@example.com>"],
