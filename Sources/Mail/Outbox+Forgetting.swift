@@ -56,7 +56,7 @@ extension Outbox {
         try connection.run(
             """
             DELETE FROM mail_outbox WHERE id IN (
-                SELECT id FROM mail_outbox WHERE created_at < ? AND status IN ('sent', 'failed') ORDER BY created_at LIMIT ?)
+                SELECT id FROM mail_outbox WHERE created_at < ? AND status IN ('sent', 'failed') ORDER BY created_at LIMIT ?\(connection.dialect.skipLockedClause))
             """,
             [OutboxID.milliseconds(cutoff), limit])
     }

@@ -83,7 +83,7 @@ public enum Retention {
                 """
                 SELECT e.id FROM events e WHERE e.created_at < ?
                 AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_id = e.id AND d.status <> 'delivered')
-                ORDER BY e.created_at LIMIT ?
+                ORDER BY e.created_at LIMIT ?\(connection.dialect.skipLockedClause)
                 """,
                 [cutoffMS, limit]
             ).map { try $0.string("id") as any SQLBindable }
@@ -107,7 +107,8 @@ public enum Retention {
     ) throws -> Int {
         let columns = key.trimmingCharacters(in: CharacterSet(charactersIn: "()"))
         return try connection.run(
-            "DELETE FROM \(table) WHERE \(key) IN (SELECT \(columns) FROM \(table) WHERE \(clock) < ? ORDER BY \(clock) LIMIT ?)",
+            "DELETE FROM \(table) WHERE \(key) IN (SELECT \(columns) FROM \(table) WHERE \(clock) < ? ORDER BY \(clock) LIMIT ?"
+                + "\(connection.dialect.skipLockedClause))",
             [cutoff, limit])
     }
 
@@ -124,14 +125,14 @@ public enum Retention {
         let deleted = try connection.run(
             """
             DELETE FROM sessions WHERE id IN (
-                SELECT id FROM sessions WHERE id < ? AND refresh_expires_at < ? ORDER BY id LIMIT ?)
+                SELECT id FROM sessions WHERE id < ? AND refresh_expires_at < ? ORDER BY id LIMIT ?\(connection.dialect.skipLockedClause))
             """,
             [firstLive, cutoffMS, limit])
         guard deleted < limit else { return deleted }
         return deleted + (try connection.run(
             """
             DELETE FROM sessions WHERE id IN (
-                SELECT id FROM sessions WHERE legacy_access_hash IS NOT NULL AND refresh_expires_at < ? LIMIT ?)
+                SELECT id FROM sessions WHERE legacy_access_hash IS NOT NULL AND refresh_expires_at < ? LIMIT ?\(connection.dialect.skipLockedClause))
             """,
             [cutoffMS, limit - deleted]))
     }

@@ -87,6 +87,13 @@ import TestSupport
         }
         #expect(readOnly.isReadOnly && readOnly.sqlState == "25006")
         try await database.checkWritable()
+        // A writer never hangs on the lock, and a dead holder's session is ended by the server.
+        let timeouts = try database.writeSync { connection in
+            (try connection.queryOne("SHOW lock_timeout")?.string("lock_timeout"),
+             try connection.queryOne("SHOW idle_in_transaction_session_timeout")?.string("idle_in_transaction_session_timeout"))
+        }
+        #expect(timeouts.0 == "30s" && timeouts.1 == "15s")
+        #expect(try database.readSync { try $0.queryOne("SHOW lock_timeout")?.string("lock_timeout") } == "0", "only write transactions")
     }
 
     @Test("Writes from two instances take turns: read-then-write increments lose nothing")
