@@ -14,7 +14,7 @@ import FoundationNetworking
 ///
 /// Runs where the suites run on PostgreSQL (`scripts/test-postgres`, which `.ci/run` calls);
 /// SQLite is one process by design, so there is nothing to run there.
-@Suite("Two instances on one PostgreSQL database", .enabled(if: TestDatabaseBackend.isPostgres, "needs TOLLGATE_TEST_POSTGRES_URL: scripts/test-postgres"))
+@Suite("Two instances on one PostgreSQL database", .enabled(if: TestDatabaseBackend.isPostgres, "needs POSTGRES_TEST_URL: scripts/test-postgres"))
 struct TwoInstancesTests {
     static let webhookSecret = "whsec_two_instances"
     static let sessions = 40

@@ -32,11 +32,13 @@ public final class PostgresDatabase: SQLDatabase {
     /// of one database do not wait on each other.
     static let writerLockClass: Int32 = 0x7467_7772
 
-    /// How a write transaction begins (one round trip): a writer waits at most 30 s for the writer
-    /// lock (it then fails as busy instead of hanging), and a session that holds it but sends
-    /// nothing for 15 s (its host died without closing the connection) is ended by the server, so
-    /// the lock is released. Write transactions take milliseconds.
-    static let beginWrite = "BEGIN; SET LOCAL lock_timeout = '30s'; SET LOCAL idle_in_transaction_session_timeout = '15s'"
+    /// How a write transaction begins, in one round trip: BEGIN, the limits, the writer lock. A
+    /// writer waits at most 30 s for the lock (it then fails as busy instead of hanging), and a
+    /// session that holds it but sends nothing for 15 s (its host died without closing the
+    /// connection) is ended by the server, so the lock is released. Write transactions take
+    /// milliseconds.
+    static let beginWrite = "BEGIN; SET LOCAL lock_timeout = '30s'; SET LOCAL idle_in_transaction_session_timeout = '15s'; "
+        + "SELECT pg_advisory_xact_lock(\(writerLockClass), hashtext(current_schema()))"
 
     /// The oldest PostgreSQL this backend runs on (API.md: 13+).
     static let minimumServerVersion = 130_000
@@ -111,10 +113,7 @@ public final class PostgresDatabase: SQLDatabase {
         try checkOpen()
         let started = DispatchTime.now().uptimeNanoseconds
         defer { recordWrite(since: started) }
-        return try transaction(writers, Self.beginWrite) { connection in
-            try connection.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(current_schema()))", [Self.writerLockClass])
-            return try body(connection)
-        }
+        return try transaction(writers, Self.beginWrite, body)
     }
 
     /// `read` for callers outside async code. Blocks the calling thread.

@@ -4,13 +4,13 @@ import Storage
 
 /// Which backend the storage, domain, use-case and HTTP suites run on.
 ///
-/// SQLite by default. With `TOLLGATE_TEST_POSTGRES_URL` set (scripts/test-postgres sets it, for
+/// SQLite by default. With `POSTGRES_TEST_URL` set (scripts/test-postgres sets it, for
 /// a server it started), every fixture that asks gets its own schema in that PostgreSQL database,
 /// so tests stay independent and run in parallel as they do on SQLite files.
 public enum TestDatabaseBackend {
     /// The PostgreSQL URL the suites run against, or nil for SQLite.
     public static var postgresURL: String? {
-        guard let url = ProcessInfo.processInfo.environment["TOLLGATE_TEST_POSTGRES_URL"], !url.isEmpty else { return nil }
+        guard let url = ProcessInfo.processInfo.environment["POSTGRES_TEST_URL"], !url.isEmpty else { return nil }
         return url
     }
 
