@@ -6,7 +6,7 @@ import Testing
 @Suite struct URLParsingTests {
     @Test func fullURLWithEveryParameter() throws {
         let configuration = try PostgresConfiguration(
-            url: "postgres://app%20user:p%40ss%2Fw%3Ard%3F@db.example.com:6432/tollgate%5Fprod?sslmode=verify-full&sslrootcert=/etc/ca%20file.pem&connect_timeout=7&application_name=tollgate")
+            url: "postgres://app%20user:p%40ss%2Fw%3Ard%3F@db.example.com:6432/tollgate%5Fprod?sslmode=verify-full&sslrootcert=/etc/ca%20file.pem&connect_timeout=7&application_name=tollgate&options=-c%20search_path%3Dtenant_a")
         #expect(configuration.endpoint == .tcp(host: "db.example.com", port: 6432))
         #expect(configuration.user == "app user")
         #expect(configuration.password == "p@ss/w:rd?")
@@ -15,6 +15,7 @@ import Testing
         #expect(configuration.sslRootCertificate == "/etc/ca file.pem")
         #expect(configuration.connectTimeout == .seconds(7))
         #expect(configuration.applicationName == "tollgate")
+        #expect(configuration.options == "-c search_path=tenant_a")
         #expect(!configuration.description.contains("p@ss"))
         #expect(configuration.description.contains("***"))
     }
