@@ -26,8 +26,11 @@ struct TwoInstancesTests {
         var process: ChildProcess
         var port: Int
 
+        /// The messages written (`<outbox id>.eml`); a kill mid-write may leave a hidden
+        /// `.<id>.eml.tmp` beside them, which is no message.
         var mailFiles: Set<String> {
-            Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/mail")) ?? [])
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/mail")) ?? []
+            return Set(names.filter { $0.hasSuffix(".eml") && !$0.hasPrefix(".") })
         }
     }
 
