@@ -40,6 +40,16 @@ struct ConfigValidationTests {
         #expect(problem("listen.port", in: found)?.message == "must be between 0 and 65535; got \(port)")
     }
 
+    @Test("database.url must be a PostgreSQL URL, never echoed; database.max_connections is 2–1000",
+          arguments: ["mysql://u:s3cret@db/x", "s3cret", "sqlite:///data/x.sqlite"])
+    func databaseURL(url: String) throws {
+        let found = problems(json: Fixtures.json(["database": ["url": url, "max_connections": 1]]))
+        #expect(problem("database.url", in: found)?.message.hasPrefix("must be a PostgreSQL URL") == true)
+        #expect(!found.contains { $0.message.contains("s3cret") }, "the URL holds the password")
+        #expect(problem("database.max_connections", in: found)?.message == "must be between 2 and 1000; got 1")
+        #expect(try load(json: Fixtures.json(["database": ["url": "postgresql://u@db/x"]])).database.url == "postgresql://u@db/x")
+    }
+
     @Test("mail.smtp.port must be in 1–65535", arguments: [0, 65_536, -1])
     func smtpPortRange(port: Int) {
         let found = problems(json: Fixtures.json(["mail": ["smtp": ["port": port]]]))
