@@ -83,6 +83,11 @@ let package = Package(
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
         .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App"], path: "scripts/bench-seed", swiftSettings: strict),
+        // Redeems through the service in process under a virtual clock: does retention keep the
+        // database flat? (scripts/bench --flat; not shipped)
+        .executableTarget(
+            name: "BenchFlat", dependencies: ["App", "Configuration", "Domain", "HTTPCore", "HTTPRouting", "Logging", "Storage"],
+            path: "scripts/bench-flat-run", swiftSettings: strict),
         // Measures how steadily the machine's CPUs run during a benchmark (scripts/bench; not shipped).
         .executableTarget(name: "MachineSteadiness", dependencies: ["Logging"], path: "scripts/machine-steadiness", swiftSettings: strict),
         // A test-only child process that writes until it is killed (crash-consistency test).

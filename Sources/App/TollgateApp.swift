@@ -66,10 +66,14 @@ public final class TollgateApp: Sendable {
     ///   start-up with a message naming the cause.
     /// - Parameter eventDelivery: how events are delivered (tests shorten the backoff).
     /// - Parameter retention: how retention batches and paces its passes.
+    /// - Parameter connectionPriority: the priority of the server's connection tasks; nil, the
+    ///   default, in service. A test whose only socket client is the app's own Stripe client,
+    ///   calling the simulator on this listener, raises it as the tests' fake hosts do
+    ///   (`HTTPServerConfiguration.connectionPriority`).
     public init(
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, payLaterDelay: Duration = .seconds(5),
         eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
-        retention: RetentionWorker.Configuration = RetentionWorker.Configuration()
+        retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), connectionPriority: TaskPriority? = nil
     ) throws {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
@@ -187,7 +191,9 @@ public final class TollgateApp: Sendable {
             config: config, pages: pages, staticFiles: staticFiles, useCases: useCases, operations: operations,
             preferTransactionLookup: stores.appStoreAPI != nil, simulator: simulator, now: now)
         responder = site.responder
-        server = HTTPServer(configuration: TollgateApp.serverConfiguration(config), responder: responder, logger: logger)
+        var serverConfiguration = TollgateApp.serverConfiguration(config)
+        serverConfiguration.connectionPriority = connectionPriority
+        server = HTTPServer(configuration: serverConfiguration, responder: responder, logger: logger)
         connectionGauge.bind(server)
     }
 

@@ -21,7 +21,10 @@ struct DemoHarness {
             "plans": ["demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]],
             "entitlements": ["premium": ["price_demo_placeholder"]],
         ])
-        let tollgate = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug), payLaterDelay: payLaterDelay)
+        // The listener's only client is the app's Stripe client calling the simulator, which stands
+        // in for Stripe: its answers must not queue behind the other tests' work in this process.
+        let tollgate = try TollgateApp(
+            config: config, logger: Logger(sink: logs, minimumLevel: .debug), payLaterDelay: payLaterDelay, connectionPriority: .high)
         app = TestApp(directory: directory, app: tollgate, logs: logs)
         try tollgate.start()
     }
@@ -35,7 +38,7 @@ struct DemoHarness {
         let query = "plan=demo&app_user_id=demo-user" + (email.map { "&email=" + $0.replacingOccurrences(of: "@", with: "%40") } ?? "")
         let response = await app.send(.get, "/checkout/start?" + query)
         guard response.status == .seeOther, let location = response.headers["Location"], location.contains(StripeSimulator.checkoutPath) else {
-            throw HarnessError("start: \(response.status) \(response.headers["Location"] ?? "") \(response.text.prefix(300))")
+            throw HarnessError("start: \(response.status) \(response.headers["Location"] ?? "") \(response.text.prefix(300)); logged: \(app.logs.lines.suffix(20))")
         }
         return String(location.split(separator: "/").last ?? "")
     }
