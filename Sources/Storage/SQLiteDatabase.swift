@@ -123,9 +123,13 @@ public final class SQLiteDatabase: SQLDatabase {
         try checkOpen()
         let started = DispatchTime.now().uptimeNanoseconds
         defer { recordWrite(since: started) }
-        return try writer.performSync { connection in
+        let result = try writer.performSync { connection in
             try connection.transaction(.immediate, body)
         }
+        // Counted as `write`'s commits are, so a tool that only writes this way (the seeding
+        // tool, a long CLI command) still gets checkpoints and a bounded log.
+        checkpointer.noteCommits(1)
+        return result
     }
 
     /// `read` for the CLI and start-up, or any code that is not async.

@@ -50,6 +50,28 @@ struct WALLimitTests {
     }
 }
 
+extension WALLimitTests {
+    @Test("Commits of writeSync (the CLI, the seeding tool) count toward checkpoints: the log stays bounded")
+    func boundedUnderSynchronousWrites() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try SQLiteDatabase(path: directory.databasePath, readers: 1, walLimitBytes: 256 * 1024)
+        defer { database.close() }
+        try database.writeSync { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
+        var largest = 0
+        let payload = [UInt8](repeating: 7, count: 3000)
+        for index in 0..<4000 {
+            try database.writeSync { try $0.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [index, payload]) }
+            if index % 50 == 0 { largest = max(largest, Self.size(directory.databasePath + "-wal")) }
+        }
+        // Each row fills a page: without checkpoints the log passes 32 MB (4,000 commits of two
+        // or more pages); with them, what 256 commits add between two checkpoints, a few MB.
+        #expect(largest > 0)
+        #expect(largest < 16 * 1024 * 1024, "the WAL reached \(largest) bytes")
+        #expect(try database.readSync { try $0.queryOne("SELECT count(*) AS n FROM items")?.int("n") } == 4000)
+    }
+}
+
 private final class StopFlag: Sendable {
     let value = Atomic<Bool>(false)
 }
