@@ -174,12 +174,14 @@ let started = ContinuousClock.now
 var lastReport = (at: started, redemptions: 0)
 print("redemptions  virtual_day  sessions  file_bytes  wal_bytes  free_pages  redemptions_per_s")
 var done = 0
+var nextReport = report
 while done < options.redemptions {
     let chunk = min(options.sweepEvery, options.redemptions - done)
     failures += await redeemer.redeem(count: chunk, workers: options.workers)
     done += chunk
     deleted += await app.retentionWorker.sweep().values.reduce(0, +)
-    if done % report == 0 || done == options.redemptions {
+    if done >= nextReport || done == options.redemptions {
+        nextReport += report
         let (sessions, freePages) = try await figures()
         let (file, wal) = (fileBytes(""), fileBytes("-wal"))
         let bytes = file + wal
