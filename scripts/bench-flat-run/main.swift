@@ -93,7 +93,8 @@ let config = try ConfigLoader.load(path: directory + "/config.json", environment
 let clock = VirtualClock(start: Date(), step: options.days * 86400 / Double(options.redemptions))
 let app = try TollgateApp(config: config, logger: .disabled, now: { clock.now })
 
-// SEED paid purchases, each with a code that outlives the run, redeemed once by its app user.
+// SEED paid purchases, each with a code that outlives the run; the first round of redemptions
+// redeems each by its own app user, and every later one is a repeat.
 let vault = try CodeVault(secrets: app.secrets)
 let lifetime = (options.days + 30) * 86400
 let codes = try await app.database.write { connection -> [String] in
