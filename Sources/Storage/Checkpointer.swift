@@ -3,47 +3,67 @@ import Synchronization
 
 /// Moves the WAL into the database file on its own connection and queue, so the fsyncs a
 /// checkpoint needs never stall the writer (SQLite's automatic checkpoint would run them
-/// inside a committing write). The writer reports its commits; past `threshold` of them a
+/// inside a committing write). The writer's connection reports the log's size after each
+/// commit (`noteLog`); once `stepPages` have been appended since the last checkpoint began, a
 /// PASSIVE checkpoint runs, which copies what no reader still needs and never blocks anyone.
+/// Counting pages, not commits, keeps the log bounded for a few huge commits (an import) as for
+/// many small ones.
 ///
 /// Under steady load PASSIVE alone is not enough: the writer appends while it copies and some
 /// reader is always inside the log, so SQLite never finds a moment to start the log over, and
-/// the WAL file grows without bound. So once the log holds `restartFrames` pages, a RESTART
-/// checkpoint follows: it holds writers back for the moment it takes to copy the rest and wait
-/// for the readers still in the log (new readers read the database file), and the next write
-/// starts the log from the beginning. It waits at most `lockWaitMilliseconds` for those readers
-/// (writers wait meanwhile); past that it gives up. After `restartAttempts` such failures in a
-/// row it waits `restartBackoff` before trying again, so a long reader (a backup in another
-/// process) costs writers a few short waits every few seconds, not one per checkpoint, while a
-/// reader that was merely slow once does not let the log grow for seconds.
+/// the WAL file grows without bound. So once the log holds `restartPages`, a RESTART checkpoint
+/// follows, between two of the writer's commits: writers wait while it copies what PASSIVE left
+/// and waits for the readers still in the log (new readers read the database file), and the
+/// next write starts the log from the beginning. On a large file that copy is random writes
+/// and an fsync, so PASSIVE passes, which hold no one, first catch up until one begins with
+/// little appended since the last (`restartRemainderPages`), and the RESTART is left only that.
+/// A writer faster than those passes gets its RESTART once the log holds twice its bound.
+///
+/// The RESTART waits at most `lockWaitMilliseconds` for readers (writers wait meanwhile); past
+/// that it gives up. After `restartAttempts` such failures in a row it waits `restartBackoff`
+/// before trying again, so a long reader (a backup in another process) costs writers a few
+/// short waits every few seconds, not one per checkpoint, while a reader that was merely slow
+/// once does not let the log grow for seconds.
 final class Checkpointer: Sendable {
     private let slot: ConnectionSlot
-    private let threshold: Int
-    private let restartFrames: Int64
-    private let commitsSinceCheckpoint = Atomic<Int>(0)
+    private let writerQueue: DispatchQueue
+    private let restartPages: Int64
+    private let stepPages: Int64
+    /// The log's size (pages) when the last checkpoint was started.
+    private let pagesAtLastCheckpoint = Atomic<Int64>(0)
     /// Monotonic time (ns) before which no RESTART is tried after one gave up.
     private let restartNotBefore = Atomic<UInt64>(0)
     private let restartFailures = Atomic<Int>(0)
     static let restartAttempts = 3
     static let restartBackoff: UInt64 = 5_000_000_000
+    /// At most this many PASSIVE passes before a RESTART.
+    static let catchUpPasses = 8
+    /// A RESTART follows once a pass began with at most this many pages appended since the last.
+    static let restartRemainderPages: Int64 = 256
     private let running = Atomic<Bool>(false)
 
     /// How long the checkpointer's connection waits for a lock.
     static let lockWaitMilliseconds: Int32 = 50
 
-    init(slot: ConnectionSlot, threshold: Int = 256, restartFrames: Int64) {
+    /// `writerQueue`: the writer's serial queue, where RESTARTs run; `restartPages`: the log's
+    /// bound in pages; a checkpoint starts every sixteenth of it.
+    init(slot: ConnectionSlot, writerQueue: DispatchQueue, restartPages: Int64) {
         self.slot = slot
-        self.threshold = threshold
-        self.restartFrames = restartFrames
+        self.writerQueue = writerQueue
+        self.restartPages = max(1, restartPages)
+        stepPages = max(1, restartPages / 16)
     }
 
-    /// Called by the writer after `count` writes committed.
-    func noteCommits(_ count: Int) {
-        let total = commitsSinceCheckpoint.add(count, ordering: .relaxed).newValue
-        guard total >= threshold,
+    /// Called on the writer's thread after each commit with the pages then in the log.
+    func noteLog(pages: Int64) {
+        let last = pagesAtLastCheckpoint.load(ordering: .relaxed)
+        if pages < last {  // the log started over: count from its beginning
+            pagesAtLastCheckpoint.store(0, ordering: .relaxed)
+        }
+        guard pages - min(last, pages) >= stepPages,
             running.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
         else { return }
-        commitsSinceCheckpoint.store(0, ordering: .relaxed)
+        pagesAtLastCheckpoint.store(pages, ordering: .relaxed)
         slot.queue.async {
             self.checkpoint()
             self.running.store(false, ordering: .releasing)
@@ -52,11 +72,24 @@ final class Checkpointer: Sendable {
 
     /// A failed checkpoint only means the WAL stays longer; the next one retries.
     private func checkpoint() {
-        // One row: busy (0/1), pages in the log, pages copied into the database file.
-        guard let row = try? slot.connection.queryOne("PRAGMA wal_checkpoint(PASSIVE)"), case .integer(let logged) = row[1],
-            logged >= restartFrames, DispatchTime.now().uptimeNanoseconds >= restartNotBefore.load(ordering: .relaxed)
+        guard var logged = passive(), logged >= restartPages,
+            DispatchTime.now().uptimeNanoseconds >= restartNotBefore.load(ordering: .relaxed)
         else { return }
-        let restart = try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)")
+        // RESTART holds writers while it copies what the last pass left. Passes that hold no one
+        // come first, until one starts with little appended since the one before it began, or
+        // until the log has doubled its bound (a writer faster than the passes).
+        for _ in 1..<Self.catchUpPasses {
+            guard let next = passive() else { return }
+            if next < restartPages { return }  // the log started over by itself
+            let appended = next - logged
+            logged = next
+            if appended <= Self.restartRemainderPages || next >= 2 * restartPages { break }
+        }
+        // Run between two group commits, as a job of the writer's queue: the write lock is free,
+        // so back-to-back commits cannot starve the RESTART, and the writes that arrive meanwhile
+        // wait in memory for the next group. The checkpointer's connection stays its own: its
+        // queue is blocked here until the job ends.
+        let restart = writerQueue.sync { try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)") }
         guard restart?[0] != .integer(0) else {
             restartFailures.store(0, ordering: .relaxed)
             return
@@ -65,6 +98,14 @@ final class Checkpointer: Sendable {
             restartFailures.store(0, ordering: .relaxed)
             restartNotBefore.store(DispatchTime.now().uptimeNanoseconds + Self.restartBackoff, ordering: .relaxed)
         }
+    }
+
+    /// One PASSIVE checkpoint; the pages in the log when it began, or nil when it failed.
+    private func passive() -> Int64? {
+        // One row: busy (0/1), pages in the log, pages copied into the database file.
+        guard let row = try? slot.connection.queryOne("PRAGMA wal_checkpoint(PASSIVE)"), case .integer(let logged) = row[1]
+        else { return nil }
+        return logged
     }
 
     func close() { slot.close() }

@@ -98,7 +98,6 @@ extension ConnectionSlot {
             }
         }
         for job in jobs { job.finish(commitError: commitError) }
-        if commitError == nil, !jobs.isEmpty { afterCommit?(jobs.count) }
         let more = pendingWrites.withLock { pending -> Bool in
             if pending.jobs.isEmpty {
                 pending.drainScheduled = false

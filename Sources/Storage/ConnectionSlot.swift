@@ -11,13 +11,10 @@ final class ConnectionSlot: @unchecked Sendable {
     let connection: SQLiteConnection
     private let onQueue = DispatchSpecificKey<Bool>()
     let counter: ErrorCounter
-    /// Told how many writes a group commit made durable (the writer's checkpointer).
-    let afterCommit: (@Sendable (Int) -> Void)?
     /// Writes waiting for the next group commit (see `ConnectionSlot+GroupCommit.swift`).
     let pendingWrites = Mutex<PendingWrites>(PendingWrites())
 
-    init(label: String, connection: SQLiteConnection, counter: ErrorCounter, afterCommit: (@Sendable (Int) -> Void)? = nil) {
-        self.afterCommit = afterCommit
+    init(label: String, connection: SQLiteConnection, counter: ErrorCounter) {
         queue = DispatchQueue(label: label)
         self.connection = connection
         self.counter = counter

@@ -9,6 +9,8 @@ internal import CSQLite
 public final class SQLiteConnection: SQLConnection {
     /// The open handle; nil once closed.
     private var handle: OpaquePointer?
+    /// The checkpointer the WAL hook reports to, retained until the handle closes.
+    private var logObserver: Unmanaged<Checkpointer>?
     private var statements: [String: Statement] = [:]
     let counter: ErrorCounter
     var savepointDepth = 0
@@ -72,6 +74,20 @@ public final class SQLiteConnection: SQLConnection {
             sqlite3_close_v2(handle)
         }
         handle = nil
+        logObserver?.release()
+        logObserver = nil
+    }
+
+    /// Tells `checkpointer` after each commit on this connection how many pages the WAL then
+    /// holds (SQLite's WAL hook, which also replaces its automatic checkpoint).
+    func reportLogSize(to checkpointer: Checkpointer) {
+        guard let handle, logObserver == nil else { return }
+        let observer = Unmanaged.passRetained(checkpointer)
+        logObserver = observer
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            if let context { Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().noteLog(pages: Int64(pages)) }
+            return SQLITE_OK
+        }, observer.toOpaque())
     }
 
     /// The number of cached prepared statements (for tests).

@@ -69,21 +69,21 @@ public final class SQLiteDatabase: SQLDatabase {
         }
         // See the type's documentation: consistent after any process crash.
         try writerConnection.execute("PRAGMA synchronous = NORMAL")
-        // Checkpoints run on their own connection (see `Checkpointer`), not inside commits.
-        _ = try writerConnection.query("PRAGMA wal_autocheckpoint = 0")
         // The checkpointer waits briefly: while its log restart waits for readers, writers wait
         // for it, so a long reader (a backup) must make it give up and retry, not hold them.
         let checkpointConnection = try SQLiteConnection(
             path: path, readOnly: false, busyTimeoutMilliseconds: Checkpointer.lockWaitMilliseconds, counter: counter)
         try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
         let pageSize = try checkpointConnection.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096
+        let writer = ConnectionSlot(label: "tollgate.storage.writer", connection: writerConnection, counter: counter)
         let checkpointer = Checkpointer(
             slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter),
-            restartFrames: Int64(max(1, walLimitBytes / max(512, pageSize))))
+            writerQueue: writer.queue, restartPages: Int64(max(1, walLimitBytes / max(512, pageSize))))
+        // Checkpoints run on their own connection (see `Checkpointer`), not inside commits: the
+        // hook that reports the log's size replaces SQLite's automatic checkpoint.
+        writerConnection.reportLogSize(to: checkpointer)
+        self.writer = writer
         self.checkpointer = checkpointer
-        writer = ConnectionSlot(
-            label: "tollgate.storage.writer", connection: writerConnection, counter: counter,
-            afterCommit: { count in checkpointer.noteCommits(count) })
 
         self.readers = try ReaderPool(keep: readers) {
             try SQLiteConnection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout, counter: counter)
@@ -123,13 +123,9 @@ public final class SQLiteDatabase: SQLDatabase {
         try checkOpen()
         let started = DispatchTime.now().uptimeNanoseconds
         defer { recordWrite(since: started) }
-        let result = try writer.performSync { connection in
+        return try writer.performSync { connection in
             try connection.transaction(.immediate, body)
         }
-        // Counted as `write`'s commits are, so a tool that only writes this way (the seeding
-        // tool, a long CLI command) still gets checkpoints and a bounded log.
-        checkpointer.noteCommits(1)
-        return result
     }
 
     /// `read` for the CLI and start-up, or any code that is not async.
