@@ -27,6 +27,18 @@ static inline int tollgate_sqlite_busy_timeout(sqlite3 *db, int timeout_ms) {
     return sqlite3_busy_handler(db, tollgate_sqlite_busy_retry, (void *)(intptr_t)timeout_ms);
 }
 
+/* Syncs the connection's main database file through SQLite's own file handle (never a second
+   descriptor: closing one would drop the process's POSIX locks on the file). A checkpoint that
+   was outrun by the writer copies pages into the file without syncing it; the sync waits for the
+   checkpoint that catches up, which may be the one that holds writers. */
+static inline int tollgate_sqlite_sync_database_file(sqlite3 *db) {
+    sqlite3_file *file = 0;
+    int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+    if (rc != SQLITE_OK) return rc;
+    if (file == 0 || file->pMethods == 0) return SQLITE_MISUSE;
+    return file->pMethods->xSync(file, SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY);
+}
+
 /* sqlite3_config is variadic too. Memory statistics take one process-wide mutex on every
    allocation, which every connection then contends for; nothing here reads them. Must run
    before SQLite initializes (returns SQLITE_MISUSE after). */

@@ -90,6 +90,12 @@ public final class SQLiteConnection: SQLConnection {
         }, observer.toOpaque())
     }
 
+    /// Syncs the main database file to disk (fdatasync) through SQLite's own handle.
+    /// - Throws: `StorageError` when the connection is closed or the sync fails.
+    func syncDatabaseFile() throws {
+        try check(tollgate_sqlite_sync_database_file(try openHandle()), sql: nil)
+    }
+
     /// The number of cached prepared statements (for tests).
     var cachedStatementCount: Int { statements.count }
 

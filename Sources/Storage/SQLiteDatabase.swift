@@ -123,9 +123,11 @@ public final class SQLiteDatabase: SQLDatabase {
         try checkOpen()
         let started = DispatchTime.now().uptimeNanoseconds
         defer { recordWrite(since: started) }
-        return try writer.performSync { connection in
+        let result = try writer.performSync { connection in
             try connection.transaction(.immediate, body)
         }
+        checkpointer.throttle()
+        return result
     }
 
     /// `read` for the CLI and start-up, or any code that is not async.
