@@ -27,7 +27,7 @@ import Synchronization
 /// once does not let the log grow for seconds.
 final class Checkpointer: Sendable {
     private let slot: ConnectionSlot
-    private let writerQueue: DispatchQueue
+    private let writer: ConnectionSlot
     private let restartPages: Int64
     private let stepPages: Int64
     /// The log's size (pages) after the last commit.
@@ -48,11 +48,11 @@ final class Checkpointer: Sendable {
     /// How long the checkpointer's connection waits for a lock.
     static let lockWaitMilliseconds: Int32 = 50
 
-    /// `writerQueue`: the writer's serial queue, where RESTARTs run; `restartPages`: the log's
-    /// bound in pages; a checkpoint starts every sixteenth of it.
-    init(slot: ConnectionSlot, writerQueue: DispatchQueue, restartPages: Int64) {
+    /// `writer`: the writer's slot, on whose queue RESTARTs run; `restartPages`: the log's bound
+    /// in pages; a checkpoint starts every sixteenth of it.
+    init(slot: ConnectionSlot, writer: ConnectionSlot, restartPages: Int64) {
         self.slot = slot
-        self.writerQueue = writerQueue
+        self.writer = writer
         self.restartPages = max(1, restartPages)
         stepPages = max(1, restartPages / 16)
     }
@@ -103,7 +103,7 @@ final class Checkpointer: Sendable {
         // so back-to-back commits cannot starve the RESTART, and the writes that arrive meanwhile
         // wait in memory for the next group. The checkpointer's connection stays its own: its
         // queue is blocked here until the job ends.
-        let restart = writerQueue.sync { try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)") }
+        let restart = writer.queue.sync { try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)") }
         guard restart?[0] != .integer(0) else {
             restartFailures.store(0, ordering: .relaxed)
             return
@@ -130,5 +130,14 @@ final class Checkpointer: Sendable {
         return logged
     }
 
-    func close() { slot.close() }
+    /// Closes the connection after the checkpoint under way. From the writer's queue (the
+    /// database's deinit may run there) it does not wait: that checkpoint may be waiting for
+    /// the writer's queue to run its RESTART.
+    func close() {
+        if writer.isCurrentQueue {
+            slot.queue.async { self.slot.connection.close() }
+        } else {
+            slot.close()
+        }
+    }
 }

@@ -21,11 +21,14 @@ final class ConnectionSlot: @unchecked Sendable {
         queue.setSpecific(key: onQueue, value: true)
     }
 
+    /// Whether the calling code runs on this slot's queue.
+    var isCurrentQueue: Bool { DispatchQueue.getSpecific(key: onQueue) == true }
+
     /// Runs `work` on the queue, blocking the calling thread until it finishes.
     /// - Throws: `StorageError` (misuse) when called from a job already running on this queue,
     ///   which would otherwise deadlock; or what `work` throws.
     func performSync<T>(_ work: (SQLiteConnection) throws -> T) throws -> T {
-        guard DispatchQueue.getSpecific(key: onQueue) != true else {
+        guard !isCurrentQueue else {
             throw counter.record(StorageError(
                 resultCode: 21,  // SQLITE_MISUSE
                 message: "a synchronous database call was made from inside another call on the same connection; "
@@ -36,7 +39,7 @@ final class ConnectionSlot: @unchecked Sendable {
 
     /// Closes the connection after the jobs already queued. Idempotent.
     func close() {
-        if DispatchQueue.getSpecific(key: onQueue) == true {
+        if isCurrentQueue {
             queue.async { self.connection.close() }
         } else {
             queue.sync { connection.close() }

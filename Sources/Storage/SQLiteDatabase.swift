@@ -78,7 +78,7 @@ public final class SQLiteDatabase: SQLDatabase {
         let writer = ConnectionSlot(label: "tollgate.storage.writer", connection: writerConnection, counter: counter)
         let checkpointer = Checkpointer(
             slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter),
-            writerQueue: writer.queue, restartPages: Int64(max(1, walLimitBytes / max(512, pageSize))))
+            writer: writer, restartPages: Int64(max(1, walLimitBytes / max(512, pageSize))))
         // Checkpoints run on their own connection (see `Checkpointer`), not inside commits: the
         // hook that reports the log's size replaces SQLite's automatic checkpoint.
         writerConnection.reportLogSize(to: checkpointer)

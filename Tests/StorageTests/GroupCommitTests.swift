@@ -61,7 +61,7 @@ struct GroupCommitTests {
     }
 }
 
-@Suite("Checkpoints off the writer")
+@Suite("Checkpoints off the writer", .timeLimit(.minutes(1)))
 struct CheckpointTests {
     @Test("Committed pages reach the database file while the database stays open (the writer never checkpoints itself)")
     func checkpointsRunInTheBackground() async throws {
@@ -81,5 +81,33 @@ struct CheckpointTests {
             let count = try await database.read { try $0.queryOne("SELECT count(*) AS n FROM blobs")?.int("n") }
             #expect(count == 600)
         }
+    }
+
+    @Test("Closing the database inside a write while a RESTART waits for the writer's queue returns")
+    func closeInsideAWriteWhileARestartWaits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A 16-page bound: one commit of 100 pages starts a checkpoint that goes straight to its
+        // RESTART, which must wait for the writer's queue.
+        let database = try SQLiteDatabase(path: directory.databasePath, readers: 1, walLimitBytes: 64 * 1024)
+        try await database.write { try $0.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)") }
+        let large = Task {
+            try await database.write { connection in
+                for index in 0..<100 {
+                    try connection.execute("INSERT INTO blobs (id, data) VALUES (?, ?)", [index, [UInt8](repeating: 7, count: 3000)])
+                }
+                Thread.sleep(forTimeInterval: 0.2)  // the next write queues meanwhile, for the next group
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        // Runs right after the large commit, which started the checkpoint: its RESTART now waits
+        // for this job, and waiting here for that checkpoint to end would wait for itself.
+        try await database.write { connection in
+            Thread.sleep(forTimeInterval: 0.3)
+            database.close()
+            try connection.execute("INSERT INTO blobs (id, data) VALUES (?, ?)", [100, [UInt8](repeating: 7, count: 10)])
+        }
+        try await large.value
+        await #expect(throws: StorageError.self) { try await database.read { _ in 0 } }
     }
 }
