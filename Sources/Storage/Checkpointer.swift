@@ -60,11 +60,12 @@ final class Checkpointer: Sendable {
     /// Called on the writer's thread after each commit with the pages then in the log.
     func noteLog(pages: Int64) {
         latestPages.store(pages, ordering: .relaxed)
-        let last = pagesAtLastCheckpoint.load(ordering: .relaxed)
+        var last = pagesAtLastCheckpoint.load(ordering: .relaxed)
         if pages < last {  // the log started over: count from its beginning
+            last = 0
             pagesAtLastCheckpoint.store(0, ordering: .relaxed)
         }
-        guard pages - min(last, pages) >= stepPages,
+        guard pages - last >= stepPages,
             running.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
         else { return }
         pagesAtLastCheckpoint.store(pages, ordering: .relaxed)
