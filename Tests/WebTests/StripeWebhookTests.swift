@@ -73,21 +73,68 @@ struct StripeWebhookTests {
         #expect(await Self.premiumActive(harness) == false)
     }
 
-    @Test("A full refund ends the entitlement; a partial one does not")
+    @Test("A refund as Stripe sends it (the Charge's created is when it was paid) ends access; a partial one does not")
     func refund() async throws {
+        let harness = try CheckoutHarness()
+        let id = try await harness.startCheckout("plan=lifetime&app_user_id=user-1&email=buyer%40example.com")
+        harness.clock.advance(30)
+        try harness.pay(id)
+        // Stripe's webhook reaches the server a few seconds after the payment.
+        harness.clock.advance(5)
+        let completed = try #require(harness.stripe.events.first { $0.type == "checkout.session.completed" })
+        #expect(await harness.deliver(completed).status == .ok)
+        #expect(await Self.premiumActive(harness) == true)
+        let intent = try #require(harness.stripe.session(id: id)?.paymentIntentID)
+        let paidAt = try #require(harness.stripe.charge(paymentIntentID: intent)?.paidAt)
+        harness.clock.advance(86_400)
+        let partial = try harness.stripe.refund(paymentIntentID: intent, amount: 100)
+        #expect(await harness.deliver(partial).status == .ok)
+        #expect(await Self.premiumActive(harness) == true)
+        harness.clock.advance(86_400)
+        let full = try harness.stripe.refund(paymentIntentID: intent)
+        // What Stripe really sends: the refunded Charge still carries the time it was paid.
+        #expect(full.object["created"] as? Int == Int(paidAt.timeIntervalSince1970))
+        #expect(full.object["amount_refunded"] as? Int == 999)
+        let response = await harness.deliver(full)
+        #expect(response.status == .ok)
+        #expect(await Self.premiumActive(harness) == false)
+        #expect(try await harness.count("SELECT count(*) FROM purchases WHERE status = 'refunded'") == 1)
+    }
+
+    @Test("A refund of a subscription's invoice ends access; the next paid renewal restores it")
+    func subscriptionRefund() async throws {
+        let harness = try CheckoutHarness()
+        let id = try await harness.startCheckout()
+        try harness.pay(id)
+        for event in harness.stripe.events { #expect(await harness.deliver(event).status == .ok) }
+        #expect(await Self.premiumActive(harness) == true)
+        let invoice = try #require(harness.stripe.session(id: id)?.invoiceID)
+        harness.clock.advance(3_600)
+        #expect(await harness.deliver(try harness.stripe.refund(invoiceID: invoice)).status == .ok)
+        #expect(await Self.premiumActive(harness) == false)
+        // A late copy of the refunded period's invoice.paid does not bring access back.
+        let firstPaid = try #require(harness.stripe.events.first { $0.type == "invoice.paid" })
+        #expect(await harness.deliver(firstPaid, id: "evt_test_late_copy").status == .ok)
+        #expect(await Self.premiumActive(harness) == false)
+        harness.clock.advance(30 * 86_400)
+        let renewal = try harness.stripe.renewSubscription(id: try #require(harness.stripe.session(id: id)?.subscriptionID))
+        #expect(await harness.deliver(renewal.invoicePaid).status == .ok)
+        #expect(await Self.premiumActive(harness) == true)
+    }
+
+    @Test("A dispute closed lost ends access; one closed won changes nothing")
+    func disputes() async throws {
         let harness = try CheckoutHarness()
         let id = try await harness.startCheckout("plan=lifetime&app_user_id=user-1&email=buyer%40example.com")
         try harness.pay(id)
         #expect(await harness.webhook("checkout.session.completed", object: try #require(harness.stripe.sessionObject(id: id))).status == .ok)
-        #expect(await Self.premiumActive(harness) == true)
         let intent = try #require(harness.stripe.session(id: id)?.paymentIntentID)
-        harness.clock.advance(60)
-        let partial = harness.stripe.chargeRefundedObject(paymentIntentID: intent, amount: 999, amountRefunded: 100, created: harness.clock.now)
-        #expect(await harness.webhook("charge.refunded", object: partial).status == .ok)
+        let openedAt = harness.clock.now
+        harness.clock.advance(7 * 86_400)
+        #expect(await harness.deliver(try harness.stripe.closeDispute(paymentIntentID: intent, status: "won", openedAt: openedAt)).status == .ok)
         #expect(await Self.premiumActive(harness) == true)
         harness.clock.advance(60)
-        let full = harness.stripe.chargeRefundedObject(paymentIntentID: intent, amount: 999, amountRefunded: 999, created: harness.clock.now)
-        #expect(await harness.webhook("charge.refunded", object: full).status == .ok)
+        #expect(await harness.deliver(try harness.stripe.closeDispute(paymentIntentID: intent, status: "lost", openedAt: openedAt)).status == .ok)
         #expect(await Self.premiumActive(harness) == false)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A Stripe Charge (only the fields a refund needs).
+/// A Stripe Charge (only the fields a refund needs): its invoice or payment intent names the
+/// purchase it paid.
 public struct StripeCharge: Sendable, Equatable {
     /// `ch_...`.
     public var id: String
@@ -15,7 +16,9 @@ public struct StripeCharge: Sendable, Equatable {
     /// Whether the charge is fully refunded (Stripe's `refunded`).
     public var refunded: Bool
     public var currency: String?
-    public var created: Date?
+    /// The Charge's `created`: when it was *paid*. A `charge.refunded` event carries the Charge,
+    /// so this is never the time of a refund: that is the event's `created`.
+    public var paidAt: Date?
     public var livemode: Bool
 
     /// Whether the whole amount went back to the buyer.
@@ -24,7 +27,7 @@ public struct StripeCharge: Sendable, Equatable {
     /// A charge with every field given (tests, fakes).
     public init(
         id: String, paymentIntentID: String? = nil, invoiceID: String? = nil, customerID: String? = nil,
-        amount: Int, amountRefunded: Int, refunded: Bool, currency: String? = nil, created: Date? = nil,
+        amount: Int, amountRefunded: Int, refunded: Bool, currency: String? = nil, paidAt: Date? = nil,
         livemode: Bool = false
     ) {
         self.id = id
@@ -35,7 +38,7 @@ public struct StripeCharge: Sendable, Equatable {
         self.amountRefunded = amountRefunded
         self.refunded = refunded
         self.currency = currency
-        self.created = created
+        self.paidAt = paidAt
         self.livemode = livemode
     }
 
@@ -65,7 +68,7 @@ extension StripeCharge: Decodable {
         amountRefunded = try container.decode(Int.self, forKey: .amountRefunded)
         refunded = try container.decode(Bool.self, forKey: .refunded)
         currency = try container.decodeIfPresent(String.self, forKey: .currency)
-        created = try container.stripeDateIfPresent(.created)
+        paidAt = try container.stripeDateIfPresent(.created)
         livemode = try container.decode(Bool.self, forKey: .livemode)
     }
 }

@@ -20,6 +20,8 @@ public struct StripeEvent: Sendable, Equatable {
         case invoicePaid(StripeInvoice)
         /// `charge.refunded`.
         case chargeRefunded(StripeCharge)
+        /// `charge.dispute.closed` (`status` says who won).
+        case disputeClosed(StripeDispute)
         /// Any other type; its object is not read.
         case unhandled(type: String)
     }
@@ -28,6 +30,8 @@ public struct StripeEvent: Sendable, Equatable {
     public var id: String
     /// `checkout.session.completed`, ...
     public var type: String
+    /// When the change happened: the time every snapshot made from this event carries. (The
+    /// object's own `created` is when *that object* was made: a Charge's is when it was paid.)
     public var created: Date
     public var livemode: Bool
     /// The API version the object was rendered with (`2025-03-31.basil`); nil for some test events.
@@ -38,7 +42,7 @@ public struct StripeEvent: Sendable, Equatable {
     public static let handledTypes: Set<String> = [
         "checkout.session.completed", "checkout.session.async_payment_succeeded",
         "customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted",
-        "invoice.paid", "charge.refunded",
+        "invoice.paid", "charge.refunded", "charge.dispute.closed",
     ]
 
     /// An event with every field given (tests).
@@ -83,6 +87,8 @@ public struct StripeEvent: Sendable, Equatable {
             payload = .invoicePaid(try Self.object(StripeInvoice.self, json, what))
         case "charge.refunded":
             payload = .chargeRefunded(try Self.object(StripeCharge.self, json, what))
+        case "charge.dispute.closed":
+            payload = .disputeClosed(try Self.object(StripeDispute.self, json, what))
         default:
             payload = .unhandled(type: envelope.type)
         }

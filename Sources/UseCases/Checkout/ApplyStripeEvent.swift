@@ -4,9 +4,12 @@ import Integrations
 import Logging
 import Storage
 
-/// Keeps Stripe purchases true from verified webhook events: completes paid checkouts and
-/// applies subscription, invoice and refund events, never moving a purchase back in time. Each
-/// event is applied once (its id recorded in the same transaction as its effect).
+/// Keeps Stripe purchases true from verified webhook events (and the same events read back by the
+/// reconciler): completes paid checkouts and applies subscription, invoice, refund and dispute
+/// events, never moving a purchase back in time. Every snapshot an event makes carries the
+/// event's `created`, the time Stripe says the change happened (never an object's own `created`:
+/// a refunded Charge's is when it was paid). Each event is applied once (its id recorded in the
+/// same transaction as its effect).
 public struct ApplyStripeEvent: Sendable {
     /// What became of an event.
     public enum Outcome: String, Sendable {
@@ -65,7 +68,7 @@ public struct ApplyStripeEvent: Sendable {
         case .checkoutSessionCompleted(let session), .checkoutSessionAsyncPaymentSucceeded(let session):
             guard session.isPaid else { return try await record(event, now: now) { _ in } }
             if try await webhookEvents.seen(event.id) { return .duplicate }
-            _ = try await completeCheckout.complete(session, now: now)
+            _ = try await completeCheckout.complete(session, changedAt: event.created, now: now)
             return try await record(event, now: now) { _ in }
         case .subscriptionCreated(let subscription), .subscriptionUpdated(let subscription), .subscriptionDeleted(let subscription):
             let snapshot = subscription.snapshot(observedAt: event.created, purchaserEmail: nil)
@@ -78,9 +81,11 @@ public struct ApplyStripeEvent: Sendable {
         case .invoicePaid(let invoice):
             guard let subscriptionID = invoice.subscriptionID else { return try await record(event, now: now) { _ in } }
             if try await webhookEvents.seen(event.id) { return .duplicate }
-            // The invoice is a hint: the subscription says how long access now lasts.
+            // The invoice is a hint: the subscription says how long access now lasts. Its state is
+            // at least as new as the payment, which is when the change happened: a payment
+            // refunded since (or an invoice.paid delivered late) never undoes the refund.
             let subscription = try await stripe.retrieveSubscription(id: subscriptionID)
-            let snapshot = subscription.snapshot(observedAt: now, purchaserEmail: invoice.customerEmail)
+            let snapshot = subscription.snapshot(observedAt: event.created, purchaserEmail: invoice.customerEmail)
             let events = self.events
             let vouching = self.vouching
             return try await record(event, now: now) { connection in
@@ -92,22 +97,40 @@ public struct ApplyStripeEvent: Sendable {
                 }
             }
         case .chargeRefunded(let charge):
-            let logger = self.logger
-            let events = self.events
-            return try await record(event, now: now) { connection in
-                guard charge.isFullyRefunded else { return }
-                let references = [charge.paymentIntentID, charge.invoiceID].compactMap { $0 }
-                guard let purchase = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
-                    logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id))])
-                    return
-                }
-                let refunded = PurchaseSnapshot(
-                    platform: .stripe, externalID: purchase.externalID, productID: purchase.productID, status: .refunded,
-                    expiresAt: purchase.expiresAt, environment: purchase.environment, observedAt: charge.created ?? event.created)
-                try events.purchaseApplied(try PurchaseRepository.apply(refunded, on: connection, now: now), on: connection, now: now)
+            // A partial refund changes nothing; a full one ends what the charge paid for.
+            guard charge.isFullyRefunded else { return try await record(event, now: now) { _ in } }
+            return try await endPaidAccess(event, references: [charge.paymentIntentID, charge.invoiceID], now: now)
+        case .disputeClosed(let dispute):
+            // A lost chargeback returned the money: it counts as a refund. Won or withdrawn: nothing.
+            guard dispute.isLost else { return try await record(event, now: now) { _ in } }
+            if try await webhookEvents.seen(event.id) { return .duplicate }
+            var references = [dispute.paymentIntentID]
+            if dispute.paymentIntentID == nil {
+                // Charges made without a payment intent: the charge names its invoice, if any.
+                let charge = try await stripe.retrieveCharge(id: dispute.chargeID)
+                references += [charge.paymentIntentID, charge.invoiceID]
             }
+            return try await endPaidAccess(event, references: references, now: now)
         case .unhandled:
             return try await record(event, now: now) { _ in }
+        }
+    }
+
+    /// Marks the purchase one of `references` names (payment intent, invoice) refunded, as of the
+    /// event's time: the change happened when the event says, whatever the charge's own age.
+    private func endPaidAccess(_ event: StripeEvent, references: [String?], now: Date) async throws -> Outcome {
+        let logger = self.logger
+        let events = self.events
+        let references = references.compactMap { $0 }
+        return try await record(event, now: now) { connection in
+            guard let purchase = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
+                logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
+                return
+            }
+            let refunded = PurchaseSnapshot(
+                platform: .stripe, externalID: purchase.externalID, productID: purchase.productID, status: .refunded,
+                expiresAt: purchase.expiresAt, environment: purchase.environment, observedAt: event.created)
+            try events.purchaseApplied(try PurchaseRepository.apply(refunded, on: connection, now: now), on: connection, now: now)
         }
     }
 

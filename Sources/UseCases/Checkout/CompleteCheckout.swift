@@ -31,12 +31,14 @@ public struct CompleteCheckout: Sendable {
     }
 
     /// Completes a paid session in one transaction. `session` must carry its subscription
-    /// (expanded or fetched) in subscription mode.
+    /// (expanded or fetched) in subscription mode. `changedAt` is when the provider says the
+    /// checkout completed (a webhook event's `created`); nil when read from Stripe now (the
+    /// success page), whose state is as of `now`.
     /// - Throws: `UpstreamError` when Stripe cannot be reached for the subscription,
     ///   `CheckoutCompletion.Unusable` for a session that cannot become a purchase,
     ///   `StripeVouching.NotVouched` for one this deployment did not start and whose price it does
     ///   not offer, `StorageError`.
-    public func complete(_ session: StripeCheckoutSession, now: Date) async throws -> Completion {
+    public func complete(_ session: StripeCheckoutSession, changedAt: Date? = nil, now: Date) async throws -> Completion {
         var fetched = session.subscription
         if session.mode == .subscription, fetched == nil, let id = session.subscriptionID {
             guard let stripe else { throw UseCaseError.notConfigured("Stripe is not configured on this server: set stripe.secret_key.") }
@@ -48,7 +50,7 @@ public struct CompleteCheckout: Sendable {
         let vouching = self.vouching
         let result = try await database.write { connection -> Completion in
             let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
-            guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, now: now) else {
+            guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, changedAt: changedAt ?? now) else {
                 throw CheckoutCompletion.Unusable(sessionID: session.id)
             }
             let known = try PurchaseRepository.find(platform: .stripe, reference: snapshot.externalID, on: connection) != nil
@@ -117,15 +119,15 @@ public struct CompleteCheckout: Sendable {
         }
     }
 
-    /// The purchase state a paid session stands for; nil when it stands for none (setup mode,
-    /// a subscription session without its subscription).
-    static func snapshot(_ session: StripeCheckoutSession, subscription: StripeSubscription?, checkout: CheckoutRecord?, now: Date) -> PurchaseSnapshot? {
+    /// The purchase state a paid session stands for, as of `changedAt`; nil when it stands for
+    /// none (setup mode, a subscription session without its subscription).
+    static func snapshot(_ session: StripeCheckoutSession, subscription: StripeSubscription?, checkout: CheckoutRecord?, changedAt: Date) -> PurchaseSnapshot? {
         switch session.mode {
         case .subscription:
-            return subscription?.snapshot(observedAt: now, purchaserEmail: session.email)
+            return subscription?.snapshot(observedAt: changedAt, purchaserEmail: session.email)
         case .payment:
             let productID = checkout?.priceID ?? session.metadata["price_id"] ?? "unknown"
-            return session.paymentSnapshot(productID: productID, observedAt: now)
+            return session.paymentSnapshot(productID: productID, observedAt: changedAt)
         default:
             return nil
         }

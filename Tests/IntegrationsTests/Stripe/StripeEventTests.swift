@@ -115,7 +115,7 @@ struct StripeEventTests {
         #expect(charge.refunded)
         #expect(charge.isFullyRefunded)
         #expect(charge.invoiceID == nil)
-        #expect(charge.created == nil)
+        #expect(charge.paidAt == nil)
     }
 
     @Test("Session and subscription event types map to their own cases")
@@ -207,7 +207,7 @@ struct StripeEventTests {
         #expect(!charge.refunded)
         #expect(!charge.isFullyRefunded)
         #expect(charge.paymentIntentID == nil)
-        #expect(charge.created == Self.date(1_234_567_890))
+        #expect(charge.paidAt == Self.date(1_234_567_890))
     }
 
     @Test("Older invoice shape: top-level subscription and payment_intent; newer payments list")

@@ -75,6 +75,15 @@ struct CheckoutHarness {
         return await app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": event.signatureHeader, "Content-Type": "application/json"], bytes: event.body)
     }
 
+    /// Delivers an event the fake Stripe recorded, signed now, as Stripe would (`id` replaces its
+    /// id, as a distinct event with the same content).
+    func deliver(_ event: FakeStripe.Event, id: String? = nil) async -> HTTPResponse {
+        var body = event.body
+        if let id { body = Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: event.id, with: id).utf8) }
+        let signature = FakeStripe.signatureHeader(body: body, timestamp: Int(clock.now.timeIntervalSince1970), secret: Self.webhookSecret)
+        return await app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": signature, "Content-Type": "application/json"], bytes: body)
+    }
+
     /// `POST /api/v1/redeem`.
     func redeem(_ code: String, appUserID: String = "user-1", deviceID: String? = nil, headers: HTTPHeaders = [:], client: String = "198.51.100.7") async -> HTTPResponse {
         var body: [String: Any] = ["code": code, "app_user_id": appUserID]

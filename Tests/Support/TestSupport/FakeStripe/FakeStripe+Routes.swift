@@ -35,6 +35,10 @@ extension FakeStripe.Core {
             return createPortalSession(request)
         case (.get, 2) where segments == ["v1", "promotion_codes"]:
             return listPromotionCodes(request)
+        case (.get, 2) where segments == ["v1", "events"]:
+            return listEvents(request)
+        case (.get, 3) where segments[0] == "v1" && segments[1] == "charges":
+            return retrieveCharge(id: segments[2])
         default:
             return respond(
                 FakeStripeJSON.error(
@@ -316,7 +320,7 @@ extension FakeStripe.Core {
         respond(FakeStripeJSON.error(type: "invalid_request_error", message: message, code: code, param: param), status: 400)
     }
 
-    private func respond(_ object: [String: Any], status: Int) -> HTTPResponse {
+    func respond(_ object: [String: Any], status: Int) -> HTTPResponse {
         HTTPResponse(
             status: HTTPStatus(code: status),
             headers: ["Content-Type": "application/json", "Request-Id": requestID(), "Stripe-Version": "2025-03-31.basil"],

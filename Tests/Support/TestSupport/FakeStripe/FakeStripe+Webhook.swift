@@ -52,39 +52,14 @@ extension FakeStripe {
     }
 
     /// An `invoice.paid` object for the current period of subscription `id`, in the
-    /// 2025-03-31 shape (`parent.subscription_details`, `lines.data[].period`).
+    /// 2025-03-31 shape (`parent.subscription_details`, `lines.data[].period`,
+    /// `payments.data[].payment`), paid now by a new charge.
     public func invoicePaidObject(subscriptionID id: String, email: String? = nil) -> [String: Any]? {
         core.state.withLock { state -> [String: Any]? in
             guard let subscription = state.subscriptions[id] else { return nil }
             let invoiceID = "in_test_\(state.nextSuffix())"
-            let start = FakeStripeJSON.seconds(subscription.currentPeriodStart)
-            let end = FakeStripeJSON.seconds(subscription.currentPeriodEnd)
-            let line: [String: Any] = [
-                "id": "il_test_\(state.nextSuffix())", "object": "line_item", "invoice": invoiceID,
-                "period": ["start": start, "end": end], "quantity": 1,
-            ]
-            return [
-                "id": invoiceID, "object": "invoice", "status": "paid", "customer": subscription.customerID,
-                "customer_email": FakeStripeJSON.optional(email), "amount_paid": 999, "currency": "usd",
-                "billing_reason": "subscription_cycle", "created": start, "period_start": start, "period_end": start,
-                "parent": [
-                    "type": "subscription_details", "quote_details": NSNull(),
-                    "subscription_details": ["subscription": id, "metadata": subscription.metadata] as [String: Any],
-                ] as [String: Any],
-                "lines": ["object": "list", "has_more": false, "data": [line]] as [String: Any],
-                "livemode": subscription.livemode,
-            ]
+            let charge = state.charge(customerID: subscription.customerID, invoiceID: invoiceID, paidAt: core.wholeSecondsNow())
+            return FakeStripeJSON.invoice(id: invoiceID, subscription: subscription, charge: charge, email: email)
         }
-    }
-
-    /// A `charge.refunded` object for a payment intent (fully refunded unless `amountRefunded` is less).
-    public func chargeRefundedObject(paymentIntentID: String, amount: Int = 999, amountRefunded: Int? = nil, created: Date) -> [String: Any] {
-        let refunded = amountRefunded ?? amount
-        return [
-            "id": "ch_test_" + core.state.withLock { $0.nextSuffix() }, "object": "charge", "amount": amount,
-            "amount_refunded": refunded, "refunded": refunded >= amount, "captured": true, "paid": true,
-            "status": "succeeded", "currency": "usd", "payment_intent": paymentIntentID,
-            "created": FakeStripeJSON.seconds(created), "livemode": false,
-        ]
     }
 }

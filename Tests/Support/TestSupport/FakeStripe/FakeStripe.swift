@@ -11,11 +11,14 @@ import Synchronization
 /// `resource_missing` for unknown ids.
 ///
 /// Routes: `POST /v1/checkout/sessions`, `GET /v1/checkout/sessions/{id}` (with
-/// `expand[]=subscription`), `GET /v1/subscriptions/{id}`.
-/// Test controls: `completeSession`, `updateSubscription`, `putSubscription`,
-/// `failNextRequests`; inspection: `sessions`, `subscription(id:)`, `receivedRequests`;
-/// signed webhooks: `webhook(type:object:created:)` with the object helpers `sessionObject`,
-/// `subscriptionObject`, `invoicePaidObject`, `chargeRefundedObject`.
+/// `expand[]=subscription`), `GET /v1/subscriptions/{id}`, `GET /v1/charges/{id}`,
+/// `GET /v1/events` (see `FakeStripe+Events.swift`).
+/// Test controls: `completeSession`, `updateSubscription`, `renewSubscription`, `refund`,
+/// `closeDispute`, `putSubscription`, `failNextRequests`; each change is recorded as the event
+/// Stripe would send, at the fake clock's time (`events`, `delivery(of:)`). Inspection:
+/// `sessions`, `subscription(id:)`, `receivedRequests`; hand-made webhooks:
+/// `webhook(type:object:created:)` with the object helpers `sessionObject`, `subscriptionObject`,
+/// `invoicePaidObject`. What each field means is written in `FakeStripe/README.md`.
 public final class FakeStripe: Sendable {
     /// Why a test control could not act.
     public struct ControlError: Error, Sendable, CustomStringConvertible {
@@ -104,6 +107,17 @@ public final class FakeStripe: Sendable {
                 session.paymentIntentID = "pi_test_\(state.nextSuffix())"
             }
             state.sessions[id] = session
+            // What Stripe sends for a completed page, each event at the moment of the change.
+            state.record("checkout.session.completed", FakeStripeJSON.session(session), at: now)
+            if let subscription {
+                state.record("customer.subscription.created", FakeStripeJSON.subscription(subscription), at: now)
+                if paid, let invoiceID = session.invoiceID {
+                    let charge = state.charge(customerID: subscription.customerID, invoiceID: invoiceID, paidAt: now)
+                    state.record("invoice.paid", FakeStripeJSON.invoice(id: invoiceID, subscription: subscription, charge: charge, email: session.email), at: now)
+                }
+            } else if paid, let intent = session.paymentIntentID {
+                state.chargeOfIntent[intent] = state.charge(customerID: session.customerID ?? "", paymentIntentID: intent, paidAt: now).id
+            }
             return (session, subscription)
         }
     }
@@ -132,6 +146,8 @@ public final class FakeStripe: Sendable {
                 subscription.canceledAt = cancelAtPeriodEnd ? now : nil
             }
             state.subscriptions[id] = subscription
+            let ended = subscription.status == "canceled" || subscription.status == "incomplete_expired"
+            state.record(ended ? "customer.subscription.deleted" : "customer.subscription.updated", FakeStripeJSON.subscription(subscription), at: now)
             return subscription
         }
     }
@@ -178,6 +194,11 @@ extension FakeStripe {
             var coupons: Set<String> = []
             /// Promotion codes by their customer-facing code.
             var promotionCodes: [String: (id: String, coupon: String, active: Bool)] = [:]
+            /// Charges by id, and the charge of each payment intent.
+            var charges: [String: Charge] = [:]
+            var chargeOfIntent: [String: String] = [:]
+            /// Every event, oldest first, as `GET /v1/events` lists them (newest first).
+            var events: [Event] = []
             var counter = 0
 
             /// A unique, Stripe-looking id suffix.
