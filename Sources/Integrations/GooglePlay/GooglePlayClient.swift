@@ -69,27 +69,57 @@ public struct GooglePlayClient: Sendable {
         try Self.check(response, what: "product acknowledgement", rejectionIsNotFound: false)
     }
 
+    /// `GET …/purchases/voidedpurchases?type=1`: one page of the purchases (one-time products and
+    /// subscriptions, one entry per voided order) that were canceled, refunded or charged back and
+    /// that Google's systems saw voided in `startTime...endTime` (Google's rule: not the
+    /// `voidedTimeMillis` it returns). Google refuses a `startTime` older than 30 days and an
+    /// `endTime` in the future, and ignores both when `pageToken` is set.
+    /// - Parameters:
+    ///   - endTime: nil for "now" (Google's default).
+    ///   - pageToken: the previous page's `nextPageToken`; nil for the first page.
+    /// - Throws: `GooglePlayError` (`.requestRejected` for a refused window or page token,
+    ///   `.permissionDenied`, `.unauthorized`, `.tokenRejected`), `UpstreamError` on outages or an
+    ///   unreadable answer.
+    public func voidedPurchases(startTime: Date, endTime: Date?, pageToken: String?) async throws -> GooglePlayVoidedPurchasesPage {
+        var query = [("startTime", Self.milliseconds(startTime))]
+        if let endTime { query.append(("endTime", Self.milliseconds(endTime))) }
+        query.append(("type", "1"))
+        if let pageToken { query.append(("token", pageToken)) }
+        let response = try await call("GET", ["purchases", "voidedpurchases"], query: query)
+        try Self.check(response, what: "voided purchases list", rejectionIsNotFound: false)
+        return try GooglePlayVoidedPurchasesPage(json: response.body)
+    }
+
     // MARK: - Requests
+
+    /// Unix milliseconds as Google's int64 query parameters take them.
+    private static func milliseconds(_ date: Date) -> String {
+        String(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
 
     private func nonEmpty(_ value: String, _ name: String) throws -> String {
         guard !value.isEmpty else { throw GooglePlayError(.purchaseNotFound, "the \(name) is empty") }
         return value
     }
 
-    /// The URL of `applications/{package}/` + `segments` (each percent-encoded) + `suffix`.
-    func url(_ segments: [String], suffix: String = "") throws -> URL {
+    /// The URL of `applications/{package}/` + `segments` (each percent-encoded) + `suffix`, then
+    /// `query` (names and values percent-encoded).
+    func url(_ segments: [String], suffix: String = "", query: [(String, String)] = []) throws -> URL {
         var base = apiBase.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         var path = "/androidpublisher/v3/applications/" + Self.percentEncode(packageName)
         for segment in segments { path += "/" + Self.percentEncode(segment) }
-        guard !packageName.isEmpty, let url = URL(string: base + path + suffix) else {
+        let queryText = query.isEmpty ? "" : "?" + query.map { Self.percentEncode($0.0) + "=" + Self.percentEncode($0.1) }.joined(separator: "&")
+        guard !packageName.isEmpty, let url = URL(string: base + path + suffix + queryText) else {
             throw GooglePlayError(.invalidConfiguration, "cannot form a Play Developer API URL from base \(base.prefix(200)) and package \(packageName.prefix(200))")
         }
         return url
     }
 
-    private func call(_ method: String, _ segments: [String], suffix: String = "", body: [UInt8] = []) async throws -> OutboundResponse {
-        let url = try url(segments, suffix: suffix)
+    private func call(
+        _ method: String, _ segments: [String], suffix: String = "", query: [(String, String)] = [], body: [UInt8] = []
+    ) async throws -> OutboundResponse {
+        let url = try url(segments, suffix: suffix, query: query)
         var token = try await tokens.accessToken()
         var response = try await Self.send(request(method, url, token: token, body: body), via: http)
         guard response.status == 401 else { return response }

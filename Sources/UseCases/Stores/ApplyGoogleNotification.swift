@@ -8,12 +8,15 @@ import Storage
 /// Google Play real-time developer notifications (`POST /webhooks/google?token=`), as Pub/Sub
 /// pushes them.
 ///
-/// - The `token` must equal `google.rtdn_token` (constant-time); a wrong or missing token, a body
-///   that is not an RTDN, or another app's `packageName` is refused with nothing stored.
-/// - A test notification stores nothing. A `messageId` already recorded is a duplicate.
+/// - The `token` must equal `google.rtdn_token` (constant-time); a wrong or missing token or a
+///   body that is not an RTDN is refused with nothing stored.
+/// - Verified but unusable, accepted with nothing stored (a refusal would make Pub/Sub retry for
+///   days): another app's `packageName` (logged at warning) and test notifications.
+///   A `messageId` already recorded is a duplicate.
 /// - The notification is only a hint: the purchase is re-read from the Play Developer API
 ///   (`subscriptionsv2`, or `products/{sku}` for one-time products) and that state applied.
-///   A voided purchase becomes `revoked` (a partial, quantity-based refund changes nothing).
+///   A voided purchase becomes `refunded` at the notification's `eventTimeMillis`
+///   (`ApplyPlayVoid`; a partial, quantity-based refund changes nothing), and stays so.
 /// - Google unreachable → `unavailable` before anything is written; Pub/Sub redelivers.
 /// - Acknowledgement, in this order: the state is stored; then the acknowledgement is sent; then
 ///   the `messageId` is recorded. A failure or crash between the steps leaves the message
@@ -50,9 +53,9 @@ public struct ApplyGoogleNotification: Sendable {
     }
 
     /// Checks the push URL's token and the body, then applies the notification.
-    /// - Throws: `UseCaseError` (`not_configured`; `bad_request` for a wrong token, a body that
-    ///   is not a Play notification or another app's; `unavailable` when Google cannot be read),
-    ///   `StorageError`.
+    /// - Returns: `.ignored` for another app's notification (nothing stored), `.test` for a test.
+    /// - Throws: `UseCaseError` (`not_configured`; `bad_request` for a wrong token or a body that
+    ///   is not a Play notification; `unavailable` when Google cannot be read), `StorageError`.
     public func apply(token: String?, pushBody: [UInt8]) async throws -> Outcome {
         guard let expected = rtdnToken, let packageName else { throw StoreErrors.notConfigured(StoreClients.Missing.rtdn) }
         guard let token, ConstantTime.equals(Array(token.utf8), Array(expected.utf8)) else {
@@ -66,8 +69,11 @@ public struct ApplyGoogleNotification: Sendable {
             throw UseCaseError.badRequest("The body is not a Play notification: \(error.message)")
         }
         guard notification.packageName == packageName else {
-            logger.warning("google_notification_rejected", [("reason", .string("package")), ("package", .string(notification.packageName))])
-            throw UseCaseError.badRequest("The notification is for another app (\(notification.packageName)).")
+            logger.warning(
+                "google_notification_ignored",
+                [("reason", .string("package")), ("package", .string(String(notification.packageName.prefix(200)))),
+                 ("message_id", .string(notification.messageID))])
+            return .ignored
         }
         if case .test = notification.event {
             logger.info("google_notification_test", [("message_id", .string(notification.messageID))])
@@ -121,29 +127,23 @@ public struct ApplyGoogleNotification: Sendable {
                 try Self.store(verified.snapshot, events: events, on: connection, now: now)
             } ? .applied : .duplicate
         }
-        try await database.write { try Self.store(verified.snapshot, events: events, on: $0, now: now) }
+        _ = try await database.write { try Self.store(verified.snapshot, events: events, on: $0, now: now) }
         try await verifier.acknowledge(acknowledgement)
         return try await recordOnly(id, type: type, outcome: .applied)
     }
 
-    /// A voided purchase: the stored purchase becomes `revoked`, at the void's event time or
-    /// later (a void is final: no earlier-stamped state may undo it).
+    /// A voided purchase, applied with the message's record in one transaction (`ApplyPlayVoid`).
     private func void(_ event: GooglePlayNotification.VoidedPurchase, notification: GooglePlayNotification, type: String) async throws -> Outcome {
         let now = self.now()
-        let events = self.events
+        let void = ApplyPlayVoid(events: events)
         return try await database.write { connection in
             guard try WebhookEventLog.record(source: "google", eventID: notification.messageID, type: type, on: connection, now: now) else {
                 return .duplicate
             }
-            guard event.refundType != 2, let purchase = try PurchaseRepository.find(platform: .playStore, reference: event.purchaseToken, on: connection) else {
-                return .ignored
-            }
-            let revoked = PurchaseSnapshot(
-                platform: .playStore, externalID: purchase.externalID, productID: purchase.productID, status: .revoked,
-                expiresAt: purchase.expiresAt, environment: purchase.environment,
-                observedAt: max(notification.eventTime, purchase.observedAt), transactionID: event.orderID)
-            try events.purchaseApplied(try PurchaseRepository.apply(revoked, on: connection, now: now), on: connection, now: now)
-            return .applied
+            let applied = try void.apply(
+                purchaseToken: event.purchaseToken, orderID: event.orderID, voidedAt: notification.eventTime, refundType: event.refundType,
+                now: now, on: connection)
+            return applied == nil ? .ignored : .applied
         }
     }
 
@@ -153,10 +153,14 @@ public struct ApplyGoogleNotification: Sendable {
         return try await database.read { try PurchaseRepository.find(platform: .playStore, reference: token, on: $0)?.productID }
     }
 
-    private static func store(_ snapshot: PurchaseSnapshot, events: EventQueue, on connection: Connection, now: Date) throws {
-        let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
+    /// Stores a state read from Google: kept `refunded` after a void (`ApplyPlayVoid.keepingVoid`),
+    /// its events, and the link to the account the app named at purchase.
+    @discardableResult
+    static func store(_ snapshot: PurchaseSnapshot, events: EventQueue, on connection: Connection, now: Date) throws -> PurchaseRepository.Applied {
+        let applied = try PurchaseRepository.apply(try ApplyPlayVoid.keepingVoid(snapshot, on: connection), on: connection, now: now)
         try events.purchaseApplied(applied, on: connection, now: now)
         try PurchaseClaim.linkByOwnerHint(applied.purchase, events: events, on: connection, now: now)
+        return applied
     }
 
     private func recordOnly(_ id: String, type: String, outcome: Outcome) async throws -> Outcome {

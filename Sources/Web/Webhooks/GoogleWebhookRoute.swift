@@ -3,8 +3,9 @@ import HTTPRouting
 import UseCases
 
 /// `POST /webhooks/google?token=...`: Pub/Sub pushes of Google Play real-time developer
-/// notifications (`ApplyGoogleNotification`): a wrong token, a body that is not an RTDN or
-/// another app's is `400` with nothing stored; Google unreachable is `503` (Pub/Sub redelivers).
+/// notifications (`ApplyGoogleNotification`): a wrong token or a body that is not an RTDN is
+/// `400` with nothing stored; another app's notification and a test are `200` with nothing
+/// stored; Google unreachable is `503` (Pub/Sub redelivers).
 struct GoogleWebhookRoute {
     let apply: ApplyGoogleNotification
 

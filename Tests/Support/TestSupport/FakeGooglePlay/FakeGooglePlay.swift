@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Usage: create it, write `serviceAccountJSON()` (its `token_uri` points here) or
 /// `writeServiceAccountFile(in:)`, point the client's API base at `baseURL`, then
-/// `setSubscription(...)` / `setProduct(...)`. Inspect `tokenRequestCount`,
+/// `setSubscription(...)` / `setProduct(...)` / `voidPurchase(...)`. Inspect `tokenRequestCount`,
 /// `acknowledgements`, `tokenRejections` and `requests`. Switches: `setOutage(_:)`,
 /// `revokeIssuedTokens()`, `setRejectAllBearerTokens(_:)`, `setTokenLifetime(seconds:asString:)`,
 /// `setTokenEndpointDelay(_:)`.
@@ -148,6 +148,52 @@ public final class FakeGooglePlay: Sendable {
         }
     }
 
+    /// Voids the purchase `token` (set before with `setSubscription` or `setProduct`) as Google does
+    /// on a refund, chargeback or revocation: `voidedpurchases.list` lists the order (its
+    /// `purchaseTimeMillis` the purchase's own time, its `orderId` the purchase's unless given: a
+    /// subscription renewal has its own), and, for a full void, a one-time product reads
+    /// `purchaseState` 1 (canceled) and a revoked subscription `SUBSCRIPTION_STATE_EXPIRED`, its
+    /// expiry no later than the void. A quantity-based partial refund (`voidedQuantity`) changes
+    /// neither.
+    /// - Parameters:
+    ///   - voidedTime: `voidedTimeMillis`.
+    ///   - seenAt: when Google's systems saw it voided (what `startTime`/`endTime` filter on);
+    ///     `voidedTime` when nil.
+    ///   - source: `voidedSource` (0 user, 1 developer, 2 Google); `reason`: `voidedReason`.
+    ///   - revokesSubscription: false for a refund that leaves the subscription running.
+    /// - Returns: false when the fake knows no purchase `token` (nothing is listed).
+    @discardableResult
+    public func voidPurchase(
+        token: String, voidedTime: Date, seenAt: Date? = nil, orderID: String? = nil, source: Int = 0, reason: Int = 1,
+        voidedQuantity: Int? = nil, revokesSubscription: Bool = true
+    ) -> Bool {
+        core.state.withLock { state in
+            let record: FakeGooglePlayCore.VoidedRecord
+            if var subscription = state.subscriptions[token] {
+                record = .init(
+                    purchaseToken: token, orderID: orderID ?? subscription.orderID, isSubscription: true, purchaseTime: subscription.startTime,
+                    voidedTime: voidedTime, seenAt: seenAt ?? voidedTime, source: source, reason: reason, voidedQuantity: voidedQuantity)
+                if revokesSubscription, voidedQuantity == nil {
+                    subscription.state = .expired
+                    subscription.expiry = min(subscription.expiry, voidedTime)
+                    state.subscriptions[token] = subscription
+                }
+            } else if var product = state.products[token] {
+                record = .init(
+                    purchaseToken: token, orderID: orderID ?? product.orderID, isSubscription: false, purchaseTime: product.purchaseTime,
+                    voidedTime: voidedTime, seenAt: seenAt ?? voidedTime, source: source, reason: reason, voidedQuantity: voidedQuantity)
+                if voidedQuantity == nil {
+                    product.state = .canceled
+                    state.products[token] = product
+                }
+            } else {
+                return false
+            }
+            state.voided.append(record)
+            return true
+        }
+    }
+
     /// Five digits derived from `token`, for readable deterministic order ids.
     private static func digits(_ token: String) -> String {
         let value = token.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 100_000 }
@@ -191,6 +237,9 @@ public final class FakeGooglePlay: Sendable {
             $0.tokenLifetimeAsString = asString
         }
     }
+    /// The `voidedpurchases.list` page size when the request sets no `maxResults` (Google leaves
+    /// its default unpublished; the fake's is 1000).
+    public func setVoidedPageSize(_ size: Int) { core.state.withLock { $0.voidedPageSize = max(1, size) } }
     /// Makes every token issued so far invalid (the API answers 401 to them).
     public func revokeIssuedTokens() { core.state.withLock { $0.revokedBefore = $0.issued.count } }
     /// With `true`, the API answers 401 to every bearer token, even fresh ones.

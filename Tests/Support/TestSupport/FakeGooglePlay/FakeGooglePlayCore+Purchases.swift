@@ -3,7 +3,8 @@ import HTTPCore
 import HTTPRouting
 
 extension FakeGooglePlayCore {
-    /// The androidpublisher purchase endpoints (subscriptionsv2 get, products get, acknowledge).
+    /// The androidpublisher purchase endpoints (subscriptionsv2 get, products get, acknowledge,
+    /// voidedpurchases list).
     func purchasesEndpoint(_ request: HTTPRequest) -> HTTPResponse {
         let rest = request.path.dropFirst("/androidpublisher/v3/applications/".count)
         var segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -21,6 +22,8 @@ extension FakeGooglePlayCore {
             return getSubscription(token: path[3])
         case (.get, let path, nil) where path.count == 5 && path[0] == "purchases" && path[1] == "products" && path[3] == "tokens":
             return getProduct(productID: path[2], token: path[4])
+        case (.get, let path, nil) where path == ["purchases", "voidedpurchases"]:
+            return listVoided(request)
         case (.post, let path, "acknowledge") where path.count == 5 && path[0] == "purchases" && path[3] == "tokens"
             && (path[1] == "subscriptions" || path[1] == "products"):
             return acknowledge(kind: path[1], productID: path[2], token: path[4], body: request.body)
@@ -29,7 +32,7 @@ extension FakeGooglePlayCore {
         }
     }
 
-    private static func notFound() -> HTTPResponse {
+    static func notFound() -> HTTPResponse {
         googleError(404, "The purchase token was not found.", reason: "purchaseTokenNotFound", status: "NOT_FOUND")
     }
 

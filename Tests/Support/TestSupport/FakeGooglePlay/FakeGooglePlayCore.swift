@@ -33,6 +33,23 @@ final class FakeGooglePlayCore: Sendable {
         var orderID: String
     }
 
+    /// One voided order, as `purchases.voidedpurchases.list` returns it.
+    struct VoidedRecord {
+        var purchaseToken: String
+        var orderID: String
+        /// Subscriptions are listed only with `type=1`.
+        var isSubscription: Bool
+        var purchaseTime: Date
+        /// `voidedTimeMillis`: when the purchase was refunded, canceled or charged back.
+        var voidedTime: Date
+        /// When Google's systems saw it voided: what `startTime`/`endTime` filter on.
+        var seenAt: Date
+        var source: Int
+        var reason: Int
+        /// Set for a quantity-based partial refund (listed only with `includeQuantityBasedPartialRefund`).
+        var voidedQuantity: Int?
+    }
+
     struct IssuedToken {
         var value: String
         var expiresAt: Date
@@ -42,6 +59,9 @@ final class FakeGooglePlayCore: Sendable {
         var tokenURL = ""
         var subscriptions: [String: SubscriptionRecord] = [:]
         var products: [String: ProductRecord] = [:]
+        var voided: [VoidedRecord] = []
+        /// `voidedpurchases.list` page size when `maxResults` is absent.
+        var voidedPageSize = 1000
         var issued: [IssuedToken] = []
         /// Tokens at indexes below this were revoked.
         var revokedBefore = 0
