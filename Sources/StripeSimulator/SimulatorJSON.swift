@@ -89,13 +89,22 @@ enum SimulatorJSON {
         ]
     }
 
-    /// The charge of `intent`, fully refunded.
-    static func refundedCharge(_ intent: SimulatedPaymentIntent, now: Date) -> JSONValue {
-        [
+    /// The charge of `intent`: `created` is when it was paid, whatever happened to it since; a
+    /// refund shows in `amount_refunded`, `refunded` and `refunds.data` (with the refund's own time).
+    static func charge(_ intent: SimulatedPaymentIntent) -> JSONValue {
+        let refunds: [JSONValue] = intent.refund.map { refund in
+            [[
+                "id": .string(refund.id), "object": "refund", "amount": .integer(Int64(intent.amount)), "charge": .string(intent.chargeID),
+                "created": seconds(refund.created), "currency": "usd", "payment_intent": .string(intent.id), "status": "succeeded",
+            ]]
+        } ?? []
+        let refunded = intent.refund == nil ? 0 : intent.amount
+        return [
             "id": .string(intent.chargeID), "object": "charge", "amount": .integer(Int64(intent.amount)),
-            "amount_refunded": .integer(Int64(intent.amount)), "captured": true, "created": seconds(now), "currency": "usd",
-            "customer": .string(intent.customerID), "invoice": text(intent.invoiceID), "livemode": false, "paid": true,
-            "payment_intent": .string(intent.id), "refunded": true, "status": "succeeded",
+            "amount_captured": .integer(Int64(intent.amount)), "amount_refunded": .integer(Int64(refunded)), "captured": true,
+            "created": seconds(intent.created), "currency": "usd", "customer": .string(intent.customerID), "invoice": text(intent.invoiceID),
+            "livemode": false, "paid": true, "payment_intent": .string(intent.id), "refunded": .bool(intent.refund != nil),
+            "refunds": list(refunds, url: "/v1/charges/\(intent.chargeID)/refunds"), "status": "succeeded",
         ]
     }
 

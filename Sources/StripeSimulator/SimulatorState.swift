@@ -8,6 +8,8 @@ struct SimulatorState {
     var subscriptions: [String: SimulatedSubscription] = [:]
     var customers: [String: SimulatedCustomer] = [:]
     var paymentIntents: [String: SimulatedPaymentIntent] = [:]
+    /// Every event, oldest first (the newest `maxEvents`), for `GET /v1/events`.
+    var events: [SimulatorEvent] = []
     /// `Idempotency-Key` → the body it was first sent with and the answer.
     var idempotentReplies: [String: (body: [UInt8], reply: JSONValue)] = [:]
 
@@ -24,6 +26,15 @@ struct SimulatorState {
         let customer = SimulatedCustomer(id: Self.newID("cus_"), email: email, created: now)
         customers[customer.id] = customer
         return customer
+    }
+
+    /// How many events are kept (Stripe keeps 30 days; the demo keeps the newest few thousand).
+    static let maxEvents = 5_000
+
+    /// Keeps `new` for `GET /v1/events`, dropping the oldest past `maxEvents`.
+    mutating func record(_ new: [SimulatorEvent]) {
+        events.append(contentsOf: new)
+        if events.count > Self.maxEvents { events.removeFirst(events.count - Self.maxEvents) }
     }
 
     /// A succeeded payment intent (with its charge) for `customerID`.
@@ -97,7 +108,9 @@ struct SimulatedPaymentIntent {
     var customerID: String
     var invoiceID: String?
     var metadata: [String: String]
+    /// When it was paid: its charge's `created`.
     var created: Date
     var amount = 999
-    var refunded = false
+    /// The full refund made, if any: its id and when.
+    var refund: (id: String, created: Date)?
 }

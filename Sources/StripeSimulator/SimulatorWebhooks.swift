@@ -11,7 +11,7 @@ struct SimulatorWebhooks: Sendable {
     let serviceURL: @Sendable () -> String
     let http: any OutboundHTTPClient
     let logger: Logger
-    /// The clock the events' `created` and signature times come from (the verifier's clock).
+    /// The clock the signature times come from (the verifier's clock).
     let now: @Sendable () -> Date
     /// Attempts per event (Stripe retries for days; the demo gives up after a few seconds).
     static let attempts = 3
@@ -24,13 +24,8 @@ struct SimulatorWebhooks: Sendable {
     }
 
     private func deliver(_ event: SimulatorEvent) async {
-        let created = Int(now().timeIntervalSince1970)
-        let id = SimulatorState.newID("evt_")
-        let body = JSONValue.object([
-            ("id", .string(id)), ("object", "event"), ("api_version", "2025-03-31.basil"), ("created", .integer(Int64(created))),
-            ("data", ["object": event.object]), ("livemode", false), ("pending_webhooks", 1),
-            ("request", ["id": .null, "idempotency_key": .null]), ("type", .string(event.type)),
-        ]).serialized()
+        let id = event.id
+        let body = event.json.serialized()
         guard let url = URL(string: serviceURL() + "/webhooks/stripe") else { return }
         var lastProblem = ""
         for attempt in 1...Self.attempts {

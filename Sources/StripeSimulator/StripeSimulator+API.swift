@@ -32,7 +32,7 @@ extension StripeSimulator {
                 try await Task.sleep(for: .milliseconds(Int((1 - fraction) * 1000) + 5))
             }
             let (status, body, events) = try route(request, segments: path.split(separator: "/").map(String.init))
-            await webhooks.send(events)
+            await publish(events)
             return Self.reply(status, body)
         } catch let failure as APIFailure {
             return Self.reply(failure.status, failure.body)
@@ -96,6 +96,11 @@ extension StripeSimulator {
         case "GET v1/customers/*":
             guard let customer = state.withLock({ $0.customers[id] }) else { throw APIFailure.missing("customer", id) }
             return (200, SimulatorJSON.customer(customer), [])
+        case "GET v1/events":
+            return (200, try events(request), [])
+        case "GET v1/charges/*":
+            guard let intent = state.withLock({ $0.paymentIntents.values.first { $0.chargeID == id } }) else { throw APIFailure.missing("charge", id) }
+            return (200, SimulatorJSON.charge(intent), [])
         case "GET v1/payment_intents":
             let customer = query["customer"]
             return list(\.paymentIntents, "/v1/payment_intents", SimulatorJSON.paymentIntent, \.created) { customer == nil || $0.customerID == customer }
@@ -131,7 +136,36 @@ extension StripeSimulator {
 
     /// An id of an object the simulator makes (`cs_test_...`, `sub_...`, `cus_...`, `pi_...`).
     static func isObjectID(_ segment: String) -> Bool {
-        ["cs_", "sub_", "cus_", "pi_"].contains { segment.hasPrefix($0) && segment.count > $0.count }
+        ["cs_", "sub_", "cus_", "pi_", "ch_"].contains { segment.hasPrefix($0) && segment.count > $0.count }
+    }
+
+    /// `GET /v1/events`: newest first, `created[gte|gt|lte|lt]`, `type` / `types[]`, `limit`
+    /// (1–100, default 10), `starting_after`, as Stripe lists events.
+    private func events(_ request: HTTPRequest) throws -> JSONValue {
+        let items = request.queryItems
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        func bound(_ name: String) -> Int64? { value("created[\(name)]").flatMap(Int64.init) }
+        let limit = value("limit").flatMap(Int.init) ?? 10
+        guard (1...100).contains(limit) else { throw APIFailure.invalid("Invalid integer: \(value("limit") ?? "")", param: "limit") }
+        let types = Set(items.filter { $0.name == "types[]" }.map(\.value) + (value("type").map { [$0] } ?? []))
+        let (gte, gt, lte, lt) = (bound("gte"), bound("gt"), bound("lte"), bound("lt"))
+        var matching = state.withLock { $0.events }.reversed().filter { event in
+            let created = Int64(event.created.timeIntervalSince1970.rounded(.down))
+            return (types.isEmpty || types.contains(event.type)) && (gte.map { created >= $0 } ?? true) && (gt.map { created > $0 } ?? true)
+                && (lte.map { created <= $0 } ?? true) && (lt.map { created < $0 } ?? true)
+        } as [SimulatorEvent]
+        if let after = value("starting_after") {
+            guard let index = matching.firstIndex(where: { $0.id == after }) else {
+                throw APIFailure.invalid("No such event: '\(after)'", param: "starting_after", code: "resource_missing")
+            }
+            matching = Array(matching[(index + 1)...])
+        }
+        var list = SimulatorJSON.list(matching.prefix(limit).map(\.json), url: "/v1/events")
+        if matching.count > limit, case .object(var members) = list {
+            members = members.map { $0.key == "has_more" ? (key: "has_more", value: true) : $0 }
+            list = .object(members)
+        }
+        return list
     }
 
     /// A Stripe list of the objects that match, newest first.

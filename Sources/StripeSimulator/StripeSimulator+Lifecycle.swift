@@ -14,7 +14,7 @@ extension StripeSimulator {
             session.customerID = state.customer(email: email, now: now).id
             state.sessions[sessionID] = session
             guard paid else {
-                return [SimulatorEvent("checkout.session.completed", SimulatorJSON.session(session, hostedURL: hostedURL(session.id)))]
+                return [SimulatorEvent("checkout.session.completed", SimulatorJSON.session(session, hostedURL: hostedURL(session.id)), at: now)]
             }
             return settle(&state, sessionID: sessionID, now: now)
         }
@@ -49,16 +49,16 @@ extension StripeSimulator {
             session.subscriptionID = subscription.id
             session.invoiceID = invoiceID
             later = [
-                SimulatorEvent("customer.subscription.created", SimulatorJSON.subscription(subscription)),
+                SimulatorEvent("customer.subscription.created", SimulatorJSON.subscription(subscription), at: now),
                 SimulatorEvent(
                     "invoice.paid",
-                    SimulatorJSON.paidInvoice(subscription, intent: intent, email: session.email, reason: "subscription_create")),
+                    SimulatorJSON.paidInvoice(subscription, intent: intent, email: session.email, reason: "subscription_create"), at: now),
             ]
         } else {
             session.paymentIntentID = state.paidIntent(customerID: customerID, invoiceID: nil, metadata: session.paymentIntentMetadata, now: now).id
         }
         state.sessions[sessionID] = session
-        return [SimulatorEvent(eventType, SimulatorJSON.session(session, hostedURL: hostedURL(session.id)))] + later
+        return [SimulatorEvent(eventType, SimulatorJSON.session(session, hostedURL: hostedURL(session.id)), at: now)] + later
     }
 
     /// The next period of subscription `id` is paid: `invoice.paid` and `customer.subscription.updated`.
@@ -79,8 +79,8 @@ extension StripeSimulator {
             let intent = state.paidIntent(customerID: subscription.customerID, invoiceID: invoiceID, metadata: [:], now: now)
             let email = state.customers[subscription.customerID]?.email
             return (subscription, [
-                SimulatorEvent("invoice.paid", SimulatorJSON.paidInvoice(subscription, intent: intent, email: email, reason: "subscription_cycle")),
-                SimulatorEvent("customer.subscription.updated", SimulatorJSON.subscription(subscription)),
+                SimulatorEvent("invoice.paid", SimulatorJSON.paidInvoice(subscription, intent: intent, email: email, reason: "subscription_cycle"), at: now),
+                SimulatorEvent("customer.subscription.updated", SimulatorJSON.subscription(subscription), at: now),
             ])
         }
     }
@@ -95,7 +95,7 @@ extension StripeSimulator {
             subscription.canceledAt = subscription.canceledAt ?? now
             subscription.endedAt = subscription.endedAt ?? now
             state.subscriptions[id] = subscription
-            return (subscription, [SimulatorEvent("customer.subscription.deleted", SimulatorJSON.subscription(subscription))])
+            return (subscription, [SimulatorEvent("customer.subscription.deleted", SimulatorJSON.subscription(subscription), at: now)])
         }
     }
 
@@ -105,25 +105,40 @@ extension StripeSimulator {
         let now = wholeSecondsNow()
         return try state.withLock { state in
             guard var intent = state.paymentIntents[id] else { throw APIFailure.missing("payment_intent", id) }
-            guard !intent.refunded else {
+            guard intent.refund == nil else {
                 throw APIFailure(
                     status: 400,
                     body: SimulatorJSON.error("invalid_request_error", "Charge \(intent.chargeID) has already been refunded.", code: "charge_already_refunded"))
             }
-            intent.refunded = true
+            let refundID = SimulatorState.newID("re_")
+            intent.refund = (refundID, now)
             state.paymentIntents[id] = intent
-            return (SimulatorState.newID("re_"), intent, [SimulatorEvent("charge.refunded", SimulatorJSON.refundedCharge(intent, now: now))])
+            return (refundID, intent, [SimulatorEvent("charge.refunded", SimulatorJSON.charge(intent), at: now)])
         }
     }
 }
 
-/// An event to send: its type and `data.object`.
+/// An event as Stripe records it: an id, the time the change happened (`created`), its type and
+/// `data.object`. Sent as a webhook and listed by `GET /v1/events`, the same bytes both ways.
 struct SimulatorEvent: Sendable {
+    let id: String
     let type: String
+    let created: Date
     let object: JSONValue
 
-    init(_ type: String, _ object: JSONValue) {
+    init(_ type: String, _ object: JSONValue, at created: Date) {
+        id = SimulatorState.newID("evt_")
         self.type = type
+        self.created = created
         self.object = object
+    }
+
+    /// The event object (`vectors/stripe/fixture_event.json`'s shape).
+    var json: JSONValue {
+        .object([
+            ("id", .string(id)), ("object", "event"), ("api_version", "2025-03-31.basil"), ("created", SimulatorJSON.seconds(created)),
+            ("data", ["object": object]), ("livemode", false), ("pending_webhooks", 1),
+            ("request", ["id": .null, "idempotency_key": .null]), ("type", .string(type)),
+        ])
     }
 }

@@ -84,6 +84,13 @@ public final class StripeSimulator: Sendable {
         webhooks = SimulatorWebhooks(secret: keys.webhookSecret, serviceURL: serviceURL, http: http, logger: logger, now: now)
     }
 
+    /// Records `events` (`GET /v1/events` lists them) and sends them as webhooks, in order.
+    func publish(_ events: [SimulatorEvent]) async {
+        guard !events.isEmpty else { return }
+        state.withLock { $0.record(events) }
+        await webhooks.send(events)
+    }
+
     /// The hosted page's address for session `id`.
     func hostedURL(_ id: String) -> String { publicBaseURL + Self.checkoutPath + id }
 
@@ -121,12 +128,12 @@ public final class StripeSimulator: Sendable {
             throw FormError(kind: .invalid, description: "Enter an email address to pay with.")
         }
         let events = complete(sessionID: sessionID, email: email, paid: choice == .pay)
-        await webhooks.send(events)
+        await publish(events)
         if choice == .later {
             let delay = payLaterDelay
             Task { [self] in
                 try? await Task.sleep(for: delay)
-                await webhooks.send(succeedLaterPayment(sessionID: sessionID))
+                await publish(succeedLaterPayment(sessionID: sessionID))
             }
         }
         return .redirect(session.successRedirect)
