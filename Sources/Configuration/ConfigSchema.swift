@@ -84,6 +84,8 @@ enum ConfigSchema {
         .integer("retention.events_days", \.retention.eventsDays, minimum: 1, maximum: 3650),
         .integer("retention.webhook_ids_days", \.retention.webhookIDsDays, minimum: 1, maximum: 3650),
 
+        .integer("reconcile.interval_seconds", \.reconcile.intervalSeconds, minimum: 0, maximum: 86_400),
+
         .choice("log.level", \.log.level),
 
         .string("paths.templates_dir", \.paths.templatesDir),

@@ -43,6 +43,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var events: Events
     /// `retention`: how many days expired or finished rows are kept before they are deleted.
     public var retention: Retention
+    /// `reconcile`: how often missed notifications are looked for.
+    public var reconcile: Reconcile
     /// `log`: logging.
     public var log: Log
     /// `paths`: where templates and static files are read from.
@@ -71,6 +73,7 @@ public struct TollgateConfig: Sendable, Equatable {
         http = HTTP()
         events = Events()
         retention = Retention()
+        reconcile = Reconcile()
         log = Log()
         paths = Paths()
         isDemo = false

@@ -300,5 +300,30 @@ public enum DomainMigrations {
             ALTER TABLE purchases ADD COLUMN renews_to_product_id TEXT;
             ALTER TABLE purchases ADD COLUMN offer_type TEXT;
             """),
+        // The reconciler (API.md "Purchases stay true"): one row per provider with its cursor in the
+        // provider's catch-up API, the lease of the instance running it (claimed, never twice), and
+        // what the last runs found. `reconciled_expiry` is the period end a store was last asked
+        // about, so a subscription whose period ended without news is asked once per period end;
+        // `purchases_lapse` finds those by platform and expiry without a scan.
+        Migration(id: "0340_reconcile", sql: """
+            CREATE TABLE reconcile_state (
+                provider TEXT PRIMARY KEY,
+                cursor_at BIGINT,
+                page_token TEXT,
+                window_end BIGINT,
+                claimed_by TEXT,
+                claimed_until BIGINT,
+                last_run_at BIGINT,
+                last_outcome TEXT,
+                last_error TEXT,
+                last_checked INTEGER NOT NULL DEFAULT 0,
+                last_changes INTEGER NOT NULL DEFAULT 0,
+                runs INTEGER NOT NULL DEFAULT 0,
+                checked_total BIGINT NOT NULL DEFAULT 0,
+                changes_total BIGINT NOT NULL DEFAULT 0
+            );
+            ALTER TABLE purchases ADD COLUMN reconciled_expiry BIGINT;
+            CREATE INDEX purchases_lapse ON purchases (platform, expires_at);
+            """),
     ]
 }

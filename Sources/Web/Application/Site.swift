@@ -47,6 +47,8 @@ public struct Site: Sendable {
         public var formTokens: FormTokens
         public var operatorActions: OperatorActions
         public var idempotentReplies: IdempotentReplies
+        /// The reconciler (`GET /admin/v1/reconcile`); nil when no provider is configured.
+        public var reconcile: ReconcilePurchases?
 
         public init(
             redeem: RedeemCode, lookUpCode: LookUpCode, resendCodes: ResendCodes, listEntitlements: ListEntitlements,
@@ -56,8 +58,9 @@ public struct Site: Sendable {
             claimGoNativeReceipt: ClaimGoNativeReceipt, setAccountEmail: SetAccountEmail, confirmEmail: ConfirmEmail,
             setPassword: SetPassword, signIn: SignIn, deleteAccount: DeleteAccount, exportAccount: ExportAccount,
             webSignIn: WebSignIn, webAccount: WebAccount, formTokens: FormTokens,
-            operatorActions: OperatorActions, idempotentReplies: IdempotentReplies
+            operatorActions: OperatorActions, idempotentReplies: IdempotentReplies, reconcile: ReconcilePurchases? = nil
         ) {
+            self.reconcile = reconcile
             self.webSignIn = webSignIn
             self.webAccount = webAccount
             self.formTokens = formTokens
@@ -97,12 +100,15 @@ public struct Site: Sendable {
         public var eventStats: EventDeliveryStats?
         /// What retention deleted (`/metrics`).
         public var retentionStats: RetentionStats?
+        /// What the reconciler found (`/metrics`).
+        public var reconcileStats: ReconcileStats?
 
         public init(
             metrics: Metrics, checkWritable: @escaping @Sendable () async throws -> Void, database: @escaping @Sendable () -> DatabaseFigures,
             openConnections: @escaping @Sendable () -> Int, outbox: OutboxStore, eventStats: EventDeliveryStats? = nil,
-            retentionStats: RetentionStats? = nil
+            retentionStats: RetentionStats? = nil, reconcileStats: ReconcileStats? = nil
         ) {
+            self.reconcileStats = reconcileStats
             self.retentionStats = retentionStats
             self.eventStats = eventStats
             self.metrics = metrics
@@ -140,7 +146,7 @@ public struct Site: Sendable {
             outboxDepth: { [outbox = operations.outbox] in try await outbox.depth() },
             openConnections: operations.openConnections, events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
-            }, retention: operations.retentionStats
+            }, retention: operations.retentionStats, reconcile: operations.reconcileStats, now: now
         ).add(to: &open)
         PageRoutes(pages: pages, staticFiles: staticFiles, home: simulator.map { _ in Self.demoHome(config) } ?? [:]).add(to: &open)
         WellKnownRoutes(app: config.app).add(to: &open)
@@ -196,6 +202,7 @@ public struct Site: Sendable {
         AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
+        AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: config.reconcile.intervalSeconds, now: now).add(to: &admin)
 
         var router = Router()
         for group in [open, webhooks, app, partners, admin] { router.add(group) }

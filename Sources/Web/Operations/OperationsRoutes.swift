@@ -2,6 +2,7 @@ import HTTPCore
 import HTTPRouting
 import Logging
 import Domain
+import Foundation
 import Mail
 import UseCases
 
@@ -20,6 +21,9 @@ struct OperationsRoutes {
     var events: EventMetrics?
     /// What retention deleted, when the service runs retention.
     var retention: RetentionStats?
+    /// What the reconciler found, when it runs.
+    var reconcile: ReconcileStats?
+    var now: @Sendable () -> Date = { Date() }
 
     func add(to group: inout RouteGroup) {
         group.add(.get, "/healthz") { _, _ in
@@ -34,7 +38,7 @@ struct OperationsRoutes {
                 throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "The database does not accept writes.")
             }
         }
-        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention] _, _ in
+        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention, reconcile, now] _, _ in
             var text = PrometheusText()
             ProcessMetrics.write(to: &text)
             metrics.write(to: &text)
@@ -48,6 +52,7 @@ struct OperationsRoutes {
             text.sample("tollgate_mail_outbox_failed", outbox.failed)
             if let events { try await events.write(to: &text) }
             if let retention { Self.write(retention.snapshot(), to: &text) }
+            if let reconcile { ReconcileMetrics.write(reconcile, now: now(), to: &text) }
             return .text(text.text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
     }
