@@ -15,12 +15,8 @@ struct AppleWebhookRoute {
     private struct Body: Decodable {
         /// Version 2.
         let signedPayload: String?
-        /// Version 1 (no signature).
+        /// Version 1 (no signature): `notification_type` (the decoder converts snake case).
         let notificationType: String?
-
-        private enum CodingKeys: String, CodingKey {
-            case signedPayload, notificationType = "notification_type"
-        }
     }
 
     func add(to group: inout RouteGroup) {
