@@ -1,9 +1,6 @@
 import Foundation
 
 extension AppStoreServerAPIClient {
-    /// Apple's `errorCode` for "original transaction id not found".
-    public static let originalTransactionNotFoundErrorCode = 4040005
-
     /// The present state of the auto-renewable subscription that `transactionID` (its original
     /// transaction id or any of its transaction ids) belongs to, read with Get All Subscription
     /// Statuses: `GET /inApps/v1/subscriptions/{transactionID}` on the production host, then on
