@@ -87,6 +87,26 @@ struct GoNativeWebTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
     }
 
+    @Test("postUrl with a receipt of an expired subscription and a non-consumable: both stored for the account, which is unlocked")
+    func receiptWithEveryPurchase() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (accountID, cookie) = try await Self.signedInWebView(harness)
+        let now = harness.clock.now
+        harness.apple.addReceipt("MIIBOTH", environment: .sandbox, answer: .receipt(
+            bundleID: StoresHarness.bundleID, environment: "Sandbox",
+            latestReceiptInfo: [.init(originalTransactionID: "4000000000000030", purchaseDate: now.addingTimeInterval(-40 * 86400),
+                                      expiresDate: now.addingTimeInterval(-10 * 86400), autoRenewStatus: 0)],
+            inApp: [.init(productID: "com.example.lifetime", transactionID: "4000000000000040", originalTransactionID: "4000000000000040",
+                          purchaseDate: now.addingTimeInterval(-300 * 86400), autoRenewStatus: nil)],
+            requestDate: now))
+        let response = await Self.post(harness, receipt: "MIIBOTH", cookie: cookie)
+        #expect(response.status == .ok)
+        #expect(response.jsonObject?["success"] as? Bool == true, "the non-consumable still grants access: \(response.text)")
+        #expect(try await harness.purchase(.appStore, "4000000000000030")?.accountID == accountID)
+        #expect(try await harness.purchase(.appStore, "4000000000000040")?.accountID == accountID)
+    }
+
     @Test("postUrl without a cookie (or a stale one): 200, success false, loadUrl to sign in; Apple is not asked")
     func receiptSignedOut() async throws {
         let harness = try await StoresHarness()

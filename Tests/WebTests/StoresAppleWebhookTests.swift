@@ -160,31 +160,23 @@ struct StoresAppleWebhookTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
     }
 
-    @Test("A bad chain, another app's bundle id or another environment is 400 with its kind, nothing stored")
+    @Test("A chain that does not verify, a forged signature or garbage is 400 with its kind, nothing stored")
     func rejected() async throws {
         let (harness, _, _, _) = try await Self.setup()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        func subscribed(bundleID: String = StoresHarness.bundleID, environment: String = "Sandbox") -> FakeAppStoreNotification {
-            FakeAppStoreNotification(
-                notificationType: "SUBSCRIBED", signedDate: now, environment: environment, bundleID: bundleID,
-                transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now, environment: environment))
-        }
-        let cases: [(FakeAppStoreNotification, FakeApplePKI.Chain, String)] = [
-            (subscribed(), .leafWithoutOID, "invalid_certificate"),
-            (subscribed(), .intermediateWithoutOID, "invalid_certificate"),
-            (subscribed(bundleID: "com.other.app"), .valid, "wrong_app_identifier"),
-            (subscribed(environment: "Production"), .valid, "wrong_environment"),
-        ]
-        for (notification, chain, kind) in cases {
-            let response = try await harness.appleNotification(notification, chain: chain)
-            #expect(response.status == .badRequest, "\(kind)")
+        let subscribed = FakeAppStoreNotification(
+            notificationType: "SUBSCRIBED", signedDate: now,
+            transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now))
+        for chain in [FakeApplePKI.Chain.leafWithoutOID, .intermediateWithoutOID] {
+            let response = try await harness.appleNotification(subscribed, chain: chain)
+            #expect(response.status == .badRequest)
             #expect(response.errorCode == "bad_request")
             let message = (response.jsonObject?["error"] as? [String: Any])?["message"] as? String ?? ""
-            #expect(message.contains(kind), "\(message)")
+            #expect(message.contains("invalid_certificate"), "\(message)")
         }
         // A signature by a key that is not the leaf's.
-        var tampered = try harness.pki.signer().signNotification(subscribed()).split(separator: ".").map(String.init)
+        var tampered = try harness.pki.signer().signNotification(subscribed).split(separator: ".").map(String.init)
         tampered[2] = String(tampered[2].reversed())
         let forged = await harness.app.send(
             .post, "/webhooks/apple", headers: ["Content-Type": "application/json"],
@@ -192,8 +184,83 @@ struct StoresAppleWebhookTests {
         #expect(forged.status == .badRequest)
         let garbage = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"signedPayload":"a.b"}"#)
         #expect(garbage.status == .badRequest)
+        let neither = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"data":{}}"#)
+        #expect(neither.status == .badRequest)
         #expect(try await harness.count("SELECT COUNT(*) FROM webhook_events") == 0)
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+    }
+
+    @Test("Verified but not ours (another app's bundle id, the other environment either way) and version 1 notifications: 200 ignored, nothing stored")
+    func ignored() async throws {
+        for deployment in ["Sandbox", "Production"] {
+            let (harness, token, hint, _) = try await Self.setup(appleEnvironment: deployment)
+            defer { Task { await harness.stop() } }
+            let now = harness.clock.now
+            let other = deployment == "Sandbox" ? "Production" : "Sandbox"
+            func subscribed(bundleID: String = StoresHarness.bundleID, environment: String, appAppleID: Int? = nil) -> FakeAppStoreNotification {
+                FakeAppStoreNotification(
+                    notificationType: "SUBSCRIBED", signedDate: now, environment: environment, bundleID: bundleID,
+                    appAppleID: appAppleID ?? (environment == "Production" ? StoresHarness.appAppleID : nil),
+                    transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
+                                                     environment: environment, appAccountToken: hint))
+            }
+            var cases = [subscribed(environment: other), subscribed(bundleID: "com.other.app", environment: deployment)]
+            if deployment == "Production" { cases.append(subscribed(environment: deployment, appAppleID: 42)) }
+            for notification in cases {
+                let response = try await harness.appleNotification(notification)
+                #expect(response.status == .ok, "\(deployment): \(response.text)")
+                #expect(response.jsonObject?["received"] as? Bool == true)
+                #expect(response.jsonObject?["ignored"] as? Bool == true)
+            }
+            let version1 = await harness.app.send(
+                .post, "/webhooks/apple", headers: ["Content-Type": "application/json"],
+                body: #"{"notification_type":"DID_RENEW","environment":"PROD","auto_renew_status":"true","unified_receipt":{"status":0}}"#)
+            #expect(version1.status == .ok, "\(version1.text)")
+            #expect(version1.jsonObject?["ignored"] as? Bool == true)
+            #expect(try await harness.count("SELECT COUNT(*) FROM webhook_events") == 0)
+            #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+            #expect(await premiumOf(harness, token)?["active"] as? Bool != true)
+        }
+    }
+
+    @Test("REFUND ends access, REFUND_REVERSED restores it; each change is dated by its notification's signedDate")
+    func refundReversed() async throws {
+        let (harness, firstToken, hint, accountID) = try await Self.setup()
+        var token = firstToken
+        defer { Task { await harness.stop() } }
+        let bought = harness.clock.now
+        let end = bought.addingTimeInterval(30 * 86400)
+        let subscribed = try await harness.appleNotification(FakeAppStoreNotification(
+            notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: bought, status: 1,
+            transaction: harness.transaction(Self.original, expires: end, signedAt: bought, appAccountToken: hint)))
+        #expect(subscribed.status == .ok)
+
+        harness.clock.advance(3 * 86400)
+        token = try await harness.accessToken(for: accountID)
+        let refundedAt = harness.clock.now
+        let refund = try await harness.appleNotification(FakeAppStoreNotification(
+            notificationType: "REFUND", signedDate: refundedAt, status: 5,
+            transaction: harness.transaction(Self.original, expires: end, signedAt: refundedAt, appAccountToken: hint,
+                                             revokedAt: refundedAt.addingTimeInterval(-60), revocationReason: 0)))
+        #expect(refund.status == .ok)
+        var stored = try #require(try await harness.purchase(.appStore, Self.original))
+        #expect(stored.status == .refunded)
+        #expect(stored.observedAt == refundedAt, "the refund's time is the notification's signedDate, not the purchase date")
+        #expect(try #require(await premiumOf(harness, token))["active"] as? Bool == false)
+
+        harness.clock.advance(86400)
+        token = try await harness.accessToken(for: accountID)
+        let reversedAt = harness.clock.now
+        // Apple reverses the refund: the transaction no longer carries a revocation.
+        let reversed = try await harness.appleNotification(FakeAppStoreNotification(
+            notificationType: "REFUND_REVERSED", signedDate: reversedAt, status: 1,
+            transaction: harness.transaction(Self.original, expires: end, signedAt: reversedAt, appAccountToken: hint)))
+        #expect(reversed.status == .ok)
+        stored = try #require(try await harness.purchase(.appStore, Self.original))
+        #expect(stored.status == .active)
+        #expect(stored.expiresAt == end)
+        #expect(stored.observedAt == reversedAt)
+        #expect(try #require(await premiumOf(harness, token))["active"] as? Bool == true)
     }
 
     @Test("In Production the app Apple id must match; a matching Production notification is applied")
@@ -208,7 +275,8 @@ struct StoresAppleWebhookTests {
                                                  environment: "Production", appAccountToken: hint))
         }
         let wrong = try await harness.appleNotification(notification(appAppleID: 42))
-        #expect(wrong.status == .badRequest)
+        #expect(wrong.status == .ok, "another app's notification is Apple's to stop sending")
+        #expect(wrong.jsonObject?["ignored"] as? Bool == true)
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
         let right = try await harness.appleNotification(notification(appAppleID: StoresHarness.appAppleID))
         #expect(right.status == .ok)

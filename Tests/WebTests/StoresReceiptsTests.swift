@@ -295,4 +295,84 @@ struct StoresReceiptsTests {
             await harness.stop()
         }
     }
+
+    @Test("APP_STORE original_transaction_id of a ten-month subscriber: read with Get All Subscription Statuses, active until the current period's end")
+    func appStoreSubscriberOfTenMonths() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        let periods = try harness.apple.addSubscription(
+            originalTransactionID: "2000000000006000", bundleID: StoresHarness.bundleID, start: now.addingTimeInterval(-290 * 86400),
+            periods: 10, environment: .sandbox, signer: harness.pki.signer())
+        let latest = try #require(periods.last)
+        #expect(try #require(latest.expiresDate) > now)
+        let response = try await harness.receipts(["user_id": "ten-months", "original_transaction_id": "2000000000006000"], platform: "APP_STORE")
+        #expect(response.status == .ok, "\(response.text)")
+        let purchase = try #require(Self.purchaseJSON(response))
+        #expect(purchase["status"] as? String == "active")
+        #expect(purchase["expires_at"] as? String == Timestamp.rfc3339(try #require(latest.expiresDate)))
+        #expect(StoresHarness.entitlement("premium", in: await harness.entitlements(appUserID: "ten-months"))?["active"] as? Bool == true)
+        #expect(harness.apple.requests.map(\.path).contains("/sandbox/inApps/v1/subscriptions/2000000000006000"))
+
+        // A non-consumable keeps Get Transaction Info: no subscription status is asked for it.
+        try harness.apple.addTransaction(harness.transaction("2000000000006100", product: "com.example.lifetime", expires: nil, signedAt: now),
+                                         signer: harness.pki.signer(), environment: .sandbox)
+        let lifetime = try await harness.receipts(["user_id": "ten-months", "original_transaction_id": "2000000000006100"], platform: "APP_STORE")
+        #expect(lifetime.status == .ok, "\(lifetime.text)")
+        #expect(Self.purchaseJSON(lifetime)?["expires_at"] is NSNull)
+        #expect(!harness.apple.requests.map(\.path).contains("/sandbox/inApps/v1/subscriptions/2000000000006100"))
+    }
+
+    @Test("APP_STORE receipt_data records every purchase in the receipt for the user: the current subscription and a non-consumable bought last year")
+    func appStoreReceiptEveryPurchase() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        let current = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.monthly", transactionID: "3000000000000012", originalTransactionID: "3000000000000010",
+            purchaseDate: now.addingTimeInterval(-5 * 86400), expiresDate: now.addingTimeInterval(25 * 86400),
+            originalPurchaseDate: now.addingTimeInterval(-65 * 86400))
+        let lifetime = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.lifetime", transactionID: "3000000000000020", originalTransactionID: "3000000000000020",
+            purchaseDate: now.addingTimeInterval(-400 * 86400), autoRenewStatus: nil)
+        harness.apple.addReceipt("MIIRESTORE", environment: .sandbox, answer: .receipt(
+            bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [current], inApp: [lifetime, current],
+            requestDate: now))
+        let response = try await harness.receipts(["user_id": "restorer", "receipt_data": "MIIRESTORE"], platform: "APP_STORE")
+        #expect(response.status == .ok, "\(response.text)")
+        #expect(Self.purchaseJSON(response)?["product_id"] as? String == "com.example.monthly", "the answer names the newest purchase")
+        let accountID = try #require(response.jsonObject?["account_id"] as? String)
+        for reference in ["3000000000000010", "3000000000000020"] {
+            let stored = try #require(try await harness.purchase(.appStore, reference))
+            #expect(stored.accountID == accountID)
+            #expect(stored.appUserID == "restorer")
+        }
+        let ids = (response.jsonObject?["entitlements"] as? [[String: Any]])?.filter { $0["active"] as? Bool == true }.compactMap { $0["id"] as? String }
+        #expect(ids == ["lifetime", "premium"])
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 2)
+        #expect(try await harness.receipts(["user_id": "restorer", "receipt_data": "MIIRESTORE"], platform: "APP_STORE").status == .ok)
+        #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 2, "a repeat adds nothing")
+    }
+
+    @Test("APP_STORE receipt_data: a non-renewing item gets products_duration_days from its purchase date, expired once past")
+    func appStoreReceiptDurations() async throws {
+        let harness = try await StoresHarness(extra: [
+            "products_duration_days": ["com.example.pass": 30],
+            "products": ["com.example.monthly", "com.example.lifetime", "pro_monthly", "com.example.pass"],
+        ])
+        defer { Task { await harness.stop() } }
+        let now = harness.clock.now
+        for (receipt, daysAgo, original) in [("MIIPASS1", 10.0, "3000000000000030"), ("MIIPASS2", 40.0, "3000000000000040")] {
+            harness.apple.addReceipt(receipt, environment: .sandbox, answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(productID: "com.example.pass", transactionID: original, originalTransactionID: original,
+                                  purchaseDate: now.addingTimeInterval(-daysAgo * 86400), autoRenewStatus: nil)],
+                requestDate: now))
+            let response = try await harness.receipts(["user_id": "pass-\(original)", "receipt_data": receipt], platform: "APP_STORE")
+            #expect(response.status == .ok, "\(response.text)")
+            let purchase = try #require(Self.purchaseJSON(response))
+            #expect(purchase["expires_at"] as? String == Timestamp.rfc3339(now.addingTimeInterval((30 - daysAgo) * 86400)))
+            #expect(purchase["status"] as? String == (daysAgo < 30 ? "active" : "expired"))
+        }
+    }
 }

@@ -8,6 +8,9 @@ public struct AppStoreAPIError: Error, Sendable, Equatable, CustomStringConverti
         case invalidTransactionID = "invalid_transaction_id"
         /// Neither the production nor the sandbox App Store knows the transaction.
         case transactionNotFound = "transaction_not_found"
+        /// The transaction is not an auto-renewable subscription (a consumable, non-consumable or
+        /// non-renewing subscription), so it has no subscription status.
+        case notASubscription = "not_a_subscription"
         /// Another 4xx answer (e.g. `400` with Apple's `errorCode` 4000006, invalid transaction id).
         case requestRejected = "request_rejected"
     }

@@ -20,16 +20,16 @@ public final class AppStoreServerAPIClient: Sendable {
     /// Apple's `errorCode` for "transaction id not found".
     public static let transactionNotFoundErrorCode = 4040010
 
-    private let issuerID: String
+    let issuerID: String
     private let keyID: String
     private let privateKey: SigningKey
     private let bundleID: String
-    private let productionBaseURL: URL
-    private let sandboxBaseURL: URL
+    let productionBaseURL: URL
+    let sandboxBaseURL: URL
     private let http: any OutboundHTTPClient
-    private let verifier: AppStoreSignedDataVerifier
+    let verifier: AppStoreSignedDataVerifier
     private let tokenLifetime: TimeInterval
-    private let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Date
     private let cachedToken = Mutex<(token: String, expires: Date)?>(nil)
 
     /// A client for the app `bundleID`, signing with `privateKey` (the `.p8` key `keyID` of issuer
@@ -58,9 +58,7 @@ public final class AppStoreServerAPIClient: Sendable {
     ///   `app_store`) when unreachable, 429, 5xx or unreadable; `AppStoreVerificationError` when
     ///   the signed transaction does not verify.
     public func transaction(id: String) async throws -> AppStoreTransaction {
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-            throw AppStoreAPIError(.invalidTransactionID, "an App Store transaction id is a string of digits")
-        }
+        try Self.checkTransactionID(id)
         for (baseURL, environment) in [(productionBaseURL, AppStoreEnvironment.production), (sandboxBaseURL, .sandbox)] {
             let response = try await get(baseURL, path: "/inApps/v1/transactions/\(id)", environment: environment)
             switch response.status {
@@ -81,15 +79,31 @@ public final class AppStoreServerAPIClient: Sendable {
                                "transaction \(id) is unknown to both the production and the sandbox App Store")
     }
 
-    private func get(_ baseURL: URL, path: String, environment: AppStoreEnvironment) async throws -> OutboundResponse {
+    /// Refuses, before any request, an id that is not a string of at most 64 digits.
+    /// - Throws: `AppStoreAPIError.invalidTransactionID`.
+    static func checkTransactionID(_ id: String) throws {
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw AppStoreAPIError(.invalidTransactionID, "an App Store transaction id is a string of digits")
+        }
+    }
+
+    /// `GET` `path` on `baseURL` with the bearer token.
+    /// - Throws: `AppStoreConfigurationError` for a base URL that is not one; `UpstreamError` (service `app_store`).
+    func get(_ baseURL: URL, path: String, environment: AppStoreEnvironment) async throws -> OutboundResponse {
+        try await send("GET", baseURL, path: path, body: nil, environment: environment)
+    }
+
+    /// Sends `method` `path` (with its query) on `baseURL` with the bearer token and, when given, a JSON `body`.
+    /// - Throws: `AppStoreConfigurationError` for a base URL that is not one; `UpstreamError` (service `app_store`).
+    func send(_ method: String, _ baseURL: URL, path: String, body: [UInt8]?, environment: AppStoreEnvironment) async throws -> OutboundResponse {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + path) else {
             throw AppStoreConfigurationError("App Store Server API \(environment.rawValue) base URL \(base) is not a URL")
         }
-        let request = OutboundRequest(method: "GET", url: url, headers: [
-            ("Authorization", "Bearer " + (try bearerToken())), ("Accept", "application/json"),
-        ])
+        var headers: [(name: String, value: String)] = [("Authorization", "Bearer " + (try bearerToken())), ("Accept", "application/json")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let request = OutboundRequest(method: method, url: url, headers: headers, body: body ?? [])
         do {
             return try await http.send(request)
         } catch let error as UpstreamError {
@@ -97,7 +111,9 @@ public final class AppStoreServerAPIClient: Sendable {
         }
     }
 
-    private static func throwForStatus(_ response: OutboundResponse, environment: AppStoreEnvironment) throws -> Never {
+    /// Throws the error an answer other than 200 or 404 stands for.
+    /// - Throws: always: `AppStoreConfigurationError` (401), `UpstreamError` (429, 5xx, other), `AppStoreAPIError` (4xx).
+    static func throwForStatus(_ response: OutboundResponse, environment: AppStoreEnvironment) throws -> Never {
         struct AppleError: Decodable { let errorCode: Int?; let errorMessage: String? }
         let appleError = try? JSONDecoder().decode(AppleError.self, from: Data(response.body))
         let detail = appleError?.errorCode.map { " (errorCode \($0))" } ?? ""

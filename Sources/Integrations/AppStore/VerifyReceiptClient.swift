@@ -43,7 +43,9 @@ public final class VerifyReceiptClient: Sendable {
         self.firstEnvironment = firstEnvironment == .sandbox ? .sandbox : .production
     }
 
-    /// Verifies a base64 app receipt and returns its newest purchase.
+    /// Verifies a base64 app receipt and returns its newest purchase, with every other purchase
+    /// of the receipt in `otherPurchases` (one per `original_transaction_id` of
+    /// `latest_receipt_info` and `receipt.in_app`, each its newest item).
     /// - Throws: `VerifyReceiptError` when Apple refuses the receipt, it belongs to another app or
     ///   holds no purchase; `UpstreamError` (service `app_store`) when Apple is unreachable, asks
     ///   to retry, or answers something unreadable.
@@ -120,29 +122,49 @@ public final class VerifyReceiptClient: Sendable {
             throw VerifyReceiptError(.wrongBundleID,
                 "the receipt is for bundle id \(receipt.bundle_id ?? "(none)"); this server is configured for \(bundleID)")
         }
-        let items = (answer.latest_receipt_info?.isEmpty == false ? answer.latest_receipt_info : receipt.in_app) ?? []
-        var newest: (item: ReceiptAnswer.Item, purchased: Date)?
-        for item in items {
+        let environmentName = answer.environment ?? environment.rawValue
+        let requestDate = try date(receipt.request_date_ms, "request_date_ms")
+        // Every purchase of the receipt: the newest item of each original transaction id, from
+        // `latest_receipt_info` (newest state) and `receipt.in_app` together.
+        var newest: [String: (item: ReceiptAnswer.Item, purchased: Date, order: Int)] = [:]
+        let items = (answer.latest_receipt_info ?? []) + (receipt.in_app ?? [])
+        for (order, item) in items.enumerated() {
+            guard let originalID = item.original_transaction_id, !originalID.isEmpty, item.product_id?.isEmpty == false else { continue }
             let purchased = try date(item.purchase_date_ms, "purchase_date_ms") ?? .distantPast
-            if let current = newest, current.purchased >= purchased { continue }
-            newest = (item, purchased)
+            // On a tie the earlier item wins: `latest_receipt_info` comes first and is the newer state.
+            if let current = newest[originalID], current.purchased >= purchased { continue }
+            newest[originalID] = (item, purchased, order)
         }
-        guard let item = newest?.item, let productID = item.product_id, let originalID = item.original_transaction_id else {
+        let purchases = try newest.values
+            .sorted { $0.purchased != $1.purchased ? $0.purchased > $1.purchased : $0.order < $1.order }
+            .map { entry in
+                try purchase(entry.item, renewal: answer.pending_renewal_info?.first { $0.original_transaction_id == entry.item.original_transaction_id },
+                             environment: environmentName, bundleID: bundleID, requestDate: requestDate)
+            }
+        guard var first = purchases.first else {
             throw VerifyReceiptError(.noPurchase, "the receipt holds no in-app purchase")
         }
-        let renewal = answer.pending_renewal_info?.first { $0.original_transaction_id == originalID }
-        return VerifiedReceipt(
-            environment: answer.environment ?? environment.rawValue, bundleID: bundleID, productID: productID,
-            originalTransactionID: originalID, transactionID: item.transaction_id,
+        first.otherPurchases = Array(purchases.dropFirst())
+        return first
+    }
+
+    /// One purchase of the receipt: its newest item and its `pending_renewal_info` entry.
+    private static func purchase(
+        _ item: ReceiptAnswer.Item, renewal: ReceiptAnswer.PendingRenewal?, environment: String, bundleID: String, requestDate: Date?
+    ) throws -> VerifiedReceipt {
+        VerifiedReceipt(
+            environment: environment, bundleID: bundleID, productID: item.product_id ?? "",
+            originalTransactionID: item.original_transaction_id ?? "", transactionID: item.transaction_id,
             purchaseDate: try date(item.purchase_date_ms, "purchase_date_ms"),
             expiresDate: try date(item.expires_date_ms, "expires_date_ms"),
             cancellationDate: try date(item.cancellation_date_ms, "cancellation_date_ms"),
             cancellationReason: item.cancellation_reason, inAppOwnershipType: item.in_app_ownership_type,
             isTrialPeriod: item.is_trial_period == "true",
             autoRenewStatus: renewal?.auto_renew_status.flatMap { Int($0) },
+            autoRenewProductID: renewal?.auto_renew_product_id,
             isInBillingRetryPeriod: renewal?.is_in_billing_retry_period.map { $0 == "1" },
             gracePeriodExpiresDate: try date(renewal?.grace_period_expires_date_ms, "grace_period_expires_date_ms"),
-            requestDate: try date(receipt.request_date_ms, "request_date_ms"))
+            requestDate: requestDate)
     }
 
     /// A `*_ms` string member as a date.
@@ -176,6 +198,7 @@ private struct ReceiptAnswer: Decodable {
     struct PendingRenewal: Decodable {
         let original_transaction_id: String?
         let auto_renew_status: String?
+        let auto_renew_product_id: String?
         let is_in_billing_retry_period: String?
         let grace_period_expires_date_ms: String?
     }

@@ -10,12 +10,23 @@ import Storage
 /// the same transaction as its effect, so a repeat does nothing. The snapshot's `observedAt` is
 /// the notification's `signedDate`: older news never moves a purchase back. An unlinked purchase
 /// whose `appAccountToken` is one of our accounts' obfuscated ids is linked to that account.
+///
+/// A notification Tollgate can verify but not use is acknowledged and stored nowhere (a `4xx`
+/// would make Apple retry it for days): one whose chain and signature verify but that belongs to
+/// another environment (a Sandbox notification at a Production deployment, or the reverse) or
+/// another app (bundle id, app Apple id), and Apple's version 1 notifications (JSON with
+/// `notification_type`, no signature). Only notifications that do not verify are refused.
 public struct ApplyAppleNotification: Sendable {
     /// What became of a notification.
     public enum Outcome: String, Sendable, Equatable {
+        /// `TEST`: acknowledged, nothing stored.
         case test
+        /// Recorded under its `notificationUUID`, its effect applied.
         case applied
+        /// A `notificationUUID` already recorded: nothing done twice.
         case duplicate
+        /// Verified (or version 1) but not for this deployment: acknowledged, logged, nothing stored.
+        case ignored
     }
 
     let verifier: AppStoreSignedDataVerifier?
@@ -35,6 +46,7 @@ public struct ApplyAppleNotification: Sendable {
         self.events = events
     }
 
+    /// - Returns: `.ignored` for a verified notification of another environment or app.
     /// - Throws: `UseCaseError` (`not_configured`; `bad_request` for a payload that does not
     ///   verify or has no `notificationUUID`), `StorageError`.
     public func apply(signedPayload: String, now: Date) async throws -> Outcome {
@@ -44,6 +56,10 @@ public struct ApplyAppleNotification: Sendable {
         do {
             notification = try verifier.verifyNotification(signedPayload, now: now)
             verified = try notification.snapshot(now: now)
+        } catch let error as AppStoreVerificationError where error.kind == .wrongEnvironment || error.kind == .wrongAppIdentifier {
+            // Chain and signature verified first: Apple sent it, to the wrong place. Its to stop, not to retry.
+            logger.warning("apple_notification_ignored", [("kind", .string(error.kind.rawValue)), ("reason", .string(error.message))])
+            return .ignored
         } catch let error as AppStoreVerificationError {
             logger.warning("apple_notification_rejected", [("reason", .string(error.description))])
             throw UseCaseError.badRequest("The notification does not verify: \(error.description)")
@@ -76,5 +92,16 @@ public struct ApplyAppleNotification: Sendable {
             ("uuid", .string(uuid)), ("type", .string(type)), ("duplicate", .bool(!applied)), ("changes_state", .bool(snapshot != nil)),
         ])
         return applied ? .applied : .duplicate
+    }
+
+    /// Acknowledges an App Store Server Notification version 1 (`notification_type`, unsigned):
+    /// Tollgate uses version 2 only, and answering `4xx` would make Apple retry it. Logged at
+    /// warning (the App Store Connect URL should be set to version 2), nothing stored.
+    public func acknowledgeVersion1(notificationType: String) -> Outcome {
+        logger.warning("apple_notification_ignored", [
+            ("kind", .string("version_1")), ("type", .string(String(notificationType.prefix(64)))),
+            ("reason", .string("a version 1 notification; set the App Store Server Notifications URL to version 2")),
+        ])
+        return .ignored
     }
 }

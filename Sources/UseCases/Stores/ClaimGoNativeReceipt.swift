@@ -3,8 +3,9 @@ import Foundation
 import Storage
 
 /// `POST /api/v1/iap/gonative` and `POST /gonative/receipt`: a GoNative app's App Store receipt, verified with verifyReceipt
-/// and its newest purchase stored and linked to the signed-in account (held by another account:
-/// moved under `transfer`, refused otherwise).
+/// and every purchase in it stored; its newest purchase is linked to the signed-in account (held by
+/// another account: moved under `transfer`, refused otherwise), and the others with it
+/// (`PurchaseClaim.claimAlongside`). It unlocks when any of them grants access now.
 public struct ClaimGoNativeReceipt: Sendable {
     /// GoNative's outcomes (each becomes its `{success, title, message, loadUrl}`).
     public enum Outcome: Sendable {
@@ -56,10 +57,12 @@ public struct ClaimGoNativeReceipt: Sendable {
             let accountID = try credential.requireAccount(on: connection, now: now)
             let claim = try PurchaseClaim.claim(
                 applied.purchase, for: accountID, appUserID: nil, policy: policy, events: events, on: connection, now: now)
-            guard case .held = claim else { return .belongsToOtherAccount }
+            guard case .held(let holder, _) = claim else { return .belongsToOtherAccount }
             let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
-            guard purchase.isEntitled(at: now) else { return .expired }
-            return .unlocked(purchase, entitlements: catalog.entitlements(for: [purchase], at: now).filter(\.active).map(\.id))
+            let others = try PurchaseClaim.claimAlongside(verified.alongside, for: holder, policy: policy, events: events, on: connection, now: now)
+            let held = [purchase] + others
+            guard let entitled = held.first(where: { $0.isEntitled(at: now) }) else { return .expired }
+            return .unlocked(entitled, entitlements: catalog.entitlements(for: held, at: now).filter(\.active).map(\.id))
         }
     }
 }

@@ -6,7 +6,8 @@ import Storage
 /// `POST /api/v1/iap/apple|google`: an account from an in-app purchase, by API.md's four-way
 /// table (`StoreClaimPlan`). The purchase is verified with the store first; then, in one
 /// transaction, it is stored and linked, an account is created or found, emails are queued,
-/// and a one-time login link signs the app into the account that now holds the purchase.
+/// and a one-time login link signs the app into the account that now holds the purchase. A
+/// receipt's other purchases are stored and linked to that account in the same transaction.
 public struct ClaimStorePurchase: Sendable {
     /// The store's proof of purchase.
     public enum Proof: Sendable {
@@ -154,6 +155,8 @@ public struct ClaimStorePurchase: Sendable {
                 target = account.id
                 autoCreated = true
             }
+            // A receipt's other purchases go with the one claimed.
+            _ = try PurchaseClaim.claimAlongside(verified.alongside, for: target, policy: policy, events: events, on: connection, now: now)
             let token = try AuthTokenRepository.issue(.login, accountID: target, on: connection, now: now)
             return Claimed(
                 account: try AccountRepository.require(id: target, on: connection), loginURL: links.url("/auth/login?token=" + token), accountSwitched: switched,

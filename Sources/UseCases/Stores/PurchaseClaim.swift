@@ -50,4 +50,32 @@ enum PurchaseClaim {
         try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
         try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
     }
+
+    /// Links the other purchases a proof vouched for (an App Store receipt's, `alongside`) to
+    /// `holder`, the account that now holds the claimed purchase: one receipt is one Apple
+    /// account's purchases. Each follows `policy` as a claim that cannot switch: unheld ones are
+    /// linked, held by `holder` kept, held by another account moved under `transfer` and left
+    /// where they are otherwise. Returns those `holder` holds afterwards.
+    /// - Throws: `StorageError`.
+    static func claimAlongside(
+        _ snapshots: [PurchaseSnapshot], for holder: String, policy: OtherUserPolicy, events: EventQueue, on connection: Connection, now: Date
+    ) throws -> [Purchase] {
+        var held: [Purchase] = []
+        for snapshot in snapshots {
+            guard let purchase = try PurchaseRepository.find(platform: snapshot.platform, reference: snapshot.externalID, on: connection) else {
+                continue
+            }
+            switch policy.decide(holder: purchase.accountID, claimant: holder, canSwitch: false) {
+            case .link, .transfer:
+                try PurchaseRepository.link(purchaseID: purchase.id, to: holder, on: connection, now: now)
+                try events.purchaseLinked(purchase, to: holder, on: connection, now: now)
+                held.append(try PurchaseRepository.require(id: purchase.id, on: connection))
+            case .keep:
+                held.append(purchase)
+            case .reject, .switchToHolder:
+                continue
+            }
+        }
+        return held
+    }
 }

@@ -5,7 +5,9 @@ import Storage
 /// `POST /receipts`: a partner backend reports a purchase for one of its users. The purchase is
 /// verified with its store, then in one transaction stored (idempotent on platform + store id),
 /// the `user_id`'s account found or created, the purchase linked to it by the other-user policy,
-/// and the attribution stored (first report wins). A repeat creates nothing new.
+/// and the attribution stored (first report wins). A repeat creates nothing new. A receipt
+/// (`receipt_data`) records every purchase in it: the answer names the newest, and the others
+/// are linked to the same account (`PurchaseClaim.claimAlongside`).
 public struct RecordReceipt: Sendable {
     /// Where the purchase was made and how it is looked up.
     public enum Source: Sendable, Equatable {
@@ -125,6 +127,9 @@ public struct RecordReceipt: Sendable {
             guard case .held(let holder, let switched) = outcome else { throw UseCaseError.purchaseBelongsToOtherUser }
             try PurchaseRepository.setOrigin(
                 purchaseID: applied.purchase.id, appUserID: userID, attribution: attribution, email: nil, on: connection)
+            for other in try PurchaseClaim.claimAlongside(verified.alongside, for: holder, policy: policy, events: events, on: connection, now: now) {
+                try PurchaseRepository.setOrigin(purchaseID: other.id, appUserID: userID, attribution: attribution, email: nil, on: connection)
+            }
             let purchases = try PurchaseRepository.forAccount(holder, on: connection)
             return Recorded(
                 accountID: holder, accountSwitched: switched, purchase: try PurchaseRepository.require(id: applied.purchase.id, on: connection),

@@ -65,24 +65,52 @@ public struct StorePurchaseVerifier: Sendable {
         }
     }
 
-    /// Looks a transaction up with the App Store Server API (production, then sandbox).
+    /// Looks a transaction up with the App Store Server API (production, then sandbox): Get
+    /// Transaction Info, and for an auto-renewable subscription Get All Subscription Statuses, whose
+    /// latest transaction and renewal info are its present state (Get Transaction Info of an
+    /// original id is the *first* period). Other purchases keep Get Transaction Info's answer, with
+    /// `products_duration_days` applied.
     /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
     public func appStore(transactionID: String) async throws -> VerifiedStorePurchase {
         try await StoreErrors.mapping {
             guard let api = stores.appStoreAPI else { throw StoreErrors.notConfigured(StoreClients.Missing.appStoreAPI) }
             let transaction = try await api.transaction(id: transactionID)
+            if transaction.isAutoRenewable, let original = transaction.originalTransactionID {
+                return try await subscriptionState(api.subscriptionStatus(transactionID: original))
+            }
             let now = self.now()
             return VerifiedStorePurchase(snapshot: try withDuration(try transaction.snapshot(now: now), now: now))
         }
     }
 
-    /// Verifies a base64 app receipt with Apple's verifyReceipt (its newest purchase).
+    /// The present state of the App Store subscription `originalTransactionID` (Get All
+    /// Subscription Statuses: its latest transaction, renewal info and status), for a subscription
+    /// whose period ended without news. Nothing is written.
+    /// - Throws: `UseCaseError` (422 invalid_receipt, also for an id that is not an auto-renewable
+    ///   subscription; 502 upstream_unavailable; 503 not configured).
+    public func appStoreSubscription(originalTransactionID: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let api = stores.appStoreAPI else { throw StoreErrors.notConfigured(StoreClients.Missing.appStoreAPI) }
+            return try await subscriptionState(api.subscriptionStatus(transactionID: originalTransactionID))
+        }
+    }
+
+    private func subscriptionState(_ status: AppStoreSubscriptionStatus) throws -> VerifiedStorePurchase {
+        let now = self.now()
+        return VerifiedStorePurchase(snapshot: try withDuration(try status.snapshot(now: now), now: now))
+    }
+
+    /// Verifies a base64 app receipt with Apple's verifyReceipt: every purchase in it (the newest
+    /// as `snapshot`, the others `alongside`), with `products_duration_days` applied to the items
+    /// that do not expire.
     /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
     public func appStore(receiptBase64: String) async throws -> VerifiedStorePurchase {
         try await StoreErrors.mapping {
             guard let client = stores.verifyReceipt else { throw StoreErrors.notConfigured(StoreClients.Missing.verifyReceipt) }
             let receipt = try await client.verify(receiptBase64: receiptBase64)
-            return VerifiedStorePurchase(snapshot: receipt.snapshot(now: now()))
+            let now = self.now()
+            let snapshots = receipt.allPurchases.map { $0.snapshot(now: now, durations: durations) }
+            return VerifiedStorePurchase(snapshot: snapshots[0], alongside: Array(snapshots.dropFirst()))
         }
     }
 
@@ -220,7 +248,8 @@ public struct StorePurchaseVerifier: Sendable {
 
     // MARK: - Recording
 
-    /// Applies `purchase` and runs `effects` in one write transaction; after it commits, sends
+    /// Applies `purchase` (its `snapshot`, then every snapshot `alongside`) and runs `effects` with
+    /// the first in one write transaction; after it commits, sends
     /// the pending Play acknowledgement. Order, for crash safety: a crash before the commit
     /// leaves nothing (the purchase is neither stored nor acknowledged; a retry starts over); a
     /// crash after it leaves a stored, unacknowledged purchase, which the next read of it (a
@@ -239,6 +268,9 @@ public struct StorePurchaseVerifier: Sendable {
         let result = try await database.write { connection in
             let applied = try PurchaseRepository.apply(purchase.snapshot, on: connection, now: now)
             try events.purchaseApplied(applied, on: connection, now: now)
+            for snapshot in purchase.alongside {
+                try events.purchaseApplied(try PurchaseRepository.apply(snapshot, on: connection, now: now), on: connection, now: now)
+            }
             return try effects(connection, applied)
         }
         if let acknowledgement = purchase.acknowledgement {

@@ -1,19 +1,29 @@
 import Domain
 
 /// A purchase a store has just vouched for: its state, and what must still be told to the
-/// store once the purchase is stored (Google Play acknowledgements).
+/// store once the purchase is stored (Google Play acknowledgements). An App Store receipt
+/// vouches for every purchase in it: the newest is `snapshot`, the others `alongside`.
 public struct VerifiedStorePurchase: Sendable, Equatable {
-    /// The purchase state to apply (`PurchaseRepository.apply`).
+    /// The purchase state to apply (`PurchaseRepository.apply`): the one the caller asked about,
+    /// or a receipt's newest purchase.
     public let snapshot: PurchaseSnapshot
+    /// The other purchases the same proof vouches for (an App Store receipt's other
+    /// `original_transaction_id`s, newest first); `StorePurchaseVerifier.record` applies them in the
+    /// same transaction, and the caller links them with `snapshot` (`PurchaseClaim.claimAlongside`).
+    public let alongside: [PurchaseSnapshot]
     /// Set when Google Play expects an acknowledgement (it refunds unacknowledged purchases
     /// after three days); `StorePurchaseVerifier.record` sends it after the purchase is stored.
     public let acknowledgement: PlayAcknowledgement?
 
-    /// A verified purchase.
-    public init(snapshot: PurchaseSnapshot, acknowledgement: PlayAcknowledgement? = nil) {
+    /// A verified purchase (and the other purchases the same proof vouches for).
+    public init(snapshot: PurchaseSnapshot, acknowledgement: PlayAcknowledgement? = nil, alongside: [PurchaseSnapshot] = []) {
         self.snapshot = snapshot
         self.acknowledgement = acknowledgement
+        self.alongside = alongside
     }
+
+    /// `snapshot` followed by `alongside`.
+    public var snapshots: [PurchaseSnapshot] { [snapshot] + alongside }
 }
 
 /// A Google Play acknowledgement still to send.

@@ -26,7 +26,10 @@ struct AppStoreServerAPIClientTests {
     static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
     static let keyID = "2X9R4HXF34"
 
-    static func setup(clientKeyID: String = keyID, clientKey: SigningKey? = nil, clientBundleID: String = AppStoreTests.bundleID) async throws -> Setup {
+    static func setup(
+        clientKeyID: String = keyID, clientKey: SigningKey? = nil, clientBundleID: String = AppStoreTests.bundleID,
+        clientEnvironment: AppStoreEnvironment = .production
+    ) async throws -> Setup {
         let pki = try await FakeApplePKI.shared()
         let key = try SigningKey.generateES256()
         let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
@@ -36,7 +39,7 @@ struct AppStoreServerAPIClientTests {
         let client = AppStoreServerAPIClient(
             issuerID: issuerID, keyID: clientKeyID, privateKey: clientKey ?? key, bundleID: clientBundleID,
             productionBaseURL: fake.productionBaseURL, sandboxBaseURL: fake.sandboxBaseURL,
-            http: URLSessionHTTPClient(service: "app_store"), verifier: AppStoreTests.verifier(pki, environment: .production),
+            http: URLSessionHTTPClient(service: "app_store"), verifier: AppStoreTests.verifier(pki, environment: clientEnvironment),
             clock: { clock.now })
         return Setup(pki: pki, fake: fake, client: client, clock: clock)
     }

@@ -48,8 +48,10 @@ struct VerifyReceiptClientTests {
         #expect(receipt.environment == "Production")
         #expect(receipt.autoRenewStatus == 1)
         let snapshot = receipt.snapshot(now: Self.requestDate)
-        #expect(snapshot == PurchaseSnapshot(platform: .appStore, externalID: "20", productID: "com.example.yearly", status: .active,
-                                             expiresAt: expires, environment: "Production", observedAt: Self.requestDate, transactionID: "21"))
+        var expected = PurchaseSnapshot(platform: .appStore, externalID: "20", productID: "com.example.yearly", status: .active,
+                                        expiresAt: expires, environment: "Production", observedAt: Self.requestDate, transactionID: "21")
+        expected.willRenew = true
+        #expect(snapshot == expected)
         let sent = try #require(fake.receiptRequests.first)
         #expect(fake.receiptRequests.count == 1)
         #expect(sent.environment == .production)
@@ -168,5 +170,71 @@ struct VerifyReceiptClientTests {
         await #expect { _ = try await client("garbage").verify(receiptBase64: "MII") } throws: { error in
             (error as? UpstreamError)?.kind == .invalidResponse
         }
+    }
+
+    @Test("Every purchase of a receipt: grouped by original_transaction_id over latest_receipt_info and in_app, newest item and renewal info each")
+    func everyPurchase() async throws {
+        let fake = try Self.server()
+        defer { Task { await fake.stop() } }
+        let now = Self.requestDate
+        let day: TimeInterval = 86400
+        let subscriptionStart = now.addingTimeInterval(-65 * day)
+        let period3 = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.monthly", transactionID: "103", originalTransactionID: "100", purchaseDate: now.addingTimeInterval(-5 * day),
+            expiresDate: now.addingTimeInterval(25 * day), originalPurchaseDate: subscriptionStart, autoRenewProductID: "com.example.basic")
+        var periods: [FakeAppStoreServer.ReceiptPurchase] = []
+        for index in 0..<2 {
+            let start: Date = subscriptionStart.addingTimeInterval(Double(index) * 30 * day)
+            let end: Date = start.addingTimeInterval(30 * day)
+            periods.append(FakeAppStoreServer.ReceiptPurchase(
+                productID: "com.example.monthly", transactionID: String(101 + index), originalTransactionID: "100",
+                purchaseDate: start, expiresDate: end, originalPurchaseDate: subscriptionStart))
+        }
+        let lifetime = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.lifetime", transactionID: "200", originalTransactionID: "200", purchaseDate: now.addingTimeInterval(-400 * day),
+            autoRenewStatus: nil)
+        let pass = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.pass", transactionID: "300", originalTransactionID: "300", purchaseDate: now.addingTimeInterval(-10 * day),
+            autoRenewStatus: nil)
+        // exclude-old-transactions: latest_receipt_info holds the subscription's latest period; in_app
+        // everything the receipt was made with (a year-old non-consumable, a non-renewing pass, old periods).
+        fake.addReceipt("MIIall", environment: .production, answer: .receipt(
+            bundleID: AppStoreTests.bundleID, environment: "Production", latestReceiptInfo: [period3],
+            inApp: [lifetime] + periods + [pass], requestDate: now))
+        let receipt = try await Self.client(fake).verify(receiptBase64: "MIIall")
+        #expect(receipt.allPurchases.map(\.originalTransactionID) == ["100", "300", "200"], "newest first")
+        #expect(receipt.transactionID == "103")
+        #expect(receipt.expiresDate == period3.expiresDate)
+        let durations = ProductDurations(days: ["com.example.pass": 30])
+        let snapshots = receipt.allPurchases.map { $0.snapshot(now: now, durations: durations) }
+        #expect(snapshots[0].status == .active)
+        #expect(snapshots[0].willRenew == true)
+        #expect(snapshots[0].renewsToProductID == "com.example.basic")
+        #expect(snapshots[1].productID == "com.example.pass")
+        #expect(snapshots[1].status == .active)
+        #expect(snapshots[1].expiresAt == pass.purchaseDate.addingTimeInterval(30 * day))
+        #expect(snapshots[2].productID == "com.example.lifetime")
+        #expect(snapshots[2].status == .active)
+        #expect(snapshots[2].expiresAt == nil)
+        #expect(snapshots[2].willRenew == nil)
+    }
+
+    @Test("products_duration_days on an item with no expires_date_ms: purchase date + days, expired once past; others never expire")
+    func durations() {
+        let now = Self.requestDate
+        let durations = ProductDurations(days: ["com.example.pass": 30])
+        func item(_ product: String, boughtDaysAgo days: Double) -> VerifiedReceipt {
+            VerifiedReceipt(environment: "Production", bundleID: AppStoreTests.bundleID, productID: product, originalTransactionID: "1",
+                            purchaseDate: now.addingTimeInterval(-days * 86400), requestDate: now)
+        }
+        let running = item("com.example.pass", boughtDaysAgo: 10).snapshot(now: now, durations: durations)
+        #expect(running.status == .active)
+        #expect(running.expiresAt == now.addingTimeInterval(20 * 86400))
+        let past = item("com.example.pass", boughtDaysAgo: 40).snapshot(now: now, durations: durations)
+        #expect(past.status == .expired)
+        #expect(past.expiresAt == now.addingTimeInterval(-10 * 86400))
+        let lifetime = item("com.example.lifetime", boughtDaysAgo: 400).snapshot(now: now, durations: durations)
+        #expect(lifetime.status == .active)
+        #expect(lifetime.expiresAt == nil)
     }
 }

@@ -81,9 +81,10 @@ struct StoresHarness {
 
     // MARK: Apple
 
-    /// Posts an App Store notification signed with `chain` to `/webhooks/apple`.
+    /// Posts an App Store notification signed with `chain` to `/webhooks/apple`. With the valid
+    /// chain the fake App Store sends it, so it is in its notification history too.
     func appleNotification(_ notification: FakeAppStoreNotification, chain: FakeApplePKI.Chain = .valid) async throws -> HTTPResponse {
-        let body = try pki.signer(chain).notificationBody(notification)
+        let body = chain == .valid ? try apple.send(notification, signer: pki.signer()) : try pki.signer(chain).notificationBody(notification)
         return await app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], bytes: body)
     }
 

@@ -4,10 +4,13 @@ import HTTPCore
 import HTTPRouting
 import Synchronization
 
-/// A fake App Store on a loopback port: the App Store Server API's
-/// `GET /inApps/v1/transactions/{id}` and the legacy `POST /verifyReceipt`, for production under
+/// A fake App Store on a loopback port: the App Store Server API's Get Transaction Info
+/// (`GET /inApps/v1/transactions/{id}`), Get All Subscription Statuses
+/// (`GET /inApps/v1/subscriptions/{id}`, `FakeAppStoreServer+Subscriptions.swift`), Get
+/// Notification History (`POST /inApps/v1/notifications/history`,
+/// `FakeAppStoreServer+History.swift`) and the legacy `POST /verifyReceipt`, for production under
 /// `/production` and for the sandbox under `/sandbox` (so `productionBaseURL` and
-/// `sandboxBaseURL` differ as the real hosts do).
+/// `sandboxBaseURL` differ as the real hosts do). The rules its answers keep are in README.md.
 ///
 /// Like Apple it checks the bearer JWT of API calls (ES256 signature with `credentials.publicKey`,
 /// header `alg` ES256, `kid`, `typ` JWT; claims `iss`, `aud` `appstoreconnect-v1`, `bid`, `iat`
@@ -53,19 +56,32 @@ public final class FakeAppStoreServer: Sendable {
             return ReceiptAnswer(body: .object(members))
         }
 
-        /// A valid (status 0) answer with one `latest_receipt_info` item per purchase given, in the
-        /// shape Apple answers (all numbers as strings).
+        /// A valid (status 0) answer with one `latest_receipt_info` item and one `receipt.in_app`
+        /// item per purchase given, in the shape Apple answers (all numbers as strings).
         public static func valid(
             bundleID: String, environment: String, purchases: [ReceiptPurchase],
             requestDate: Date = Date(timeIntervalSince1970: 1_700_000_000)
         ) -> ReceiptAnswer {
+            receipt(bundleID: bundleID, environment: environment, latestReceiptInfo: purchases, inApp: purchases, requestDate: requestDate)
+        }
+
+        /// A valid (status 0) answer with these `latest_receipt_info` items (with
+        /// `exclude-old-transactions`, Apple's: the latest transaction of each subscription) and
+        /// `receipt.in_app` items (every purchase the receipt was made with, non-consumables and
+        /// earlier periods included); `pending_renewal_info` has an entry for each subscription of
+        /// `latestReceiptInfo` with an `autoRenewStatus`.
+        public static func receipt(
+            bundleID: String, environment: String, latestReceiptInfo: [ReceiptPurchase], inApp: [ReceiptPurchase],
+            requestDate: Date = Date(timeIntervalSince1970: 1_700_000_000)
+        ) -> ReceiptAnswer {
             func ms(_ date: Date) -> JSONValue { .string(String(Int64((date.timeIntervalSince1970 * 1000).rounded()))) }
-            let items: [JSONValue] = purchases.map { purchase in
+            func item(_ purchase: ReceiptPurchase) -> JSONValue {
                 var item: [(key: String, value: JSONValue)] = [
                     ("quantity", "1"), ("product_id", .string(purchase.productID)),
                     ("transaction_id", .string(purchase.transactionID)),
                     ("original_transaction_id", .string(purchase.originalTransactionID)),
                     ("purchase_date_ms", ms(purchase.purchaseDate)),
+                    ("original_purchase_date_ms", ms(purchase.originalPurchaseDate ?? purchase.purchaseDate)),
                     ("is_trial_period", .string(purchase.isTrialPeriod ? "true" : "false")),
                     ("in_app_ownership_type", "PURCHASED"),
                 ]
@@ -76,24 +92,29 @@ public final class FakeAppStoreServer: Sendable {
                 }
                 return .object(item)
             }
-            let renewals: [JSONValue] = purchases.compactMap { purchase in
-                guard let autoRenew = purchase.autoRenewStatus else { return nil }
-                return .object([
-                    ("auto_renew_product_id", .string(purchase.productID)),
+            var renewed: Set<String> = []
+            let renewals: [JSONValue] = latestReceiptInfo.reversed().compactMap { purchase in
+                guard let autoRenew = purchase.autoRenewStatus, purchase.expiresDate != nil,
+                    renewed.insert(purchase.originalTransactionID).inserted
+                else { return nil }
+                var members: [(key: String, value: JSONValue)] = [
+                    ("auto_renew_product_id", .string(purchase.autoRenewProductID ?? purchase.productID)),
                     ("original_transaction_id", .string(purchase.originalTransactionID)),
                     ("product_id", .string(purchase.productID)),
                     ("auto_renew_status", .string(String(autoRenew))),
                     ("is_in_billing_retry_period", .string(purchase.isInBillingRetryPeriod ? "1" : "0")),
-                ])
+                ]
+                if let grace = purchase.gracePeriodExpiresDate { members.append(("grace_period_expires_date_ms", ms(grace))) }
+                return .object(members)
             }
             return ReceiptAnswer(body: .object([
                 ("status", 0), ("environment", .string(environment)),
                 ("receipt", .object([
                     ("receipt_type", .string(environment == "Production" ? "Production" : "ProductionSandbox")),
                     ("bundle_id", .string(bundleID)), ("application_version", "1"),
-                    ("request_date_ms", ms(requestDate)), ("in_app", .array(items)),
+                    ("request_date_ms", ms(requestDate)), ("in_app", .array(inApp.map(item))),
                 ])),
-                ("latest_receipt_info", .array(items)), ("pending_renewal_info", .array(renewals)),
+                ("latest_receipt_info", .array(latestReceiptInfo.map(item))), ("pending_renewal_info", .array(renewals)),
                 ("latest_receipt", "MIIFAKE"),
             ]))
         }
@@ -111,14 +132,24 @@ public final class FakeAppStoreServer: Sendable {
         /// `pending_renewal_info.auto_renew_status`; nil leaves the purchase out of it.
         public var autoRenewStatus: Int?
         public var isInBillingRetryPeriod: Bool
+        /// When the first transaction of the purchase was made; nil means `purchaseDate`.
+        public var originalPurchaseDate: Date?
+        /// `pending_renewal_info.auto_renew_product_id`; nil means `productID`.
+        public var autoRenewProductID: String?
+        /// `pending_renewal_info.grace_period_expires_date_ms`.
+        public var gracePeriodExpiresDate: Date?
 
         /// A purchase; by default a renewing subscription.
         public init(
             productID: String = "com.example.monthly", transactionID: String = "1000000000000002",
             originalTransactionID: String = "1000000000000001", purchaseDate: Date = Date(timeIntervalSince1970: 1_700_000_000),
             expiresDate: Date? = nil, cancellationDate: Date? = nil, isTrialPeriod: Bool = false, autoRenewStatus: Int? = 1,
-            isInBillingRetryPeriod: Bool = false
+            isInBillingRetryPeriod: Bool = false, originalPurchaseDate: Date? = nil, autoRenewProductID: String? = nil,
+            gracePeriodExpiresDate: Date? = nil
         ) {
+            self.originalPurchaseDate = originalPurchaseDate
+            self.autoRenewProductID = autoRenewProductID
+            self.gracePeriodExpiresDate = gracePeriodExpiresDate
             self.productID = productID
             self.transactionID = transactionID
             self.originalTransactionID = originalTransactionID
@@ -131,8 +162,27 @@ public final class FakeAppStoreServer: Sendable {
         }
     }
 
-    private struct State: Sendable {
+    /// A transaction the fake signs when asked for it, and whose customer it is.
+    struct Stored: Sendable {
+        var transaction: FakeAppStoreTransaction
+        var signer: FakeAppStoreSigner
+        var customer: String
+    }
+
+    /// A notification the fake sent: as signed, when, and how the send went.
+    struct Sent: Sendable {
+        var signedPayload: String
+        var sentAt: Date
+        var result: String
+    }
+
+    struct State: Sendable {
         var transactions: [Environment: [String: String]] = [:]
+        var stored: [Environment: [String: Stored]] = [:]
+        var renewalInfos: [Environment: [String: (info: FakeAppStoreRenewalInfo, signer: FakeAppStoreSigner)]] = [:]
+        var forcedSubscriptionStatus: [Environment: [String: Int]] = [:]
+        var sent: [Environment: [Sent]] = [:]
+        var paginationTokens: [String: (environment: Environment, start: Int64, end: Int64, offset: Int)] = [:]
         var forcedLookupStatus: [Environment: Int] = [:]
         var receipts: [Environment: [String: ReceiptAnswer]] = [:]
         var authenticationFailures: [String] = []
@@ -140,12 +190,16 @@ public final class FakeAppStoreServer: Sendable {
     }
 
     /// Holds the mutable state; a class so that the server's handler closure can share it.
-    private final class Box: Sendable {
+    final class Box: Sendable {
         let state = Mutex(State())
     }
 
     private let server: FakeHTTPServer
-    private let box: Box
+    let box: Box
+    /// The customer transactions belong to unless another is named.
+    public static let defaultCustomer = "customer-1"
+    /// Notification history entries per page.
+    public static let historyPageSize = 3
 
     /// `http://127.0.0.1:PORT/production`: the App Store Server API production base URL.
     public var productionBaseURL: URL { url("/production") }
@@ -169,11 +223,14 @@ public final class FakeAppStoreServer: Sendable {
     /// Starts on a free loopback port. `sharedSecret` is the app's shared secret for
     /// `verifyReceipt`; `clock` is the fake's idea of now for token checks.
     /// - Throws: `HTTPServerError` when no port can be bound.
-    public init(credentials: Credentials, sharedSecret: String? = nil, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    /// `appAppleID` is the app's Apple id, sent in production answers as Apple does.
+    public init(
+        credentials: Credentials, sharedSecret: String? = nil, appAppleID: Int? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         let box = Box()
         self.box = box
         server = try FakeHTTPServer { request in
-            Self.respond(to: request, credentials: credentials, sharedSecret: sharedSecret, now: clock(), box: box)
+            Self.respond(to: request, credentials: credentials, sharedSecret: sharedSecret, appAppleID: appAppleID, now: clock(), box: box)
         }
     }
 
@@ -185,11 +242,19 @@ public final class FakeAppStoreServer: Sendable {
         box.state.withLock { $0.transactions[environment, default: [:]][id] = signedTransactionInfo }
     }
 
-    /// Signs `transaction` with `signer` and serves it under its `transactionID` in `environment`.
-    /// - Throws: `CryptoError` if signing fails.
-    public func addTransaction(_ transaction: FakeAppStoreTransaction, signer: FakeAppStoreSigner, environment: Environment) throws {
-        addTransaction(id: transaction.transactionID, signedTransactionInfo: try signer.signTransaction(transaction),
-                       environment: environment)
+    /// Serves `transaction` in `environment` as a transaction of `customer`: Get Transaction Info of
+    /// its `transactionID` answers it, and when it is an auto-renewable subscription, Get All
+    /// Subscription Statuses of any transaction of the customer lists its subscription with its
+    /// latest period (the one with the latest `purchaseDate`). Add each period of a subscription
+    /// as its own transaction (its own id, `purchaseDate` and `expiresDate`, the same
+    /// `originalTransactionID` and `originalPurchaseDate`). Each answer is signed with `signer`
+    /// when asked for, with `signedDate` the fake's now.
+    /// - Throws: nothing today; kept throwing for callers that signed ahead of time.
+    public func addTransaction(
+        _ transaction: FakeAppStoreTransaction, signer: FakeAppStoreSigner, environment: Environment, customer: String = defaultCustomer
+    ) throws {
+        box.state.withLock { $0.stored[environment, default: [:]][transaction.transactionID] = Stored(
+            transaction: transaction, signer: signer, customer: customer) }
     }
 
     /// Makes every transaction lookup of `environment` answer `status` (429, 500, ...) with
@@ -210,7 +275,7 @@ public final class FakeAppStoreServer: Sendable {
     }
 
     private static func respond(
-        to request: HTTPRequest, credentials: Credentials, sharedSecret: String?, now: Date, box: Box
+        to request: HTTPRequest, credentials: Credentials, sharedSecret: String?, appAppleID: Int?, now: Date, box: Box
     ) -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         guard let first = parts.first, let environment = Environment(rawValue: first) else {
@@ -220,25 +285,48 @@ public final class FakeAppStoreServer: Sendable {
         if rest == ["verifyReceipt"], request.method == .post {
             return receipt(request, environment: environment, sharedSecret: sharedSecret, box: box)
         }
-        if rest.count == 4, rest[0] == "inApps", rest[1] == "v1", rest[2] == "transactions", request.method == .get {
-            if let failure = FakeAppStoreToken.check(request.headers["Authorization"], credentials: credentials, now: now) {
-                box.state.withLock { $0.authenticationFailures.append(failure) }
-                return HTTPResponse(status: .unauthorized, contentType: "text/plain", body: "Unauthenticated\n")
-            }
-            let (forced, signed) = box.state.withLock { ($0.forcedLookupStatus[environment], $0.transactions[environment]?[rest[3]]) }
-            if let forced {
-                let code = forced == 429 ? 4290000 : forced * 10000
-                return .appleError(code: code, message: forced == 429 ? "Rate limit exceeded." : "An unknown error occurred.", status: forced)
-            }
-            guard rest[3].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-                return .appleError(code: 4000006, message: "Invalid transaction id.", status: 400)
-            }
-            guard let signed else {
-                return .appleError(code: 4040010, message: "Transaction id not found.", status: 404)
-            }
-            return .fakeJSON(["signedTransactionInfo": signed])
+        guard rest.count >= 3, rest[0] == "inApps", rest[1] == "v1" else {
+            return .fakeJSON(["errorCode": 4040000, "errorMessage": "Not found."], status: .notFound)
+        }
+        if let failure = FakeAppStoreToken.check(request.headers["Authorization"], credentials: credentials, now: now) {
+            box.state.withLock { $0.authenticationFailures.append(failure) }
+            return HTTPResponse(status: .unauthorized, contentType: "text/plain", body: "Unauthenticated\n")
+        }
+        if let forced = box.state.withLock({ $0.forcedLookupStatus[environment] }) {
+            let code = forced == 429 ? 4290000 : forced * 10000
+            return .appleError(code: code, message: forced == 429 ? "Rate limit exceeded." : "An unknown error occurred.", status: forced)
+        }
+        if rest.count == 4, rest[2] == "transactions", request.method == .get {
+            return transactionInfo(rest[3], environment: environment, now: now, box: box)
+        }
+        if rest.count == 4, rest[2] == "subscriptions", request.method == .get {
+            return subscriptionStatuses(rest[3], environment: environment, bundleID: credentials.bundleID, appAppleID: appAppleID, now: now, box: box)
+        }
+        if rest.count == 4, rest[2] == "notifications", rest[3] == "history", request.method == .post {
+            return notificationHistory(request, environment: environment, now: now, box: box)
         }
         return .fakeJSON(["errorCode": 4040000, "errorMessage": "Not found."], status: .notFound)
+    }
+
+    /// Get Transaction Info: the transaction, signed now; an unknown one 404 4040010.
+    private static func transactionInfo(_ id: String, environment: Environment, now: Date, box: Box) -> HTTPResponse {
+        guard isTransactionID(id) else { return .appleError(code: 4000006, message: "Invalid transaction id.", status: 400) }
+        let (stored, signed) = box.state.withLock { ($0.stored[environment]?[id], $0.transactions[environment]?[id]) }
+        if let stored {
+            var transaction = stored.transaction
+            transaction.signedDate = now
+            guard let jws = try? stored.signer.signTransaction(transaction) else {
+                return .appleError(code: 5000000, message: "An unknown error occurred.", status: 500)
+            }
+            return .fakeJSON(["signedTransactionInfo": jws])
+        }
+        guard let signed else { return .appleError(code: 4040010, message: "Transaction id not found.", status: 404) }
+        return .fakeJSON(["signedTransactionInfo": signed])
+    }
+
+    /// Whether `id` is a string of digits, as Apple's transaction ids are.
+    static func isTransactionID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     private static func receipt(_ request: HTTPRequest, environment: Environment, sharedSecret: String?, box: Box) -> HTTPResponse {
@@ -262,7 +350,7 @@ public final class FakeAppStoreServer: Sendable {
 
 extension HTTPResponse {
     /// Apple's API error body `{"errorCode": ..., "errorMessage": ...}` with `status`.
-    fileprivate static func appleError(code: Int, message: String, status: Int) -> HTTPResponse {
+    static func appleError(code: Int, message: String, status: Int) -> HTTPResponse {
         .fakeJSON(["errorCode": code, "errorMessage": message], status: HTTPStatus(code: status))
     }
 }

@@ -7,9 +7,15 @@ public struct FakeAppStoreTransaction: Sendable {
     public var originalTransactionID: String
     public var bundleID: String
     public var productID: String
+    /// When the App Store charged for *this* transaction: a renewal's is the start of its period.
     public var purchaseDate: Date
-    /// nil for consumables, non-consumables and non-renewing subscriptions.
+    /// When the original transaction was bought; nil means `purchaseDate` (a first purchase).
+    public var originalPurchaseDate: Date?
+    /// nil for consumables, non-consumables and non-renewing subscriptions; a renewal's is the end
+    /// of its own period.
     public var expiresDate: Date?
+    /// The subscription group (auto-renewable subscriptions only, where Apple sends it).
+    public var subscriptionGroupIdentifier: String
     /// `Auto-Renewable Subscription`, `Consumable`, `Non-Consumable`, `Non-Renewing Subscription`.
     public var type: String
     /// `Production` or `Sandbox`.
@@ -31,8 +37,11 @@ public struct FakeAppStoreTransaction: Sendable {
         purchaseDate: Date = Date(timeIntervalSince1970: 1_700_000_000), expiresDate: Date? = nil,
         type: String = "Auto-Renewable Subscription", environment: String = "Sandbox", appAccountToken: String? = nil,
         revocationDate: Date? = nil, revocationReason: Int? = nil, inAppOwnershipType: String = "PURCHASED",
-        signedDate: Date = Date(timeIntervalSince1970: 1_700_000_000), offerType: Int? = nil, offerDiscountType: String? = nil
+        signedDate: Date = Date(timeIntervalSince1970: 1_700_000_000), offerType: Int? = nil, offerDiscountType: String? = nil,
+        originalPurchaseDate: Date? = nil, subscriptionGroupIdentifier: String = "21000001"
     ) {
+        self.originalPurchaseDate = originalPurchaseDate
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.bundleID = bundleID
@@ -50,17 +59,28 @@ public struct FakeAppStoreTransaction: Sendable {
         self.offerDiscountType = offerDiscountType
     }
 
+    /// Whether this is an auto-renewable subscription.
+    public var isAutoRenewable: Bool { type == "Auto-Renewable Subscription" }
+
+    /// `RENEWAL` for a later period of an auto-renewable subscription (its own transaction id),
+    /// `PURCHASE` otherwise.
+    public var transactionReason: String {
+        isAutoRenewable && transactionID != originalTransactionID ? "RENEWAL" : "PURCHASE"
+    }
+
     /// The payload JSON, members in the App Store's usual order.
     public var payload: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("transactionId", .string(transactionID)), ("originalTransactionId", .string(originalTransactionID)),
             ("bundleId", .string(bundleID)), ("productId", .string(productID)),
-            ("purchaseDate", appStoreMilliseconds(purchaseDate)), ("originalPurchaseDate", appStoreMilliseconds(purchaseDate)),
         ]
+        if isAutoRenewable { members.append(("subscriptionGroupIdentifier", .string(subscriptionGroupIdentifier))) }
+        members += [("purchaseDate", appStoreMilliseconds(purchaseDate)),
+                    ("originalPurchaseDate", appStoreMilliseconds(originalPurchaseDate ?? purchaseDate))]
         appendIfPresent(&members, "expiresDate", expiresDate.map(appStoreMilliseconds))
         members += [("quantity", 1), ("type", .string(type)), ("inAppOwnershipType", .string(inAppOwnershipType)),
                     ("signedDate", appStoreMilliseconds(signedDate)), ("environment", .string(environment)),
-                    ("transactionReason", "PURCHASE"), ("storefront", "USA"), ("storefrontId", "143441")]
+                    ("transactionReason", .string(transactionReason)), ("storefront", "USA"), ("storefrontId", "143441")]
         appendIfPresent(&members, "appAccountToken", appAccountToken.map { .string($0) })
         appendIfPresent(&members, "revocationDate", revocationDate.map(appStoreMilliseconds))
         appendIfPresent(&members, "revocationReason", revocationReason.map { .integer(Int64($0)) })
