@@ -280,7 +280,10 @@ public final class TollgateApp: Sendable {
             requestTimeout: .seconds(config.http.requestTimeoutSeconds),
             keepAliveIdleTimeout: .seconds(config.http.keepAliveTimeoutSeconds),
             maxConnections: config.http.maxConnections,
-            maxConnectionsPerClient: config.http.maxConnectionsPerClient
+            maxConnectionsPerClient: config.http.maxConnectionsPerClient,
+            // A trusted proxy is not a client: the cap applies to whom it forwards (API.md).
+            clientAddressPolicy: config.http.trustedProxies.isEmpty
+                ? nil : ClientAddressResolver(trustedProxies: config.http.trustedProxyNetworks)
         )
     }
 }

@@ -11,16 +11,20 @@ final class HTTPConnection {
     private let fd: Int32
     private let id: UInt64
     private let remoteAddress: String?
+    /// Whether the peer is a trusted proxy: each request then counts toward the cap of the client
+    /// it forwards while it is in flight.
+    private let viaProxy: Bool
     private var buffer = ByteBuffer()
     private var parser: HTTPRequestParser
     private var ids = RequestIDGenerator()
     private var closed = false
 
-    init(core: ServerCore, fd: Int32, id: UInt64, remoteAddress: String?) {
+    init(core: ServerCore, fd: Int32, id: UInt64, remoteAddress: String?, viaProxy: Bool = false) {
         self.core = core
         self.fd = fd
         self.id = id
         self.remoteAddress = remoteAddress
+        self.viaProxy = viaProxy
         parser = HTTPRequestParser(limits: core.limits)
     }
 
@@ -34,36 +38,68 @@ final class HTTPConnection {
         while true {
             guard let (head, requestDeadline) = await readHead(firstRequest: firstRequest, acceptedAt: acceptedAt) else { return }
             firstRequest = false
-            let plan = core.responder.plan(method: head.method, path: head.path)
-            let limit = plan.maxBodyBytes ?? core.configuration.maxBodyBytes
-            guard let body = await readBody(head: head, limit: limit, requestDeadline: requestDeadline) else { return }
-
-            let requestId = requestId(for: head)
-            let info = RequestInfo(
-                requestId: requestId, logger: core.logger.with([("request_id", .string(requestId))]),
-                remoteAddress: remoteAddress, maxBodyBytes: limit
-            )
-            let request = HTTPRequest(
-                method: head.method, target: head.target, minorVersion: head.minorVersion,
-                headers: head.headers, body: body
-            )
-            let response: HTTPResponse
-            if request.declaresJSONBody, !request.body.isEmpty, let violation = StrictJSON.validate(request.body) {
-                // Every JSON body is held to RFC 8259 here, whichever reader its route uses
-                // (Foundation's are lenient). The request was well framed: keep-alive holds.
-                response = core.responder.protocolErrorResponse(status: .badRequest, message: violation.message, info: info)
-            } else {
-                response = await core.responder.respond(to: request, plan: plan, info: info)
-            }
-            let keepAlive = head.keepAlive && !core.draining.load(ordering: .relaxed)
-                && !HTTPResponseSerializer.requestsClose(response)
-            guard await send(response, requestId: requestId, head: head, keepAlive: keepAlive) else { return }
-            guard keepAlive else {
+            let forwarded = admitForwardedClient(of: head)
+            let outcome = await serve(head, requestDeadline: requestDeadline, refusedClient: forwarded.refused)
+            // Counted from the head until the response is written (or the request given up).
+            if let admitted = forwarded.admitted { core.releaseForwarded(client: admitted) }
+            switch outcome {
+            case .done: return
+            case .closeAfterResponse:
                 await lingeringClose()
                 return
+            case .keepAlive:
+                buffer.shrinkIfIdle()
             }
-            buffer.shrinkIfIdle()
         }
+    }
+
+    private enum Outcome { case keepAlive, closeAfterResponse, done }
+
+    /// Reads the body of `head`, has the responder answer it (or, when the client it comes from
+    /// through a trusted proxy, `refusedClient`, is at its cap, answers 503) and writes the answer.
+    private func serve(_ head: HTTPRequestHead, requestDeadline: UInt64, refusedClient: String?) async -> Outcome {
+        let plan = core.responder.plan(method: head.method, path: head.path)
+        let limit = plan.maxBodyBytes ?? core.configuration.maxBodyBytes
+        guard let body = await readBody(head: head, limit: limit, requestDeadline: requestDeadline) else { return .done }
+
+        let requestId = requestId(for: head)
+        let info = RequestInfo(
+            requestId: requestId, logger: core.logger.with([("request_id", .string(requestId))]),
+            remoteAddress: remoteAddress, maxBodyBytes: limit
+        )
+        let request = HTTPRequest(
+            method: head.method, target: head.target, minorVersion: head.minorVersion,
+            headers: head.headers, body: body
+        )
+        let response: HTTPResponse
+        if let refusedClient {
+            // The proxy's connection stays open: its other clients' requests follow on it.
+            info.logger.warning("http_request_rejected", [
+                ("status", .int(503)), ("reason", "client connection limit"),
+                ("limit", .int(core.configuration.maxConnectionsPerClient)),
+                ("remote_address", .string(remoteAddress ?? "")), ("client_address", .string(refusedClient)),
+            ])
+            response = core.responder.protocolErrorResponse(
+                status: .serviceUnavailable, message: ServerCore.Refusal.clientLimit.message, info: info)
+        } else if request.declaresJSONBody, !request.body.isEmpty, let violation = StrictJSON.validate(request.body) {
+            // Every JSON body is held to RFC 8259 here, whichever reader its route uses
+            // (Foundation's are lenient). The request was well framed: keep-alive holds.
+            response = core.responder.protocolErrorResponse(status: .badRequest, message: violation.message, info: info)
+        } else {
+            response = await core.responder.respond(to: request, plan: plan, info: info)
+        }
+        let keepAlive = head.keepAlive && !core.draining.load(ordering: .relaxed)
+            && !HTTPResponseSerializer.requestsClose(response)
+        guard await send(response, requestId: requestId, head: head, keepAlive: keepAlive) else { return .done }
+        return keepAlive ? .keepAlive : .closeAfterResponse
+    }
+
+    /// For a trusted proxy's request: the client it forwards, counted toward that client's cap
+    /// (`admitted`, to release once answered), or refused when that client is at its cap.
+    private func admitForwardedClient(of head: HTTPRequestHead) -> (admitted: String?, refused: String?) {
+        guard viaProxy, let policy = core.configuration.clientAddressPolicy else { return (nil, nil) }
+        let client = policy.forwardedClient(peer: remoteAddress ?? "", headers: head.headers)
+        return core.admitForwarded(client: client) ? (client, nil) : (nil, client)
     }
 
     // MARK: Reading

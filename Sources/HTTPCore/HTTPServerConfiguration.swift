@@ -21,8 +21,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Connections beyond this are accepted and closed at once with a 503.
     public var maxConnections: Int
     /// Connections one client address (the socket peer) may hold; its further connections are
-    /// closed at once with a 503 while other clients are unaffected.
+    /// closed at once with a 503 while other clients are unaffected. Behind a trusted proxy (see
+    /// `clientAddressPolicy`) the cap is on the forwarded client's requests in flight instead.
     public var maxConnectionsPerClient: Int
+    /// Which peers are trusted proxies and whom they forward; nil: every socket peer is a client.
+    public var clientAddressPolicy: (any ClientAddressPolicy)? = nil
     /// How long in-flight requests may run after shutdown starts.
     public var shutdownGracePeriod: Duration
     /// Listen backlog.
@@ -48,7 +51,8 @@ public struct HTTPServerConfiguration: Sendable {
         maxConnections: Int = 10_000,
         maxConnectionsPerClient: Int = 256,
         shutdownGracePeriod: Duration = .seconds(10),
-        backlog: Int = 1024
+        backlog: Int = 1024,
+        clientAddressPolicy: (any ClientAddressPolicy)? = nil
     ) {
         self.host = host
         self.port = port
@@ -65,5 +69,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxConnectionsPerClient = maxConnectionsPerClient
         self.shutdownGracePeriod = shutdownGracePeriod
         self.backlog = backlog
+        self.clientAddressPolicy = clientAddressPolicy
     }
 }

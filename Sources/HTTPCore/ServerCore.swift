@@ -20,9 +20,11 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
 
     private struct ConnectionTable {
-        /// Open connections by id, with their descriptors (for a forced shutdown) and peers.
-        var sockets: [UInt64: (fd: Int32, client: String)] = [:]
-        /// Open connections per client address (the socket peer); absent when none.
+        /// Open connections by id, with their descriptors (for a forced shutdown) and the client
+        /// each counts for: the socket peer, or nil for a trusted proxy's (not a client).
+        var sockets: [UInt64: (fd: Int32, client: String?)] = [:]
+        /// Per client address: its open connections plus, when a trusted proxy forwards it, its
+        /// requests in flight through the proxy; absent when none.
         var perClient: [String: Int] = [:]
         var nextID: UInt64 = 0
         var accepting = true
@@ -31,10 +33,16 @@ final class ServerCore: Sendable {
         /// Waiters cancelled before they were stored.
         var cancelledWaiters: Set<UInt64> = []
         var nextWaiter: UInt64 = 0
+
+        /// Takes one connection or request in flight off `client`'s count.
+        mutating func release(_ client: String) {
+            let held = perClient[client, default: 1] - 1
+            perClient[client] = held > 0 ? held : nil
+        }
     }
 
     /// Why `accepted` turned a connection away.
-    private enum Refusal: Error {
+    enum Refusal: Error {
         case shuttingDown, connectionLimit, clientLimit
 
         var message: String {
@@ -64,17 +72,23 @@ final class ServerCore: Sendable {
     var connectionCount: Int { table.withLock { $0.sockets.count } }
 
     /// Called on the epoll thread for each accepted socket: starts its task, or answers 503
-    /// when the server's connection cap or this client address's cap is reached.
+    /// when the server's connection cap or this client address's cap is reached. A trusted
+    /// proxy's connections count only toward the server's cap (its clients are counted per
+    /// request, `admitForwarded`).
     func accepted(fd: Int32, remoteAddress: String?) {
-        let client = remoteAddress ?? ""
+        let peer = remoteAddress ?? ""
+        let proxy = configuration.clientAddressPolicy.map { remoteAddress != nil && $0.isTrustedProxy(peer) } ?? false
+        let client: String? = proxy ? nil : peer
         let admission = table.withLock { table -> Result<UInt64, Refusal> in
             guard table.accepting else { return .failure(.shuttingDown) }
             guard table.sockets.count < configuration.maxConnections else { return .failure(.connectionLimit) }
-            let held = table.perClient[client, default: 0]
-            guard held < configuration.maxConnectionsPerClient else { return .failure(.clientLimit) }
+            if let client {
+                let held = table.perClient[client, default: 0]
+                guard held < configuration.maxConnectionsPerClient else { return .failure(.clientLimit) }
+                table.perClient[client] = held + 1
+            }
             table.nextID += 1
             table.sockets[table.nextID] = (fd, client)
-            table.perClient[client] = held + 1
             return .success(table.nextID)
         }
         let id: UInt64
@@ -88,7 +102,7 @@ final class ServerCore: Sendable {
         // Responses are written whole; Nagle would only delay a 100 Continue's follow-up.
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         Task(priority: configuration.connectionPriority) {
-            let connection = HTTPConnection(core: self, fd: fd, id: id, remoteAddress: remoteAddress)
+            let connection = HTTPConnection(core: self, fd: fd, id: id, remoteAddress: remoteAddress, viaProxy: proxy)
             await connection.run()
         }
     }
@@ -98,13 +112,29 @@ final class ServerCore: Sendable {
     func remove(id: UInt64) {
         let waiters = table.withLock { table -> [CheckedContinuation<Void, Never>] in
             guard let (_, client) = table.sockets.removeValue(forKey: id) else { return [] }
-            let held = table.perClient[client, default: 1] - 1
-            table.perClient[client] = held > 0 ? held : nil
+            if let client { table.release(client) }
             guard table.sockets.isEmpty else { return [] }
             defer { table.idleWaiters = [:] }
             return Array(table.idleWaiters.values)
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Counts one request in flight from `client`, forwarded by a trusted proxy, toward that
+    /// client's cap (shared with its own connections); false, counting nothing, when the client
+    /// is at its cap. Each true is matched by one `releaseForwarded(client)`.
+    func admitForwarded(client: String) -> Bool {
+        table.withLock { table in
+            let held = table.perClient[client, default: 0]
+            guard held < configuration.maxConnectionsPerClient else { return false }
+            table.perClient[client] = held + 1
+            return true
+        }
+    }
+
+    /// Ends a request in flight that `admitForwarded(client:)` counted.
+    func releaseForwarded(client: String) {
+        table.withLock { $0.release(client) }
     }
 
     /// True once no connection is open, false when `timeout` passes first. Woken by the last

@@ -5,22 +5,9 @@ import Testing
 
 /// Shared helpers for the Crypto tests: vector files, hex literals, DER building, the openssl CLI.
 enum TestSupport {
-    /// `<package root>/../shared/vectors`, found by walking up from the package root so the tests
-    /// run both from the main checkout and from a nested worktree; `TOLLGATE_VECTORS` overrides.
-    static let vectorsDirectory: URL = {
-        if let override = ProcessInfo.processInfo.environment["TOLLGATE_VECTORS"] {
-            return URL(fileURLWithPath: override)
-        }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        var directory = packageRoot
-        for _ in 0..<4 {
-            let candidate = directory.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
-    }()
+    /// The repository's test vectors (`Tests/Fixtures/vectors`, or `TOLLGATE_VECTORS`): the same
+    /// folder every other suite reads through `SharedVectors`.
+    static var vectorsDirectory: URL { SharedVectors.directory }
 
     static func vector(_ path: String) throws -> [UInt8] {
         Array(try Data(contentsOf: vectorsDirectory.appendingPathComponent(path)))

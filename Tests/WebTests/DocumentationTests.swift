@@ -18,4 +18,13 @@ struct DocumentationTests {
         #expect(readme.contains("swift run tollgate "))
         #expect(readme.contains("swift test "))
     }
+
+    @Test("README points only at what the repository holds: no ../shared, the contract at Public/openapi.json")
+    func readmeStaysInsideTheRepository() throws {
+        let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+        #expect(!readme.contains("../shared"))
+        #expect(!readme.contains("spec/API.md"))
+        #expect(readme.contains("[`Public/openapi.json`](Public/openapi.json)"))
+        #expect(FileManager.default.fileExists(atPath: PackagePaths.root + "/Public/openapi.json"))
+    }
 }

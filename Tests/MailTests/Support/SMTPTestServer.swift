@@ -26,6 +26,8 @@ final class SMTPTestServer: @unchecked Sendable {
         var implicitTLS = false
         var auth: (login: String, password: String, only: String?)?
         var reject: String?
+        /// The server process's whole environment; this process's when nil.
+        var environment: [String: String]?
     }
 
     /// Starts the server on `port` (a free one by default) and waits until it listens, polling
@@ -61,15 +63,16 @@ final class SMTPTestServer: @unchecked Sendable {
         if let reject = options.reject { arguments += ["--reject", reject] }
         let errorLog = base + "/stderr.log"
         process = try SpawnedProcess(
-            "/usr/bin/env", ["python3"] + arguments, standardInput: .pipe, standardOutput: .null, standardError: .file(errorLog))
+            Self.python, arguments, environment: options.environment, standardInput: .pipe, standardOutput: .null,
+            standardError: .file(errorLog))
         let ready = base + "/ready"
         let deadline = ContinuousClock.now + .seconds(30)
         while !FileManager.default.fileExists(atPath: ready) {
             if !process.isRunning {
                 let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
                 if process.terminationStatus == 3 || log.contains("No module named") {
-                    throw HarnessError(description: "aiosmtpd is missing: run scripts/install-test-tools "
-                        + "(pip install aiosmtpd==1.4.6). \(log)")
+                    throw HarnessError(description: "aiosmtpd is missing for \(Self.python): run scripts/install-test-tools "
+                        + "(Debian's python3-aiosmtpd). \(log)")
                 }
                 throw HarnessError(
                     description: "the aiosmtpd test server exited with \(process.terminationStatus ?? -1): \(log)",
@@ -101,6 +104,10 @@ final class SMTPTestServer: @unchecked Sendable {
             try String(contentsOfFile: receivedDirectory + "/" + $0, encoding: .utf8)
         }
     }
+
+    /// Debian's Python, the one `scripts/install-test-tools` installs `python3-aiosmtpd` for. Never
+    /// the `python3` first in PATH: pyenv's or a virtual environment's would lack aiosmtpd.
+    static let python = "/usr/bin/python3"
 
     static let script: String = {
         var url = URL(fileURLWithPath: #filePath)

@@ -22,8 +22,8 @@ try:
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 except ImportError:
-    sys.stderr.write("aiosmtpd is not installed: run scripts/install-test-tools "
-                     "(pip install aiosmtpd==1.4.6)\n")
+    sys.stderr.write("aiosmtpd is not installed for %s: run scripts/install-test-tools "
+                     "(Debian's python3-aiosmtpd, for /usr/bin/python3)\n" % sys.executable)
     sys.exit(3)
 
 

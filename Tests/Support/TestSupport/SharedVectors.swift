@@ -1,21 +1,24 @@
 import Foundation
 
-/// The shared test vectors (`shared/vectors/` next to the package), found by walking up from this
-/// file until a folder contains `shared/vectors`; `TOLLGATE_VECTORS` overrides the location.
+/// The test vectors the repository holds (`Tests/Fixtures/vectors/`, a copy of the team's shared
+/// vectors with the same layout), so a clone alone runs its tests; `TOLLGATE_VECTORS` overrides
+/// the location.
 public enum SharedVectors {
-    /// The `shared/vectors` directory.
+    /// The vectors directory: `TOLLGATE_VECTORS` when set, else `Tests/Fixtures/vectors`.
     public static let directory: URL = {
-        if let override = ProcessInfo.processInfo.environment["TOLLGATE_VECTORS"] {
+        if let override = ProcessInfo.processInfo.environment["TOLLGATE_VECTORS"], !override.isEmpty {
             return URL(fileURLWithPath: override)
         }
-        var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("shared/vectors")
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: "/work/shared/vectors")
+        return repositoryCopy
     }()
+
+    /// `Tests/Fixtures/vectors` of this checkout, found from this file's own path
+    /// (`Tests/Support/TestSupport/SharedVectors.swift`), whatever the working directory.
+    public static let repositoryCopy: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // TestSupport
+        .deletingLastPathComponent()  // Support
+        .deletingLastPathComponent()  // Tests
+        .appendingPathComponent("Fixtures/vectors")
 
     /// The URL of `relativePath` inside the vectors directory (e.g. `apple/certs/testCA.der`).
     public static func url(_ relativePath: String) -> URL {

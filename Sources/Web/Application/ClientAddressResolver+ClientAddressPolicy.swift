@@ -1,0 +1,19 @@
+import HTTPCore
+import HTTPRouting
+import Logging
+
+/// The HTTP server counts connections per client with the same resolver the rate limits use, so
+/// a trusted proxy is never a client and its requests count for the client it forwards.
+extension ClientAddressResolver: ClientAddressPolicy {
+    /// Whether `peer` lies in `http.trusted_proxies`.
+    public func isTrustedProxy(_ peer: String) -> Bool {
+        trustedProxies.contains { $0.contains(peer) }
+    }
+
+    /// The client `address(for:context:)` gives for a request with these headers from `peer`.
+    public func forwardedClient(peer: String, headers: HTTPHeaders) -> String {
+        address(
+            for: HTTPRequest(method: .get, target: "/", headers: headers),
+            context: RequestContext(requestId: "", logger: .disabled, remoteAddress: peer))
+    }
+}
