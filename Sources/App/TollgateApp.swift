@@ -51,6 +51,10 @@ public final class TollgateApp: Sendable {
     public let eventWorker: EventDeliveryWorker
     /// Deletes expired and finished rows in the background (`retention.*`).
     public let retentionWorker: RetentionWorker
+    /// Finds and applies what notifications missed (`reconcile.*`, `tollgate reconcile`).
+    public let reconcile: ReconcilePurchases
+    /// Runs `reconcile` every `reconcile.interval_seconds`.
+    public let reconcileWorker: ReconcileWorker
     private let logger: Logger
     /// The running service group, between `start()` and `shutdown()`.
     private let running = Mutex<Task<Void, any Error>?>(nil)
@@ -66,6 +70,7 @@ public final class TollgateApp: Sendable {
     ///   start-up with a message naming the cause.
     /// - Parameter eventDelivery: how events are delivered (tests shorten the backoff).
     /// - Parameter retention: how retention batches and paces its passes.
+    /// - Parameter reconcileLimits: how much a reconcile run reads (tests and benchmarks shrink or grow them).
     /// - Parameter connectionPriority: the priority of the server's connection tasks; nil, the
     ///   default, in service. A test whose only socket client is the app's own Stripe client,
     ///   calling the simulator on this listener, raises it as the tests' fake hosts do
@@ -73,7 +78,8 @@ public final class TollgateApp: Sendable {
     public init(
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, payLaterDelay: Duration = .seconds(5),
         eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
-        retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), connectionPriority: TaskPriority? = nil
+        retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), reconcileLimits: ReconcileLimits = ReconcileLimits(),
+        connectionPriority: TaskPriority? = nil
     ) throws {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
@@ -137,6 +143,20 @@ public final class TollgateApp: Sendable {
             database: database, stripe: stripe, completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events),
             codeMail: codeMail, vouching: vouching)
         operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
+        let applyStripeEvent = stripe.map {
+            ApplyStripeEvent(database: database, stripe: $0, completeCheckout: completeCheckout, vouching: vouching, logger: logger, events: events)
+        }
+        let applyAppleNotification = ApplyAppleNotification(
+            verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events)
+        let applyGoogleNotification = ApplyGoogleNotification(
+            rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
+            logger: logger, now: now, events: events)
+        let reconcile = ReconcilePurchases(
+            database: database, stripe: stripe, applyStripeEvent: applyStripeEvent, verifier: verifier,
+            applyAppleNotification: applyAppleNotification, applyGoogleNotification: applyGoogleNotification, events: events,
+            limits: reconcileLimits, logger: logger, now: now)
+        self.reconcile = reconcile
+        reconcileWorker = ReconcileWorker(reconcile: reconcile, interval: .seconds(config.reconcile.intervalSeconds))
         let useCases = Site.UseCaseSet(
             redeem: RedeemCode(
                 database: database, redemption: redemption, recentRepeats: recentRepeats, catalog: catalog, codeMail: codeMail, logger: logger),
@@ -147,15 +167,8 @@ public final class TollgateApp: Sendable {
             startCheckout: StartCheckout(
                 database: database, stripe: stripe, links: links, allowPromotionCodes: config.stripe.allowPromotionCodes, logger: logger),
             completeCheckout: completeCheckout,
-            applyStripeEvent: stripe.map {
-                ApplyStripeEvent(
-                    database: database, stripe: $0, completeCheckout: completeCheckout, vouching: vouching, logger: logger, events: events)
-            },
-            applyAppleNotification: ApplyAppleNotification(
-                verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events),
-            applyGoogleNotification: ApplyGoogleNotification(
-                rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
-                logger: logger, now: now, events: events),
+            applyStripeEvent: applyStripeEvent, applyAppleNotification: applyAppleNotification,
+            applyGoogleNotification: applyGoogleNotification,
             recordReceipt: RecordReceipt(
                 verifier: verifier, policy: policy.onOtherUser, secrets: secrets, catalog: catalog, vouching: vouching, events: events),
             claimStorePurchase: ClaimStorePurchase(
@@ -174,7 +187,7 @@ public final class TollgateApp: Sendable {
                 database: database, catalog: catalog, redemption: redemption, codeMail: codeMail, stripe: stripe, links: links, logger: logger),
             formTokens: FormTokens(secrets: secrets),
             operatorActions: operatorActions,
-            idempotentReplies: IdempotentReplies(database: database, secrets: secrets))
+            idempotentReplies: IdempotentReplies(database: database, secrets: secrets), reconcile: reconcile.providers.isEmpty ? nil : reconcile)
 
         let retentionWorker = RetentionWorker(
             database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
@@ -186,7 +199,7 @@ public final class TollgateApp: Sendable {
                 DatabaseFigures(errors: database.errorCount, writeLatency: database.writeLatency, walBytes: database.walBytes)
             },
             openConnections: { connectionGauge.read() }, outbox: OutboxStore(database: database), eventStats: eventWorker.stats,
-            retentionStats: retentionWorker.stats)
+            retentionStats: retentionWorker.stats, reconcileStats: reconcile.stats)
         let site = Site(
             config: config, pages: pages, staticFiles: staticFiles, useCases: useCases, operations: operations,
             preferTransactionLookup: stores.appStoreAPI != nil, simulator: simulator, now: now)
@@ -198,7 +211,7 @@ public final class TollgateApp: Sendable {
     }
 
     /// The long-running parts, started and stopped together.
-    private var services: ServiceGroup { ServiceGroup(services: [server, outboxWorker, eventWorker, retentionWorker], logger: logger) }
+    private var services: ServiceGroup { ServiceGroup(services: [server, outboxWorker, eventWorker, retentionWorker, reconcileWorker], logger: logger) }
 
     /// Serves until SIGTERM or SIGINT (or until the task is cancelled), then stops accepting, lets
     /// in-flight requests finish (up to 10 s), lets a mail delivery and event deliveries in progress complete, and

@@ -29,6 +29,8 @@ enum CommandLineTool {
                              Delete every account with that email: personal data erased, sessions
                              ended, codes revoked, mail cancelled; purchases kept, detached.
           events test        Send a signed test event to each events endpoint and print what it answered.
+          reconcile          Look for what Stripe, Apple and Google notifications missed and apply it, once
+                             (--since 72h reads from then instead of the stored cursors).
           demo renew|cancel|refund --email E
                              Demo mode: renew, cancel or refund the buyer's simulated Stripe
                              subscription on the running service (it sends the events Stripe sends).
@@ -69,6 +71,8 @@ enum CommandLineTool {
             return await BackupCommand.run(configPath: parsed.configPath, destination: destination)
         case .eventsTest:
             return await EventsCommand.test(configPath: parsed.configPath)
+        case .reconcile:
+            return await ReconcileCommand.run(since: parsed.options["since"], configPath: parsed.configPath)
         case .admin(let action, let argument):
             return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
         case .demo(let action):

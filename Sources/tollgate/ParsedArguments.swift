@@ -9,11 +9,14 @@ struct ParsedArguments: Equatable {
         case demo(action: String)
         /// `events test`: send a signed test event to each endpoint.
         case eventsTest
+        /// `reconcile [--since 72h]`: one reconcile run of every configured provider.
+        case reconcile
     }
 
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
+        "--since": "reconcile",
     ]
     static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "delete-account"]
     static let demoActions = ["renew", "cancel", "refund"]
@@ -79,6 +82,12 @@ struct ParsedArguments: Equatable {
                 throw UsageError(message: "did you mean 'tollgate events test'?")
             }
             command = .eventsTest
+        case "reconcile":
+            try Self.expectCount(words, 1, "reconcile")
+            guard options.keys.allSatisfy({ $0 == "since" }) else {
+                throw UsageError(message: "'reconcile' takes only --since DURATION (e.g. 72h)")
+            }
+            command = .reconcile
         case "backup":
             guard words.count == 2 else { throw UsageError(message: "backup needs exactly one destination FILE") }
             command = .backup(destination: words[1])
@@ -99,7 +108,8 @@ struct ParsedArguments: Equatable {
         case let other?:
             throw UsageError(message: "unknown command '\(other)'")
         }
-        if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if let name = options.keys.sorted().first {
+        if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if case .reconcile = command {
+        } else if let name = options.keys.sorted().first {
             throw UsageError(message: "--\(name) is only for 'tollgate admin'")
         }
     }

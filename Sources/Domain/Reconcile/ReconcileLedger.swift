@@ -51,17 +51,18 @@ public enum ReconcileLedger {
         }
     }
 
-    /// Takes the run of `provider` for `instance` until `until`, unless another instance holds an
-    /// unexpired lease. True when taken. A lease left by a dead instance expires by itself.
+    /// Takes the run of `provider` for `instance` until `until`, unless a run (of any instance,
+    /// this one included) holds an unexpired lease. True when taken. A lease left by a dead
+    /// instance expires by itself.
     public static func claim(provider: String, instance: String, until: Date, now: Date, on connection: Connection) throws -> Bool {
         try connection.execute(
             "INSERT INTO reconcile_state (provider) VALUES (?) ON CONFLICT (provider) DO NOTHING", [provider])
         return try connection.run(
             """
             UPDATE reconcile_state SET claimed_by = ?, claimed_until = ?
-            WHERE provider = ? AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)
+            WHERE provider = ? AND (claimed_until IS NULL OR claimed_until <= ?)
             """,
-            [instance, Timestamp.milliseconds(until), provider, Timestamp.milliseconds(now), instance]) == 1
+            [instance, Timestamp.milliseconds(until), provider, Timestamp.milliseconds(now)]) == 1
     }
 
     /// Ends `instance`'s run of `provider`: records what it did and gives the lease back. A run
