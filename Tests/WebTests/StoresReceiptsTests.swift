@@ -92,6 +92,25 @@ struct StoresReceiptsTests {
         #expect(ids == ["lifetime", "premium"])
     }
 
+    @Test("PLAY_STORE: a purchase Google voided stays refunded when /receipts reports its token again")
+    func playVoidedStaysRefunded() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        harness.google.setSubscription(token: "tok-rv", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400))
+        let body: [String: Any] = ["user_id": "u-rv", "store_product_id": "pro_monthly", "purchase_token": "tok-rv"]
+        #expect(try await harness.receipts(body, platform: "PLAY_STORE").status == .ok)
+        // Refunded by the developer, the subscription left running at Google: the RTDN says voided.
+        harness.clock.advance(60)
+        harness.google.voidPurchase(token: "tok-rv", voidedTime: harness.clock.now, revokesSubscription: false)
+        let void = await harness.googleNotification(.voidedPurchase(purchaseToken: "tok-rv", orderID: "GPA.1234-5678-9012-34567", productType: 1, refundType: 1), messageID: "m-rv")
+        #expect(void.status == .ok, "\(void.text)")
+        #expect(try await harness.purchase(.playStore, "tok-rv")?.status == .refunded)
+        harness.clock.advance(60)
+        let again = try await harness.receipts(body, platform: "PLAY_STORE")
+        #expect(again.status == .ok, "\(again.text)")
+        #expect(try await harness.purchase(.playStore, "tok-rv")?.status == .refunded)
+    }
+
     @Test("PLAY_STORE with subscription_id:base_plan_id (Play Billing 5+): both parts must match the line item; another base plan is 422")
     func playBasePlan() async throws {
         let harness = try await StoresHarness()

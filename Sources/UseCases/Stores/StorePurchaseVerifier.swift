@@ -266,7 +266,8 @@ public struct StorePurchaseVerifier: Sendable {
         let now = self.now()
         let events = self.events
         let result = try await database.write { connection in
-            let applied = try PurchaseRepository.apply(purchase.snapshot, on: connection, now: now)
+            // A Play purchase Google voided stays refunded whatever a later read of its token says.
+            let applied = try PurchaseRepository.apply(try ApplyPlayVoid.keepingVoid(purchase.snapshot, on: connection), on: connection, now: now)
             try events.purchaseApplied(applied, on: connection, now: now)
             for snapshot in purchase.alongside {
                 try events.purchaseApplied(try PurchaseRepository.apply(snapshot, on: connection, now: now), on: connection, now: now)
