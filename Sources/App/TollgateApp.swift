@@ -59,8 +59,8 @@ public final class TollgateApp: Sendable {
     /// The running service group, between `start()` and `shutdown()`.
     private let running = Mutex<Task<Void, any Error>?>(nil)
 
-    /// Every migration of the service, in order.
-    public static let migrations: [Migration] = MailMigrations.all + DomainMigrations.all
+    /// Every migration of the service, in order (`TollgateMigrations`).
+    public static var migrations: [Migration] { TollgateMigrations.all }
 
     /// - Parameter payLaterDelay: how long the Stripe simulator's "pay later" takes to clear.
     /// - Throws: `ResourceDirectories.Missing` (templates or static files not found, with the
