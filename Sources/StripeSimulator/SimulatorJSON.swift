@@ -68,7 +68,8 @@ enum SimulatorJSON {
         ]
     }
 
-    /// A paid invoice of `subscription`'s current period, paid by `intent`.
+    /// A paid invoice of `subscription`'s current period, paid by `intent`. Its `payments` are not
+    /// in it (Stripe includes them only when expanded): `GET /v1/invoice_payments` links them.
     static func paidInvoice(_ subscription: SimulatedSubscription, intent: SimulatedPaymentIntent, email: String?, reason: String) -> JSONValue {
         let invoiceID = JSONValue.string(intent.invoiceID ?? "")
         let period: JSONValue = ["start": seconds(subscription.periodStart), "end": seconds(subscription.periodEnd)]
@@ -83,8 +84,6 @@ enum SimulatorJSON {
                 "type": "subscription_details", "quote_details": .null,
                 "subscription_details": ["metadata": map(subscription.metadata), "subscription": .string(subscription.id)],
             ],
-            "payments": list([["object": "invoice_payment", "payment": ["type": "payment_intent", "payment_intent": .string(intent.id)]]],
-                             url: "/v1/invoice_payments"),
             "period_end": seconds(subscription.periodStart), "period_start": seconds(subscription.periodStart), "status": "paid",
         ]
     }
@@ -105,6 +104,17 @@ enum SimulatorJSON {
             "created": seconds(intent.created), "currency": "usd", "customer": .string(intent.customerID), "invoice": text(intent.invoiceID),
             "livemode": false, "paid": true, "payment_intent": .string(intent.id), "refunded": .bool(intent.refund != nil),
             "refunds": list(refunds, url: "/v1/charges/\(intent.chargeID)/refunds"), "status": "succeeded",
+        ]
+    }
+
+    /// The `invoice_payment` linking `intent` to the invoice it paid.
+    static func invoicePayment(_ intent: SimulatedPaymentIntent) -> JSONValue {
+        [
+            "id": .string("inpay_" + intent.id.dropFirst(3)), "object": "invoice_payment", "amount_paid": .integer(Int64(intent.amount)),
+            "amount_requested": .integer(Int64(intent.amount)), "created": seconds(intent.created), "currency": "usd",
+            "invoice": text(intent.invoiceID), "is_default": true, "livemode": false, "status": "paid",
+            "payment": ["type": "payment_intent", "payment_intent": .string(intent.id)],
+            "status_transitions": ["canceled_at": .null, "paid_at": seconds(intent.created)],
         ]
     }
 

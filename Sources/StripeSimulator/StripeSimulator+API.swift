@@ -101,6 +101,12 @@ extension StripeSimulator {
         case "GET v1/charges/*":
             guard let intent = state.withLock({ $0.paymentIntents.values.first { $0.chargeID == id } }) else { throw APIFailure.missing("charge", id) }
             return (200, SimulatorJSON.charge(intent), [])
+        case "GET v1/invoice_payments":
+            let intent = query["payment[payment_intent]"]
+            let invoice = query["invoice"]
+            return list(\.paymentIntents, "/v1/invoice_payments", SimulatorJSON.invoicePayment, \.created) {
+                $0.invoiceID != nil && (intent == nil || $0.id == intent) && (invoice == nil || $0.invoiceID == invoice)
+            }
         case "GET v1/payment_intents":
             let customer = query["customer"]
             return list(\.paymentIntents, "/v1/payment_intents", SimulatorJSON.paymentIntent, \.created) { customer == nil || $0.customerID == customer }

@@ -53,6 +53,18 @@ extension StripeClient {
         return try await perform(try makeRequest(method: "GET", path: path), path: path, decoding: StripeCharge.self, what: "charge")
     }
 
+    /// `GET /v1/invoice_payments?payment[type]=payment_intent&payment[payment_intent]=`: the
+    /// invoices payment intent `id` paid. Since API version 2025-03-31 neither a Charge nor an
+    /// Invoice (unless `payments` is expanded) names the other; this list is the link.
+    /// - Throws: `StripeRequestError` (not a payment intent id), `StripeAPIError`, `UpstreamError`.
+    public func invoiceIDs(paidBy id: String) async throws -> [String] {
+        try Self.validateID(id, prefix: "pi_", name: "payment intent")
+        let path = "/v1/invoice_payments"
+        let query = "payment%5Btype%5D=payment_intent&payment%5Bpayment_intent%5D=\(id)&limit=10"
+        let list = try await perform(try makeRequest(method: "GET", path: path, query: query), path: path, decoding: StripeList<InvoicePayment>.self, what: "invoice payment list")
+        return list.data.map(\.invoice.id)
+    }
+
     private static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 
     private static func formEncoded(_ value: String) -> String {
@@ -60,6 +72,11 @@ extension StripeClient {
         allowed.insert(charactersIn: "-._")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
+}
+
+/// An `invoice_payment`: only which invoice it paid.
+private struct InvoicePayment: Decodable {
+    let invoice: StripeExpandableID
 }
 
 /// `{"object": "list", "data": [...], "has_more"}` whose events are kept as their own JSON bytes,

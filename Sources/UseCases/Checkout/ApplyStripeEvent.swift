@@ -92,8 +92,10 @@ public struct ApplyStripeEvent: Sendable {
                 try Self.requireVouched(snapshot, vouching, on: connection)
                 let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
                 try events.purchaseApplied(applied, on: connection, now: now)
-                if let intent = invoice.paymentIntentID {
-                    try PurchaseRepository.addAlias(platform: .stripe, alias: intent, purchaseID: applied.purchase.id, on: connection)
+                // A refund or a dispute names the charge's payment intent; since API version
+                // 2025-03-31 the invoice is the link back (its payments are not in the event).
+                for alias in [invoice.id, invoice.paymentIntentID].compactMap({ $0 }) {
+                    try PurchaseRepository.addAlias(platform: .stripe, alias: alias, purchaseID: applied.purchase.id, on: connection)
                 }
             }
         case .chargeRefunded(let charge):
@@ -117,12 +119,23 @@ public struct ApplyStripeEvent: Sendable {
     }
 
     /// Marks the purchase one of `references` names (payment intent, invoice) refunded, as of the
-    /// event's time: the change happened when the event says, whatever the charge's own age.
+    /// event's time: the change happened when the event says, whatever the charge's own age. A
+    /// subscription's charge names only its payment intent: the invoice it paid is asked of Stripe.
     private func endPaidAccess(_ event: StripeEvent, references: [String?], now: Date) async throws -> Outcome {
         let logger = self.logger
         let events = self.events
-        let references = references.compactMap { $0 }
-        return try await record(event, now: now) { connection in
+        var references = references.compactMap { $0 }
+        let known = references
+        if try await database.read({ connection in
+            try known.allSatisfy { try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) == nil }
+        }), let intent = known.first(where: { $0.hasPrefix("pi_") }) {
+            do {
+                references += try await stripe.invoiceIDs(paidBy: intent)
+            } catch is StripeAPIError {
+                // Stripe refused the lookup (a key without that permission): nothing more to go on.
+            }
+        }
+        return try await record(event, now: now) { [references] connection in
             guard let purchase = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
                 logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
                 return

@@ -171,6 +171,33 @@ extension FakeStripe.Core {
             ["object": "list", "data": Array(page), "has_more": matching.count > limit, "url": "/v1/events"] as [String: Any], status: 200)
     }
 
+    /// `GET /v1/invoice_payments`: by `invoice`, or by `payment[type]=payment_intent` and
+    /// `payment[payment_intent]`; one `invoice_payment` per charge that paid an invoice.
+    func listInvoicePayments(_ request: HTTPRequest) -> HTTPResponse {
+        let items = request.queryItems
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        let intent = value("payment[payment_intent]")
+        let invoice = value("invoice")
+        if intent != nil, value("payment[type]") != "payment_intent" {
+            return respond(
+                FakeStripeJSON.error(type: "invalid_request_error", message: "Missing required param: payment[type].", param: "payment[type]"),
+                status: 400)
+        }
+        let charges = state.withLock { Array($0.charges.values) }.filter { charge in
+            charge.invoiceID != nil && (intent == nil || charge.paymentIntentID == intent) && (invoice == nil || charge.invoiceID == invoice)
+        }.sorted { $0.paidAt > $1.paidAt }
+        let data = charges.map { charge -> [String: Any] in
+            [
+                "id": "inpay_" + charge.id.dropFirst(3), "object": "invoice_payment", "amount_paid": charge.amount,
+                "amount_requested": charge.amount, "created": FakeStripeJSON.seconds(charge.paidAt), "currency": "usd",
+                "invoice": charge.invoiceID ?? "", "is_default": true, "livemode": false, "status": "paid",
+                "payment": ["type": "payment_intent", "payment_intent": FakeStripeJSON.optional(charge.paymentIntentID)] as [String: Any],
+                "status_transitions": ["canceled_at": NSNull(), "paid_at": FakeStripeJSON.seconds(charge.paidAt)] as [String: Any],
+            ]
+        }
+        return respond(["object": "list", "data": data, "has_more": false, "url": "/v1/invoice_payments"] as [String: Any], status: 200)
+    }
+
     /// `GET /v1/charges/{id}`.
     func retrieveCharge(id: String) -> HTTPResponse {
         guard let charge = state.withLock({ $0.charges[id] }) else {
@@ -213,17 +240,14 @@ extension FakeStripeJSON {
     }
 
     /// A paid invoice of `subscription`'s current period (API 2025-03-31: the subscription under
-    /// `parent.subscription_details`, the payment under `payments.data[].payment`); `created` is
-    /// when it was drafted, here the period's start.
+    /// `parent.subscription_details`); `created` is when it was drafted, here the period's start.
+    /// Its `payments` are not included (Stripe includes them only when expanded): which payment
+    /// paid it is read from `GET /v1/invoice_payments`.
     static func invoice(id: String, subscription: FakeStripe.Subscription, charge: FakeStripe.Charge, email: String?) -> [String: Any] {
         let start = seconds(subscription.currentPeriodStart)
         let line: [String: Any] = [
             "id": "il_" + id.dropFirst(3), "object": "line_item", "invoice": id,
             "period": ["start": start, "end": seconds(subscription.currentPeriodEnd)], "quantity": 1,
-        ]
-        let payment: [String: Any] = [
-            "object": "invoice_payment", "invoice": id, "status": "paid",
-            "payment": ["type": "payment_intent", "payment_intent": optional(charge.paymentIntentID)] as [String: Any],
         ]
         return [
             "id": id, "object": "invoice", "status": "paid", "customer": subscription.customerID, "customer_email": optional(email),
@@ -234,7 +258,6 @@ extension FakeStripeJSON {
                 "subscription_details": ["subscription": subscription.id, "metadata": subscription.metadata] as [String: Any],
             ] as [String: Any],
             "lines": ["object": "list", "has_more": false, "data": [line], "url": "/v1/invoices/\(id)/lines"] as [String: Any],
-            "payments": ["object": "list", "has_more": false, "data": [payment], "url": "/v1/invoice_payments"] as [String: Any],
         ]
     }
 }

@@ -37,6 +37,8 @@ extension FakeStripe.Core {
             return listPromotionCodes(request)
         case (.get, 2) where segments == ["v1", "events"]:
             return listEvents(request)
+        case (.get, 2) where segments == ["v1", "invoice_payments"]:
+            return listInvoicePayments(request)
         case (.get, 3) where segments[0] == "v1" && segments[1] == "charges":
             return retrieveCharge(id: segments[2])
         default:

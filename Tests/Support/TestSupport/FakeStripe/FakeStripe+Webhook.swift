@@ -52,8 +52,8 @@ extension FakeStripe {
     }
 
     /// An `invoice.paid` object for the current period of subscription `id`, in the
-    /// 2025-03-31 shape (`parent.subscription_details`, `lines.data[].period`,
-    /// `payments.data[].payment`), paid now by a new charge.
+    /// 2025-03-31 shape (`parent.subscription_details`, `lines.data[].period`; `payments` not
+    /// included, as in Stripe's events), paid now by a new charge.
     public func invoicePaidObject(subscriptionID id: String, email: String? = nil) -> [String: Any]? {
         core.state.withLock { state -> [String: Any]? in
             guard let subscription = state.subscriptions[id] else { return nil }
