@@ -101,8 +101,7 @@ enum SimulatorJSON {
         return [
             "id": .string(intent.chargeID), "object": "charge", "amount": .integer(Int64(intent.amount)),
             "amount_captured": .integer(Int64(intent.amount)), "amount_refunded": .integer(Int64(refunded)), "captured": true,
-            "created": seconds(intent.created), "currency": "usd", "customer": .string(intent.customerID), "invoice": text(intent.invoiceID),
-            "livemode": false, "paid": true, "payment_intent": .string(intent.id), "refunded": .bool(intent.refund != nil),
+            "created": seconds(intent.created), "currency": "usd", "customer": .string(intent.customerID), "livemode": false, "paid": true, "payment_intent": .string(intent.id), "refunded": .bool(intent.refund != nil),
             "refunds": list(refunds, url: "/v1/charges/\(intent.chargeID)/refunds"), "status": "succeeded",
         ]
     }

@@ -240,18 +240,20 @@ extension FakeStripeJSON {
     }
 
     /// A paid invoice of `subscription`'s current period (API 2025-03-31: the subscription under
-    /// `parent.subscription_details`); `created` is when it was drafted, here the period's start.
+    /// `parent.subscription_details`); `created` is when it was drafted: when the billing cycle
+    /// ran, just before its charge was paid.
     /// Its `payments` are not included (Stripe includes them only when expanded): which payment
     /// paid it is read from `GET /v1/invoice_payments`.
     static func invoice(id: String, subscription: FakeStripe.Subscription, charge: FakeStripe.Charge, email: String?) -> [String: Any] {
         let start = seconds(subscription.currentPeriodStart)
+        let drafted = seconds(charge.paidAt)
         let line: [String: Any] = [
             "id": "il_" + id.dropFirst(3), "object": "line_item", "invoice": id,
             "period": ["start": start, "end": seconds(subscription.currentPeriodEnd)], "quantity": 1,
         ]
         return [
             "id": id, "object": "invoice", "status": "paid", "customer": subscription.customerID, "customer_email": optional(email),
-            "amount_paid": charge.amount, "currency": "usd", "billing_reason": "subscription_cycle", "created": start,
+            "amount_paid": charge.amount, "currency": "usd", "billing_reason": "subscription_cycle", "created": drafted,
             "period_start": start, "period_end": start, "livemode": subscription.livemode,
             "parent": [
                 "type": "subscription_details", "quote_details": NSNull(),
