@@ -19,4 +19,22 @@ public enum WebhookEventLog {
     public static func contains(source: String, eventID: String, on connection: Connection) throws -> Bool {
         try connection.queryOne("SELECT 1 AS seen FROM webhook_events WHERE source = ? AND event_id = ?", [source, eventID]) != nil
     }
+
+    /// Which of `ids` were recorded before (one query per 500 ids): a catch-up read skips them
+    /// without a write each.
+    public static func recorded(source: String, among ids: [String], on connection: Connection) throws -> Set<String> {
+        var seen: Set<String> = []
+        var start = 0
+        while start < ids.count {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            for row in try connection.query(
+                "SELECT event_id FROM webhook_events WHERE source = ? AND event_id IN (\(marks))", [source] + chunk)
+            {
+                seen.insert(try row.string("event_id"))
+            }
+            start += chunk.count
+        }
+        return seen
+    }
 }

@@ -32,14 +32,24 @@ extension StripeClient {
         if let startingAfter { query.append("starting_after=" + startingAfter) }
         let path = "/v1/events"
         let request = try makeRequest(method: "GET", path: path, query: query.joined(separator: "&"))
-        let list = try await perform(request, path: path, decoding: RawEventList.self, what: "event list")
-        var page = StripeEventPage(events: [], unreadable: [], hasMore: list.hasMore, lastID: nil)
-        for raw in list.data {
-            page.lastID = raw.id
+        let body = try await performBytes(request, path: path)
+        // Each event is decoded from its own bytes, exactly as a webhook body is, so one bad event
+        // is skipped rather than failing the page.
+        guard let list = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], list["object"] as? String == "list",
+            let data = list["data"] as? [[String: Any]], let hasMore = list["has_more"] as? Bool
+        else {
+            throw UpstreamError(service: "stripe", kind: .invalidResponse, message: "GET \(path): Stripe answered with an unreadable event list")
+        }
+        var page = StripeEventPage(events: [], unreadable: [], hasMore: hasMore, lastID: nil)
+        for object in data {
+            let id = object["id"] as? String ?? ""
+            page.lastID = id
             do {
-                page.events.append(try StripeEvent(json: raw.bytes))
+                page.events.append(try StripeEvent(json: Array(try JSONSerialization.data(withJSONObject: object))))
             } catch let error as StripeDecodingError {
-                page.unreadable.append((raw.id, error.reason))
+                page.unreadable.append((id, error.reason))
+            } catch {
+                page.unreadable.append((id, "could not be written back as JSON"))
             }
         }
         return page
@@ -77,75 +87,4 @@ extension StripeClient {
 /// An `invoice_payment`: only which invoice it paid.
 private struct InvoicePayment: Decodable {
     let invoice: StripeExpandableID
-}
-
-/// `{"object": "list", "data": [...], "has_more"}` whose events are kept as their own JSON bytes,
-/// so each is decoded (and a bad one skipped) exactly as a webhook body would be.
-private struct RawEventList: Decodable {
-    struct RawEvent: Decodable {
-        let id: String
-        let bytes: [UInt8]
-
-        private enum Keys: String, CodingKey { case id }
-
-        init(from decoder: any Decoder) throws {
-            id = try decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
-            let value = try decoder.singleValueContainer().decode(AnyJSON.self)
-            bytes = Array(try JSONSerialization.data(withJSONObject: value.object, options: [.fragmentsAllowed]))
-        }
-    }
-
-    let data: [RawEvent]
-    let hasMore: Bool
-
-    private enum Keys: String, CodingKey {
-        case data, object
-        case hasMore = "has_more"
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        guard try container.decode(String.self, forKey: .object) == "list" else {
-            throw DecodingError.dataCorruptedError(forKey: .object, in: container, debugDescription: "not a list")
-        }
-        data = try container.decode([RawEvent].self, forKey: .data)
-        hasMore = try container.decode(Bool.self, forKey: .hasMore)
-    }
-}
-
-/// Any JSON value, decoded into Foundation objects so it can be written back as bytes.
-private struct AnyJSON: Decodable {
-    let object: Any
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: Key.self) {
-            var dictionary: [String: Any] = [:]
-            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(AnyJSON.self, forKey: key).object }
-            object = dictionary
-        } else if var unkeyed = try? decoder.unkeyedContainer() {
-            var array: [Any] = []
-            while !unkeyed.isAtEnd { array.append(try unkeyed.decode(AnyJSON.self).object) }
-            object = array
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                object = NSNull()
-            } else if let bool = try? single.decode(Bool.self) {
-                object = bool
-            } else if let integer = try? single.decode(Int64.self) {
-                object = integer
-            } else if let number = try? single.decode(Double.self) {
-                object = number
-            } else {
-                object = try single.decode(String.self)
-            }
-        }
-    }
 }

@@ -6,6 +6,18 @@ extension StripeClient {
     /// `UpstreamError(service: "stripe")`.
     func perform<Object: Decodable>(_ request: OutboundRequest, path: String, decoding: Object.Type, what: String) async throws -> Object {
         let label = "\(request.method) \(Self.redacted(path))"
+        let body = try await performBytes(request, path: path)
+        do {
+            return try StripeJSON.decode(Object.self, from: body, what: what)
+        } catch let error as StripeDecodingError {
+            throw UpstreamError(
+                service: "stripe", kind: .invalidResponse, message: "\(label): Stripe answered with an unreadable \(what): \(error.reason)")
+        }
+    }
+
+    /// Sends `request` and returns a 2xx answer's body; the same error mapping as `perform`.
+    func performBytes(_ request: OutboundRequest, path: String) async throws -> [UInt8] {
+        let label = "\(request.method) \(Self.redacted(path))"
         let response: OutboundResponse
         do {
             response = try await httpClient.send(request)
@@ -19,13 +31,7 @@ extension StripeClient {
         let requestID = response.headers["request-id"]
         switch response.status {
         case 200..<300:
-            do {
-                return try StripeJSON.decode(Object.self, from: response.body, what: what)
-            } catch let error as StripeDecodingError {
-                throw UpstreamError(
-                    service: "stripe", kind: .invalidResponse,
-                    message: "\(label): Stripe answered \(response.status) with an unreadable \(what): \(error.reason)")
-            }
+            return response.body
         case 429, 500...:
             let detail = Self.apiError(response, requestID: requestID).map { ": \($0.message)" } ?? ""
             throw UpstreamError(service: "stripe", kind: .badStatus(response.status), message: "\(label): Stripe answered \(response.status)\(detail)")

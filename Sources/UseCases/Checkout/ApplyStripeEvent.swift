@@ -42,6 +42,13 @@ public struct ApplyStripeEvent: Sendable {
         self.logger = logger
     }
 
+    /// The events of `events` not applied before, in their order (one read per 500 events).
+    /// - Throws: `StorageError`.
+    public func unseen(_ events: [StripeEvent]) async throws -> [StripeEvent] {
+        let seen = try await webhookEvents.recorded(among: events.map(\.id))
+        return events.filter { !seen.contains($0.id) }
+    }
+
     /// - Throws: `UseCaseError.unavailable` when Stripe must be read and cannot be (Stripe
     ///   retries), `StorageError`.
     public func apply(_ event: StripeEvent, now: Date) async throws -> Outcome {

@@ -30,7 +30,7 @@ public struct ReconcileLimits: Sendable {
     public var lease: TimeInterval
 
     public init(
-        firstLookback: TimeInterval = 72 * 3600, overlap: TimeInterval = 300, maxEvents: Int = 10_000, maxLapsed: Int = 500,
+        firstLookback: TimeInterval = 72 * 3600, overlap: TimeInterval = 300, maxEvents: Int = 50_000, maxLapsed: Int = 500,
         lapsedLookback: TimeInterval = 30 * 86_400, lease: TimeInterval = 900
     ) {
         self.firstLookback = firstLookback

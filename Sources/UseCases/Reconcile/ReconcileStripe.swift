@@ -36,8 +36,15 @@ struct ReconcileStripe: ProviderReconciler {
             return .init(outcome: ReconcileLedger.RunRecord.unavailable, error: "\(error)", checked: 0, changes: 0, cursorAt: start)
         }
         var changes = 0
-        var checked = 0
-        for event in events.reversed() {
+        var checked = events.count
+        let fresh: [StripeEvent]
+        do {
+            fresh = try await apply.unseen(events.reversed())
+        } catch {
+            return .init(outcome: ReconcileLedger.RunRecord.failed, error: "\(error)", checked: 0, changes: 0, cursorAt: start)
+        }
+        checked -= fresh.count
+        for event in fresh {
             do {
                 if try await apply.apply(event, now: now) == .applied {
                     changes += 1

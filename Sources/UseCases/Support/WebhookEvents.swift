@@ -15,6 +15,12 @@ struct WebhookEvents: Sendable {
         return try await database.read { try WebhookEventLog.contains(source: source, eventID: id, on: $0) }
     }
 
+    /// Which of `ids` were recorded before.
+    func recorded(among ids: [String]) async throws -> Set<String> {
+        let source = self.source
+        return try await database.read { try WebhookEventLog.recorded(source: source, among: ids, on: $0) }
+    }
+
     /// Records `id` and runs `effects` in one transaction; false (nothing run) for a duplicate.
     func record(_ id: String, type: String, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Bool {
         let source = self.source

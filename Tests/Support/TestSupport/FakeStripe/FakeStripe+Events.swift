@@ -166,9 +166,16 @@ extension FakeStripe.Core {
             }
             matching = Array(matching[(index + 1)...])
         }
-        let page = matching.prefix(limit).map { (try? JSONSerialization.jsonObject(with: Data($0.body))) ?? [:] }
-        return respond(
-            ["object": "list", "data": Array(page), "has_more": matching.count > limit, "url": "/v1/events"] as [String: Any], status: 200)
+        // The page is written from the events' own bytes (what the webhooks carried), not re-encoded.
+        var body = Array(#"{"object":"list","data":["#.utf8)
+        for (index, event) in matching.prefix(limit).enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: event.body)
+        }
+        body.append(contentsOf: Array(#"],"has_more":\#(matching.count > limit),"url":"/v1/events"}"#.utf8))
+        return HTTPResponse(
+            status: .ok, headers: ["Content-Type": "application/json", "Request-Id": "req_" + state.withLock { $0.nextSuffix() }, "Stripe-Version": "2025-03-31.basil"],
+            body: body)
     }
 
     /// `GET /v1/invoice_payments`: by `invoice`, or by `payment[type]=payment_intent` and
