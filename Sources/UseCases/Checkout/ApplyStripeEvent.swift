@@ -147,9 +147,13 @@ public struct ApplyStripeEvent: Sendable {
                 logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
                 return
             }
+            // A one-time purchase is paid once: its refund is final, even when the purchase was
+            // recorded after the refund happened (the success page read before the event came).
+            // A subscription's refund is ordered like any change: a later paid renewal wins.
+            let changedAt = purchase.expiresAt == nil ? max(event.created, purchase.observedAt) : event.created
             let refunded = PurchaseSnapshot(
                 platform: .stripe, externalID: purchase.externalID, productID: purchase.productID, status: .refunded,
-                expiresAt: purchase.expiresAt, environment: purchase.environment, observedAt: event.created)
+                expiresAt: purchase.expiresAt, environment: purchase.environment, observedAt: changedAt)
             try events.purchaseApplied(try PurchaseRepository.apply(refunded, on: connection, now: now), on: connection, now: now)
         }
     }
