@@ -70,32 +70,7 @@ struct WebhookStormTests {
         ports: [Int], pids: [pid_t], stripe: FakeStripe, pool: Int,
         read: @escaping @Sendable (_ body: (Connection) throws -> [String: Int]) throws -> [String: Int]
     ) async throws {
-        let http = LoopbackClient()
-        let ids = try await withThrowingTaskGroup(of: String.self) { group in
-            for index in 0..<sessions {
-                group.addTask {
-                    // `Connection: close`: no keep-alive connection of this client outlives the setup.
-                    let (status, headers, _) = try await http.send(
-                        "GET", ports[index % ports.count], "/checkout/start?plan=lifetime&app_user_id=user-\(index)&email=buyer\(index)%40example.com",
-                        headers: ["Connection": "close"])
-                    let location = try #require(headers["Location"] ?? headers["location"], "status \(status)")
-                    let id = String(try #require(location.split(separator: "/").last))
-                    _ = try stripe.completeSession(id: id, email: "buyer\(index)@example.com")
-                    return id
-                }
-            }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
-        }
-        #expect(ids.count == sessions)
-        // Round by round, every session's next event: deliveries for one session overlap.
-        var deliveries: [WebhookStorm.Delivery] = []
-        for round in 0..<deliveriesPerSession {
-            for id in ids {
-                let object = try #require(stripe.sessionObject(id: id))
-                deliveries.append(stripe.webhook(type: "checkout.session.completed", object: object, created: Date(), id: "evt_\(id)_\(round)"))
-            }
-        }
-
+        let deliveries = try await Self.deliveries(ports: ports, stripe: stripe, rounds: deliveriesPerSession)
         let before = pids.map { SocketSampler.sockets(of: $0) }
         let sampler = SocketSampler(pids: pids)
         let started = Date()
@@ -127,5 +102,36 @@ struct WebhookStormTests {
             }
         }
         #expect(counts == ["purchases": sessions, "codes": sessions, "events seen": deliveries.count])
+    }
+
+    /// `sessions` checkouts opened on `ports` and paid at Stripe, and `rounds` signed
+    /// `checkout.session.completed` deliveries for each (distinct event ids), round by round:
+    /// deliveries for one session overlap in the storm.
+    static func deliveries(ports: [Int], stripe: FakeStripe, rounds: Int) async throws -> [WebhookStorm.Delivery] {
+        let http = LoopbackClient()
+        let ids = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<sessions {
+                group.addTask {
+                    // `Connection: close`: no keep-alive connection of this client outlives the setup.
+                    let (status, headers, _) = try await http.send(
+                        "GET", ports[index % ports.count], "/checkout/start?plan=lifetime&app_user_id=user-\(index)&email=buyer\(index)%40example.com",
+                        headers: ["Connection": "close"])
+                    let location = try #require(headers["Location"] ?? headers["location"], "status \(status)")
+                    let id = String(try #require(location.split(separator: "/").last))
+                    _ = try stripe.completeSession(id: id, email: "buyer\(index)@example.com")
+                    return id
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(ids.count == sessions)
+        var deliveries: [WebhookStorm.Delivery] = []
+        for round in 0..<rounds {
+            for id in ids {
+                let object = try #require(stripe.sessionObject(id: id))
+                deliveries.append(stripe.webhook(type: "checkout.session.completed", object: object, created: Date(), id: "evt_\(id)_\(round)"))
+            }
+        }
+        return deliveries
     }
 }
