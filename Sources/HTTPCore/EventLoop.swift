@@ -111,6 +111,21 @@ final class EventLoop: Sendable {
         }
     }
 
+    /// Arms `fd` to report its peer's hang-up (FIN or reset) while nothing waits on it, e.g. while
+    /// a responder answers a request: the `hangUp` handler given to `start` then gets `id`, on the
+    /// epoll thread. Data arriving meanwhile (a pipelined request) does not trigger it. The next
+    /// `wait` for `id` replaces this arming; a report that races with it is harmless (the waiter
+    /// sees a spurious `.ready`, or `hangUp` runs for a peer that has indeed sent FIN).
+    func watchHangUp(fd: Int32, id: UInt64) {
+        var event = epoll_event()
+        event.events = EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
+        event.data.u64 = id
+        if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0, errno == ENOENT {
+            // Not registered yet (its request came whole with the first read): best effort.
+            _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+        }
+    }
+
     /// Removes `fd` from the epoll set; call before closing it.
     func deregister(fd: Int32) {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
@@ -173,8 +188,12 @@ final class EventLoop: Sendable {
 
     // MARK: The thread
 
-    /// Starts the epoll thread; `accept` is called on it for every accepted socket.
-    func start(listener: Int32, accept onAccept: @escaping @Sendable (Int32, String?) -> Void) throws(HTTPServerError) {
+    /// Starts the epoll thread; `accept` is called on it for every accepted socket, `hangUp` with
+    /// the id of every socket armed by `watchHangUp` whose peer has sent FIN or reset.
+    func start(
+        listener: Int32, accept onAccept: @escaping @Sendable (Int32, String?) -> Void,
+        hangUp onHangUp: @escaping @Sendable (UInt64) -> Void = { _ in }
+    ) throws(HTTPServerError) {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.u64 = EventLoop.listenerToken
@@ -182,17 +201,19 @@ final class EventLoop: Sendable {
             throw HTTPServerError("cannot register the listening socket with epoll", errno: errno)
         }
         let thread = Thread { [self] in
-            run(listener: listener, onAccept: onAccept)
+            run(listener: listener, onAccept: onAccept, onHangUp: onHangUp)
         }
         thread.name = "http-epoll"
         thread.start()
     }
 
-    private func run(listener: Int32, onAccept: (Int32, String?) -> Void) {
+    private func run(listener: Int32, onAccept: (Int32, String?) -> Void, onHangUp: (UInt64) -> Void) {
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
-        var ready: [UInt64] = []
+        var ready: [(id: UInt64, events: UInt32)] = []
+        var hungUp: [UInt64] = []
+        let hangUpEvents = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
         var resumptions: [(UnsafeContinuation<WaitResult, Never>, WaitResult)] = []
         var listenerOpen = true
         var listenerPausedUntil: UInt64 = 0
@@ -221,16 +242,19 @@ final class EventLoop: Sendable {
                     case EventLoop.wakeToken:
                         var value: UInt64 = 0
                         _ = Glibc.read(wakeFD, &value, MemoryLayout<UInt64>.size)
-                    default: ready.append(token)
+                    default: ready.append((token, events[index].events))
                     }
                 }
             }
             let now = MonotonicClock.now()
             let (closeListener, stop) = state.withLock { state -> (Bool, Bool) in
                 state.sleepingUntil = 0
-                for id in ready {
+                for (id, events) in ready {
                     if let waiter = state.waiters.removeValue(forKey: id) {
                         resumptions.append((waiter.continuation, .ready))
+                    } else if events & hangUpEvents != 0 {
+                        // No task waits: a `watchHangUp` arming (or a stale one) saw the peer go.
+                        hungUp.append(id)
                     }
                 }
                 if now >= state.earliestDeadline {
@@ -250,6 +274,8 @@ final class EventLoop: Sendable {
             }
             for (continuation, result) in resumptions { continuation.resume(returning: result) }
             resumptions.removeAll(keepingCapacity: true)
+            for id in hungUp { onHangUp(id) }
+            hungUp.removeAll(keepingCapacity: true)
 
             if listenerOpen && listenerPausedUntil > 0 && now >= listenerPausedUntil {
                 listenerPausedUntil = 0

@@ -38,10 +38,10 @@ final class HTTPConnection {
         while true {
             guard let (head, requestDeadline) = await readHead(firstRequest: firstRequest, acceptedAt: acceptedAt) else { return }
             firstRequest = false
-            let forwarded = admitForwardedClient(of: head)
-            let outcome = await serve(head, requestDeadline: requestDeadline, refusedClient: forwarded.refused)
+            let refused = admitForwardedClient(of: head)
+            let outcome = await serve(head, requestDeadline: requestDeadline, refusedClient: refused)
             // Counted from the head until the response is written (or the request given up).
-            if let admitted = forwarded.admitted { core.releaseForwarded(client: admitted) }
+            if viaProxy { core.releaseForwarded(id: id) }
             switch outcome {
             case .done: return
             case .closeAfterResponse:
@@ -86,6 +86,9 @@ final class HTTPConnection {
             // (Foundation's are lenient). The request was well framed: keep-alive holds.
             response = core.responder.protocolErrorResponse(status: .badRequest, message: violation.message, info: info)
         } else {
+            // The task does not read while the responder runs: have the event loop tell the core
+            // if the peer hangs up meanwhile, so its slot of the client's cap is free at once.
+            core.loop.watchHangUp(fd: fd, id: id)
             response = await core.responder.respond(to: request, plan: plan, info: info)
         }
         let keepAlive = head.keepAlive && !core.draining.load(ordering: .relaxed)
@@ -94,12 +97,12 @@ final class HTTPConnection {
         return keepAlive ? .keepAlive : .closeAfterResponse
     }
 
-    /// For a trusted proxy's request: the client it forwards, counted toward that client's cap
-    /// (`admitted`, to release once answered), or refused when that client is at its cap.
-    private func admitForwardedClient(of head: HTTPRequestHead) -> (admitted: String?, refused: String?) {
-        guard viaProxy, let policy = core.configuration.clientAddressPolicy else { return (nil, nil) }
+    /// For a trusted proxy's request: counts the client it forwards toward that client's cap (to
+    /// release once answered); returns that client when it is at its cap and must be refused.
+    private func admitForwardedClient(of head: HTTPRequestHead) -> String? {
+        guard viaProxy, let policy = core.configuration.clientAddressPolicy else { return nil }
         let client = policy.forwardedClient(peer: remoteAddress ?? "", headers: head.headers)
-        return core.admitForwarded(client: client) ? (client, nil) : (nil, client)
+        return core.admitForwarded(client: client, id: id) ? nil : client
     }
 
     // MARK: Reading

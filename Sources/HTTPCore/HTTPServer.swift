@@ -48,6 +48,8 @@ public final class HTTPServer: Sendable {
             do throws(HTTPServerError) {
                 try loop.start(listener: listener) { fd, remoteAddress in
                     core.accepted(fd: fd, remoteAddress: remoteAddress)
+                } hangUp: { id in
+                    core.peerHungUp(id: id)
                 }
             } catch {
                 close(listener)

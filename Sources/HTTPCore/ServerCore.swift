@@ -19,10 +19,21 @@ final class ServerCore: Sendable {
     /// Set when graceful shutdown begins: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
 
+    /// One open connection in the table.
+    private struct Socket {
+        /// Its descriptor, for a forced shutdown.
+        let fd: Int32
+        /// The client it counts for: the socket peer; nil for a trusted proxy's (not a client),
+        /// or once the peer has hung up (`peerHungUp`).
+        var client: String?
+        /// Through a trusted proxy: the client of the request in flight, counted until answered
+        /// (or until the proxy hangs up).
+        var forwarded: String?
+    }
+
     private struct ConnectionTable {
-        /// Open connections by id, with their descriptors (for a forced shutdown) and the client
-        /// each counts for: the socket peer, or nil for a trusted proxy's (not a client).
-        var sockets: [UInt64: (fd: Int32, client: String?)] = [:]
+        /// Open connections by id.
+        var sockets: [UInt64: Socket] = [:]
         /// Per client address: its open connections plus, when a trusted proxy forwards it, its
         /// requests in flight through the proxy; absent when none.
         var perClient: [String: Int] = [:]
@@ -88,7 +99,7 @@ final class ServerCore: Sendable {
                 table.perClient[client] = held + 1
             }
             table.nextID += 1
-            table.sockets[table.nextID] = (fd, client)
+            table.sockets[table.nextID] = Socket(fd: fd, client: client)
             return .success(table.nextID)
         }
         let id: UInt64
@@ -111,8 +122,9 @@ final class ServerCore: Sendable {
     /// one to go wakes whoever waits for the server to be idle.
     func remove(id: UInt64) {
         let waiters = table.withLock { table -> [CheckedContinuation<Void, Never>] in
-            guard let (_, client) = table.sockets.removeValue(forKey: id) else { return [] }
-            if let client { table.release(client) }
+            guard let socket = table.sockets.removeValue(forKey: id) else { return [] }
+            if let client = socket.client { table.release(client) }
+            if let forwarded = socket.forwarded { table.release(forwarded) }
             guard table.sockets.isEmpty else { return [] }
             defer { table.idleWaiters = [:] }
             return Array(table.idleWaiters.values)
@@ -120,21 +132,47 @@ final class ServerCore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Counts one request in flight from `client`, forwarded by a trusted proxy, toward that
-    /// client's cap (shared with its own connections); false, counting nothing, when the client
-    /// is at its cap. Each true is matched by one `releaseForwarded(client)`.
-    func admitForwarded(client: String) -> Bool {
+    /// Counts one request in flight from `client`, forwarded by a trusted proxy on connection
+    /// `id`, toward that client's cap (shared with its own connections); false, counting nothing,
+    /// when the client is at its cap. A true is undone by `releaseForwarded(id:)`, `peerHungUp`
+    /// or `remove`, whichever comes first.
+    func admitForwarded(client: String, id: UInt64) -> Bool {
         table.withLock { table in
             let held = table.perClient[client, default: 0]
-            guard held < configuration.maxConnectionsPerClient else { return false }
+            guard held < configuration.maxConnectionsPerClient, table.sockets[id] != nil else { return false }
             table.perClient[client] = held + 1
+            table.sockets[id]?.forwarded = client
             return true
         }
     }
 
-    /// Ends a request in flight that `admitForwarded(client:)` counted.
-    func releaseForwarded(client: String) {
-        table.withLock { $0.release(client) }
+    /// Ends the request in flight that `admitForwarded(client:id:)` counted, if still counted.
+    func releaseForwarded(id: UInt64) {
+        table.withLock { table in
+            guard let forwarded = table.sockets[id]?.forwarded else { return }
+            table.sockets[id]?.forwarded = nil
+            table.release(forwarded)
+        }
+    }
+
+    /// Called on the epoll thread when connection `id`'s peer has sent FIN or reset while its
+    /// request was being answered (`EventLoop.watchHangUp`): the connection stops counting toward
+    /// its client's cap (and a proxied request toward its client's) at once, while it stays open,
+    /// and counted toward the server's cap, until its responder returns.
+    ///
+    /// Why that is safe: a peer that has sent FIN can send no further request, so what is left of
+    /// the connection is bounded by the server (the responder, then one write under the body
+    /// timeout), not by the client's pace. A client that only half-closed (`shutdown(SHUT_WR)`,
+    /// legitimate in HTTP/1.1) looks the same until a write fails, and still gets its answer: it
+    /// just no longer holds a slot of its cap meanwhile.
+    func peerHungUp(id: UInt64) {
+        table.withLock { table in
+            guard let socket = table.sockets[id] else { return }
+            if let client = socket.client { table.release(client) }
+            if let forwarded = socket.forwarded { table.release(forwarded) }
+            table.sockets[id]?.client = nil
+            table.sockets[id]?.forwarded = nil
+        }
     }
 
     /// True once no connection is open, false when `timeout` passes first. Woken by the last
@@ -187,7 +225,7 @@ final class ServerCore: Sendable {
     /// Runs under the table lock, so no descriptor can be closed and reused meanwhile.
     func shutdownAllSockets() {
         table.withLock { table in
-            for (fd, _) in table.sockets.values { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+            for socket in table.sockets.values { _ = Glibc.shutdown(socket.fd, Int32(SHUT_RDWR)) }
         }
     }
 

@@ -25,11 +25,24 @@ final class TestClient: @unchecked Sendable {
 
     private let fd: Int32
     private var pending: [UInt8] = []
+    private var isClosed = false
     private static let queue = DispatchQueue(label: "test-client", attributes: .concurrent)
 
     private init(fd: Int32) { self.fd = fd }
 
-    deinit { Glibc.close(fd) }
+    deinit { if !isClosed { Glibc.close(fd) } }
+
+    /// Closes the socket now (a full close: the peer gets FIN, or RST if it sends more).
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
+
+    /// Half-closes: sends FIN after what was sent, and can still read the answers.
+    func shutdownWrite() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
 
     /// Connects to `host:port` (IPv4 or IPv6 literal), from the IPv4 address `source` when given
     /// (any of 127.0.0.0/8 works on Linux, so tests can play several clients).

@@ -13,8 +13,8 @@ import Synchronization
 /// Background work is still claimed with `FOR UPDATE SKIP LOCKED` (`SQLDialect.skipLockedClause`)
 /// so that a claim never waits on rows another instance holds.
 ///
-/// Connections come from two pools (writers, readers); calls from async code run on a thread of
-/// their own, never on Swift's cooperative pool.
+/// Connections come from two pools (writers, readers); calls from async code run on threads of
+/// each pool's own, as many as it has connections, never on Swift's cooperative pool.
 public final class PostgresDatabase: SQLDatabase {
     /// The settings, without the password (`postgres://user:***@host:port/db`).
     public let description: String
@@ -22,6 +22,9 @@ public final class PostgresDatabase: SQLDatabase {
     public let logger: Logger
     private let writers: PostgresPool
     private let readers: PostgresPool
+    /// The threads async calls run on, one per connection of their pool (see `BlockingThreads`).
+    private let writerThreads: BlockingThreads
+    private let readerThreads: BlockingThreads
     private let placeholders = PostgresPlaceholders()
     let counter = ErrorCounter()
     private let writeLatencies = Mutex(Histogram())
@@ -68,6 +71,8 @@ public final class PostgresDatabase: SQLDatabase {
         self.readers = PostgresPool(
             configuration: named, options: PostgresPoolOptions(maxConnections: max(1, readers), checkoutTimeout: .seconds(30)),
             logger: logger)
+        writerThreads = BlockingThreads(count: writers, name: "tollgate.postgres.write")
+        readerThreads = BlockingThreads(count: readers, name: "tollgate.postgres.read")
         let version: Int
         do {
             version = try self.readers.withConnection { connection in
@@ -95,7 +100,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// - Throws: what `body` throws (the transaction rolls back), `StorageError`.
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { escapable in
-            try await Self.offPool(BlockingWork { try self.writeSync(escapable) })
+            try await offPool(writerThreads, BlockingWork { try self.writeSync(escapable) })
         }
     }
 
@@ -103,7 +108,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// - Throws: what `body` throws, `StorageError` (also when `body` tries to write).
     public func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { escapable in
-            try await Self.offPool(BlockingWork { try self.readSync(escapable) })
+            try await offPool(readerThreads, BlockingWork { try self.readSync(escapable) })
         }
     }
 
@@ -142,9 +147,11 @@ public final class PostgresDatabase: SQLDatabase {
     /// PostgreSQL's WAL is the server's business: nil.
     public var walBytes: Int? { nil }
 
-    /// Closes both pools; later calls throw.
+    /// Closes both pools and ends their threads; later calls throw.
     public func close() {
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        writerThreads.stop()
+        readerThreads.stop()
         writers.close()
         readers.close()
         logger.info("storage.closed", [("url", .string(description))])
@@ -173,31 +180,10 @@ public final class PostgresDatabase: SQLDatabase {
         writeLatencies.withLock { $0.observe(seconds) }
     }
 
-    /// Runs blocking work on a thread of its own and awaits it. The work is dropped before the
+    /// Runs blocking work on one of `threads` and awaits it. The work is dropped before the
     /// caller resumes (what `withoutActuallyEscaping` checks when the caller's body returns).
-    private static func offPool<T: Sendable>(_ work: BlockingWork<T>) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                let result = work.run()
-                continuation.resume(with: result)
-            }
-        }
-    }
-}
-
-/// One closure handed to another thread and run once; running it also lets go of it.
-///
-/// `@unchecked Sendable`: `body` is read and cleared only by `run()`, on the one thread that runs it.
-private final class BlockingWork<T>: @unchecked Sendable {
-    private var body: (() throws -> T)?
-
-    init(_ body: @escaping () throws -> T) {
-        self.body = body
-    }
-
-    func run() -> Result<T, any Error> {
-        guard let body else { return .failure(StorageError(sqlState: "XX000", message: "a database call ran twice")) }
-        self.body = nil
-        return Result { try body() }
+    private func offPool<T: Sendable>(_ threads: BlockingThreads, _ work: BlockingWork<T>) async throws -> T {
+        try await threads.run(work, stoppedError: counter.record(
+            StorageError(sqlState: "08003", message: "the database \(description) is closed")))
     }
 }
