@@ -11,6 +11,10 @@ enum WaitResult: Sendable {
     case timedOut
     /// The server is shutting down and this wait may not continue.
     case shutdown
+    /// The peer closed and left nothing to read while a read waited: the event loop closed the
+    /// socket and reported the connection gone (`start`'s `gone`), without waiting for the task to
+    /// be scheduled. The caller must not touch the descriptor again (its number may be reused).
+    case peerGone
 }
 
 /// The epoll thread. Connection tasks park on it with `wait(...)`; the thread resumes their
@@ -25,6 +29,12 @@ final class EventLoop: Sendable {
         let deadline: UInt64
         /// An idle keep-alive wait, ended at once when draining begins.
         let idle: Bool
+        /// The socket of a read wait, which the loop closes itself when its peer is gone.
+        let readFD: Int32?
+        /// Set once the task's `epoll_ctl` for this wait returned: from then on the task does
+        /// nothing with the socket until resumed, so the loop may close it. An event matched
+        /// before (a stale report racing the arming) resumes the task as `.ready` instead.
+        var armed = false
     }
 
     private struct State {
@@ -87,7 +97,7 @@ final class EventLoop: Sendable {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
             let (admitted, wake) = state.withLock { state -> (Bool, Bool) in
                 if state.forced || (idle && state.draining) { return (false, false) }
-                state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle)
+                state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle, readFD: writable ? nil : fd)
                 if deadline < state.earliestDeadline { state.earliestDeadline = deadline }
                 return (true, deadline < state.sleepingUntil)
             }
@@ -96,7 +106,8 @@ final class EventLoop: Sendable {
                 return
             }
             var event = epoll_event()
-            event.events = (writable ? EPOLLOUT.rawValue : EPOLLIN.rawValue) | EPOLLONESHOT.rawValue
+            // A read also hears the peer's FIN or reset apart from data (EPOLLRDHUP).
+            event.events = (writable ? EPOLLOUT.rawValue : EPOLLIN.rawValue | EPOLLRDHUP.rawValue) | EPOLLONESHOT.rawValue
             event.data.u64 = id
             if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0 {
                 if errno != ENOENT || epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) != 0 {
@@ -107,6 +118,7 @@ final class EventLoop: Sendable {
                     return
                 }
             }
+            state.withLock { $0.waiters[id]?.armed = true }
             if wake { wakeUp() }
         }
     }
@@ -124,6 +136,12 @@ final class EventLoop: Sendable {
             // Not registered yet (its request came whole with the first read): best effort.
             _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
         }
+    }
+
+    /// The bytes `fd` holds unread (`FIONREAD`); -1 when it cannot say (then it is left to its task).
+    static func unreadBytes(_ fd: Int32) -> Int32 {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? count : -1
     }
 
     /// Removes `fd` from the epoll set; call before closing it.
@@ -189,10 +207,12 @@ final class EventLoop: Sendable {
     // MARK: The thread
 
     /// Starts the epoll thread; `accept` is called on it for every accepted socket, `hangUp` with
-    /// the id of every socket armed by `watchHangUp` whose peer has sent FIN or reset.
+    /// the id of every socket armed by `watchHangUp` whose peer has sent FIN or reset, `gone` with
+    /// the id of every socket the loop closed because its peer left while a read waited.
     func start(
         listener: Int32, accept onAccept: @escaping @Sendable (Int32, String?) -> Void,
-        hangUp onHangUp: @escaping @Sendable (UInt64) -> Void = { _ in }
+        hangUp onHangUp: @escaping @Sendable (UInt64) -> Void = { _ in },
+        gone onGone: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) throws(HTTPServerError) {
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
@@ -201,13 +221,13 @@ final class EventLoop: Sendable {
             throw HTTPServerError("cannot register the listening socket with epoll", errno: errno)
         }
         let thread = Thread { [self] in
-            run(listener: listener, onAccept: onAccept, onHangUp: onHangUp)
+            run(listener: listener, onAccept: onAccept, onHangUp: onHangUp, onGone: onGone)
         }
         thread.name = "http-epoll"
         thread.start()
     }
 
-    private func run(listener: Int32, onAccept: (Int32, String?) -> Void, onHangUp: (UInt64) -> Void) {
+    private func run(listener: Int32, onAccept: (Int32, String?) -> Void, onHangUp: (UInt64) -> Void, onGone: (UInt64) -> Void) {
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
@@ -215,6 +235,7 @@ final class EventLoop: Sendable {
         var hungUp: [UInt64] = []
         let hangUpEvents = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
         var resumptions: [(UnsafeContinuation<WaitResult, Never>, WaitResult)] = []
+        var departures: [(id: UInt64, fd: Int32, continuation: UnsafeContinuation<WaitResult, Never>)] = []
         var listenerOpen = true
         var listenerPausedUntil: UInt64 = 0
         while true {
@@ -251,7 +272,11 @@ final class EventLoop: Sendable {
                 state.sleepingUntil = 0
                 for (id, events) in ready {
                     if let waiter = state.waiters.removeValue(forKey: id) {
-                        resumptions.append((waiter.continuation, .ready))
+                        if let fd = waiter.readFD, waiter.armed, events & hangUpEvents != 0 {
+                            departures.append((id, fd, waiter.continuation))
+                        } else {
+                            resumptions.append((waiter.continuation, .ready))
+                        }
                     } else if events & hangUpEvents != 0 {
                         // No task waits: a `watchHangUp` arming (or a stale one) saw the peer go.
                         hungUp.append(id)
@@ -272,6 +297,21 @@ final class EventLoop: Sendable {
                 }
                 return (state.closeListenerRequested, state.stopRequested)
             }
+            // A peer gone with nothing left to read: close here, so a storm of senders that close
+            // does not wait for each connection's task to be scheduled before its socket is freed.
+            // The task is parked in `wait` and owns nothing until resumed.
+            for departure in departures {
+                if EventLoop.unreadBytes(departure.fd) == 0 {
+                    deregister(fd: departure.fd)
+                    close(departure.fd)
+                    onGone(departure.id)
+                    resumptions.append((departure.continuation, .peerGone))
+                } else {
+                    // Data came with the FIN (a last request, then a half-close): the task reads it.
+                    resumptions.append((departure.continuation, .ready))
+                }
+            }
+            departures.removeAll(keepingCapacity: true)
             for (continuation, result) in resumptions { continuation.resume(returning: result) }
             resumptions.removeAll(keepingCapacity: true)
             for id in hungUp { onHangUp(id) }

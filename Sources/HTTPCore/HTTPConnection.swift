@@ -189,6 +189,10 @@ final class HTTPConnection {
             case .ready: continue
             case .timedOut: return .timedOut
             case .shutdown: return .shutdown
+            case .peerGone:
+                // The event loop closed the socket and removed the connection: nothing left to do.
+                closed = true
+                return .closed
             }
         }
     }

@@ -50,6 +50,8 @@ public final class HTTPServer: Sendable {
                     core.accepted(fd: fd, remoteAddress: remoteAddress)
                 } hangUp: { id in
                     core.peerHungUp(id: id)
+                } gone: { id in
+                    core.remove(id: id)
                 }
             } catch {
                 close(listener)
