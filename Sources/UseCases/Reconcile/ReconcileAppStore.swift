@@ -24,14 +24,12 @@ struct ReconcileAppStore: ProviderReconciler {
     static let retention: TimeInterval = 180 * 86_400
 
     func reconcile(from entry: ReconcileLedger.Entry?, since: Date?, now: Date) async -> ReconcileLedger.RunRecord {
-        let start = max(since ?? entry?.cursorAt ?? now.addingTimeInterval(-limits.firstLookback), now.addingTimeInterval(-Self.retention + 60))
-        var token = since == nil ? entry?.pageToken : nil
-        let end = token != nil ? (entry?.windowEnd ?? now) : now
+        var window = CatchUpWindow(from: entry, since: since, now: now, keptFor: Self.retention, limits: limits)
         var checked = 0
         var changes = 0
         do {
             repeat {
-                let page = try await api.notificationHistory(startDate: start, endDate: end, paginationToken: token)
+                let page = try await api.notificationHistory(startDate: window.start, endDate: window.end, paginationToken: window.token)
                 for payload in page.signedPayloads {
                     checked += 1
                     do {
@@ -41,13 +39,11 @@ struct ReconcileAppStore: ProviderReconciler {
                         logger.warning("reconcile_notification_rejected", [("provider", .string(provider)), ("reason", .string(error.message))])
                     }
                 }
-                token = page.hasMore ? page.paginationToken : nil
-            } while token != nil && checked < limits.maxEvents
+                window.token = page.hasMore ? page.paginationToken : nil
+            } while window.token != nil && checked < limits.maxEvents
         } catch {
             logger.warning("reconcile_unavailable", [("provider", .string(provider)), ("error", .string("\(error)"))])
-            return .init(
-                outcome: ReconcileLedger.RunRecord.unavailable, error: "\(error)", checked: checked, changes: changes, cursorAt: start,
-                pageToken: token, windowEnd: token == nil ? nil : end)
+            return window.unavailable(error, checked: checked, changes: changes)
         }
         let verifier = self.verifier
         let lapsed = await ReconcileLapsed(platform: .appStore, database: database, limits: limits, logger: logger).run(now: now) { purchase in
@@ -60,10 +56,6 @@ struct ReconcileAppStore: ProviderReconciler {
             }
             return try await verifier.record(present) { _, applied in applied.stateChanged }
         }
-        let next = token != nil ? start : max(start, end.addingTimeInterval(-limits.overlap))
-        return .init(
-            outcome: lapsed.failure == nil ? ReconcileLedger.RunRecord.ok : ReconcileLedger.RunRecord.unavailable,
-            error: lapsed.failure.map { "\($0)" }, checked: checked + lapsed.checked, changes: changes + lapsed.changes, cursorAt: next,
-            pageToken: token, windowEnd: token == nil ? nil : end)
+        return window.record(checked: checked, changes: changes, then: lapsed, overlap: limits.overlap)
     }
 }

@@ -23,17 +23,13 @@ struct ReconcilePlay: ProviderReconciler {
     static let retention: TimeInterval = 30 * 86_400
 
     func reconcile(from entry: ReconcileLedger.Entry?, since: Date?, now: Date) async -> ReconcileLedger.RunRecord {
-        let floor = now.addingTimeInterval(-Self.retention + 60)
-        let start = max(since ?? entry?.cursorAt ?? now.addingTimeInterval(-limits.firstLookback), floor)
-        // A window left unfinished keeps its end and page token (unless `since` starts over).
-        var token = since == nil ? entry?.pageToken : nil
-        let end = token != nil ? (entry?.windowEnd ?? now) : now
+        var window = CatchUpWindow(from: entry, since: since, now: now, keptFor: Self.retention, limits: limits)
         var checked = 0
         var changes = 0
         let voids = self.voids
         do {
             repeat {
-                let page = try await client.voidedPurchases(startTime: start, endTime: end, pageToken: token)
+                let page = try await client.voidedPurchases(startTime: window.start, endTime: window.end, pageToken: window.token)
                 for voided in page.voidedPurchases {
                     let applied = try await database.write { connection in
                         try voids.apply(
@@ -46,22 +42,16 @@ struct ReconcilePlay: ProviderReconciler {
                         logger.info("reconcile_change", [("provider", .string(provider)), ("order_id", .string(voided.orderID ?? ""))])
                     }
                 }
-                token = page.nextPageToken
-            } while token != nil && checked < limits.maxEvents
+                window.token = page.nextPageToken
+            } while window.token != nil && checked < limits.maxEvents
         } catch {
             logger.warning("reconcile_unavailable", [("provider", .string(provider)), ("error", .string("\(error)"))])
-            return .init(
-                outcome: ReconcileLedger.RunRecord.unavailable, error: "\(error)", checked: checked, changes: changes, cursorAt: start,
-                pageToken: token, windowEnd: token == nil ? nil : end)
+            return window.unavailable(error, checked: checked, changes: changes)
         }
         let notifications = self.notifications
         let lapsed = await ReconcileLapsed(platform: .playStore, database: database, limits: limits, logger: logger).run(now: now) { purchase in
             try await notifications.refreshSubscription(purchaseToken: purchase.externalID)?.stateChanged ?? false
         }
-        let next = token != nil ? start : max(start, end.addingTimeInterval(-limits.overlap))
-        return .init(
-            outcome: lapsed.failure == nil ? ReconcileLedger.RunRecord.ok : ReconcileLedger.RunRecord.unavailable,
-            error: lapsed.failure.map { "\($0)" }, checked: checked + lapsed.checked, changes: changes + lapsed.changes, cursorAt: next,
-            pageToken: token, windowEnd: token == nil ? nil : end)
+        return window.record(checked: checked, changes: changes, then: lapsed, overlap: limits.overlap)
     }
 }
