@@ -139,6 +139,40 @@ struct GoNativeWebTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
     }
 
+    @Test("Every postUrl answer's loadUrl is a URL string: refused and store down → the store page, expired → the store page, another account's → /account")
+    func loadURLAlwaysAString() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        harness.apple.addReceipt("MIIDOWN", environment: .sandbox, answer: .status(21100))
+        harness.apple.addReceipt("MIIENDED", environment: .sandbox, answer: .valid(
+            bundleID: StoresHarness.bundleID, environment: "Sandbox",
+            purchases: [.init(originalTransactionID: "4000000000000010", purchaseDate: harness.clock.now.addingTimeInterval(-40 * 86400),
+                              expiresDate: harness.clock.now.addingTimeInterval(-10 * 86400))],
+            requestDate: harness.clock.now))
+        let store = "https://pay.example.com/gonative/store"
+        for (receipt, title, loadURL) in [
+            ("GARBAGE", "Purchase not verified", store), ("MIIDOWN", "Purchase not confirmed yet", store), ("MIIENDED", "Purchase expired", store),
+        ] {
+            let response = await Self.post(harness, receipt: receipt, cookie: cookie)
+            #expect(response.status == .ok)
+            #expect(response.jsonObject?["title"] as? String == title, "\(response.text)")
+            #expect(response.jsonObject?["loadUrl"] as? String == loadURL, "\(receipt): \(response.text)")
+        }
+        // The same receipt posted by another signed-in buyer: a web view cannot switch accounts, so it stays where it is.
+        validReceipt(harness, "MIIMINE")
+        #expect(await Self.post(harness, receipt: "MIIMINE", cookie: cookie).jsonObject?["success"] as? Bool == true)
+        let services = harness.app.app
+        let now = harness.clock.now
+        let other = try await services.database.write { connection in
+            let account = try AccountRepository.create(email: "other@example.com", secrets: services.secrets, on: connection, now: now)
+            return WebCookies.session + "=" + (try WebSessionRepository.issue(accountID: account.id, on: connection, now: now)).cookieValue
+        }
+        let taken = await Self.post(harness, receipt: "MIIMINE", cookie: other)
+        #expect(taken.jsonObject?["title"] as? String == "Purchase belongs to another account", "\(taken.text)")
+        #expect(taken.jsonObject?["loadUrl"] as? String == "https://pay.example.com/account")
+    }
+
     @Test("postUrl while the App Store is down: 200, success false (GoNative posts again at the next launch), and the retry succeeds")
     func storeOutage() async throws {
         let harness = try await StoresHarness()
