@@ -68,6 +68,29 @@ struct GoNativeWebTests {
         #expect(script.status == .ok && script.text.contains("gonative_info_ready") && script.text.contains("priceFormatted"))
     }
 
+    @Test("Without JavaScript each product's button is told apart (display name and product id), and the canMakePurchases sentence waits hidden")
+    func storePageTellsProductsApart() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        let page = await harness.app.send(.get, "/gonative/store", headers: ["Cookie": cookie])
+        // The visible text of each purchase button, as a browser without JavaScript shows it.
+        var labels: [String: String] = [:]
+        for product in ["com.example.monthly", "com.example.lifetime", "pro_monthly"] {
+            let start = try #require(page.text.range(of: #"data-product-id="\#(product)">"#))
+            let end = try #require(page.text.range(of: "</a>", range: start.upperBound..<page.text.endIndex))
+            let label = String(page.text[start.upperBound..<end.lowerBound])
+                .replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).trimmingCharacters(in: .whitespaces)
+            labels[product] = label
+            #expect(label.contains(product), "the button names its product id: \(label)")
+        }
+        #expect(labels["com.example.monthly"]?.hasPrefix("Premium") == true && labels["pro_monthly"]?.hasPrefix("Premium") == true)
+        #expect(Set(labels.values).count == 3, "two products of one entitlement read the same: \(labels)")
+        #expect(page.text.contains(#"id="cannot-buy" role="status" hidden>"#))
+        let script = await harness.app.send(.get, "/static/gonative.js")
+        #expect(script.text.contains("canMakePurchases === false") && script.text.contains("cannot-buy"))
+    }
+
     @Test("postUrl with the web view's cookie: verified, linked to the signed-in account, success with loadUrl {base}/account")
     func receiptWithCookie() async throws {
         let harness = try await StoresHarness()
