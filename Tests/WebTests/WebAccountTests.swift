@@ -69,6 +69,28 @@ struct WebAccountTests {
         #expect(leaks.isEmpty, "the session secret is stored only hashed: \(leaks.map(\.table))")
     }
 
+    @Test("/account names what was bought: the web plan's name, the store product's id, beside what it unlocks")
+    func namesThePlan() async throws {
+        let harness = try CheckoutHarness(extra: ["entitlements": ["premium": ["price_monthly", "price_lifetime", "com.example.yearly"]]])
+        try await Self.paidCheckout(harness)
+        let browser = CookieBrowser(harness.app)
+        _ = try await Self.signInByLink(harness, browser)
+        let now = harness.clock.now
+        try await harness.app.app.database.write { connection in
+            guard let account = try AccountRepository.find(email: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
+            let applied = try PurchaseRepository.apply(
+                PurchaseSnapshot(
+                    platform: .appStore, externalID: "2000000000000042", productID: "com.example.yearly", status: .active,
+                    expiresAt: now.addingTimeInterval(300 * 86400), environment: "Production", observedAt: now),
+                on: connection, now: now)
+            try PurchaseRepository.link(purchaseID: applied.purchase.id, to: account.id, on: connection, now: now)
+        }
+        let page = await browser.get("/account")
+        let lines = page.text.components(separatedBy: "\n").filter { $0.contains("<p><strong>") }
+        #expect(lines.contains { $0.contains("Premium</strong> · Monthly · Web · active") }, "\(lines)")
+        #expect(lines.contains { $0.contains("Premium</strong> · com.example.yearly · App Store · active") }, "\(lines)")
+    }
+
     @Test("A link works once: a second browser posting it gets 410 and no cookie")
     func linkWorksOnce() async throws {
         let harness = try CheckoutHarness()
