@@ -47,6 +47,22 @@ public enum TollgateLink: Sendable, Equatable {
         }
     }
 
+    /// The code an install referrer carries: the success page's Google Play fallback installs the
+    /// app with `referrer=tollgate_code%3D<CODE>`, and the Play Install Referrer API hands the app
+    /// `tollgate_code=<CODE>` (with any other `utm_*` pairs) at its first launch; redeem it then.
+    /// Nil when the referrer names no code. A referrer still percent-encoded once is read too.
+    public static func code(fromInstallReferrer referrer: String) -> String? {
+        var text = referrer.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !text.contains("="), let decoded = text.removingPercentEncoding { text = decoded }
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, parts[0].removingPercentEncoding == "tollgate_code" else { continue }
+            let value = parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? parts[1]
+            return normalize(value)
+        }
+        return nil
+    }
+
     /// The code a user typed or a link carried, as the service reads it: case-insensitive,
     /// hyphens and spaces ignored. Nil when nothing but letters and digits remains, or too much.
     /// (The service also folds Crockford look-alikes, `O`→`0`, `I`/`L`→`1`; the client leaves that to it.)

@@ -124,6 +124,34 @@ struct AppleStoreRulesTests {
         #expect(Set(recorded.entitlements.filter(\.active).map(\.id)) == ["premium", "lifetime"])
     }
 
+    @Test("A StoreKit 1 transaction id picks its purchase from the receipt (any period's id finds the newest state); one the receipt lacks is invalid_receipt")
+    func receiptTransaction() async throws {
+        let stores = try await Stores()
+        defer { Task { await stores.stop() } }
+        let now = stores.bench.now
+        let first = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.monthly", transactionID: "3000000000000400", originalTransactionID: "3000000000000400",
+            purchaseDate: now.addingTimeInterval(-35 * 86400), expiresDate: now.addingTimeInterval(-5 * 86400))
+        let current = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.monthly", transactionID: "3000000000000401", originalTransactionID: "3000000000000400",
+            purchaseDate: now.addingTimeInterval(-5 * 86400), expiresDate: now.addingTimeInterval(25 * 86400))
+        let lifetime = FakeAppStoreServer.ReceiptPurchase(
+            productID: "com.example.lifetime", transactionID: "3000000000000500", originalTransactionID: "3000000000000500",
+            purchaseDate: now.addingTimeInterval(-3600), autoRenewStatus: nil)
+        stores.apple.addReceipt("MIIUSECASE1", environment: .production, answer: .receipt(
+            bundleID: Self.bundleID, environment: "Production", latestReceiptInfo: [current], inApp: [first, current, lifetime], requestDate: now))
+
+        let verified = try await stores.purchases.appStore(receiptBase64: "MIIUSECASE1", transactionID: "3000000000000400")
+        #expect(verified.snapshot.externalID == "3000000000000400")
+        #expect(verified.snapshot.expiresAt == current.expiresDate && verified.snapshot.status == .active)
+        #expect(verified.alongside.map(\.externalID) == ["3000000000000500"])
+        let byLifetime = try await stores.purchases.appStore(receiptBase64: "MIIUSECASE1", transactionID: "3000000000000500")
+        #expect(byLifetime.snapshot.productID == "com.example.lifetime")
+        await #expect(throws: UseCaseError.self) {
+            _ = try await stores.purchases.appStore(receiptBase64: "MIIUSECASE1", transactionID: "3000000000000999")
+        }
+    }
+
     @Test("A notification that verifies but is another environment's or app's, or version 1, is ignored; one that does not verify is refused")
     func notOurs() async throws {
         let stores = try await Stores()

@@ -64,6 +64,33 @@ struct CheckoutFlowTests {
         #expect(try await harness.count("SELECT count(*) FROM purchases") == 1)
     }
 
+    @Test("The success page opens the app by itself: on Android an intent:// link falling back to Google Play with the code as install referrer; on iOS the universal link first, then the App Store")
+    func opensTheApp() async throws {
+        let harness = try CheckoutHarness()
+        let id = try await harness.startCheckout()
+        try harness.pay(id)
+        let android = await harness.successPage(id, userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36")
+        let code = try #require(CheckoutHarness.code(in: android))
+        let href = try #require(android.text.range(of: #"id="open-app"[^>]*href="[^"]+""#, options: .regularExpression)
+            .map { String(android.text[$0]) }?.components(separatedBy: #"href=""#).last?.dropLast())
+        // Attributes escape `=` and `&` (browsers decode them back).
+        let intent = href.replacingOccurrences(of: "&#61;", with: "=").replacingOccurrences(of: "&amp;", with: "&")
+        let marker = ";S.browser_fallback_url="
+        #expect(intent.hasPrefix("intent://redeem?code=\(code)#Intent;scheme=exampleapp;package=com.example.app\(marker)"), "\(intent)")
+        let encodedFallback = try #require(intent.components(separatedBy: marker).last?.components(separatedBy: ";end").first)
+        // Chrome decodes the extra once: the Play listing with referrer=tollgate_code%3D<CODE>.
+        let fallback = try #require(encodedFallback.removingPercentEncoding)
+        #expect(fallback == "https://play.google.com/store/apps/details?id=com.example.app&referrer=tollgate_code%3D\(code)")
+        // Google Play hands the app the decoded referrer at first launch; the client reads the code in it.
+        let referrer = try #require(URLComponents(string: fallback)?.queryItems?.first { $0.name == "referrer" }?.value)
+        #expect(referrer == "tollgate_code=\(code)")
+
+        let iPhone = await harness.successPage(id, userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1")
+        let first = try #require(iPhone.text.range(of: #"id="open-app"[^>]*href="[^"]+""#, options: .regularExpression).map { String(iPhone.text[$0]) })
+        #expect(first.contains("href=\"https://pay.example.com/redeem/\(code)\""), "the universal link first: \(first)")
+        #expect(iPhone.text.contains("https://apps.apple.com/app/id1"), "then the App Store")
+    }
+
     @Test("Webhook first, then the browser: the page shows the code the webhook issued")
     func webhookFirst() async throws {
         let harness = try CheckoutHarness()

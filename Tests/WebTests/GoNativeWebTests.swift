@@ -68,6 +68,29 @@ struct GoNativeWebTests {
         #expect(script.status == .ok && script.text.contains("gonative_info_ready") && script.text.contains("priceFormatted"))
     }
 
+    @Test("Without JavaScript each product's button is told apart (display name and product id), and the canMakePurchases sentence waits hidden")
+    func storePageTellsProductsApart() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        let page = await harness.app.send(.get, "/gonative/store", headers: ["Cookie": cookie])
+        // The visible text of each purchase button, as a browser without JavaScript shows it.
+        var labels: [String: String] = [:]
+        for product in ["com.example.monthly", "com.example.lifetime", "pro_monthly"] {
+            let start = try #require(page.text.range(of: #"data-product-id="\#(product)">"#))
+            let end = try #require(page.text.range(of: "</a>", range: start.upperBound..<page.text.endIndex))
+            let label = String(page.text[start.upperBound..<end.lowerBound])
+                .replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).trimmingCharacters(in: .whitespaces)
+            labels[product] = label
+            #expect(label.contains(product), "the button names its product id: \(label)")
+        }
+        #expect(labels["com.example.monthly"]?.hasPrefix("Premium") == true && labels["pro_monthly"]?.hasPrefix("Premium") == true)
+        #expect(Set(labels.values).count == 3, "two products of one entitlement read the same: \(labels)")
+        #expect(page.text.contains(#"id="cannot-buy" role="status" hidden>"#))
+        let script = await harness.app.send(.get, "/static/gonative.js")
+        #expect(script.text.contains("canMakePurchases === false") && script.text.contains("cannot-buy"))
+    }
+
     @Test("postUrl with the web view's cookie: verified, linked to the signed-in account, success with loadUrl {base}/account")
     func receiptWithCookie() async throws {
         let harness = try await StoresHarness()
@@ -137,6 +160,40 @@ struct GoNativeWebTests {
             #expect(malformed.status == .badRequest && malformed.errorCode == "bad_request", "not GoNative's request (\(body)): 400 in API.md's shape")
         }
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
+    }
+
+    @Test("Every postUrl answer's loadUrl is a URL string: refused and store down → the store page, expired → the store page, another account's → /account")
+    func loadURLAlwaysAString() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        harness.apple.addReceipt("MIIDOWN", environment: .sandbox, answer: .status(21100))
+        harness.apple.addReceipt("MIIENDED", environment: .sandbox, answer: .valid(
+            bundleID: StoresHarness.bundleID, environment: "Sandbox",
+            purchases: [.init(originalTransactionID: "4000000000000010", purchaseDate: harness.clock.now.addingTimeInterval(-40 * 86400),
+                              expiresDate: harness.clock.now.addingTimeInterval(-10 * 86400))],
+            requestDate: harness.clock.now))
+        let store = "https://pay.example.com/gonative/store"
+        for (receipt, title, loadURL) in [
+            ("GARBAGE", "Purchase not verified", store), ("MIIDOWN", "Purchase not confirmed yet", store), ("MIIENDED", "Purchase expired", store),
+        ] {
+            let response = await Self.post(harness, receipt: receipt, cookie: cookie)
+            #expect(response.status == .ok)
+            #expect(response.jsonObject?["title"] as? String == title, "\(response.text)")
+            #expect(response.jsonObject?["loadUrl"] as? String == loadURL, "\(receipt): \(response.text)")
+        }
+        // The same receipt posted by another signed-in buyer: a web view cannot switch accounts, so it stays where it is.
+        validReceipt(harness, "MIIMINE")
+        #expect(await Self.post(harness, receipt: "MIIMINE", cookie: cookie).jsonObject?["success"] as? Bool == true)
+        let services = harness.app.app
+        let now = harness.clock.now
+        let other = try await services.database.write { connection in
+            let account = try AccountRepository.create(email: "other@example.com", secrets: services.secrets, on: connection, now: now)
+            return WebCookies.session + "=" + (try WebSessionRepository.issue(accountID: account.id, on: connection, now: now)).cookieValue
+        }
+        let taken = await Self.post(harness, receipt: "MIIMINE", cookie: other)
+        #expect(taken.jsonObject?["title"] as? String == "Purchase belongs to another account", "\(taken.text)")
+        #expect(taken.jsonObject?["loadUrl"] as? String == "https://pay.example.com/account")
     }
 
     @Test("postUrl while the App Store is down: 200, success false (GoNative posts again at the next launch), and the retry succeeds")

@@ -183,8 +183,11 @@ struct IAPAccountTests {
         let headers: HTTPHeaders = ["X-Api-Key": StoresHarness.apiKey, "Content-Type": "application/json"]
         let none = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: "{}")
         #expect(none.status == .badRequest)
-        let two = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"transaction_id":"1","app_receipt_base64":"eA=="}"#)
+        let two = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"transaction_id":"1","subscription_transaction_jws":"a.b.c"}"#)
         #expect(two.status == .badRequest)
+        let three = await harness.app.send(
+            .post, "/api/v1/iap/apple", headers: headers, body: #"{"transaction_id":"1","app_receipt_base64":"eA==","subscription_transaction_jws":"a.b.c"}"#)
+        #expect(three.status == .badRequest)
         let forged = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"subscription_transaction_jws":"a.b.c"}"#)
         #expect(forged.status == .unprocessableContent)
         #expect(forged.errorCode == "invalid_receipt")

@@ -69,6 +69,28 @@ struct WebAccountTests {
         #expect(leaks.isEmpty, "the session secret is stored only hashed: \(leaks.map(\.table))")
     }
 
+    @Test("/account names what was bought: the web plan's name, the store product's id, beside what it unlocks")
+    func namesThePlan() async throws {
+        let harness = try CheckoutHarness(extra: ["entitlements": ["premium": ["price_monthly", "price_lifetime", "com.example.yearly"]]])
+        try await Self.paidCheckout(harness)
+        let browser = CookieBrowser(harness.app)
+        _ = try await Self.signInByLink(harness, browser)
+        let now = harness.clock.now
+        try await harness.app.app.database.write { connection in
+            guard let account = try AccountRepository.find(email: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
+            let applied = try PurchaseRepository.apply(
+                PurchaseSnapshot(
+                    platform: .appStore, externalID: "2000000000000042", productID: "com.example.yearly", status: .active,
+                    expiresAt: now.addingTimeInterval(300 * 86400), environment: "Production", observedAt: now),
+                on: connection, now: now)
+            try PurchaseRepository.link(purchaseID: applied.purchase.id, to: account.id, on: connection, now: now)
+        }
+        let page = await browser.get("/account")
+        let lines = page.text.components(separatedBy: "\n").filter { $0.contains("<p><strong>") }
+        #expect(lines.contains { $0.contains("Premium</strong> · Monthly · Web · active") }, "\(lines)")
+        #expect(lines.contains { $0.contains("Premium</strong> · com.example.yearly · App Store · active") }, "\(lines)")
+    }
+
     @Test("A link works once: a second browser posting it gets 410 and no cookie")
     func linkWorksOnce() async throws {
         let harness = try CheckoutHarness()
@@ -96,8 +118,9 @@ struct WebAccountTests {
         let unknown = await browser.post("/account/sign-in", ["csrf": csrf, "email": "nobody@example.com"])
         let known = await browser.post("/account/sign-in", ["csrf": csrf, "email": "buyer@example.com"])
         #expect(unknown.status == known.status)
-        #expect(unknown.text.replacingOccurrences(of: EmailMask.mask("nobody@example.com"), with: "")
-            == known.text.replacingOccurrences(of: EmailMask.mask("buyer@example.com"), with: ""))
+        // The same page but for the address itself (masked, and in the code form's hidden field).
+        #expect(unknown.text.replacingOccurrences(of: EmailMask.mask("nobody@example.com"), with: "").replacingOccurrences(of: "nobody@example.com", with: "")
+            == known.text.replacingOccurrences(of: EmailMask.mask("buyer@example.com"), with: "").replacingOccurrences(of: "buyer@example.com", with: ""))
         #expect(try await harness.count("SELECT COUNT(*) FROM mail_outbox") == before + 1, "one link, to the known address")
         #expect(try await harness.count("SELECT COUNT(*) FROM accounts WHERE email = 'nobody@example.com'") == 0, "no account for an address that bought nothing")
         let invalid = await browser.post("/account/sign-in", ["csrf": csrf, "email": "not an address"])

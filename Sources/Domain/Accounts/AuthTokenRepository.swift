@@ -14,10 +14,12 @@ public enum AuthTokenRepository {
         case passwordReset = "password_reset"
         /// The emailed link that signs a buyer in on the web (`/account/sign-in/link`).
         case webSignIn = "web_sign_in"
+        /// The 6-digit code in the same mail, typed on the page the buyer is on (`SignInCodeRepository`).
+        case webSignInCode = "web_sign_in_code"
 
         public var lifetime: TimeInterval {
             switch self {
-            case .login, .webSignIn: 600
+            case .login, .webSignIn, .webSignInCode: 600
             case .authorizationCode: 120
             case .emailConfirmation: 3 * 86400
             case .passwordReset: 3600

@@ -325,5 +325,13 @@ public enum DomainMigrations {
             ALTER TABLE purchases ADD COLUMN reconciled_expiry BIGINT;
             CREATE INDEX purchases_lapse ON purchases (platform, expires_at);
             """),
+        // The 6-digit sign-in code (API.md "The buyer's web account": 10 minutes, 5 tries) lives in
+        // auth_tokens beside the link it is mailed with (purpose `web_sign_in_code`, its keyed hash
+        // as token_hash), so erasure and retention treat it as they treat links; `attempts` counts
+        // wrong tries, and the index finds an address's newest code.
+        Migration(id: "0350_sign_in_codes", sql: """
+            ALTER TABLE auth_tokens ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX auth_tokens_email ON auth_tokens (purpose, email, created_at);
+            """),
     ]
 }

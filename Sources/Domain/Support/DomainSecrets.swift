@@ -13,6 +13,9 @@ public struct DomainSecrets: Sendable {
     public let idempotencyReplyKey: [UInt8]
     /// HMAC key of the CSRF tokens in the web account's forms (`FormTokens`).
     public let formTokenKey: [UInt8]
+    /// HMAC key of the stored 6-digit sign-in codes (`SignInCodeRepository`): a copy of the
+    /// database alone cannot try the million codes.
+    public let signInCodeKey: [UInt8]
     /// Derives `obfuscated_account_id` values.
     public let obfuscatedIDs: ObfuscatedID
 
@@ -27,6 +30,7 @@ public struct DomainSecrets: Sendable {
         mailParameterKey = try derive("mail-parameters")
         idempotencyReplyKey = try derive("idempotency-replies")
         formTokenKey = try derive("form-tokens")
+        signInCodeKey = try derive("web-sign-in-code")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
     }
 }

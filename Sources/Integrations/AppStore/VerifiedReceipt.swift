@@ -15,6 +15,9 @@ public struct VerifiedReceipt: Sendable, Equatable {
     public var originalTransactionID: String
     /// `transaction_id` of the newest item.
     public var transactionID: String?
+    /// Every `transaction_id` the receipt holds for this `original_transaction_id` (each period,
+    /// each restore), so a StoreKit 1 transaction id finds its purchase.
+    public var transactionIDs: Set<String> = []
     /// `purchase_date_ms`: when this item (the current period, for a subscription) was bought.
     public var purchaseDate: Date?
     /// `expires_date_ms`; nil for purchases that do not expire.
@@ -64,6 +67,11 @@ public struct VerifiedReceipt: Sendable, Equatable {
         self.isInBillingRetryPeriod = isInBillingRetryPeriod
         self.gracePeriodExpiresDate = gracePeriodExpiresDate
         self.requestDate = requestDate
+    }
+
+    /// Whether `id` is this purchase's original transaction id or one of its transactions' ids.
+    public func holds(transactionID id: String) -> Bool {
+        id == originalTransactionID || id == transactionID || transactionIDs.contains(id)
     }
 
     /// This purchase followed by `otherPurchases`: every purchase of the receipt, newest first.

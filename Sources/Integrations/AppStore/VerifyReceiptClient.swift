@@ -127,9 +127,11 @@ public final class VerifyReceiptClient: Sendable {
         // Every purchase of the receipt: the newest item of each original transaction id, from
         // `latest_receipt_info` (newest state) and `receipt.in_app` together.
         var newest: [String: (item: ReceiptAnswer.Item, purchased: Date, order: Int)] = [:]
+        var transactionIDs: [String: Set<String>] = [:]
         let items = (answer.latest_receipt_info ?? []) + (receipt.in_app ?? [])
         for (order, item) in items.enumerated() {
             guard let originalID = item.original_transaction_id, !originalID.isEmpty, item.product_id?.isEmpty == false else { continue }
+            if let id = item.transaction_id, !id.isEmpty { transactionIDs[originalID, default: []].insert(id) }
             let purchased = try date(item.purchase_date_ms, "purchase_date_ms") ?? .distantPast
             // On a tie the earlier item wins: `latest_receipt_info` comes first and is the newer state.
             if let current = newest[originalID], current.purchased >= purchased { continue }
@@ -138,8 +140,11 @@ public final class VerifyReceiptClient: Sendable {
         let purchases = try newest.values
             .sorted { $0.purchased != $1.purchased ? $0.purchased > $1.purchased : $0.order < $1.order }
             .map { entry in
-                try purchase(entry.item, renewal: answer.pending_renewal_info?.first { $0.original_transaction_id == entry.item.original_transaction_id },
-                             environment: environmentName, bundleID: bundleID, requestDate: requestDate)
+                var purchase = try purchase(
+                    entry.item, renewal: answer.pending_renewal_info?.first { $0.original_transaction_id == entry.item.original_transaction_id },
+                    environment: environmentName, bundleID: bundleID, requestDate: requestDate)
+                purchase.transactionIDs = transactionIDs[purchase.originalTransactionID] ?? []
+                return purchase
             }
         guard var first = purchases.first else {
             throw VerifyReceiptError(.noPurchase, "the receipt holds no in-app purchase")

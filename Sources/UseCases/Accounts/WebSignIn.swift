@@ -4,8 +4,9 @@ import Logging
 import Storage
 
 /// Signing a buyer in on Tollgate's own pages (API.md "The buyer's web account"): a one-time
-/// link by email (10 minutes) or the account's password, either of which opens a cookie
-/// session (`WebSessionRepository`). Asking for a link answers the same whether or not the
+/// link by email (10 minutes), the 6-digit code in the same mail (typed on the page the buyer is
+/// on, so a buyer inside an app's web view signs in there: `SignInCodeRepository`), or the
+/// account's password, any of which opens a cookie session (`WebSessionRepository`). Asking for a link answers the same whether or not the
 /// email is known; links to one account go out at most once a minute.
 public struct WebSignIn: Sendable {
     /// A signed-in browser's session.
@@ -54,9 +55,12 @@ public struct WebSignIn: Sendable {
                 try ResendThrottle.claim("web-sign-in:" + accountID, interval: Self.linkInterval, on: connection, now: now)
             else { return false }
             let token = try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now)
+            let code = try SignInCodeRepository.issue(accountID: accountID, email: email, key: secrets.signInCodeKey, on: connection, now: now)
             try mail.enqueue(
                 key: "web-sign-in:\(try EntityID.make("m"))", template: "login_link", to: email,
-                parameters: ["login_url": links.url("/account/sign-in/link?token=" + token), "expiry_text": "in 10 minutes"],
+                parameters: [
+                    "login_url": links.url("/account/sign-in/link?token=" + token), "expiry_text": "in 10 minutes", "sign_in_code": code,
+                ],
                 on: connection)
             return true
         }
@@ -99,22 +103,56 @@ public struct WebSignIn: Sendable {
             case .failure(let rejection):
                 return .failure(rejection)
             case .success(let link):
-                guard let account = try AccountRepository.find(id: link.accountID, on: connection),
-                    !(try AccountErasure.isDeleted(accountID: account.id, on: connection))
-                else {
+                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, on: connection, now: now) else {
                     return .failure(.unknown)
                 }
-                // The link proved the address: the account's own, or (no address yet) given to it.
-                if let email = link.email, account.email == nil || (account.email == email && !account.emailVerified) {
-                    do {
-                        try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
-                    } catch is AccountRepository.EmailConflict {
-                        // Another account confirmed the address since: this one signs in unconfirmed.
-                    }
-                }
-                return .success(try WebSessionRepository.issue(accountID: account.id, on: connection, now: now))
+                return .success(issued)
             }
         }
+    }
+
+    /// Why a typed sign-in code was refused.
+    public enum CodeRejection: Error, Sendable, Equatable {
+        /// Wrong; this many tries are left.
+        case wrong(remaining: Int)
+        /// No live code for the address (never sent, expired, used or out of tries): a new mail is needed.
+        case noLiveCode
+    }
+
+    /// Signs in with the 6-digit code mailed to `email` beside the link: a new session for the
+    /// account the mail was for, whose address the code proved.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public func signIn(email: String, code: String, now: Date) async throws -> Result<WebSessionRepository.Issued, CodeRejection> {
+        let email = email.lowercased()
+        let key = secrets.signInCodeKey
+        return try await database.write { connection in
+            switch try SignInCodeRepository.check(email: email, typed: code, key: key, on: connection, now: now) {
+            case .noLiveCode: return .failure(.noLiveCode)
+            case .wrong(let remaining): return .failure(.wrong(remaining: remaining))
+            case .accepted(let accountID):
+                guard let issued = try Self.openSession(accountID: accountID, proving: email, on: connection, now: now) else {
+                    return .failure(.noLiveCode)
+                }
+                return .success(issued)
+            }
+        }
+    }
+
+    /// A session for `accountID` (nil when it was deleted) after a link or code sent to `email`
+    /// proved the address: the account's own gets confirmed, an account without one gets it
+    /// (unless another account confirmed it first).
+    private static func openSession(accountID: String, proving email: String?, on connection: Connection, now: Date) throws -> Issued? {
+        guard let account = try AccountRepository.find(id: accountID, on: connection),
+            !(try AccountErasure.isDeleted(accountID: account.id, on: connection))
+        else { return nil }
+        if let email, account.email == nil || (account.email == email && !account.emailVerified) {
+            do {
+                try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
+            } catch is AccountRepository.EmailConflict {
+                // Another account confirmed the address since: this one signs in unconfirmed.
+            }
+        }
+        return try WebSessionRepository.issue(accountID: account.id, on: connection, now: now)
     }
 
     /// Signs in with the account's email and password.

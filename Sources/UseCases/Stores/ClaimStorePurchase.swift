@@ -14,6 +14,8 @@ public struct ClaimStorePurchase: Sendable {
         case appStoreSignedTransaction(String)
         case appStoreReceipt(String)
         case appStoreTransactionID(String)
+        /// A StoreKit 1 receipt and the transaction to claim from it.
+        case appStoreReceiptTransaction(receipt: String, transactionID: String)
         case play(purchaseToken: String, sku: String)
     }
 
@@ -74,6 +76,7 @@ public struct ClaimStorePurchase: Sendable {
         case .appStoreSignedTransaction(let jws): verified = try await verifier.appStore(signedTransaction: jws)
         case .appStoreReceipt(let receipt): verified = try await verifier.appStore(receiptBase64: receipt)
         case .appStoreTransactionID(let id): verified = try await verifier.appStore(transactionID: id)
+        case .appStoreReceiptTransaction(let receipt, let id): verified = try await verifier.appStore(receiptBase64: receipt, transactionID: id)
         case .play(let token, let sku): verified = try await verifier.playStore(purchaseToken: token, productID: sku)
         }
         // An account made from a bare purchase gets a random password: hash it before taking the

@@ -114,6 +114,27 @@ public struct StorePurchaseVerifier: Sendable {
         }
     }
 
+    /// Verifies a base64 app receipt and picks the purchase holding `transactionID` (StoreKit 1
+    /// integrations, Cleeng's `transactionId` + `receiptData`): that purchase's newest state as
+    /// `snapshot`, the receipt's others `alongside`.
+    /// - Throws: `UseCaseError` (422 invalid_receipt, also when the receipt holds no such
+    ///   transaction; 502 upstream_unavailable; 503 not configured).
+    public func appStore(receiptBase64: String, transactionID: String) async throws -> VerifiedStorePurchase {
+        try await StoreErrors.mapping {
+            guard let client = stores.verifyReceipt else { throw StoreErrors.notConfigured(StoreClients.Missing.verifyReceipt) }
+            let receipt = try await client.verify(receiptBase64: receiptBase64)
+            let purchases = receipt.allPurchases
+            guard let index = purchases.firstIndex(where: { $0.holds(transactionID: transactionID) }) else {
+                throw StoreErrors.invalidReceipt("The receipt holds no transaction \(transactionID); nothing was recorded.")
+            }
+            let now = self.now()
+            var others = purchases
+            let claimed = others.remove(at: index)
+            return VerifiedStorePurchase(
+                snapshot: claimed.snapshot(now: now, durations: durations), alongside: others.map { $0.snapshot(now: now, durations: durations) })
+        }
+    }
+
     /// A non-renewing subscription gets its configured expiry; without one it is refused (503
     /// `not_configured`, naming the key), never recorded as active forever.
     private func withDuration(_ snapshot: PurchaseSnapshot, now: Date) throws -> PurchaseSnapshot {

@@ -1,5 +1,8 @@
+import Domain
+
 /// A name for a product in emails and pages: the entitlement it grants, else its plan, else
-/// the product id itself.
+/// the product id itself; and what was bought (`plan(of:platform:)`): the web plan's name, or
+/// the store product's id.
 public struct ProductNames: Sendable {
     let entitlements: [String: [String]]
     /// Plan name → price id.
@@ -19,6 +22,13 @@ public struct ProductNames: Sendable {
             return Self.capitalized(plan)
         }
         return productID
+    }
+
+    /// What was bought, beside what it unlocks: a web purchase's plan (`Monthly` for the plan
+    /// `monthly` whose price it is; the price id when no plan has it), a store purchase's product id.
+    public func plan(of productID: String, platform: Platform) -> String {
+        guard platform == .stripe else { return productID }
+        return planPrices.keys.sorted().first { planPrices[$0] == productID }.map(Self.capitalized) ?? productID
     }
 
     private static func capitalized(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst() }

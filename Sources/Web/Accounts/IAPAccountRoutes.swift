@@ -31,14 +31,7 @@ struct IAPAccountRoutes {
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple")]) { [self] request, _ in
             let body = try request.decodeJSON(AppleBody.self)
-            let proofs: [ClaimStorePurchase.Proof] = [
-                body.subscriptionTransactionJws.map { .appStoreSignedTransaction($0) }, body.appReceiptBase64.map { .appStoreReceipt($0) },
-                body.transactionId.map { .appStoreTransactionID($0) },
-            ].compactMap { $0 }
-            let sent = [body.subscriptionTransactionJws, body.appReceiptBase64, body.transactionId].compactMap { $0 }.filter { !$0.isEmpty }
-            guard sent.count == 1, let proof = proofs.first(where: { Self.isSent($0) }) else {
-                throw APIError.badRequest("Send exactly one of subscription_transaction_jws, app_receipt_base64 and transaction_id.")
-            }
+            let proof = try Self.appleProof(body)
             return try await claimed(proof, request: request, email: body.customerDetails?.email)
         }
         group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google")]) { [self] request, _ in
@@ -50,10 +43,20 @@ struct IAPAccountRoutes {
         }
     }
 
-    private static func isSent(_ proof: ClaimStorePurchase.Proof) -> Bool {
-        switch proof {
-        case .appStoreSignedTransaction(let text), .appStoreReceipt(let text), .appStoreTransactionID(let text): !text.isEmpty
-        case .play: true
+    /// Exactly one of the three proofs, or (StoreKit 1 integrations, Cleeng's `transactionId` +
+    /// `receiptData`) `transaction_id` with `app_receipt_base64`: that transaction from the receipt.
+    /// - Throws: `APIError.badRequest` for any other combination.
+    static func appleProof(_ body: AppleBody) throws -> ClaimStorePurchase.Proof {
+        func sent(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+        switch (sent(body.subscriptionTransactionJws), sent(body.appReceiptBase64), sent(body.transactionId)) {
+        case (let jws?, nil, nil): return .appStoreSignedTransaction(jws)
+        case (nil, let receipt?, nil): return .appStoreReceipt(receipt)
+        case (nil, nil, let id?): return .appStoreTransactionID(id)
+        case (nil, let receipt?, let id?): return .appStoreReceiptTransaction(receipt: receipt, transactionID: id)
+        default:
+            throw APIError.badRequest(
+                "Send exactly one of subscription_transaction_jws, app_receipt_base64 and transaction_id "
+                    + "(or transaction_id with app_receipt_base64, to claim that transaction of the receipt).")
         }
     }
 

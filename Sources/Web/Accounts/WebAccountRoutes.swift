@@ -109,8 +109,11 @@ struct WebAccountRoutes {
         case (true, _, let date?): "Renews \(date)"
         case (false, _, let date?): "Ended \(date)"
         }
+        let name = products.name(of: purchase.productID)
+        let plan = products.plan(of: purchase.productID, platform: purchase.platform)
         return .dictionary([
-            "name": .string(products.name(of: purchase.productID)), "source": .string(source),
+            // The plan beside what it unlocks, said once when they are the same words.
+            "name": .string(name), "source": .string(source), "plan": .string(plan == name ? "" : plan),
             "status": .string(purchase.status.rawValue.replacingOccurrences(of: "_", with: " ")),
             "active": .bool(purchase.isEntitled(at: now)), "when": .string(when),
         ])

@@ -10,7 +10,9 @@ import UseCases
 /// password form for accounts that have one), `POST /account/sign-in` (mails a one-time link, the
 /// same answer whether or not the email is known; or signs in with the password),
 /// `GET /account/sign-in/link?token=` (a button: mail scanners' GETs sign no one in),
-/// `POST /account/sign-in/link` (sets the cookie), `POST /account/sign-out`, and `GET /manage`
+/// `POST /account/sign-in/link` (sets the cookie), `POST /account/sign-in/code` (the 6-digit code
+/// from the same mail, typed where the buyer is: inside an app's web view the link would open
+/// another browser), `POST /account/sign-out`, and `GET /manage`
 /// (the link emails carry). Every form carries a CSRF token; sign-in is limited per client and,
 /// for passwords, per email.
 struct WebSignInRoutes {
@@ -40,7 +42,7 @@ struct WebSignInRoutes {
             }
             guard let password = fields["password"], !password.isEmpty else {
                 try await signIn.requestLink(email: email, now: now())
-                return try pages.render("account_link_sent", title: "Check your email", ["masked_email": .string(EmailMask.mask(email))])
+                return try linkSent(request, email: email, next: next)
             }
             return try await passwordSignIn(request, context: context, email: email, password: password, next: next)
         }
@@ -59,6 +61,27 @@ struct WebSignInRoutes {
             switch try await signIn.signIn(link: token, now: now()) {
             case .success(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
             case .failure(let rejection): return try expired(token: token, rejection)
+            }
+        }
+        group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit("web-sign-in-code", 20, per: 600)]) { [self] request, _ in
+            let fields = try gate.visitorForm(request)
+            let next = Self.destination(fields["next"])
+            guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
+                return try form(request, next: next, error: "Enter the email address you bought with.", status: .badRequest)
+            }
+            switch try await signIn.signIn(email: email, code: fields["code"] ?? "", now: now()) {
+            case .success(let issued):
+                return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
+            case .failure(.wrong(let remaining)):
+                let tries = remaining == 1 ? "1 more try" : "\(remaining) more tries"
+                return try linkSent(
+                    request, email: email, next: next, status: .unauthorized,
+                    codeError: "That code is not the one we sent. You have \(tries) with it.")
+            case .failure(.noLiveCode):
+                return try form(
+                    request, next: next, email: email,
+                    error: "That code no longer works (it expired, was used or was tried too often). Ask for a new email below.",
+                    status: .unauthorized)
             }
         }
         group.add(.post, "/account/sign-out", maxBodyBytes: 4096) { [self] request, _ in
@@ -91,6 +114,19 @@ struct WebSignInRoutes {
             for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
             return try form(request, next: next, email: email, error: "That email and password do not match.", status: .unauthorized)
         }
+    }
+
+    /// "Check your email", with the form for the mailed code bound to the visitor cookie.
+    private func linkSent(
+        _ request: HTTPRequest, email: String, next: String, status: HTTPStatus = .ok, codeError: String? = nil
+    ) throws -> HTTPResponse {
+        let visitor = try gate.visitor(request)
+        var values: [String: TemplateValue] = [
+            "masked_email": .string(EmailMask.mask(email)), "email": .string(email), "next": .string(next),
+            "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
+        ]
+        if let codeError { values["code_error"] = .string(codeError) }
+        return gate.withVisitor(try pages.render("account_link_sent", title: "Check your email", status: status, values), visitor)
     }
 
     /// The sign-in page, bound to the visitor cookie (set here when the browser has none).

@@ -6,14 +6,14 @@ import HTTPRouting
 import UseCases
 
 /// The inputs of `/checkout/start`, from the query, a form body or a JSON body, validated:
-/// a configured plan (or one of its price ids), a UUID `checkout_context_id`, a configured
+/// a configured plan (`CheckoutPlanChoice`: by name, price, `plan_id` or `ply_context`), a UUID `checkout_context_id`, a configured
 /// `redirect_url`, a base64 JSON `ply_context`, a Stripe `promotion_code` or `coupon`, and
 /// every other parameter as a custom one (a paywall's placement parameters: `placement`,
 /// `utm_*`, anything), within API.md's bounds.
 struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
-        "plan", "price_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
+        "plan", "price_id", "plan_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
     ]
     /// API.md: up to 20 custom parameters, names of 1–40 characters `[A-Za-z0-9_.-]`, values up to 500 bytes.
     static let maxCustomParameters = 20
@@ -38,21 +38,17 @@ struct CheckoutStartRequest {
         func value(_ name: String) -> String? {
             inputs.first { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        if let name = value("plan") {
-            guard let plan = config.plans[name] else {
-                throw APIError.badRequest("There is no plan called \"\(name)\".")
-            }
-            planName = name
-            self.plan = plan
-        } else if let price = value("price_id") {
-            guard let entry = config.plans.first(where: { $0.value.priceID == price }) else {
-                throw APIError.badRequest("The price \(price) is not offered here.")
-            }
-            planName = entry.key
-            plan = entry.value
-        } else {
-            throw APIError.badRequest("Choose a plan: send plan (or price_id).")
+        var context: [String: String] = [:]
+        if let encoded = value("ply_context") {
+            for (key, value) in try Self.decodePlyContext(encoded) { context["ply_" + key] = value }
         }
+        var namings = ["plan", "price_id", "plan_id"].compactMap { input in value(input).map { CheckoutPlanChoice.Naming(input: input, value: $0) } }
+        if let price = context["ply_stripe_price_id"].map({ $0.trimmingCharacters(in: .whitespaces) }), !price.isEmpty {
+            namings.append(CheckoutPlanChoice.Naming(input: "ply_context's stripe_price_id", value: price))
+        }
+        let choice = try CheckoutPlanChoice(namings, plans: config.plans)
+        planName = choice.name
+        plan = choice.plan
         appUserID = value("app_user_id")
         if let id = appUserID, id.utf8.count > 200 || id.contains(where: \.isNewline) {
             throw APIError.badRequest("app_user_id must be at most 200 characters.")
@@ -65,10 +61,6 @@ struct CheckoutStartRequest {
         redirectURL = value("redirect_url")
         if let url = redirectURL, !config.redemption.redirectURLs.contains(url) {
             throw APIError.badRequest("redirect_url is not one of the configured redirect URLs.")
-        }
-        var context: [String: String] = [:]
-        if let encoded = value("ply_context") {
-            for (key, value) in try Self.decodePlyContext(encoded) { context["ply_" + key] = value }
         }
         for (name, value) in try Self.customParameters(inputs) { context[name] = value }
         self.context = context

@@ -30,9 +30,9 @@ struct RedeemPageRoutes {
             case .usable(let code):
                 let platform = ClientPlatform(userAgent: request.headers["User-Agent"])
                 return try pages.render(
-                    "redeem", title: "Open \(app.name)", AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true))
+                    "redeem", title: "Open \(app.name)", AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true, landing: true))
             case .redeemed(let code):
-                var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
+                var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]), landing: true)
                 values["redeemed"] = true
                 return try pages.render("redeem", title: "Code already redeemed", values)
             }

@@ -48,25 +48,25 @@ struct GoNativeRoutes {
         // answer to a receipt, whatever became of it, is GoNative's 200.
         let body = try request.decodeJSON(StoreAPIRoutes.GoNativeBody.self)
         guard !body.receiptData.isEmpty else { throw APIError.badRequest("receipt-data is empty: send the app receipt GoNative posts.") }
+        let next = GoNativeReply.Destinations(links: links, success: links.url("/account"))
         do {
             try await claim.checkSignedIn(credential, now: now())
             return GoNativeReply.answer(
-                try await claim.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName,
-                loadURL: links.url("/account"))
+                try await claim.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName, to: next)
         } catch let error as UseCaseError {
             switch error.kind {
             case .unauthorized:
                 return GoNativeReply.json(
                     success: false, title: "Sign in first",
                     message: "Sign in to your \(appName) account; your purchase is linked to it the next time the app starts.",
-                    loadURL: links.url("/account/sign-in?next=/gonative/store"))
+                    loadURL: next.signIn)
             case .upstreamUnavailable, .unavailable, .notConfigured, .rateLimited:
                 return GoNativeReply.json(
                     success: false, title: "Purchase not confirmed yet",
                     message: "The App Store could not be reached. Your purchase is safe: it is confirmed the next time the app starts.",
-                    loadURL: nil)
+                    loadURL: next.store)
             default:
-                return GoNativeReply.json(success: false, title: "Purchase not verified", message: error.message, loadURL: nil)
+                return GoNativeReply.json(success: false, title: "Purchase not verified", message: error.message, loadURL: next.store)
             }
         }
     }

@@ -13,9 +13,9 @@ import UseCases
 /// | outcome | `success` | `title` | `message` | `loadUrl` |
 /// | --- | --- | --- | --- | --- |
 /// | stored, entitled | true | "Purchase complete" | what is unlocked, until when | `{base_url}/` |
-/// | stored, no longer entitled | false | "Purchase expired" | the purchase ended | null |
-/// | receipt refused (422 from the store) | false | "Purchase not verified" | why | null |
-/// | held by another account | false | "Purchase belongs to another account" | sign in to it | null |
+/// | stored, no longer entitled | false | "Purchase expired" | the purchase ended | `{base_url}/gonative/store` |
+/// | receipt refused (422 from the store) | false | "Purchase not verified" | why | `{base_url}/gonative/store` |
+/// | held by another account | false | "Purchase belongs to another account" | sign in to it | `{base_url}/account` |
 ///
 /// Store unreachable or not configured stay errors (`502` / `503` in the API.md shape).
 ///
@@ -54,7 +54,7 @@ struct StoreAPIRoutes {
             return try await middleware.idempotent("iap.gonative").handle(request, context: context) { _, _ in
                 GoNativeReply.answer(
                     try await gonative.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName,
-                    loadURL: links.url("/"))
+                    to: GoNativeReply.Destinations(links: links, success: links.url("/")))
             }
         }
         group.add(.get, "/api/v1/products") { [products, entitlements] _, _ in

@@ -75,12 +75,20 @@ enum PageExpectations {
         let qr = text.contains("<svg")
         switch device.name {
         case "iphone", "small320":
-            if open != "exampleapp://redeem?code=\(code)" { problems.append("Open button is \(open ?? "missing"), not the app's scheme") }
+            // The success page leads with the universal link (API.md), the landing it opens with the scheme.
+            let expected = redeem ? "exampleapp://redeem?code=\(code)" : "https://pay.example.com/redeem/\(code)"
+            if open != expected { problems.append("Open button is \(open ?? "missing"), not \(expected)") }
             if !appStore || play { problems.append("iPhone must see the App Store badge only (app store \(appStore), play \(play))") }
             if qr { problems.append("a QR code on a phone") }
         case "android":
-            if open != "intent://redeem?code=\(code)#Intent;scheme=exampleapp;package=com.example.app;end" {
-                problems.append("Open button is \(open ?? "missing"), not the intent link")
+            // Without the app, Chrome opens the fallback: Google Play with the code as install referrer.
+            let fallback = "https%3A%2F%2Fplay.google.com%2Fstore%2Fapps%2Fdetails%3Fid%3Dcom.example.app%26referrer%3Dtollgate_code%253D\(code)"
+            if open != "intent://redeem?code=\(code)#Intent;scheme=exampleapp;package=com.example.app;S.browser_fallback_url=\(fallback);end" {
+                problems.append("Open button is \(open ?? "missing"), not the intent link with its Play Store fallback")
+            }
+            let playLink = dom.element(id: "play-store")?.attributes["href"]
+            if playLink != "https://play.google.com/store/apps/details?id=com.example.app&referrer=tollgate_code%3D\(code)" {
+                problems.append("the Google Play badge is \(playLink ?? "missing"), not the listing with the code as referrer")
             }
             if appStore || !play { problems.append("Android must see the Google Play badge only (app store \(appStore), play \(play))") }
             if qr { problems.append("a QR code on a phone") }
