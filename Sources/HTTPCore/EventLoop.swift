@@ -48,6 +48,10 @@ final class EventLoop: Sendable {
         var closeListenerRequested = false
         var listenerClosedWaiters: [UnsafeContinuation<Void, Never>] = []
         var stopRequested = false
+        /// Connections whose responder runs: their socket and when it started. Those still running
+        /// after `hangUpWatchDelay` are armed for the peer's hang-up by the epoll thread.
+        var handlers: [UInt64: (fd: Int32, dueAt: UInt64, armed: Bool)] = [:]
+        var earliestHandlerDue = UInt64.max
         var finished = false
         var finishedWaiters: [UnsafeContinuation<Void, Never>] = []
     }
@@ -56,6 +60,10 @@ final class EventLoop: Sendable {
     /// Timer granularity in nanoseconds.
     static let tick: UInt64 = 25_000_000
     static let wakeToken = UInt64.max - 1
+    /// How long a responder runs before its connection is watched for the peer's hang-up. A quick
+    /// answer (nearly all of them) then costs no `epoll_ctl` for it; a slow one (a storm waiting on
+    /// the database) frees its client's slot within this much of the client leaving.
+    static let hangUpWatchDelay: UInt64 = 20_000_000
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -123,18 +131,49 @@ final class EventLoop: Sendable {
         }
     }
 
-    /// Arms `fd` to report its peer's hang-up (FIN or reset) while nothing waits on it, e.g. while
-    /// a responder answers a request: the `hangUp` handler given to `start` then gets `id`, on the
-    /// epoll thread. Data arriving meanwhile (a pipelined request) does not trigger it. The next
-    /// `wait` for `id` replaces this arming; a report that races with it is harmless (the waiter
-    /// sees a spurious `.ready`, or `hangUp` runs for a peer that has indeed sent FIN).
-    func watchHangUp(fd: Int32, id: UInt64) {
-        var event = epoll_event()
-        event.events = EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
-        event.data.u64 = id
-        if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0, errno == ENOENT {
-            // Not registered yet (its request came whole with the first read): best effort.
-            _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+    /// Marks the responder of `id` (socket `fd`) as running. If it still runs after
+    /// `hangUpWatchDelay`, the epoll thread arms the socket to report its peer's hang-up (FIN or
+    /// reset, not data: a pipelined request does not trigger it) to `start`'s `hangUp`.
+    func handlerStarted(fd: Int32, id: UInt64) {
+        let due = MonotonicClock.now() &+ EventLoop.hangUpWatchDelay
+        let wake = state.withLock { state -> Bool in
+            state.handlers[id] = (fd, due, false)
+            guard due < state.earliestHandlerDue else { return false }
+            state.earliestHandlerDue = due
+            // A loop asleep past `due` is woken; one awake or due sooner picks it up by itself.
+            return state.sleepingUntil > due &+ EventLoop.tick
+        }
+        if wake { wakeUp() }
+    }
+
+    /// Marks the responder of `id` as done, before the connection next uses its socket: the epoll
+    /// thread arms it no more (an arming it made is replaced by the connection's next `wait`; a
+    /// report that races with it is harmless: `hangUp` runs for a peer that has indeed sent FIN).
+    func handlerFinished(id: UInt64) {
+        state.withLock { _ = $0.handlers.removeValue(forKey: id) }
+    }
+
+    /// Arms the sockets of responders running longer than `hangUpWatchDelay` (epoll thread; under
+    /// the lock, so `handlerFinished` cannot let the connection reuse its socket meanwhile).
+    private func armSlowHandlers(now: UInt64) {
+        state.withLock { state in
+            guard now >= state.earliestHandlerDue else { return }
+            var earliest = UInt64.max
+            for (id, handler) in state.handlers where !handler.armed {
+                guard handler.dueAt <= now else {
+                    earliest = min(earliest, handler.dueAt)
+                    continue
+                }
+                var event = epoll_event()
+                event.events = EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
+                event.data.u64 = id
+                if epoll_ctl(epollFD, EPOLL_CTL_MOD, handler.fd, &event) != 0, errno == ENOENT {
+                    // Not registered yet (its request came whole with the first read): best effort.
+                    _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, handler.fd, &event)
+                }
+                state.handlers[id]?.armed = true
+            }
+            state.earliestHandlerDue = earliest
         }
     }
 
@@ -207,7 +246,7 @@ final class EventLoop: Sendable {
     // MARK: The thread
 
     /// Starts the epoll thread; `accept` is called on it for every accepted socket, `hangUp` with
-    /// the id of every socket armed by `watchHangUp` whose peer has sent FIN or reset, `gone` with
+    /// the id of every slow responder's socket (`handlerStarted`) whose peer has sent FIN or reset, `gone` with
     /// the id of every socket the loop closed because its peer left while a read waited.
     func start(
         listener: Int32, accept onAccept: @escaping @Sendable (Int32, String?) -> Void,
@@ -240,7 +279,7 @@ final class EventLoop: Sendable {
         var listenerPausedUntil: UInt64 = 0
         while true {
             let timeout = state.withLock { state -> Int32 in
-                var until = state.earliestDeadline
+                var until = min(state.earliestDeadline, state.earliestHandlerDue)
                 if listenerPausedUntil > 0 { until = min(until, listenerPausedUntil) }
                 state.sleepingUntil = until
                 if until == .max { return -1 }
@@ -278,7 +317,7 @@ final class EventLoop: Sendable {
                             resumptions.append((waiter.continuation, .ready))
                         }
                     } else if events & hangUpEvents != 0 {
-                        // No task waits: a `watchHangUp` arming (or a stale one) saw the peer go.
+                        // No task waits: a slow responder's arming (or a stale one) saw the peer go.
                         hungUp.append(id)
                     }
                 }
@@ -316,6 +355,7 @@ final class EventLoop: Sendable {
             resumptions.removeAll(keepingCapacity: true)
             for id in hungUp { onHangUp(id) }
             hungUp.removeAll(keepingCapacity: true)
+            armSlowHandlers(now: now)
 
             if listenerOpen && listenerPausedUntil > 0 && now >= listenerPausedUntil {
                 listenerPausedUntil = 0

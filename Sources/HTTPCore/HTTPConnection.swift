@@ -87,9 +87,11 @@ final class HTTPConnection {
             response = core.responder.protocolErrorResponse(status: .badRequest, message: violation.message, info: info)
         } else {
             // The task does not read while the responder runs: have the event loop tell the core
-            // if the peer hangs up meanwhile, so its slot of the client's cap is free at once.
-            core.loop.watchHangUp(fd: fd, id: id)
+            // if the peer hangs up meanwhile (a responder that takes a while), so its slot of the
+            // client's cap is free at once.
+            core.loop.handlerStarted(fd: fd, id: id)
             response = await core.responder.respond(to: request, plan: plan, info: info)
+            core.loop.handlerFinished(id: id)
         }
         let keepAlive = head.keepAlive && !core.draining.load(ordering: .relaxed)
             && !HTTPResponseSerializer.requestsClose(response)

@@ -156,7 +156,7 @@ final class ServerCore: Sendable {
     }
 
     /// Called on the epoll thread when connection `id`'s peer has sent FIN or reset while its
-    /// request was being answered (`EventLoop.watchHangUp`): the connection stops counting toward
+    /// request was being answered (`EventLoop.handlerStarted`): the connection stops counting toward
     /// its client's cap (and a proxied request toward its client's) at once, while it stays open,
     /// and counted toward the server's cap, until its responder returns.
     ///

@@ -33,23 +33,21 @@ extension StripeClient {
         let path = "/v1/events"
         let request = try makeRequest(method: "GET", path: path, query: query.joined(separator: "&"))
         let body = try await performBytes(request, path: path)
-        // Each event is decoded from its own bytes, exactly as a webhook body is, so one bad event
-        // is skipped rather than failing the page.
-        guard let list = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], list["object"] as? String == "list",
-            let data = list["data"] as? [[String: Any]], let hasMore = list["has_more"] as? Bool
-        else {
+        guard let list = StripeListBytes(body) else {
             throw UpstreamError(service: "stripe", kind: .invalidResponse, message: "GET \(path): Stripe answered with an unreadable event list")
         }
-        var page = StripeEventPage(events: [], unreadable: [], hasMore: hasMore, lastID: nil)
-        for object in data {
-            let id = object["id"] as? String ?? ""
-            page.lastID = id
+        var page = StripeEventPage(events: [], unreadable: [], hasMore: list.hasMore, lastID: nil)
+        for element in list.elements {
+            // Each event is decoded from its own bytes, exactly as a webhook body is: a bad one is
+            // reported alone.
             do {
-                page.events.append(try StripeEvent(json: Array(try JSONSerialization.data(withJSONObject: object))))
+                let event = try StripeEvent(json: Array(element))
+                page.lastID = event.id
+                page.events.append(event)
             } catch let error as StripeDecodingError {
+                let id = (try? JSONDecoder().decode(EventID.self, from: Data(element)))?.id ?? ""
+                page.lastID = id.isEmpty ? page.lastID : id
                 page.unreadable.append((id, error.reason))
-            } catch {
-                page.unreadable.append((id, "could not be written back as JSON"))
             }
         }
         return page
@@ -82,6 +80,11 @@ extension StripeClient {
         allowed.insert(charactersIn: "-._")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
+}
+
+/// An event's id alone (to name one whose object cannot be read).
+private struct EventID: Decodable {
+    let id: String
 }
 
 /// An `invoice_payment`: only which invoice it paid.
