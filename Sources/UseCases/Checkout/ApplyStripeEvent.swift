@@ -112,12 +112,15 @@ public struct ApplyStripeEvent: Sendable {
         case .disputeClosed(let dispute):
             // A lost chargeback returned the money: it counts as a refund. Won or withdrawn: nothing.
             guard dispute.isLost else { return try await record(event, now: now) { _ in } }
-            if try await webhookEvents.seen(event.id) { return .duplicate }
             var references = [dispute.paymentIntentID]
-            if dispute.paymentIntentID == nil {
+            if dispute.paymentIntentID == nil, try await !webhookEvents.seen(event.id) {
                 // Charges made without a payment intent: the charge names its invoice, if any.
-                let charge = try await stripe.retrieveCharge(id: dispute.chargeID)
-                references += [charge.paymentIntentID, charge.invoiceID]
+                do {
+                    let charge = try await stripe.retrieveCharge(id: dispute.chargeID)
+                    references += [charge.paymentIntentID, charge.invoiceID]
+                } catch is StripeAPIError {
+                    // Stripe does not show that charge (another account's, a restricted key).
+                }
             }
             return try await endPaidAccess(event, references: references, now: now)
         case .unhandled:
@@ -129,6 +132,7 @@ public struct ApplyStripeEvent: Sendable {
     /// event's time: the change happened when the event says, whatever the charge's own age. A
     /// subscription's charge names only its payment intent: the invoice it paid is asked of Stripe.
     private func endPaidAccess(_ event: StripeEvent, references: [String?], now: Date) async throws -> Outcome {
+        if try await webhookEvents.seen(event.id) { return .duplicate }
         let logger = self.logger
         let events = self.events
         var references = references.compactMap { $0 }
