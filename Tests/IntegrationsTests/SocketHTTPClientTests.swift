@@ -45,9 +45,10 @@ struct SocketHTTPClientTests {
 
     @Test("A closed port is an unreachable, retryable error")
     func unreachable() async throws {
-        let server = try FakeHTTPServer { _ in HTTPResponse() }
-        let port = server.port
-        await server.stop()
+        // Refused, and no concurrent test can take the port meanwhile (a stopped server's could be).
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let client = SocketHTTPClient(service: "events", maxResponseBytes: 1024)
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/hook"))
         await #expect {

@@ -1,4 +1,3 @@
-import Glibc
 import Foundation
 import HTTPCore
 import HTTPRouting
@@ -32,19 +31,10 @@ struct URLSessionHTTPClientTests {
 
     @Test("A closed port is an unreachable, retryable upstream error")
     func unreachable() async throws {
-        // A port held by a socket that is bound but never listens: connecting is refused, and no
-        // concurrent test can take the port meanwhile (a stopped server's port could be reused).
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0 }
-        }
-        #expect(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        // Refused, and no concurrent test can take the port meanwhile (a stopped server's could be).
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let client = URLSessionHTTPClient(service: "app_store")
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/inApps/v1/transactions/1"))
         await #expect {
