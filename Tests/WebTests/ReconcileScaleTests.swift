@@ -72,7 +72,7 @@ struct ReconcileScaleTests {
         let harness = try await StoresHarness(appleEnvironment: "Production")
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        let signer = try harness.pki.signer()
+        let signer = harness.pki.signer()
         let originals = (0..<Self.purchases).map { String(2_100_000_000_000_000 + $0 * 10) }
         try await harness.app.app.database.write { connection in
             for (index, original) in originals.enumerated() {

@@ -153,7 +153,7 @@ struct ReconcileTests {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let t0 = harness.clock.now
-        let signer = try harness.pki.signer()
+        let signer = harness.pki.signer()
         var ends: [String: Date] = [:]
         for (original, user) in [("2000000000009100", "renewed"), ("2000000000009200", "lapsed")] {
             let periods = try harness.apple.addSubscription(
