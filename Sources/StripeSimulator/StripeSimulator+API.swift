@@ -116,7 +116,8 @@ extension StripeSimulator {
             let (refundID, intent, events) = try refund(paymentIntentID: intentID)
             let refund: JSONValue = [
                 "id": .string(refundID), "object": "refund", "amount": .integer(Int64(intent.amount)), "charge": .string(intent.chargeID),
-                "currency": "usd", "payment_intent": .string(intent.id), "status": "succeeded",
+                "created": SimulatorJSON.seconds(intent.refund?.created ?? wholeSecondsNow()), "currency": "usd",
+                "payment_intent": .string(intent.id), "status": "succeeded",
             ]
             return (200, refund, events)
         case "POST v1/billing_portal/sessions":

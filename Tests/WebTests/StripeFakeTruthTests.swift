@@ -133,7 +133,10 @@ struct StripeFakeTruthTests {
         let intentID = try #require(intent["id"] as? String)
         // Refunds and renewals start on the next second (the simulator waits for it).
         let form: HTTPHeaders = ["Authorization": "Bearer \(demo.simulator.keys.apiKey)", "Content-Type": "application/x-www-form-urlencoded"]
-        #expect(await demo.app.send(.post, "/demo/stripe/v1/refunds", headers: form, body: "payment_intent=\(intentID)").status == .ok)
+        let refund = await demo.app.send(.post, "/demo/stripe/v1/refunds", headers: form, body: "payment_intent=\(intentID)")
+        #expect(refund.status == .ok)
+        Self.expectLikeStripe(try #require(refund.jsonObject), "refund")
+        #expect((refund.jsonObject?["created"] as? Int).map { $0 > (intent["created"] as? Int ?? .max) } == true, "made after the payment")
         #expect(await demo.app.send(.post, "/demo/stripe/v1/test_helpers/subscriptions/\(subscriptionID)/renew", headers: key).status == .ok)
 
         let list = try #require(await demo.app.send(.get, "/demo/stripe/v1/events?limit=100", headers: key).jsonObject)
