@@ -28,7 +28,7 @@ struct AppStoreServerAPIClientTests {
 
     static func setup(
         clientKeyID: String = keyID, clientKey: SigningKey? = nil, clientBundleID: String = AppStoreTests.bundleID,
-        clientEnvironment: AppStoreEnvironment = .production
+        clientEnvironment: AppStoreEnvironment = .production, refusedAt refusing: RefusingPort? = nil
     ) async throws -> Setup {
         let pki = try await FakeApplePKI.shared()
         let key = try SigningKey.generateES256()
@@ -38,10 +38,16 @@ struct AppStoreServerAPIClientTests {
             clock: { clock.now })
         let client = AppStoreServerAPIClient(
             issuerID: issuerID, keyID: clientKeyID, privateKey: clientKey ?? key, bundleID: clientBundleID,
-            productionBaseURL: fake.productionBaseURL, sandboxBaseURL: fake.sandboxBaseURL,
+            productionBaseURL: try refusing.map { try Self.refusedURL($0, "/production") } ?? fake.productionBaseURL,
+            sandboxBaseURL: try refusing.map { try Self.refusedURL($0, "/sandbox") } ?? fake.sandboxBaseURL,
             http: URLSessionHTTPClient(service: "app_store"), verifier: AppStoreTests.verifier(pki, environment: clientEnvironment),
             clock: { clock.now })
         return Setup(pki: pki, fake: fake, client: client, clock: clock)
+    }
+
+    /// A URL on `port`, where connections are refused.
+    static func refusedURL(_ port: RefusingPort, _ path: String) throws -> URL {
+        try #require(URL(string: "http://127.0.0.1:\(port.port)\(path)"))
     }
 
     static func transaction(_ id: String, environment: String, bundleID: String = AppStoreTests.bundleID) -> FakeAppStoreTransaction {
@@ -158,7 +164,9 @@ struct AppStoreServerAPIClientTests {
 
     @Test("An unreachable App Store is a retryable upstream error")
     func unreachable() async throws {
-        let setup = try await Self.setup()
+        // A port held by a socket that never listens: a stopped fake's port may be reused at once.
+        let refusing = try RefusingPort()
+        let setup = try await Self.setup(refusedAt: refusing)
         await setup.fake.stop()
         await #expect {
             _ = try await setup.client.transaction(id: "1")

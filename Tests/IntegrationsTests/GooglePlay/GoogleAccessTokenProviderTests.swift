@@ -118,7 +118,10 @@ struct GoogleAccessTokenProviderTests {
         #expect(outage?.kind == .badStatus(503))
         #expect(outage?.retryable == true)
         await harness.stop()
-        let closed = await expectUpstream { _ = try await harness.tokens.accessToken() }
+        // A port held by a socket that never listens: a stopped fake's port may be reused at once.
+        let refusing = try RefusingPort()
+        let tokens = try harness.tokensRefused(at: refusing)
+        let closed = await expectUpstream { _ = try await tokens.accessToken() }
         #expect(closed?.kind == .unreachable)
         #expect(closed?.retryable == true)
     }

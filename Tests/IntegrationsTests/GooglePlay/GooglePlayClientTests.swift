@@ -179,7 +179,10 @@ struct GooglePlayClientTests {
         harness.fake.setOutage(false)
         #expect(try await harness.client.subscription(purchaseToken: "t1").state == .active)
         await harness.stop()
-        let closed = await expectUpstream { _ = try await harness.client.subscription(purchaseToken: "t1") }
+        // A port held by a socket that never listens: a stopped fake's port may be reused at once.
+        let refusing = try RefusingPort()
+        let client = try harness.clientRefused(at: refusing)
+        let closed = await expectUpstream { _ = try await client.subscription(purchaseToken: "t1") }
         #expect(closed?.retryable == true)
     }
 

@@ -48,6 +48,19 @@ struct PlayHarness {
     }
 
     func stop() async { await fake.stop() }
+
+    /// A provider whose token endpoint is `port`, where connections are refused.
+    func tokensRefused(at port: RefusingPort) throws -> GoogleAccessTokenProvider {
+        let account = try GoogleServiceAccount(json: fake.serviceAccountJSON(tokenURL: "http://127.0.0.1:\(port.port)/token"))
+        return GoogleAccessTokenProvider(serviceAccount: account, http: URLSessionHTTPClient(service: "play_store"), now: clock.now)
+    }
+
+    /// A client with this harness's (cached) tokens whose API is `port`, where connections are refused.
+    func clientRefused(at port: RefusingPort) throws -> GooglePlayClient {
+        GooglePlayClient(
+            packageName: fake.packageName, apiBase: try #require(URL(string: "http://127.0.0.1:\(port.port)")), tokens: tokens,
+            http: URLSessionHTTPClient(service: "play_store"))
+    }
 }
 
 enum PlayVectors {

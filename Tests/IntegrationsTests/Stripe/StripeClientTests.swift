@@ -263,9 +263,9 @@ struct StripeClientTests {
 
     @Test("An unreachable Stripe is a retryable UpstreamError naming stripe")
     func unreachable() async throws {
-        let fake = try FakeStripe()
-        let base = fake.baseURL
-        await fake.stop()
+        // A port held by a socket that never listens: a stopped server's port may be reused at once.
+        let refusing = try RefusingPort()
+        let base = "http://127.0.0.1:\(refusing.port)"
         let client = StripeClient(secretKey: "sk_test_1", apiBase: base, http: URLSessionHTTPClient(service: "transport"), timeout: .seconds(10))
         await #expect {
             _ = try await client.retrieveCheckoutSession(id: "cs_test_1")

@@ -98,12 +98,12 @@ public final class FakeGooglePlay: Sendable {
 
     // MARK: Service account
 
-    /// A service-account JSON key file whose `token_uri` is this fake's token endpoint.
-    public func serviceAccountJSON(clientEmail: String? = nil, privateKeyID: String? = nil) -> [UInt8] {
+    /// A service-account JSON key file whose `token_uri` is this fake's token endpoint, or `tokenURL`.
+    public func serviceAccountJSON(clientEmail: String? = nil, privateKeyID: String? = nil, tokenURL: String? = nil) -> [UInt8] {
         let object: [String: Any] = [
             "type": "service_account", "project_id": "fake-project", "private_key_id": privateKeyID ?? self.privateKeyID,
             "private_key": privateKeyPEM, "client_email": clientEmail ?? self.clientEmail, "client_id": "1234",
-            "auth_uri": "https://accounts.google.com/o/oauth2/auth", "token_uri": tokenURL,
+            "auth_uri": "https://accounts.google.com/o/oauth2/auth", "token_uri": tokenURL ?? self.tokenURL,
         ]
         return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
     }
