@@ -116,7 +116,7 @@ struct AppleStoreRulesTests {
             verifier: stores.purchases, policy: .reject, secrets: stores.bench.secrets,
             catalog: EntitlementCatalog(["premium": ["com.example.monthly"], "lifetime": ["com.example.lifetime"]]),
             vouching: StripeVouching(prices: []))
-        let recorded = try await record.record(.appStoreReceipt("MIIUSECASE"), userID: "app-user-1", attribution: nil, now: now)
+        let recorded = try await record.record(.appStoreReceipt("MIIUSECASE", productID: nil), userID: "app-user-1", attribution: nil, now: now)
         #expect(recorded.purchase.externalID == "3000000000000100")
         for reference in ["3000000000000100", "3000000000000200", "3000000000000300"] {
             #expect(try stores.purchase(reference)?.accountID == recorded.accountID, "\(reference)")

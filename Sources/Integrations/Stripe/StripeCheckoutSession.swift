@@ -57,6 +57,8 @@ public struct StripeCheckoutSession: Sendable, Equatable {
     public var livemode: Bool
     /// The prices of `line_items` when they were expanded (`expand[]=line_items`); empty otherwise.
     public var lineItemPriceIDs: [String] = []
+    /// The products of those prices (`line_items.data[].price.product`); empty when not expanded.
+    public var lineItemProductIDs: [String] = []
 
     /// Whether the buyer has paid (or owes nothing) and the session is complete: the moment to
     /// grant the purchase.
@@ -108,10 +110,13 @@ extension StripeCheckoutSession: Decodable {
 
     private enum DetailsKeys: String, CodingKey { case email }
 
-    /// An expanded `line_items` list: only each item's price id is read.
+    /// An expanded `line_items` list: only each item's price id and product are read.
     private struct LineItems: Decodable {
         struct Item: Decodable {
-            struct Price: Decodable { let id: String }
+            struct Price: Decodable {
+                let id: String
+                let product: StripeExpandableID?
+            }
             let price: Price?
         }
         let data: [Item]
@@ -161,6 +166,8 @@ extension StripeCheckoutSession: Decodable {
         metadata = try container.stripeMetadata(.metadata)
         created = try container.stripeDate(.created)
         livemode = try container.decode(Bool.self, forKey: .livemode)
-        lineItemPriceIDs = (try container.decodeIfPresent(LineItems.self, forKey: .lineItems))?.data.compactMap(\.price?.id) ?? []
+        let lineItems = try container.decodeIfPresent(LineItems.self, forKey: .lineItems)?.data ?? []
+        lineItemPriceIDs = lineItems.compactMap(\.price?.id)
+        lineItemProductIDs = lineItems.compactMap(\.price?.product?.id)
     }
 }

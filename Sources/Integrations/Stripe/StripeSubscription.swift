@@ -30,6 +30,8 @@ public struct StripeSubscription: Sendable, Equatable {
     public var customerID: String
     /// `items.data[].price.id`, in order.
     public var priceIDs: [String]
+    /// `items.data[].price.product` (an id, or the id of an expanded product), in order.
+    public var productIDs: [String]
     /// The latest `items.data[].current_period_end`, else the top-level `current_period_end`.
     public var currentPeriodEnd: Date?
     public var cancelAtPeriodEnd: Bool
@@ -44,7 +46,7 @@ public struct StripeSubscription: Sendable, Equatable {
 
     /// A subscription with every field given (tests, fakes).
     public init(
-        id: String, status: Status, customerID: String, priceIDs: [String], currentPeriodEnd: Date?,
+        id: String, status: Status, customerID: String, priceIDs: [String], productIDs: [String] = [], currentPeriodEnd: Date?,
         cancelAtPeriodEnd: Bool = false, cancelAt: Date? = nil, canceledAt: Date? = nil, endedAt: Date? = nil,
         created: Date? = nil, metadata: [String: String] = [:], livemode: Bool = false
     ) {
@@ -52,6 +54,7 @@ public struct StripeSubscription: Sendable, Equatable {
         self.status = status
         self.customerID = customerID
         self.priceIDs = priceIDs
+        self.productIDs = productIDs
         self.currentPeriodEnd = currentPeriodEnd
         self.cancelAtPeriodEnd = cancelAtPeriodEnd
         self.cancelAt = cancelAt
@@ -81,7 +84,10 @@ extension StripeSubscription: Decodable {
     }
 
     private struct Item: Decodable {
-        struct Price: Decodable { let id: String }
+        struct Price: Decodable {
+            let id: String
+            let product: StripeExpandableID?
+        }
         let price: Price
         let currentPeriodEnd: Int64?
 
@@ -100,6 +106,7 @@ extension StripeSubscription: Decodable {
         customerID = try container.decode(StripeExpandableID.self, forKey: .customer).id
         let items = try container.decodeIfPresent(StripeList<Item>.self, forKey: .items)?.data ?? []
         priceIDs = items.map(\.price.id)
+        productIDs = items.compactMap(\.price.product?.id)
         if let itemEnd = items.compactMap(\.currentPeriodEnd).max() {
             currentPeriodEnd = StripeJSON.date(itemEnd)
         } else {

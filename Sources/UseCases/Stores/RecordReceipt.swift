@@ -11,18 +11,21 @@ import Storage
 public struct RecordReceipt: Sendable {
     /// Where the purchase was made and how it is looked up.
     public enum Source: Sendable, Equatable {
-        /// App Store Server API lookup (`original_transaction_id`).
-        case appStoreTransaction(String)
-        /// verifyReceipt (`receipt_data`).
-        case appStoreReceipt(String)
+        /// App Store Server API lookup (`original_transaction_id`); `productID`
+        /// (`store_product_id`), when given, must be its product.
+        case appStoreTransaction(String, productID: String?)
+        /// verifyReceipt (`receipt_data`); `productID`, when given, names which of the receipt's
+        /// purchases the answer is about and must be one of them.
+        case appStoreReceipt(String, productID: String?)
         /// Play Developer API (`purchase_token` + `store_product_id`).
         case playStore(token: String, productID: String)
         /// Stripe subscription (`stripe_object_type: subscription`, `stripe_object_id: sub_...`);
-        /// `priceID` (`stripe_price_id`), when given, must be its price.
-        case stripeSubscription(String, priceID: String?)
+        /// `priceID` (`stripe_price_id`), when given, must be its price; `productID`
+        /// (`store_product_id`) its price or the price's product (`prod_...`).
+        case stripeSubscription(String, priceID: String?, productID: String?)
         /// Stripe Checkout Session (`stripe_object_type: checkout_session`, `stripe_object_id: cs_...`):
-        /// its subscription or payment intent is recorded; `priceID`, when given, must be its price.
-        case stripeCheckoutSession(String, priceID: String?)
+        /// its subscription or payment intent is recorded; `priceID` and `productID` as for a subscription.
+        case stripeCheckoutSession(String, priceID: String?, productID: String?)
 
         var isStripe: Bool {
             switch self {
@@ -61,20 +64,23 @@ public struct RecordReceipt: Sendable {
     }
 
     /// - Throws: `UseCaseError` (`invalid_receipt`, `upstream_unavailable`, `not_configured`,
-    ///   `purchase_belongs_to_other_user`, `unprocessable` for a `stripe_price_id` that is not
-    ///   the subscription's, or for a Stripe object whose price this deployment does not offer),
+    ///   `purchase_belongs_to_other_user`, `unprocessable` for a `stripe_price_id` or
+    ///   `store_product_id` that is not the purchase's, or for a Stripe object whose price this
+    ///   deployment does not offer),
     ///   `StorageError`.
     public func record(_ source: Source, userID: String, attribution: String?, now: Date) async throws -> Recorded {
         let verified: VerifiedStorePurchase
         switch source {
-        case .appStoreTransaction(let id): verified = try await verifier.appStore(transactionID: id)
-        case .appStoreReceipt(let receipt): verified = try await verifier.appStore(receiptBase64: receipt)
+        case .appStoreTransaction(let id, let productID):
+            verified = try await verifier.appStore(transactionID: id).naming(storeProductID: productID, of: "transaction \(id)")
+        case .appStoreReceipt(let receipt, let productID):
+            verified = try await verifier.appStore(receiptBase64: receipt).naming(storeProductID: productID, of: "the receipt")
         case .playStore(let token, let productID): verified = try await verifier.playStore(purchaseToken: token, productID: productID)
-        case .stripeSubscription(let id, let priceID):
-            verified = try await verifier.stripe(subscriptionID: id)
+        case .stripeSubscription(let id, let priceID, let productID):
+            verified = try await verifier.stripe(subscriptionID: id).naming(storeProductID: productID, of: id)
             try Self.check(priceID: priceID, of: id, verified)
-        case .stripeCheckoutSession(let id, let priceID):
-            verified = try await verifier.stripe(checkoutSessionID: id)
+        case .stripeCheckoutSession(let id, let priceID, let productID):
+            verified = try await verifier.stripe(checkoutSessionID: id).naming(storeProductID: productID, of: id)
             try Self.check(priceID: priceID, of: id, verified)
         }
         let vouching = self.vouching

@@ -232,7 +232,8 @@ public struct StorePurchaseVerifier: Sendable {
         try await StoreErrors.mapping {
             guard let stripe else { throw StoreErrors.notConfigured(StoreClients.Missing.stripe) }
             let subscription = try await stripe.retrieveSubscription(id: subscriptionID)
-            return VerifiedStorePurchase(snapshot: subscription.snapshot(observedAt: now(), purchaserEmail: nil))
+            return VerifiedStorePurchase(
+                snapshot: subscription.snapshot(observedAt: now(), purchaserEmail: nil), productAliases: subscription.productIDs)
         }
     }
 
@@ -248,14 +249,17 @@ public struct StorePurchaseVerifier: Sendable {
                 throw StoreErrors.invalidReceipt("The checkout session \(checkoutSessionID) is not paid; nothing was recorded.")
             }
             var snapshot: PurchaseSnapshot?
+            var products: [String] = []
             switch session.mode {
             case .subscription:
                 var subscription = session.subscription
                 if subscription == nil, let id = session.subscriptionID { subscription = try await stripe.retrieveSubscription(id: id) }
                 snapshot = subscription?.snapshot(observedAt: now(), purchaserEmail: session.email)
+                products = subscription?.productIDs ?? []
             case .payment:
                 let price = session.lineItemPriceIDs.first ?? session.metadata["price_id"]
                 snapshot = price.flatMap { session.paymentSnapshot(productID: $0, observedAt: now()) }
+                products = Array(session.lineItemProductIDs.prefix(1))
             default:
                 snapshot = nil
             }
@@ -263,7 +267,7 @@ public struct StorePurchaseVerifier: Sendable {
                 throw StoreErrors.invalidReceipt(
                     "The checkout session \(checkoutSessionID) holds no subscription or payment to record (mode \(session.mode)).")
             }
-            return VerifiedStorePurchase(snapshot: snapshot)
+            return VerifiedStorePurchase(snapshot: snapshot, productAliases: products)
         }
     }
 

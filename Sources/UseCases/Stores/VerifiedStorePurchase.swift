@@ -14,12 +14,19 @@ public struct VerifiedStorePurchase: Sendable, Equatable {
     /// Set when Google Play expects an acknowledgement (it refunds unacknowledged purchases
     /// after three days); `StorePurchaseVerifier.record` sends it after the purchase is stored.
     public let acknowledgement: PlayAcknowledgement?
+    /// Other ids the store names `snapshot`'s product by: for Stripe, the product (`prod_...`) of
+    /// its price (`snapshot.productID` is the price). A caller's `store_product_id` may be either.
+    public let productAliases: [String]
 
     /// A verified purchase (and the other purchases the same proof vouches for).
-    public init(snapshot: PurchaseSnapshot, acknowledgement: PlayAcknowledgement? = nil, alongside: [PurchaseSnapshot] = []) {
+    public init(
+        snapshot: PurchaseSnapshot, acknowledgement: PlayAcknowledgement? = nil, alongside: [PurchaseSnapshot] = [],
+        productAliases: [String] = []
+    ) {
         self.snapshot = snapshot
         self.acknowledgement = acknowledgement
         self.alongside = alongside
+        self.productAliases = productAliases
     }
 
     /// `snapshot` followed by `alongside`.

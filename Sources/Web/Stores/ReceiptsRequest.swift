@@ -54,9 +54,9 @@ struct ReceiptsRequest {
             let transaction = present(body.originalTransactionId)
             let receipt = present(body.receiptData)
             if let transaction, preferTransactionLookup || receipt == nil {
-                source = .appStoreTransaction(transaction)
+                source = .appStoreTransaction(transaction, productID: present(body.storeProductId))
             } else if let receipt {
-                source = .appStoreReceipt(receipt)
+                source = .appStoreReceipt(receipt, productID: present(body.storeProductId))
             } else {
                 throw APIError.badRequest("An App Store receipt needs original_transaction_id or receipt_data.")
             }
@@ -70,9 +70,11 @@ struct ReceiptsRequest {
                 throw APIError.badRequest("A Stripe receipt needs stripe_object_id.")
             }
             let inferred = id.hasPrefix("sub_") ? "subscription" : id.hasPrefix("cs_") ? "checkout_session" : ""
+            let price = present(body.stripePriceId)
+            let product = present(body.storeProductId)
             switch present(body.stripeObjectType)?.lowercased() ?? inferred {
-            case "subscription": source = .stripeSubscription(id, priceID: present(body.stripePriceId))
-            case "checkout_session": source = .stripeCheckoutSession(id, priceID: present(body.stripePriceId))
+            case "subscription": source = .stripeSubscription(id, priceID: price, productID: product)
+            case "checkout_session": source = .stripeCheckoutSession(id, priceID: price, productID: product)
             default:
                 throw APIError.unprocessable(
                     "stripe_object_type must be subscription (sub_...) or checkout_session (cs_...).", code: "unsupported_object_type")

@@ -2,6 +2,12 @@ import StripeSimulator
 import Foundation
 
 extension FakeStripe {
+    /// The product (`prod_...`) a price belongs to: each of the fake's prices has its own
+    /// product, named after it (`price_monthly` → `prod_monthly`), as a Price's `product` is an id.
+    public static func product(ofPrice priceID: String) -> String {
+        "prod_" + (priceID.hasPrefix("price_") ? String(priceID.dropFirst(6)) : priceID)
+    }
+
     /// A Checkout Session the fake created, with what it received.
     public struct Session: Sendable {
         public var id: String
@@ -126,7 +132,7 @@ enum FakeStripeJSON {
             // Stripe expands line_items as a list of line_item objects, each with its price.
             let item: [String: Any] = [
                 "id": "li_" + session.id.dropFirst(3), "object": "item", "quantity": session.quantity,
-                "price": ["id": session.priceID, "object": "price", "product": "prod_test"] as [String: Any],
+                "price": ["id": session.priceID, "object": "price", "product": FakeStripe.product(ofPrice: session.priceID)] as [String: Any],
             ]
             object["line_items"] = [
                 "object": "list", "data": [item], "has_more": false, "url": "/v1/checkout/sessions/\(session.id)/line_items",
@@ -142,7 +148,7 @@ enum FakeStripeJSON {
             "quantity": 1,
             "subscription": subscription.id,
             "price": [
-                "id": subscription.priceID, "object": "price", "product": "prod_test", "type": "recurring",
+                "id": subscription.priceID, "object": "price", "product": FakeStripe.product(ofPrice: subscription.priceID), "type": "recurring",
                 "recurring": ["interval": "month", "interval_count": 1],
             ] as [String: Any],
         ]
