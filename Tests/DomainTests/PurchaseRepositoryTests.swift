@@ -47,6 +47,15 @@ struct PurchaseRepositoryTests {
         #expect(byOld?.id == first.purchase.id)
         let rows = try db.write { try $0.queryOne("SELECT count(*) AS n FROM purchases")?.int("n") }
         #expect(rows == 1)
+
+        // A later reading of the replaced token (Google expires it) is about the old order only.
+        let replaced = PurchaseSnapshot(platform: .playStore, externalID: "token-old", productID: "monthly", status: .expired,
+            expiresAt: Fixtures.t0.addingTimeInterval(20), observedAt: Fixtures.t0.addingTimeInterval(20), purchaserEmail: "late@example.com")
+        let third = try db.write { try PurchaseRepository.apply(replaced, on: $0, now: Fixtures.t0) }
+        #expect(third.purchase.id == first.purchase.id && !third.stateChanged)
+        #expect(third.purchase.externalID == "token-new" && third.purchase.status == .active)
+        #expect(third.purchase.expiresAt == Fixtures.t0.addingTimeInterval(86400))
+        #expect(third.purchase.purchaserEmail == "late@example.com", "facts that do not go stale still fill gaps")
     }
 
     @Test("Entitlements follow the configured mapping, status and expiry")

@@ -149,6 +149,17 @@ struct StoresGoogleWebhookTests {
         #expect(new.externalID == "tok-new")
         #expect(new.expiresAt == expiry.addingTimeInterval(30 * 86400))
         #expect(try #require(await entitlement(harness, token))["active"] as? Bool == true)
+
+        // Google then expires the replaced subscription and says so for its token, later: the old
+        // order's end is not the purchase's end (it now goes by the new token).
+        harness.clock.advance(60)
+        harness.google.setSubscription(token: "tok-old", state: .expired, productID: "pro_monthly", expiry: harness.clock.now,
+                                       acknowledged: true, obfuscatedAccountID: hint)
+        #expect(await harness.googleNotification(.subscription(type: 13, purchaseToken: "tok-old", subscriptionID: "pro_monthly"), messageID: "l-3").status == .ok)
+        let kept = try #require(try await harness.purchase(.playStore, "tok-new"))
+        #expect(kept.status == .active)
+        #expect(kept.expiresAt == expiry.addingTimeInterval(30 * 86400))
+        #expect(try #require(await entitlement(harness, token))["active"] as? Bool == true, "the upgrade keeps access")
     }
 
     @Test("A repeated messageId is 200 and neither re-reads Google nor changes anything")

@@ -3,7 +3,8 @@ import Storage
 
 /// Reads and writes purchases. Every write is idempotent on the natural key
 /// `(platform, external_id)` and ordered by `observed_at`: a snapshot older than the stored
-/// state changes nothing but may fill in facts that were missing (email, customer, owner).
+/// state, or one named by an alias the purchase no longer goes by (a replaced Play token),
+/// changes nothing but may fill in facts that were missing (email, customer, owner).
 public enum PurchaseRepository {
     /// The outcome of applying a snapshot.
     public struct Applied: Sendable {
@@ -49,7 +50,11 @@ public enum PurchaseRepository {
             }
             return Applied(purchase: try require(id: id, on: connection), created: true, stateChanged: true)
         }
-        let isNewer = Timestamp.milliseconds(snapshot.observedAt) >= Timestamp.milliseconds(current.observedAt)
+        // A snapshot named by a token a newer one replaced (Play `linkedPurchaseToken`) describes
+        // the old order: Google expires it on an upgrade, while the purchase goes on under the new
+        // token. Its state changes nothing; its gap facts still fill in.
+        let namesReplacedToken = current.externalID != snapshot.externalID
+        let isNewer = !namesReplacedToken && Timestamp.milliseconds(snapshot.observedAt) >= Timestamp.milliseconds(current.observedAt)
         if isNewer {
             try connection.execute(
                 """
