@@ -211,3 +211,32 @@ struct AppleStoreRulesTests {
         #expect(try stores.purchase("2000000000007600")?.status == .active)
     }
 }
+
+extension AppleStoreRulesTests {
+    @Test("A consumable gets products_duration_days on the API and JWS paths when its product has one; without one it is left as Apple says")
+    func consumableDurations() async throws {
+        let stores = try await Stores(durations: ["com.example.daypass": 1])
+        defer { Task { await stores.stop() } }
+        let now = stores.bench.now
+        func consumable(_ id: String, product: String, boughtAgo: TimeInterval) -> FakeAppStoreTransaction {
+            FakeAppStoreTransaction(transactionID: id, originalTransactionID: id, bundleID: Self.bundleID, productID: product,
+                                    purchaseDate: now.addingTimeInterval(-boughtAgo), type: "Consumable")
+        }
+        let fresh = consumable("2000000000008100", product: "com.example.daypass", boughtAgo: 3600)
+        let stale = consumable("2000000000008200", product: "com.example.daypass", boughtAgo: 2 * 86400)
+        let coins = consumable("2000000000008300", product: "com.example.coins", boughtAgo: 3600)
+        for transaction in [fresh, stale, coins] {
+            try stores.apple.addTransaction(transaction, signer: stores.pki.signer(), environment: .sandbox)
+        }
+        let viaAPI = try await stores.purchases.appStore(transactionID: "2000000000008100")
+        #expect(viaAPI.snapshot.status == .active)
+        #expect(viaAPI.snapshot.expiresAt == fresh.purchaseDate.addingTimeInterval(86400))
+        let signed = try stores.pki.signer().signTransaction(stale)
+        let viaJWS = try await stores.purchases.appStore(signedTransaction: signed)
+        #expect(viaJWS.snapshot.status == .expired, "a day pass bought two days ago is over")
+        #expect(viaJWS.snapshot.expiresAt == stale.purchaseDate.addingTimeInterval(86400))
+        let unconfigured = try await stores.purchases.appStore(transactionID: "2000000000008300")
+        #expect(unconfigured.snapshot.status == .active)
+        #expect(unconfigured.snapshot.expiresAt == nil, "no duration configured: not refused, left as Apple says")
+    }
+}

@@ -20,12 +20,21 @@ public struct ProductDurations: Sendable {
 
     public init(days: [String: Int]) { self.days = days }
 
-    /// `snapshot` with its expiry set from the purchase date when it is a non-renewing purchase
-    /// (`expired` once that has passed); other snapshots unchanged.
+    /// `snapshot` with its expiry set from the purchase date when it is a non-renewing purchase,
+    /// or a consumable whose product has a duration (`expired` once that has passed); other
+    /// snapshots unchanged.
     /// - Throws: `Missing` for a non-renewing product without a duration.
     public func applied(to snapshot: PurchaseSnapshot, now: Date) throws -> PurchaseSnapshot {
-        guard let purchasedAt = snapshot.nonRenewingPurchasedAt else { return snapshot }
-        guard let days = days[snapshot.productID] else { throw Missing(productID: snapshot.productID) }
+        let purchasedAt: Date
+        let days: Int
+        if let bought = snapshot.nonRenewingPurchasedAt {
+            guard let configured = self.days[snapshot.productID] else { throw Missing(productID: snapshot.productID) }
+            (purchasedAt, days) = (bought, configured)
+        } else if let bought = snapshot.consumablePurchasedAt, let configured = self.days[snapshot.productID] {
+            (purchasedAt, days) = (bought, configured)
+        } else {
+            return snapshot
+        }
         var result = snapshot
         let expiresAt = purchasedAt.addingTimeInterval(TimeInterval(days) * 86_400)
         result.expiresAt = expiresAt

@@ -31,6 +31,10 @@ public struct PurchaseSnapshot: Sendable, Equatable {
     /// For a non-renewing subscription (App Store), when it was bought: its expiry comes from
     /// `products_duration_days` (`ProductDurations`), not from the store.
     public var nonRenewingPurchasedAt: Date? = nil
+    /// For a consumable (App Store), when it was bought: it gets an expiry from
+    /// `products_duration_days` when that names its product (a day pass), else it stays as the
+    /// store says (access only where an entitlement names it).
+    public var consumablePurchasedAt: Date? = nil
     /// Whether the subscription renews at the end of the period; nil when the store did not say
     /// (the stored value is kept).
     public var willRenew: Bool? = nil

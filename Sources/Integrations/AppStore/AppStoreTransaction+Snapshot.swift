@@ -20,7 +20,8 @@ extension AppStoreTransaction {
     /// With renewal info, `willRenew` is its `autoRenewStatus` and `renewsToProductID` its
     /// `autoRenewProductId` when that is another product (a pending downgrade); `offerType` names
     /// the transaction's `offerType`. A non-renewing subscription also carries its purchase date (`nonRenewingPurchasedAt`), from
-    /// which `ProductDurations` sets its expiry.
+    /// which `ProductDurations` sets its expiry; a consumable too (`consumablePurchasedAt`), used
+    /// when a duration is configured for it.
     /// | `expiresDate` in the future | `active` (see below) | `expiresDate` |
     /// | expired, renewal info in billing retry with a grace period ending after `now` | `inGracePeriod` | grace period end |
     /// | expired, renewal info in billing retry | `billingRetry` | `expiresDate` |
@@ -54,8 +55,12 @@ extension AppStoreTransaction {
             if autoRenew == 1, let next = renewal.autoRenewProductID, next != productID { snapshot.renewsToProductID = next }
         }
         snapshot.offerType = offerType.flatMap { Self.offerTypeNames[$0] }
-        if type == Self.nonRenewingType, expiresDate == nil, revocationDate == nil {
-            snapshot.nonRenewingPurchasedAt = purchaseDate ?? signedDate ?? now
+        if expiresDate == nil, revocationDate == nil {
+            switch type {
+            case Self.nonRenewingType: snapshot.nonRenewingPurchasedAt = purchaseDate ?? signedDate ?? now
+            case Self.consumableType: snapshot.consumablePurchasedAt = purchaseDate ?? signedDate ?? now
+            default: break
+            }
         }
         return snapshot
     }
@@ -65,6 +70,8 @@ extension AppStoreTransaction {
 
     /// The `type` of a non-renewing subscription: no `expiresDate`, its duration is the app's.
     public static let nonRenewingType = "Non-Renewing Subscription"
+    /// The `type` of a consumable: no `expiresDate`; a duration, when the app configures one.
+    public static let consumableType = "Consumable"
 
     /// The status rule of `snapshot`, shared with notifications.
     func purchaseStatus(renewalInfo: AppStoreRenewalInfo?, subscriptionStatus: Int?, now: Date) -> (PurchaseStatus, Date?) {
