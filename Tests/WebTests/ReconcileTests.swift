@@ -46,6 +46,29 @@ struct ReconcileTests {
         #expect(try await harness.count("SELECT count(*) FROM mail_outbox") == 1)
     }
 
+    @Test("Stripe: an event the client cannot read is logged and skipped; the events around it are applied and the cursor moves on")
+    func stripeUnreadableEvent() async throws {
+        let harness = try CheckoutHarness()
+        let monthly = try await harness.startCheckout()
+        try harness.pay(monthly)
+        for event in harness.stripe.events { #expect(await harness.deliver(event).status == .ok) }
+        let subscription = try #require(harness.stripe.session(id: monthly)?.subscriptionID)
+
+        harness.clock.advance(60)
+        // A subscription object with no status, customer or livemode: not one this client can read.
+        let unreadable = harness.stripe.recordEvent("customer.subscription.updated", object: ["id": subscription, "object": "subscription"])
+        harness.clock.advance(60)
+        _ = try harness.stripe.updateSubscription(id: subscription, status: "canceled")
+        harness.clock.advance(60)
+        let first = try #require(Self.report(await harness.app.app.reconcile.run(), "stripe"))
+        #expect(first.outcome == "ok", "\(first)")
+        #expect(first.changes == 1, "the cancellation after the unreadable event is applied")
+        #expect(try await !Self.premium(harness))
+        #expect(harness.app.logs.lines.contains { $0.contains("stripe_event_ignored") && $0.contains(unreadable.id) }, "\(harness.app.logs.lines)")
+        let second = try #require(Self.report(await harness.app.app.reconcile.run(), "stripe"))
+        #expect(second.outcome == "ok" && second.changes == 0)
+    }
+
     @Test("Stripe: a missed cancellation ends access, a missed renewal extends it, a missed refund ends a lifetime purchase")
     func stripeMissedChanges() async throws {
         let harness = try CheckoutHarness()

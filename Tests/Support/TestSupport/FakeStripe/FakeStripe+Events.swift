@@ -36,6 +36,14 @@ extension FakeStripe {
     /// Every event the fake recorded, oldest first.
     public var events: [Event] { core.state.withLock { $0.events } }
 
+    /// Fault injection: records an event of `type` around `object` as given, now, for a shape
+    /// the fake would not make itself (an object rendered at an API version Tollgate cannot read).
+    @discardableResult
+    public func recordEvent(_ type: String, object: [String: Any]) -> Event {
+        let now = core.wholeSecondsNow()
+        return core.state.withLock { $0.record(type, object, at: now) }
+    }
+
     /// The charge that paid payment intent `id`.
     public func charge(paymentIntentID id: String) -> Charge? {
         core.state.withLock { state in state.chargeOfIntent[id].flatMap { state.charges[$0] } }
