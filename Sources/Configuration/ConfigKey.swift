@@ -19,6 +19,8 @@ enum ConfigValueKind: Sendable, Equatable {
     case planMap
     /// An array of event endpoints (`events.endpoints`).
     case eventEndpoints
+    /// An array of link-out rules (`link_out.rules`).
+    case linkOutRules
 
     /// The type as written in the configuration reference.
     var documentation: String {
@@ -33,6 +35,7 @@ enum ConfigValueKind: Sendable, Equatable {
         case .integerMap(let minimum, let maximum): return "object: name → integer \(minimum)–\(maximum)"
         case .planMap: return "object: name → {price_id, mode}"
         case .eventEndpoints: return "array of {url, secret (or secret_file), types}"
+        case .linkOutRules: return "array of {platform, storefronts, program, token_required}"
         }
     }
 }

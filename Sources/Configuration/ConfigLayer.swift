@@ -128,7 +128,7 @@ extension ConfigLayer {
         }
         for key in ConfigSchema.keys {
             switch key.kind {
-            case .planMap, .stringListMap, .integerMap, .eventEndpoints:
+            case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules:
                 if name.hasPrefix(key.environmentName + "_") {
                     return message + "; \(key.path) is set as a whole: \(key.environmentName)='{\"...\": ...}' (JSON)"
                 }
@@ -163,11 +163,11 @@ extension ConfigLayer {
             }
         case .stringList:
             return parseList(trimmed)
-        case .planMap, .stringListMap, .integerMap, .eventEndpoints:
+        case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules:
             switch JSONValue.parse(Data(trimmed.utf8)) {
             case .success(let value): return .success(value)
             case .failure(let failure):
-                let shape = kind == .eventEndpoints ? "a JSON array" : "a JSON object"
+                let shape = kind == .eventEndpoints || kind == .linkOutRules ? "a JSON array" : "a JSON object"
                 return .failure(JSONParseFailure(message: "expected \(shape): \(failure.message)"))
             }
         }

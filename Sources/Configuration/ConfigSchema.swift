@@ -86,6 +86,8 @@ enum ConfigSchema {
 
         .integer("reconcile.interval_seconds", \.reconcile.intervalSeconds, minimum: 0, maximum: 86_400),
 
+        .linkOutRules("link_out.rules", \.linkOut.rules),
+
         .choice("log.level", \.log.level),
 
         .string("paths.templates_dir", \.paths.templatesDir),

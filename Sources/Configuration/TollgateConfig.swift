@@ -45,6 +45,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var retention: Retention
     /// `reconcile`: how often missed notifications are looked for.
     public var reconcile: Reconcile
+    /// `link_out`: where the app may link out to web checkout, under which programme.
+    public var linkOut: LinkOut
     /// `log`: logging.
     public var log: Log
     /// `paths`: where templates and static files are read from.
@@ -74,6 +76,7 @@ public struct TollgateConfig: Sendable, Equatable {
         events = Events()
         retention = Retention()
         reconcile = Reconcile()
+        linkOut = LinkOut()
         log = Log()
         paths = Paths()
         isDemo = false
