@@ -333,5 +333,45 @@ public enum DomainMigrations {
             ALTER TABLE auth_tokens ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
             CREATE INDEX auth_tokens_email ON auth_tokens (purpose, email, created_at);
             """),
+        // Link-out compliance (API.md): the platform token a checkout was started with (sealed,
+        // found by its keyed hash, one row per token however many checkouts carried it), and the reports owed to Apple and Google,
+        // a durable queue written in the same transaction as the purchase change. A report's
+        // natural key makes it once only; `request_id` (Apple's requestIdentifier, Google's
+        // externalTransactionId) is fixed when it is queued, so a retry resends the same report.
+        Migration(id: "0360_link_out", sql: """
+            CREATE TABLE link_out_tokens (
+                id TEXT PRIMARY KEY,
+                reporting TEXT NOT NULL,
+                token_hash TEXT NOT NULL,
+                token_sealed BLOB NOT NULL,
+                external_id TEXT,
+                program TEXT NOT NULL,
+                storefront TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE UNIQUE INDEX link_out_tokens_hash ON link_out_tokens (reporting, token_hash);
+            ALTER TABLE checkouts ADD COLUMN link_out_token_id TEXT;
+            CREATE INDEX checkouts_link_out_token ON checkouts (link_out_token_id);
+            CREATE TABLE link_out_reports (
+                id TEXT PRIMARY KEY,
+                token_id TEXT NOT NULL REFERENCES link_out_tokens (id),
+                reporting TEXT NOT NULL,
+                natural_key TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                request_id TEXT NOT NULL,
+                body TEXT NOT NULL,
+                status TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                sent_at BIGINT
+            );
+            CREATE UNIQUE INDEX link_out_reports_key ON link_out_reports (reporting, natural_key);
+            CREATE INDEX link_out_reports_due ON link_out_reports (status, next_attempt_at);
+            CREATE INDEX link_out_reports_token ON link_out_reports (token_id);
+            CREATE INDEX link_out_reports_created ON link_out_reports (created_at);
+            """),
     ]
 }

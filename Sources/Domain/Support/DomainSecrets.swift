@@ -16,6 +16,11 @@ public struct DomainSecrets: Sendable {
     /// HMAC key of the stored 6-digit sign-in codes (`SignInCodeRepository`): a copy of the
     /// database alone cannot try the million codes.
     public let signInCodeKey: [UInt8]
+    /// AES-256-GCM key of the stored link-out tokens (Apple's external purchase tokens, Google's
+    /// external transaction tokens): they are reported later, so kept sealed, never plain.
+    public let linkOutTokenKey: [UInt8]
+    /// HMAC key of the lookup hash of those tokens (one row per token, found without the token).
+    public let linkOutTokenHashKey: [UInt8]
     /// Derives `obfuscated_account_id` values.
     public let obfuscatedIDs: ObfuscatedID
 
@@ -31,6 +36,8 @@ public struct DomainSecrets: Sendable {
         idempotencyReplyKey = try derive("idempotency-replies")
         formTokenKey = try derive("form-tokens")
         signInCodeKey = try derive("web-sign-in-code")
+        linkOutTokenKey = try derive("link-out-token-encryption")
+        linkOutTokenHashKey = try derive("link-out-token-hash")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
     }
 }

@@ -1,0 +1,86 @@
+import Domain
+import Foundation
+import Storage
+import Testing
+
+/// Link-out tokens (sealed, one row per token) and the report queue (once per natural key,
+/// claimed once, retried, leased), on the suite's backend.
+@Suite("Link-out tokens and the report queue")
+struct LinkOutStoreTests {
+    static let vault = try! LinkOutTokenVault(secrets: Fixtures.secrets)
+    static let token = "eyJhcHBBcHBsZUlkIjoxMjM0NTY3ODkwLCJidW5kbGVJZCI6ImNvbS5leGFtcGxlLmFwcCJ9"
+
+    static func checkout(_ session: String, _ db: TestDatabase) throws {
+        try db.write { connection in
+            try CheckoutRepository.recordStart(
+                .init(sessionID: session, checkoutContextID: nil, appUserID: nil, plan: "monthly", priceID: "price_monthly",
+                      mode: "subscription", email: nil, redirectURL: nil, context: "{}"),
+                on: connection, now: Fixtures.t0)
+        }
+    }
+
+    static func presented(_ token: String = token) -> LinkOutTokenRepository.Presented {
+        .init(token: token, reporting: .apple, externalID: "f2b7d5c4-0000-4000-8000-000000000001", program: "apple_external_purchase", storefront: "DEU")
+    }
+
+    @Test("A token is stored sealed and hashed, once however many checkouts carry it, and read back only through the vault")
+    func tokens() throws {
+        let db = try TestDatabase()
+        try Self.checkout("cs_1", db)
+        try Self.checkout("cs_2", db)
+        let first = try db.write { try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_1", vault: Self.vault, on: $0, now: Fixtures.t0) }
+        let second = try db.write { try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_2", vault: Self.vault, on: $0, now: Fixtures.t0) }
+        #expect(first == second)
+        #expect(first.reporting == .apple && first.storefront == "DEU" && first.program == "apple_external_purchase")
+        let stored = try db.write { try $0.query("SELECT token_hash, token_sealed FROM link_out_tokens") }
+        #expect(stored.count == 1)
+        let sealed = try #require(stored.first).blob("token_sealed")
+        #expect(!String(decoding: sealed, as: UTF8.self).contains("eyJhcHBBcHBsZUlk"), "no plain token at rest")
+        #expect(try stored[0].string("token_hash") != Self.token)
+        #expect(try db.write { try LinkOutTokenRepository.open(first, vault: Self.vault, on: $0) } == Self.token)
+        #expect(try db.write { try LinkOutTokenRepository.find(sessionID: "cs_2", on: $0) } == first)
+        #expect(try db.write { try LinkOutTokenRepository.find(sessionID: "cs_unknown", on: $0) } == nil)
+        let other = try LinkOutTokenVault(secrets: DomainSecrets(secretKey: "another-secret-0123456789abcdef0123456"))
+        #expect(throws: (any Error).self) { try db.write { try LinkOutTokenRepository.open(first, vault: other, on: $0) } }
+    }
+
+    @Test("A report is queued once per natural key with its request id kept; claimed once; a failure is retried, then given up")
+    func queue() throws {
+        let db = try TestDatabase()
+        try Self.checkout("cs_1", db)
+        let token = try db.write { try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_1", vault: Self.vault, on: $0, now: Fixtures.t0) }
+        let line = LinkOutReportLine(
+            kind: .purchase, lineID: "pur_1.1", productID: "price_monthly", productType: .subscription, occurredAt: Fixtures.t0,
+            amountMinor: 999, taxMinor: 190, currency: "eur", periodStart: Fixtures.t0, periodEnd: Fixtures.t0.addingTimeInterval(30 * 86400))
+        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "purchase:pur_1", lines: [line], on: $0, now: Fixtures.t0) })
+        #expect(try !db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "purchase:pur_1", lines: [line], on: $0, now: Fixtures.t0) })
+        let requestID = try #require(try db.write { try LinkOutReportStore.requestID(reporting: .apple, naturalKey: "purchase:pur_1", on: $0) })
+        #expect(UUID(uuidString: requestID) != nil)
+
+        let claimed = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
+        #expect(claimed.count == 1)
+        #expect(claimed.first?.lines == [line] && claimed.first?.requestID == requestID && claimed.first?.attempts == 1)
+        #expect(claimed.first?.lines.first?.currency == "EUR")
+        #expect(try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }.isEmpty, "claimed once")
+        // The claimer died: after the lease the report is due again, with the same request id.
+        let again = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0.addingTimeInterval(61)) }
+        #expect(again.map(\.requestID) == [requestID] && again.first?.attempts == 2)
+
+        let id = try #require(again.first?.id)
+        try db.write { try LinkOutReportStore.record(id, .failed(error: "503 from Apple", retryAt: Fixtures.t0.addingTimeInterval(120)), on: $0, now: Fixtures.t0) }
+        #expect(try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0.addingTimeInterval(100)) }.isEmpty)
+        #expect(try db.write { try LinkOutReportStore.nextDue(on: $0) } == Fixtures.t0.addingTimeInterval(120))
+        let third = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0.addingTimeInterval(121)) }
+        #expect(third.count == 1)
+        try db.write { try LinkOutReportStore.record(id, .sent, on: $0, now: Fixtures.t0.addingTimeInterval(122)) }
+        let listed = try db.write { try LinkOutReportStore.list(from: Fixtures.t0, to: Fixtures.t0.addingTimeInterval(86400), limit: 10, on: $0) }
+        #expect(listed.map(\.status) == ["sent"])
+        #expect(listed.first?.sentAt == Fixtures.t0.addingTimeInterval(122) && listed.first?.attempts == 3 && listed.first?.storefront == "DEU")
+
+        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .noPurchase, naturalKey: "no_purchase:\(token.id)", lines: [], on: $0, now: Fixtures.t0) })
+        let empty = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
+        try db.write { try LinkOutReportStore.record(empty[0].id, .failed(error: "400 INVALID_TOKEN", retryAt: nil), on: $0, now: Fixtures.t0) }
+        let statuses = try db.write { try LinkOutReportStore.list(from: Fixtures.t0, to: Fixtures.t0.addingTimeInterval(1), limit: 10, on: $0) }.map(\.status)
+        #expect(statuses.sorted() == ["failed", "sent"])
+    }
+}
