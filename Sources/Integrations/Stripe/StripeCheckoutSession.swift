@@ -55,6 +55,12 @@ public struct StripeCheckoutSession: Sendable, Equatable {
     public var metadata: [String: String]
     public var created: Date
     public var livemode: Bool
+    /// `amount_total`: what the buyer paid, tax included, in the currency's smallest unit.
+    public var amountTotal: Int?
+    /// `total_details.amount_tax`: the tax in `amountTotal`.
+    public var amountTax: Int?
+    /// `currency` (lower case, as Stripe writes it).
+    public var currency: String?
     /// The prices of `line_items` when they were expanded (`expand[]=line_items`); empty otherwise.
     public var lineItemPriceIDs: [String] = []
     /// The products of those prices (`line_items.data[].price.product`); empty when not expanded.
@@ -106,9 +112,16 @@ extension StripeCheckoutSession: Decodable {
         case paymentIntent = "payment_intent"
         case clientReferenceID = "client_reference_id"
         case lineItems = "line_items"
+        case amountTotal = "amount_total"
+        case totalDetails = "total_details"
+        case currency
     }
 
     private enum DetailsKeys: String, CodingKey { case email }
+
+    private enum TotalDetailsKeys: String, CodingKey {
+        case amountTax = "amount_tax"
+    }
 
     /// An expanded `line_items` list: only each item's price id and product are read.
     private struct LineItems: Decodable {
@@ -166,6 +179,12 @@ extension StripeCheckoutSession: Decodable {
         metadata = try container.stripeMetadata(.metadata)
         created = try container.stripeDate(.created)
         livemode = try container.decode(Bool.self, forKey: .livemode)
+        amountTotal = try container.decodeIfPresent(Int.self, forKey: .amountTotal)
+        currency = try container.decodeIfPresent(String.self, forKey: .currency)
+        if container.contains(.totalDetails), try !container.decodeNil(forKey: .totalDetails) {
+            amountTax = try container.nestedContainer(keyedBy: TotalDetailsKeys.self, forKey: .totalDetails)
+                .decodeIfPresent(Int.self, forKey: .amountTax)
+        }
         let lineItems = try container.decodeIfPresent(LineItems.self, forKey: .lineItems)?.data ?? []
         lineItemPriceIDs = lineItems.compactMap(\.price?.id)
         lineItemProductIDs = lineItems.compactMap(\.price?.product?.id)

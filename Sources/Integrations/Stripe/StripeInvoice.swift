@@ -22,6 +22,10 @@ public struct StripeInvoice: Sendable, Equatable {
     public var billingReason: String?
     /// In the currency's smallest unit.
     public var amountPaid: Int?
+    /// `total_excluding_tax`: the invoice's total before tax (after discounts), smallest unit.
+    public var totalExcludingTax: Int?
+    /// `total`: with tax, smallest unit. `total - totalExcludingTax` is the tax.
+    public var total: Int?
     public var currency: String?
     public var created: Date?
     public var livemode: Bool
@@ -62,6 +66,8 @@ extension StripeInvoice: Decodable {
         case paymentIntent = "payment_intent"
         case billingReason = "billing_reason"
         case amountPaid = "amount_paid"
+        case totalExcludingTax = "total_excluding_tax"
+        case total
     }
 
     private struct Parent: Decodable {
@@ -104,6 +110,8 @@ extension StripeInvoice: Decodable {
         periodEnd = lines.compactMap { $0.period?.end }.max().map(StripeJSON.date)
         billingReason = try container.decodeIfPresent(String.self, forKey: .billingReason)
         amountPaid = try container.decodeIfPresent(Int.self, forKey: .amountPaid)
+        totalExcludingTax = try container.decodeIfPresent(Int.self, forKey: .totalExcludingTax)
+        total = try container.decodeIfPresent(Int.self, forKey: .total)
         currency = try container.decodeIfPresent(String.self, forKey: .currency)
         created = try container.stripeDateIfPresent(.created)
         livemode = try container.decode(Bool.self, forKey: .livemode)

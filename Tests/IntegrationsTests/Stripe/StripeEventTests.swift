@@ -163,6 +163,9 @@ struct StripeEventTests {
         #expect(direct.customerID == nil)
         #expect(direct.url?.hasPrefix("https://checkout.stripe.com/") == true)
         #expect(direct.metadata.isEmpty)
+        // Amounts as the fixture has them: no total or currency while open, the tax in total_details.
+        #expect(direct.amountTotal == nil && direct.currency == nil)
+        #expect(direct.amountTax == 1_424_534_716)
     }
 
     @Test("fixture_subscription.json: period end from the item, price id, cancellation")
@@ -193,6 +196,7 @@ struct StripeEventTests {
         #expect(invoice.periodEnd == Self.date(1_721_954_054))
         #expect(invoice.customerID == "cus_QXg1o8vcGmoR32")
         #expect(invoice.created == Self.date(1_234_567_890))
+        #expect(invoice.total == 1000 && invoice.totalExcludingTax == 1000 && invoice.currency == "usd")
     }
 
     @Test("fixture_charge.json: a charge that is not refunded")

@@ -9,7 +9,10 @@ extension FakeStripe {
         public var paymentIntentID: String?
         public var invoiceID: String?
         public var customerID: String
+        /// What was paid, tax included (smallest unit).
         public var amount: Int
+        /// The tax in `amount`.
+        public var tax: Int = 0
         public var paidAt: Date
         /// Each refund: its id, amount and when it was made.
         public var refunds: [(id: String, amount: Int, created: Date)] = []
@@ -31,6 +34,16 @@ extension FakeStripe {
             let event = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
             return (event?["data"] as? [String: Any])?["object"] as? [String: Any] ?? [:]
         }
+    }
+
+    /// The price of every plan, in cents (USD), before tax.
+    public static let unitAmount = 999
+
+    /// Adds tax to every later checkout, invoice and charge: `basisPoints` hundredths of a
+    /// percent of the price (1900 for 19% VAT), as Stripe Tax reports it (`total_details.amount_tax`,
+    /// `total_excluding_tax`).
+    public func setTax(basisPoints: Int) {
+        core.state.withLock { $0.taxBasisPoints = basisPoints }
     }
 
     /// Every event the fake recorded, oldest first.
@@ -138,10 +151,14 @@ extension FakeStripe.Core.State {
     }
 
     /// A succeeded charge paying an invoice or a payment intent (an invoice's payment gets one).
-    mutating func charge(customerID: String, paymentIntentID: String? = nil, invoiceID: String? = nil, paidAt: Date) -> FakeStripe.Charge {
+    mutating func charge(
+        customerID: String, paymentIntentID: String? = nil, invoiceID: String? = nil, paidAt: Date, subtotal: Int = FakeStripe.unitAmount
+    ) -> FakeStripe.Charge {
         let intent = paymentIntentID ?? "pi_test_\(nextSuffix())"
+        let tax = tax(on: subtotal)
         let charge = FakeStripe.Charge(
-            id: "ch_test_\(nextSuffix())", paymentIntentID: intent, invoiceID: invoiceID, customerID: customerID, amount: 999, paidAt: paidAt)
+            id: "ch_test_\(nextSuffix())", paymentIntentID: intent, invoiceID: invoiceID, customerID: customerID, amount: subtotal + tax,
+            tax: tax, paidAt: paidAt)
         charges[charge.id] = charge
         chargeOfIntent[intent] = charge.id
         return charge
@@ -269,6 +286,7 @@ extension FakeStripeJSON {
         return [
             "id": id, "object": "invoice", "status": "paid", "customer": subscription.customerID, "customer_email": optional(email),
             "amount_paid": charge.amount, "currency": "usd", "billing_reason": "subscription_cycle", "created": drafted,
+            "subtotal": charge.amount - charge.tax, "total_excluding_tax": charge.amount - charge.tax, "total": charge.amount,
             "period_start": start, "period_end": start, "livemode": subscription.livemode,
             "parent": [
                 "type": "subscription_details", "quote_details": NSNull(),

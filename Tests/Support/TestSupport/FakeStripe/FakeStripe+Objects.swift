@@ -21,6 +21,10 @@ extension FakeStripe {
         public var paymentStatus: String
         public var priceID: String
         public var quantity: Int
+        /// `amount_subtotal`: the price (999 cents) times the quantity, before tax.
+        public var amountSubtotal: Int
+        /// `total_details.amount_tax` (`FakeStripe.setTax(basisPoints:)`); `amount_total` adds it.
+        public var amountTax: Int
         public var successURL: String
         public var cancelURL: String?
         public var clientReferenceID: String?
@@ -120,6 +124,8 @@ enum FakeStripeJSON {
             "payment_intent": optional(session.paymentIntentID),
             "invoice": optional(session.invoiceID),
             "client_reference_id": optional(session.clientReferenceID),
+            "amount_subtotal": session.amountSubtotal, "amount_total": session.amountSubtotal + session.amountTax, "currency": "usd",
+            "total_details": ["amount_discount": 0, "amount_shipping": 0, "amount_tax": session.amountTax] as [String: Any],
             "metadata": session.metadata,
             "success_url": session.successURL,
             "cancel_url": optional(session.cancelURL),

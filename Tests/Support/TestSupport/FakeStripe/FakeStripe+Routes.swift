@@ -201,7 +201,8 @@ extension FakeStripe.Core {
             let id = "cs_test_a1\(state.nextSuffix())"
             let session = FakeStripe.Session(
                 id: id, url: "https://checkout.stripe.com/c/pay/\(id)", mode: mode, status: "open", paymentStatus: "unpaid",
-                priceID: priceID, quantity: quantity, successURL: successURL, cancelURL: parameters["cancel_url"]?.string,
+                priceID: priceID, quantity: quantity, amountSubtotal: FakeStripe.unitAmount * quantity,
+                amountTax: state.tax(on: FakeStripe.unitAmount * quantity), successURL: successURL, cancelURL: parameters["cancel_url"]?.string,
                 clientReferenceID: parameters["client_reference_id"]?.string, customerEmail: parameters["customer_email"]?.string,
                 email: nil, customerID: nil, subscriptionID: nil, paymentIntentID: nil, invoiceID: nil,
                 metadata: metadataSets[0], subscriptionMetadata: metadataSets[1], paymentIntentMetadata: metadataSets[2],

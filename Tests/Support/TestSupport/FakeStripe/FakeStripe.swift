@@ -116,7 +116,8 @@ public final class FakeStripe: Sendable {
                     state.record("invoice.paid", FakeStripeJSON.invoice(id: invoiceID, subscription: subscription, charge: charge, email: session.email), at: now)
                 }
             } else if paid, let intent = session.paymentIntentID {
-                state.chargeOfIntent[intent] = state.charge(customerID: session.customerID ?? "", paymentIntentID: intent, paidAt: now).id
+                state.chargeOfIntent[intent] = state.charge(
+                    customerID: session.customerID ?? "", paymentIntentID: intent, paidAt: now, subtotal: session.amountSubtotal).id
             }
             return (session, subscription)
         }
@@ -200,6 +201,11 @@ extension FakeStripe {
             /// Every event, oldest first, as `GET /v1/events` lists them (newest first).
             var events: [Event] = []
             var counter = 0
+            /// Tax added to every price, in hundredths of a percent (`setTax(basisPoints:)`).
+            var taxBasisPoints = 0
+
+            /// The tax on `subtotal` cents, rounded down.
+            func tax(on subtotal: Int) -> Int { subtotal * taxBasisPoints / 10_000 }
 
             /// A unique, Stripe-looking id suffix.
             mutating func nextSuffix() -> String {
