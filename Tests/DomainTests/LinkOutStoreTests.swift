@@ -52,10 +52,11 @@ struct LinkOutStoreTests {
         let line = LinkOutReportLine(
             kind: .purchase, lineID: "pur_1.1", productID: "price_monthly", productType: .subscription, occurredAt: Fixtures.t0,
             amountMinor: 999, taxMinor: 190, currency: "eur", periodStart: Fixtures.t0, periodEnd: Fixtures.t0.addingTimeInterval(30 * 86400))
-        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "purchase:pur_1", lines: [line], on: $0, now: Fixtures.t0) })
-        #expect(try !db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "purchase:pur_1", lines: [line], on: $0, now: Fixtures.t0) })
-        let requestID = try #require(try db.write { try LinkOutReportStore.requestID(reporting: .apple, naturalKey: "purchase:pur_1", on: $0) })
+        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0) })
+        #expect(try !db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0) })
+        let requestID = try #require(try db.write { try LinkOutReportStore.requestID(reporting: .apple, naturalKey: "payment:pur_1:in_1", on: $0) })
         #expect(UUID(uuidString: requestID) != nil)
+        #expect(try db.write { try LinkOutReportStore.firstPaymentRequestID(purchaseID: "pur_1", on: $0) } == requestID)
 
         let claimed = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
         #expect(claimed.count == 1)
@@ -77,10 +78,67 @@ struct LinkOutStoreTests {
         #expect(listed.map(\.status) == ["sent"])
         #expect(listed.first?.sentAt == Fixtures.t0.addingTimeInterval(122) && listed.first?.attempts == 3 && listed.first?.storefront == "DEU")
 
-        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .noPurchase, naturalKey: "no_purchase:\(token.id)", lines: [], on: $0, now: Fixtures.t0) })
+        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .noPurchase, naturalKey: "no_purchase:\(token.id)", purchaseID: nil, lines: [], on: $0, now: Fixtures.t0) })
         let empty = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
         try db.write { try LinkOutReportStore.record(empty[0].id, .failed(error: "400 INVALID_TOKEN", retryAt: nil), on: $0, now: Fixtures.t0) }
         let statuses = try db.write { try LinkOutReportStore.list(from: Fixtures.t0, to: Fixtures.t0.addingTimeInterval(1), limit: 10, on: $0) }.map(\.status)
         #expect(statuses.sorted() == ["failed", "sent"])
+    }
+}
+
+extension LinkOutStoreTests {
+    /// A purchase completed from checkout `cs_test_1`, which carried a token when `withToken`.
+    static func purchase(_ db: TestDatabase, withToken: Bool) throws -> Purchase {
+        try checkout("cs_test_1", db)
+        if withToken {
+            try db.write { try LinkOutTokenRepository.attach(presented(), toCheckout: "cs_test_1", vault: vault, on: $0, now: Fixtures.t0) }
+        }
+        let completion = CheckoutCompletion(codeTTL: 3600, vault: Fixtures.vault, secrets: Fixtures.secrets)
+        return try db.write { try completion.complete(Fixtures.paid(), on: $0, now: Fixtures.t0) }.purchase
+    }
+
+    @Test("The first payment is a purchase line, later ones renewals, each once; amounts before tax with the tax beside; no token, no report")
+    func payments() throws {
+        let db = try TestDatabase()
+        let purchase = try Self.purchase(db, withToken: true)
+        let first = LinkOutReporting.Payment(
+            reference: "in_1", paidAt: Fixtures.t0, amountTotal: 1189, tax: 190, currency: "eur", periodStart: Fixtures.t0,
+            periodEnd: Fixtures.t0.addingTimeInterval(30 * 86400))
+        #expect(try db.write { try LinkOutReporting.paid(purchase, first, subscription: true, on: $0, now: Fixtures.t0) })
+        #expect(try !db.write { try LinkOutReporting.paid(purchase, first, subscription: true, on: $0, now: Fixtures.t0) }, "a repeat queues nothing")
+        var renewal = first
+        renewal.reference = "in_2"
+        renewal.paidAt = Fixtures.t0.addingTimeInterval(30 * 86400)
+        #expect(try db.write { try LinkOutReporting.paid(purchase, renewal, subscription: true, on: $0, now: Fixtures.t0) })
+        let claimed = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
+        #expect(claimed.map(\.kind) == [.purchase, .renewal])
+        let line = try #require(claimed.first?.lines.first)
+        #expect(line.lineID == "\(purchase.id).in_1" && line.amountMinor == 999 && line.taxMinor == 190 && line.currency == "EUR")
+        #expect(line.productType == .subscription && line.productID == "price_monthly")
+        #expect(!line.lineID.contains("@"), "no personal data in ids")
+
+        let plain = try TestDatabase()
+        let untokened = try Self.purchase(plain, withToken: false)
+        #expect(try !plain.write { try LinkOutReporting.paid(untokened, first, subscription: true, on: $0, now: Fixtures.t0) })
+        #expect(try plain.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }.isEmpty)
+    }
+
+    @Test("A refund names the line it refunds; all of it copies the payment's amounts, part of it is split in the payment's proportion")
+    func refunds() throws {
+        let db = try TestDatabase()
+        let purchase = try Self.purchase(db, withToken: true)
+        for reference in ["in_1", "in_2"] {
+            let payment = LinkOutReporting.Payment(reference: reference, paidAt: Fixtures.t0, amountTotal: 1189, tax: 190, currency: "eur")
+            try db.write { try LinkOutReporting.paid(purchase, payment, subscription: true, on: $0, now: Fixtures.t0) }
+        }
+        let later = Fixtures.t0.addingTimeInterval(3600)
+        #expect(try db.write { try LinkOutReporting.refunded(purchase, payment: "in_1", refundedAt: later, amount: nil, subscription: true, on: $0, now: later) })
+        #expect(try db.write { try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: later, amount: 500, subscription: true, on: $0, now: later) })
+        #expect(try !db.write { try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: later, amount: 500, subscription: true, on: $0, now: later) })
+        let refunds = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: later) }.filter { $0.kind == .refund }
+        let full = try #require(refunds.first?.lines.first)
+        #expect(full.referenceLineID == "\(purchase.id).in_1" && full.amountMinor == 999 && full.taxMinor == 190 && full.currency == "EUR")
+        let part = try #require(refunds.last?.lines.first)
+        #expect(part.referenceLineID == "\(purchase.id).in_2" && part.amountMinor == 420 && part.taxMinor == 80)
     }
 }

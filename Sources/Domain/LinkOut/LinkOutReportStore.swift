@@ -4,8 +4,9 @@ import Storage
 /// The durable queue of reports owed to Apple and Google (API.md "Link-out compliance").
 ///
 /// A report is queued in the same write transaction as the purchase change it reports, once: its
-/// natural key (`purchase:<purchase id>`, `renewal:<purchase id>:<period end>`,
-/// `refund:<purchase id>`, `no_purchase:<token id>`) is unique per platform, so a repeated
+/// natural key (`payment:<purchase id>:<payment>` for the first payment and each renewal,
+/// `refund:<purchase id>:<payment>`, `no_purchase:<token id>`, where `<payment>` is the Stripe
+/// invoice or payment intent) is unique per platform, so a repeated
 /// webhook or a second instance queues nothing more. Its `request_id` (Apple's
 /// `requestIdentifier`, Google's `externalTransactionId`) is chosen then and kept, so a retry
 /// resends the same report and the platform can tell a repeat. Claiming follows `EventStore`:
@@ -27,6 +28,8 @@ public enum LinkOutReportStore {
         public let tokenID: String
         public let reporting: LinkOutPolicy.Reporting
         public let kind: Kind
+        /// The purchase reported; nil for `noPurchase`.
+        public let purchaseID: String?
         public let requestID: String
         /// Attempts so far, this one included.
         public let attempts: Int
@@ -63,19 +66,19 @@ public enum LinkOutReportStore {
     /// - Throws: `StorageError`.
     @discardableResult
     public static func enqueue(
-        token: LinkOutTokenRepository.Token, kind: Kind, naturalKey: String, lines: [LinkOutReportLine], requestID: String? = nil,
-        on connection: Connection, now: Date
+        token: LinkOutTokenRepository.Token, kind: Kind, naturalKey: String, purchaseID: String?, lines: [LinkOutReportLine],
+        requestID: String? = nil, on connection: Connection, now: Date
     ) throws -> Bool {
         let nowMS = Timestamp.milliseconds(now)
         let body = String(decoding: try JSONEncoder.linkOutLines.encode(lines), as: UTF8.self)
         return try connection.run(
             """
-            INSERT INTO link_out_reports (id, token_id, reporting, natural_key, kind, request_id, body, status, attempts, next_attempt_at,
-                created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)
+            INSERT INTO link_out_reports (id, token_id, reporting, natural_key, purchase_id, kind, request_id, body, status, attempts,
+                next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)
             ON CONFLICT (reporting, natural_key) DO NOTHING
             """,
             [
-                try EntityID.make("lor"), token.id, token.reporting.rawValue, naturalKey, kind.rawValue,
+                try EntityID.make("lor"), token.id, token.reporting.rawValue, naturalKey, purchaseID, kind.rawValue,
                 requestID ?? UUID().uuidString.lowercased(), body, nowMS, nowMS, nowMS,
             ]) == 1
     }
@@ -85,6 +88,21 @@ public enum LinkOutReportStore {
     public static func requestID(reporting: LinkOutPolicy.Reporting, naturalKey: String, on connection: Connection) throws -> String? {
         try connection.queryOne(
             "SELECT request_id FROM link_out_reports WHERE reporting = ? AND natural_key = ?", [reporting.rawValue, naturalKey]
+        )?.string("request_id")
+    }
+
+    /// The lines of the report `naturalKey` (a refund reads what it refunds), if queued.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func lines(naturalKey: String, on connection: Connection) throws -> [LinkOutReportLine]? {
+        try connection.queryOne("SELECT body FROM link_out_reports WHERE natural_key = ?", [naturalKey]).map(lines)
+    }
+
+    /// The `request_id` of the purchase's first payment report (`purchase`): Google's
+    /// `initialExternalTransactionId` of every renewal.
+    /// - Throws: `StorageError`.
+    public static func firstPaymentRequestID(purchaseID: String, on connection: Connection) throws -> String? {
+        try connection.queryOne(
+            "SELECT request_id FROM link_out_reports WHERE purchase_id = ? AND kind = 'purchase' ORDER BY created_at LIMIT 1", [purchaseID]
         )?.string("request_id")
     }
 
@@ -107,13 +125,13 @@ public enum LinkOutReportStore {
             WHERE id IN (
                 SELECT id FROM link_out_reports WHERE status = 'pending' AND next_attempt_at <= ?
                 ORDER BY next_attempt_at LIMIT ?\(connection.dialect.skipLockedClause))
-            RETURNING id, token_id, reporting, kind, request_id, attempts, body, created_at
+            RETURNING id, token_id, reporting, kind, purchase_id, request_id, attempts, body, created_at
             """,
             [nowMS, nowMS, limit])
         return try rows.map { row in
             Claimed(
                 id: try row.string("id"), tokenID: try row.string("token_id"), reporting: try reporting(row), kind: try kind(row),
-                requestID: try row.string("request_id"), attempts: try row.int("attempts"), lines: try lines(row),
+                purchaseID: try row.optionalString("purchase_id"), requestID: try row.string("request_id"), attempts: try row.int("attempts"), lines: try lines(row),
                 createdAt: Timestamp.date(try row.int64("created_at")))
         }.sorted { $0.createdAt < $1.createdAt }
     }

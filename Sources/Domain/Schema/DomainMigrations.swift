@@ -357,6 +357,7 @@ public enum DomainMigrations {
                 token_id TEXT NOT NULL REFERENCES link_out_tokens (id),
                 reporting TEXT NOT NULL,
                 natural_key TEXT NOT NULL,
+                purchase_id TEXT,
                 kind TEXT NOT NULL,
                 request_id TEXT NOT NULL,
                 body TEXT NOT NULL,
@@ -371,6 +372,7 @@ public enum DomainMigrations {
             CREATE UNIQUE INDEX link_out_reports_key ON link_out_reports (reporting, natural_key);
             CREATE INDEX link_out_reports_due ON link_out_reports (status, next_attempt_at);
             CREATE INDEX link_out_reports_token ON link_out_reports (token_id);
+            CREATE INDEX link_out_reports_purchase ON link_out_reports (purchase_id, kind);
             CREATE INDEX link_out_reports_created ON link_out_reports (created_at);
             """),
     ]
