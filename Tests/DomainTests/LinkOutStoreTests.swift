@@ -56,7 +56,7 @@ struct LinkOutStoreTests {
         #expect(try !db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0) })
         let requestID = try #require(try db.write { try LinkOutReportStore.requestID(reporting: .apple, naturalKey: "payment:pur_1:in_1", on: $0) })
         #expect(UUID(uuidString: requestID) != nil)
-        #expect(try db.write { try LinkOutReportStore.firstPaymentRequestID(purchaseID: "pur_1", on: $0) } == requestID)
+        #expect(try db.write { try LinkOutReportStore.firstPayment(purchaseID: "pur_1", on: $0) }?.requestID == requestID)
 
         let claimed = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
         #expect(claimed.count == 1)
@@ -136,6 +136,7 @@ extension LinkOutStoreTests {
         #expect(try db.write { try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: later, amount: 500, subscription: true, on: $0, now: later) })
         #expect(try !db.write { try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: later, amount: 500, subscription: true, on: $0, now: later) })
         let refunds = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: later) }.filter { $0.kind == .refund }
+            .sorted { ($0.lines.first?.referenceLineID ?? "") < ($1.lines.first?.referenceLineID ?? "") }
         let full = try #require(refunds.first?.lines.first)
         #expect(full.referenceLineID == "\(purchase.id).in_1" && full.amountMinor == 999 && full.taxMinor == 190 && full.currency == "EUR")
         let part = try #require(refunds.last?.lines.first)

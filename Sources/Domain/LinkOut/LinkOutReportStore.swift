@@ -20,6 +20,16 @@ public enum LinkOutReportStore {
         case refund
         /// A token that led to no purchase (Apple wants those reported too).
         case noPurchase = "no_purchase"
+
+        /// Reports queued in the same instant go out in this order: a payment before its refund.
+        var order: Int {
+            switch self {
+            case .purchase: 0
+            case .renewal: 1
+            case .refund: 2
+            case .noPurchase: 3
+            }
+        }
     }
 
     /// A report claimed for sending.
@@ -97,13 +107,14 @@ public enum LinkOutReportStore {
         try connection.queryOne("SELECT body FROM link_out_reports WHERE natural_key = ?", [naturalKey]).map(lines)
     }
 
-    /// The `request_id` of the purchase's first payment report (`purchase`): Google's
+    /// The natural key and `request_id` of the purchase's first payment report (`purchase`): Google's
     /// `initialExternalTransactionId` of every renewal.
     /// - Throws: `StorageError`.
-    public static func firstPaymentRequestID(purchaseID: String, on connection: Connection) throws -> String? {
+    public static func firstPayment(purchaseID: String, on connection: Connection) throws -> (naturalKey: String, requestID: String, status: String)? {
         try connection.queryOne(
-            "SELECT request_id FROM link_out_reports WHERE purchase_id = ? AND kind = 'purchase' ORDER BY created_at LIMIT 1", [purchaseID]
-        )?.string("request_id")
+            "SELECT natural_key, request_id, status FROM link_out_reports WHERE purchase_id = ? AND kind = 'purchase' ORDER BY created_at LIMIT 1",
+            [purchaseID]
+        ).map { (try $0.string("natural_key"), try $0.string("request_id"), try $0.string("status")) }
     }
 
     /// Whether any report was queued for the token.
@@ -133,7 +144,13 @@ public enum LinkOutReportStore {
                 id: try row.string("id"), tokenID: try row.string("token_id"), reporting: try reporting(row), kind: try kind(row),
                 purchaseID: try row.optionalString("purchase_id"), requestID: try row.string("request_id"), attempts: try row.int("attempts"), lines: try lines(row),
                 createdAt: Timestamp.date(try row.int64("created_at")))
-        }.sorted { $0.createdAt < $1.createdAt }
+        }.sorted { ($0.createdAt, $0.kind.order) < ($1.createdAt, $1.kind.order) }
+    }
+
+    /// The status of the report `naturalKey` (`pending`, `sending`, `sent`, `failed`), if queued.
+    /// - Throws: `StorageError`.
+    public static func status(naturalKey: String, on connection: Connection) throws -> String? {
+        try connection.queryOne("SELECT status FROM link_out_reports WHERE natural_key = ?", [naturalKey])?.string("status")
     }
 
     /// Records how an attempt ended.

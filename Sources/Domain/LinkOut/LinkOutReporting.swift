@@ -43,7 +43,7 @@ public enum LinkOutReporting {
         _ purchase: Purchase, _ payment: Payment, subscription: Bool, on connection: Connection, now: Date
     ) throws -> Bool {
         guard let token = try LinkOutTokenRepository.find(purchaseID: purchase.id, on: connection) else { return false }
-        let first = try LinkOutReportStore.firstPaymentRequestID(purchaseID: purchase.id, on: connection) == nil
+        let first = try LinkOutReportStore.firstPayment(purchaseID: purchase.id, on: connection) == nil
         let pretax = payment.amountTotal.map { $0 - (payment.tax ?? 0) }
         let line = LinkOutReportLine(
             kind: first ? .purchase : .renewal, lineID: lineID(purchaseID: purchase.id, payment: payment.reference),

@@ -73,6 +73,12 @@ public enum LinkOutTokenRepository {
         return token
     }
 
+    /// The token row `id`.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func find(id: String, on connection: Connection) throws -> Token? {
+        try connection.queryOne("SELECT \(Token.columns) FROM link_out_tokens WHERE id = ?", [id]).map(Token.init(row:))
+    }
+
     /// The token the purchase `purchaseID` was bought under, if its checkout carried one.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func find(purchaseID: String, on connection: Connection) throws -> Token? {

@@ -1,0 +1,30 @@
+import Domain
+
+/// Sends one claimed report to its platform (Apple's External Purchase Server API, Google's
+/// external transactions). Implementations throw `UpstreamError`: retryable ones are sent again
+/// later, others fail the report for an operator to see.
+public protocol LinkOutReportSender: Sendable {
+    /// Sends `report`; returns when the platform has accepted it (or already had it).
+    func send(_ report: LinkOutReportStore.Claimed, _ context: LinkOutReportContext) async throws
+}
+
+/// What a sender needs beside the report: the token itself and the platform ids of the reports
+/// this one builds on.
+public struct LinkOutReportContext: Sendable, Equatable {
+    /// The token the purchase was made under, opened from its box.
+    public let token: String
+    public let tokenRecord: LinkOutTokenRepository.Token
+    /// For a renewal or a refund: the `request_id` of the purchase's first payment report
+    /// (Google's `initialExternalTransactionId`).
+    public let firstPaymentRequestID: String?
+    /// For a refund: the `request_id` of the payment report it refunds (Google's
+    /// `externalTransactions/{id}:refund`).
+    public let refundedRequestID: String?
+
+    public init(token: String, tokenRecord: LinkOutTokenRepository.Token, firstPaymentRequestID: String?, refundedRequestID: String?) {
+        self.token = token
+        self.tokenRecord = tokenRecord
+        self.firstPaymentRequestID = firstPaymentRequestID
+        self.refundedRequestID = refundedRequestID
+    }
+}

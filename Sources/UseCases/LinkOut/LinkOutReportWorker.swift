@@ -1,0 +1,171 @@
+import Domain
+import Foundation
+import Integrations
+import Logging
+import Storage
+
+/// Sends the queued link-out reports (`LinkOutReportStore`) to Apple and Google.
+///
+/// `run()` first returns reports left `sending` by a stopped process to `pending` (SQLite; on
+/// PostgreSQL the claim's lease does it), then claims due reports a batch at a time, sends each
+/// with the sender of its platform, and records the outcome: sent; pending again after a backoff
+/// for a retryable failure (an outage, 429, 5xx) until `retention` after the report was queued;
+/// failed for any other answer (the platform refused it: an operator sees why in
+/// `tollgate admin reports`). A crash between the platform's answer and its recording sends that
+/// report again with the same `request_id`, which the platforms treat as the same report.
+public final class LinkOutReportWorker: Sendable {
+    /// How the worker paces itself.
+    public struct Configuration: Sendable {
+        public var batch = 16
+        public var lease: TimeInterval = 120
+        public var idlePoll: Duration = .seconds(30)
+        /// How long a report that keeps failing is retried before it is failed.
+        public var deadline: TimeInterval = 30 * 86_400
+        public var retry = EventRetryPolicy()
+
+        public init() {}
+    }
+
+    private let database: Database
+    private let senders: [LinkOutPolicy.Reporting: any LinkOutReportSender]
+    private let vault: LinkOutTokenVault
+    private let configuration: Configuration
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private let signal = WakeSignal()
+
+    public init(
+        database: Database, senders: [LinkOutPolicy.Reporting: any LinkOutReportSender], vault: LinkOutTokenVault,
+        configuration: Configuration = Configuration(), logger: Logger = .disabled, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.database = database
+        self.senders = senders
+        self.vault = vault
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Recovers abandoned reports, then sends until `stop()` or cancellation.
+    public func run() async {
+        do {
+            let now = self.now()
+            let recovered = try await database.write { try LinkOutReportStore.recoverAbandoned(on: $0, now: now) }
+            if recovered > 0 { logger.warning("link_out.recovered", [("count", .int(recovered))]) }
+        } catch {
+            logger.error("link_out.recover_failed", [("error", .string("\(error)"))])
+        }
+        await withTaskCancellationHandler {
+            while !signal.isStopped {
+                if await sendDue() == 0 { await signal.wait(upTo: await sleepDuration()) }
+            }
+        } onCancel: {
+            stop()
+        }
+    }
+
+    /// Makes `run()` return after the report in flight.
+    public func stop() { signal.stop() }
+
+    /// Ends the worker's sleep: a report was queued.
+    public func wake() { signal.notify() }
+
+    /// Claims one batch of due reports and sends them; returns how many were claimed.
+    @discardableResult
+    public func sendDue() async -> Int {
+        let now = self.now()
+        let (batch, lease) = (configuration.batch, configuration.lease)
+        let claimed: [LinkOutReportStore.Claimed]
+        do {
+            claimed = try await database.write { try LinkOutReportStore.claim(limit: batch, lease: lease, on: $0, now: now) }
+        } catch {
+            logger.error("link_out.claim_failed", [("error", .string("\(error)"))])
+            return 0
+        }
+        for report in claimed {
+            let outcome = await attempt(report)
+            do {
+                let recordedAt = self.now()
+                try await database.write { try LinkOutReportStore.record(report.id, outcome, on: $0, now: recordedAt) }
+            } catch {
+                // Left `sending`: the lease sends it again, with the same request id.
+                logger.error("link_out.record_failed", [("report", .string(report.id)), ("error", .string("\(error)"))])
+            }
+        }
+        return claimed.count
+    }
+
+    private func attempt(_ report: LinkOutReportStore.Claimed) async -> LinkOutReportStore.Outcome {
+        guard let sender = senders[report.reporting] else {
+            return failure(report, error: "reporting to \(report.reporting.rawValue) is not configured", retryable: true)
+        }
+        do {
+            let context = try await database.read { connection in try self.context(of: report, on: connection) }
+            try await sender.send(report, context)
+            logger.info("link_out.sent", [
+                ("report", .string(report.id)), ("platform", .string(report.reporting.rawValue)), ("kind", .string(report.kind.rawValue)),
+            ])
+            return .sent
+        } catch let error as UpstreamError {
+            return failure(report, error: error.message, retryable: error.retryable)
+        } catch let waiting as Waiting {
+            return failure(report, error: waiting.description, retryable: true)
+        } catch {
+            return failure(report, error: "\(error)", retryable: true)
+        }
+    }
+
+    /// The report's token and the reports it builds on. A renewal or a refund waits (a
+    /// retryable error) until the payment reports it names were accepted: Google refuses a
+    /// renewal or refund of a transaction it does not have.
+    private func context(of report: LinkOutReportStore.Claimed, on connection: Connection) throws -> LinkOutReportContext {
+        guard let record = try LinkOutTokenRepository.find(id: report.tokenID, on: connection) else {
+            throw DomainError(.notFound, "no link-out token \(report.tokenID)")
+        }
+        let token = try LinkOutTokenRepository.open(record, vault: vault, on: connection)
+        var first: String?
+        var refunded: String?
+        if let purchaseID = report.purchaseID, report.kind != .purchase {
+            let payment = try LinkOutReportStore.firstPayment(purchaseID: purchaseID, on: connection)
+            try Self.requireSent(payment?.status, of: report, what: "the purchase's first payment report")
+            first = payment?.requestID
+            if report.kind == .refund, let paid = report.lines.first?.referenceLineID,
+                let reference = paid.split(separator: ".", maxSplits: 1).last
+            {
+                let key = "payment:\(purchaseID):\(reference)"
+                try Self.requireSent(try LinkOutReportStore.status(naturalKey: key, on: connection), of: report, what: "the report of the payment it refunds")
+                refunded = try LinkOutReportStore.requestID(reporting: report.reporting, naturalKey: key, on: connection)
+            }
+        }
+        return LinkOutReportContext(token: token, tokenRecord: record, firstPaymentRequestID: first, refundedRequestID: refunded)
+    }
+
+    /// A report that must wait for another to be accepted first (retried later).
+    struct Waiting: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Throws `Waiting` unless `status` is `sent`.
+    private static func requireSent(_ status: String?, of report: LinkOutReportStore.Claimed, what: String) throws {
+        guard status != "sent" else { return }
+        throw Waiting(description: "waiting: \(what) is \(status ?? "missing"), not sent yet")
+    }
+
+    private func failure(_ report: LinkOutReportStore.Claimed, error: String, retryable: Bool) -> LinkOutReportStore.Outcome {
+        let now = self.now()
+        let retryAt = retryable
+            ? configuration.retry.retryAt(afterAttempt: report.attempts, now: now, deadline: report.createdAt.addingTimeInterval(configuration.deadline))
+            : nil
+        logger.warning("link_out.attempt_failed", [
+            ("report", .string(report.id)), ("platform", .string(report.reporting.rawValue)), ("attempt", .int(report.attempts)),
+            ("error", .string(error)), ("gave_up", .bool(retryAt == nil)),
+        ])
+        return .failed(error: error, retryAt: retryAt)
+    }
+
+    private func sleepDuration() async -> Duration {
+        let poll = configuration.idlePoll
+        guard let due = try? await database.read({ try LinkOutReportStore.nextDue(on: $0) }) else { return poll }
+        return min(.milliseconds(max(0, Int64(due.timeIntervalSince(now()) * 1000))), poll)
+    }
+}
