@@ -143,3 +143,23 @@ extension LinkOutStoreTests {
         #expect(part.referenceLineID == "\(purchase.id).in_2" && part.amountMinor == 420 && part.taxMinor == 80)
     }
 }
+
+extension LinkOutStoreTests {
+    @Test("An Apple token no purchase came of is reported without lines after a week, once; one that was paid is not")
+    func unpurchased() throws {
+        let db = try TestDatabase()
+        _ = try Self.purchase(db, withToken: true)
+        try Self.checkout("cs_idle", db)
+        let idle = try db.write {
+            try LinkOutTokenRepository.attach(Self.presented("idle-token"), toCheckout: "cs_idle", vault: Self.vault, on: $0, now: Fixtures.t0)
+        }
+        let early = Fixtures.t0.addingTimeInterval(86_400)
+        #expect(try db.write { try LinkOutReporting.queueUnpurchased(before: early.addingTimeInterval(-LinkOutReporting.unpurchasedAfter), limit: 10, on: $0, now: early) } == 0)
+        let later = Fixtures.t0.addingTimeInterval(LinkOutReporting.unpurchasedAfter + 1)
+        let before = later.addingTimeInterval(-LinkOutReporting.unpurchasedAfter)
+        #expect(try db.write { try LinkOutReporting.queueUnpurchased(before: before, limit: 10, on: $0, now: later) } == 1)
+        #expect(try db.write { try LinkOutReporting.queueUnpurchased(before: before, limit: 10, on: $0, now: later) } == 0)
+        let claimed = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: later) }
+        #expect(claimed.map(\.kind) == [.noPurchase] && claimed.first?.tokenID == idle.id && claimed.first?.lines == [])
+    }
+}

@@ -81,4 +81,40 @@ public enum LinkOutReporting {
             token: token, kind: .refund, naturalKey: "refund:\(purchase.id):\(reference)", purchaseID: purchase.id, lines: [line],
             on: connection, now: now)
     }
+
+    /// How long after its creation a token that led to no purchase is reported as such: Apple
+    /// asks about an unreported token 10 days after it was made; a buyer may still pay before.
+    public static let unpurchasedAfter: TimeInterval = 7 * 86_400
+
+    /// Queues a report without line items for each Apple token made before `before` that no
+    /// purchase came of and no report names yet (at most `limit`); returns how many.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    @discardableResult
+    public static func queueUnpurchased(before: Date, limit: Int, on connection: Connection, now: Date) throws -> Int {
+        let rows = try connection.query(
+            """
+            SELECT t.id, t.reporting, t.external_id, t.program, t.storefront, t.created_at FROM link_out_tokens t
+            WHERE t.reporting = 'apple' AND t.created_at < ?
+                AND NOT EXISTS (SELECT 1 FROM link_out_reports r WHERE r.token_id = t.id)
+                AND NOT EXISTS (SELECT 1 FROM checkouts c WHERE c.link_out_token_id = t.id AND c.purchase_id IS NOT NULL)
+            ORDER BY t.created_at LIMIT ?
+            """, [Timestamp.milliseconds(before), limit])
+        var queued = 0
+        for row in rows {
+            let token = try LinkOutTokenRepository.Token(row: row)
+            if try unpurchased(token, on: connection, now: now) { queued += 1 }
+        }
+        return queued
+    }
+
+    /// Queues the report of `token` as one that led to no purchase, unless it has one already
+    /// (Apple's `EXTERNAL_PURCHASE_TOKEN` / `UNREPORTED` notification asks for it).
+    /// - Returns: whether a report was queued.
+    /// - Throws: `StorageError`.
+    @discardableResult
+    public static func unpurchased(_ token: LinkOutTokenRepository.Token, on connection: Connection, now: Date) throws -> Bool {
+        guard try !LinkOutReportStore.hasReports(tokenID: token.id, on: connection) else { return false }
+        return try LinkOutReportStore.enqueue(
+            token: token, kind: .noPurchase, naturalKey: "no_purchase:\(token.id)", purchaseID: nil, lines: [], on: connection, now: now)
+    }
 }
