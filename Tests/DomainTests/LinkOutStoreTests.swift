@@ -113,9 +113,12 @@ extension LinkOutStoreTests {
         let claimed = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
         #expect(claimed.map(\.kind) == [.purchase, .renewal])
         let line = try #require(claimed.first?.lines.first)
-        #expect(line.lineID == "\(purchase.id).in_1" && line.amountMinor == 999 && line.taxMinor == 190 && line.currency == "EUR")
-        #expect(line.productType == .subscription && line.productID == "price_monthly")
-        #expect(!line.lineID.contains("@"), "no personal data in ids")
+        #expect(line.lineID == LinkOutReporting.lineID(purchase.id, "in_1") && line.amountMinor == 999 && line.taxMinor == 190)
+        #expect(line.currency == "EUR" && line.productType == .subscription && line.productID == "price_monthly")
+        #expect(line.lineID.count == 35 && line.lineID.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "an id both platforms accept")
+        #expect(claimed.first?.requestID != line.lineID, "Apple's requestIdentifier is a UUID of its own")
+        let renewalLine = try #require(claimed.last?.lines.first)
+        #expect(renewalLine.paidDaysBefore == 30, "the first period's 30 paid days")
 
         let plain = try TestDatabase()
         let untokened = try Self.purchase(plain, withToken: false)
@@ -123,7 +126,7 @@ extension LinkOutStoreTests {
         #expect(try plain.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }.isEmpty)
     }
 
-    @Test("A refund names the line it refunds; all of it copies the payment's amounts, part of it is split in the payment's proportion")
+    @Test("A refund names the line it refunds and adds what went back since the last one, split in the payment's tax proportion")
     func refunds() throws {
         let db = try TestDatabase()
         let purchase = try Self.purchase(db, withToken: true)
@@ -132,15 +135,24 @@ extension LinkOutStoreTests {
             try db.write { try LinkOutReporting.paid(purchase, payment, subscription: true, on: $0, now: Fixtures.t0) }
         }
         let later = Fixtures.t0.addingTimeInterval(3600)
-        #expect(try db.write { try LinkOutReporting.refunded(purchase, payment: "in_1", refundedAt: later, amount: nil, subscription: true, on: $0, now: later) })
-        #expect(try db.write { try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: later, amount: 500, subscription: true, on: $0, now: later) })
-        #expect(try !db.write { try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: later, amount: 500, subscription: true, on: $0, now: later) })
+        func refund(_ reference: String, _ total: Int?) throws -> Bool {
+            try db.write {
+                try LinkOutReporting.refunded(purchase, payment: reference, refundedAt: later, refundedTotal: total, subscription: true, on: $0, now: later)
+            }
+        }
+        #expect(try refund("in_1", nil))
+        #expect(try refund("in_2", 500))
+        #expect(try !refund("in_2", 500), "the same refunded total is reported once")
+        #expect(try refund("in_2", 1189), "a second refund of the same payment adds the rest")
+        #expect(try !refund("in_3", nil), "a payment never reported is not refunded in a report")
         let refunds = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: later) }.filter { $0.kind == .refund }
-            .sorted { ($0.lines.first?.referenceLineID ?? "") < ($1.lines.first?.referenceLineID ?? "") }
-        let full = try #require(refunds.first?.lines.first)
-        #expect(full.referenceLineID == "\(purchase.id).in_1" && full.amountMinor == 999 && full.taxMinor == 190 && full.currency == "EUR")
-        let part = try #require(refunds.last?.lines.first)
-        #expect(part.referenceLineID == "\(purchase.id).in_2" && part.amountMinor == 420 && part.taxMinor == 80)
+            .compactMap(\.lines.first)
+        let full = try #require(refunds.first { $0.referenceLineID == LinkOutReporting.lineID(purchase.id, "in_1") })
+        #expect(full.amountMinor == 999 && full.taxMinor == 190 && full.currency == "EUR" && full.remainingPreTaxMinor == 0)
+        let parts = refunds.filter { $0.referenceLineID == LinkOutReporting.lineID(purchase.id, "in_2") }
+        #expect(parts.map(\.amountMinor) == [420, 579] && parts.map(\.taxMinor) == [80, 110], "the parts add up to the payment's 999 and 190")
+        #expect(parts.map(\.remainingPreTaxMinor) == [579, 0])
+        #expect(Set(parts.map(\.lineID)).count == 2)
     }
 }
 

@@ -62,6 +62,7 @@ struct LinkOutReportWorkerTests {
         #expect(try Self.statuses(bench) == ["sent"])
         let (first, context) = try #require(sender.sent.withLock { $0.first })
         #expect(context.token == Self.token && context.tokenRecord.reporting == .google && first.kind == .purchase)
+        #expect(first.requestID == first.lines.first?.lineID, "Google's externalTransactionId is the line's id")
         #expect(context.firstPaymentRequestID == nil, "the first payment builds on nothing")
 
         bench.advance(30 * 86400)
@@ -69,7 +70,7 @@ struct LinkOutReportWorkerTests {
         try bench.database.writeSync { connection in
             try LinkOutReporting.paid(
                 purchase, .init(reference: "in_2", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true, on: connection, now: now)
-            try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: now, amount: nil, subscription: true, on: connection, now: now)
+            try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: now, refundedTotal: nil, subscription: true, on: connection, now: now)
         }
         #expect(await worker.sendDue() == 2)
         let later = sender.sent.withLock { Array($0.dropFirst()) }

@@ -16,10 +16,15 @@ public struct LinkOutReportLine: Sendable, Equatable, Codable {
     }
 
     public var kind: Kind
-    /// Tollgate's id of this line (`<purchase id>.<n>`), unique per token.
+    /// Tollgate's id of this line (`lo_` and 32 hex digits derived from the purchase and the
+    /// payment): Apple's `lineItemId`, Google's `externalTransactionId`.
     public var lineID: String
     /// A refund: the line it refunds.
     public var referenceLineID: String?
+    /// A renewal: the days of paid service before its period (Apple's `subscriptionDaysOfPaidService`).
+    public var paidDaysBefore: Int?
+    /// A refund: what is left of the refunded line's pre-tax amount after it (0: all refunded).
+    public var remainingPreTaxMinor: Int?
     /// The product (the plan's Stripe price, or the product the app sells it as).
     public var productID: String
     public var productType: ProductType
@@ -38,11 +43,14 @@ public struct LinkOutReportLine: Sendable, Equatable, Codable {
 
     public init(
         kind: Kind, lineID: String, referenceLineID: String? = nil, productID: String, productType: ProductType, occurredAt: Date,
-        amountMinor: Int? = nil, taxMinor: Int? = nil, currency: String? = nil, periodStart: Date? = nil, periodEnd: Date? = nil
+        amountMinor: Int? = nil, taxMinor: Int? = nil, currency: String? = nil, periodStart: Date? = nil, periodEnd: Date? = nil,
+        paidDaysBefore: Int? = nil, remainingPreTaxMinor: Int? = nil
     ) {
         self.kind = kind
         self.lineID = lineID
         self.referenceLineID = referenceLineID
+        self.paidDaysBefore = paidDaysBefore
+        self.remainingPreTaxMinor = remainingPreTaxMinor
         self.productID = productID
         self.productType = productType
         self.occurredAt = occurredAt

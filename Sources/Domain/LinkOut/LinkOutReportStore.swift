@@ -101,6 +101,33 @@ public enum LinkOutReportStore {
         )?.string("request_id")
     }
 
+    /// The lines of the purchase's payment reports (first payment and renewals), oldest first.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func paymentLines(purchaseID: String, on connection: Connection) throws -> [LinkOutReportLine] {
+        try connection.query(
+            "SELECT body FROM link_out_reports WHERE purchase_id = ? AND kind IN ('purchase', 'renewal') ORDER BY created_at", [purchaseID]
+        ).flatMap(lines)
+    }
+
+    /// The refund lines of the purchase's reports, oldest first.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func refundLines(purchaseID: String, on connection: Connection) throws -> [LinkOutReportLine] {
+        try connection.query(
+            "SELECT body FROM link_out_reports WHERE purchase_id = ? AND kind = 'refund' ORDER BY created_at", [purchaseID]
+        ).flatMap(lines)
+    }
+
+    /// The payment report of the purchase whose line is `lineID`: its `request_id` and status.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func payment(purchaseID: String, lineID: String, on connection: Connection) throws -> (requestID: String, status: String)? {
+        for row in try connection.query(
+            "SELECT request_id, status, body FROM link_out_reports WHERE purchase_id = ? AND kind IN ('purchase', 'renewal')", [purchaseID])
+        where try lines(row).contains(where: { $0.lineID == lineID }) {
+            return (try row.string("request_id"), try row.string("status"))
+        }
+        return nil
+    }
+
     /// The lines of the report `naturalKey` (a refund reads what it refunds), if queued.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func lines(naturalKey: String, on connection: Connection) throws -> [LinkOutReportLine]? {

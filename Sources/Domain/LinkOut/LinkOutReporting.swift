@@ -1,10 +1,16 @@
+import Crypto
 import Foundation
 import Storage
 
 /// What Apple and Google are owed when a purchase made under a link-out token is paid, renewed
 /// or refunded (API.md "Link-out compliance"). Each call runs inside the write transaction that
-/// records the change and queues one report (`LinkOutReportStore`), once per payment: a purchase
-/// whose checkout carried no token, or whose programme reports nowhere, queues nothing.
+/// records the change and queues one report (`LinkOutReportStore`), once per payment and per
+/// refunded amount: a purchase whose checkout carried no token queues nothing.
+///
+/// Line ids are Tollgate's own (`lineID(_:)`): derived from the purchase id and the payment, so
+/// the same payment always gets the same id, and nothing personal is in them. For Google the
+/// line id is also the report's `request_id` (its `externalTransactionId`); for Apple each
+/// report gets a UUID `requestIdentifier`.
 public enum LinkOutReporting {
     /// A payment as the payment processor told it.
     public struct Payment: Sendable, Equatable {
@@ -32,10 +38,15 @@ public enum LinkOutReporting {
         }
     }
 
-    /// The id of the line reporting `payment` of `purchaseID`: Tollgate's ids only.
-    public static func lineID(purchaseID: String, payment reference: String) -> String { "\(purchaseID).\(reference)" }
+    /// A line id: `lo_` and the first 32 hex digits of SHA-256 over `parts` joined by `:`
+    /// (1–63 characters of `a-z0-9_`, as both platforms accept).
+    public static func lineID(_ parts: String...) -> String {
+        let digest = (try? SHA256.hash(Array(parts.joined(separator: ":").utf8))) ?? []
+        return "lo_" + Hex.encode(Array(digest.prefix(16)))
+    }
 
-    /// Queues the report of a payment: the first one of the purchase (`purchase`), or a renewal.
+    /// Queues the report of a payment: the first one of the purchase (`purchase`), or a renewal
+    /// (with the days of paid service before it, from the periods reported so far).
     /// - Returns: whether a report was queued (false: no token, or already queued).
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     @discardableResult
@@ -43,43 +54,60 @@ public enum LinkOutReporting {
         _ purchase: Purchase, _ payment: Payment, subscription: Bool, on connection: Connection, now: Date
     ) throws -> Bool {
         guard let token = try LinkOutTokenRepository.find(purchaseID: purchase.id, on: connection) else { return false }
-        let first = try LinkOutReportStore.firstPayment(purchaseID: purchase.id, on: connection) == nil
-        let pretax = payment.amountTotal.map { $0 - (payment.tax ?? 0) }
+        let earlier = try LinkOutReportStore.paymentLines(purchaseID: purchase.id, on: connection)
+        let first = earlier.isEmpty
+        var paidDays: Int?
+        if !first, subscription {
+            paidDays = earlier.reduce(0) { days, line in
+                guard let start = line.periodStart, let end = line.periodEnd else { return days }
+                return days + Int((end.timeIntervalSince(start) / 86_400).rounded())
+            }
+        }
         let line = LinkOutReportLine(
-            kind: first ? .purchase : .renewal, lineID: lineID(purchaseID: purchase.id, payment: payment.reference),
-            productID: purchase.productID, productType: subscription ? .subscription : .oneTime, occurredAt: payment.paidAt,
-            amountMinor: pretax, taxMinor: payment.tax, currency: payment.currency, periodStart: payment.periodStart, periodEnd: payment.periodEnd)
+            kind: first ? .purchase : .renewal, lineID: lineID(purchase.id, payment.reference), productID: purchase.productID,
+            productType: subscription ? .subscription : .oneTime, occurredAt: payment.paidAt,
+            amountMinor: payment.amountTotal.map { $0 - (payment.tax ?? 0) }, taxMinor: payment.tax, currency: payment.currency,
+            periodStart: payment.periodStart, periodEnd: payment.periodEnd, paidDaysBefore: paidDays)
         return try LinkOutReportStore.enqueue(
             token: token, kind: first ? .purchase : .renewal, naturalKey: "payment:\(purchase.id):\(payment.reference)", purchaseID: purchase.id,
-            lines: [line], on: connection, now: now)
+            lines: [line], requestID: token.reporting == .google ? line.lineID : nil, on: connection, now: now)
     }
 
-    /// Queues the report of a refund of the payment `reference`. `amount` is what went back, tax
-    /// included (nil: all of it); the line splits it into amount and tax in the proportion the
-    /// payment had, as its report said.
-    /// - Returns: whether a report was queued.
+    /// Queues the report of a refund of the payment `reference`. `refundedTotal` is all that went
+    /// back for that payment so far, tax included (Stripe's `amount_refunded`; nil: all of it);
+    /// the line reports what this refund adds, split into amount and tax in the payment's
+    /// proportion, and what is left of the payment's pre-tax amount. Each refunded total is
+    /// reported once.
+    /// - Returns: whether a report was queued (false: no token, nothing new refunded, or the
+    ///   payment was never reported).
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     @discardableResult
     public static func refunded(
-        _ purchase: Purchase, payment reference: String, refundedAt: Date, amount: Int?, subscription: Bool, on connection: Connection, now: Date
+        _ purchase: Purchase, payment reference: String, refundedAt: Date, refundedTotal: Int?, subscription: Bool,
+        on connection: Connection, now: Date
     ) throws -> Bool {
-        guard let token = try LinkOutTokenRepository.find(purchaseID: purchase.id, on: connection) else { return false }
-        let paid = try LinkOutReportStore.lines(naturalKey: "payment:\(purchase.id):\(reference)", on: connection)?.first
-        var pretax = paid?.amountMinor
-        var tax = paid?.taxMinor
-        if let amount, let paidPretax = paid?.amountMinor {
-            let paidTotal = paidPretax + (paid?.taxMinor ?? 0)
-            pretax = paidTotal > 0 ? Int((Int64(amount) * Int64(paidPretax)) / Int64(paidTotal)) : amount
-            tax = pretax.map { amount - $0 }
-        }
-        let paidLine = lineID(purchaseID: purchase.id, payment: reference)
+        guard let token = try LinkOutTokenRepository.find(purchaseID: purchase.id, on: connection),
+            let paid = try LinkOutReportStore.lines(naturalKey: "payment:\(purchase.id):\(reference)", on: connection)?.first
+        else { return false }
+        let paidPretax = paid.amountMinor ?? 0
+        let paidTotal = paidPretax + (paid.taxMinor ?? 0)
+        let total = min(refundedTotal ?? paidTotal, paidTotal)
+        let before = try LinkOutReportStore.refundLines(purchaseID: purchase.id, on: connection)
+            .filter { $0.referenceLineID == paid.lineID }.reduce(0) { $0 + ($1.amountMinor ?? 0) + ($1.taxMinor ?? 0) }
+        let amount = total - before
+        guard amount > 0 else { return false }
+        // The pre-tax part of a refunded total, rounded down; each refund's part is the difference
+        // of two totals, so the parts of all refunds add up to the payment's pre-tax amount.
+        func pretaxPart(_ refunded: Int) -> Int { paidTotal > 0 ? Int(Int64(refunded) * Int64(paidPretax) / Int64(paidTotal)) : refunded }
+        let refundedPretax = pretaxPart(total)
+        let pretax = refundedPretax - pretaxPart(before)
         let line = LinkOutReportLine(
-            kind: .refund, lineID: paidLine + ".refund", referenceLineID: paidLine, productID: purchase.productID,
-            productType: subscription ? .subscription : .oneTime, occurredAt: refundedAt, amountMinor: pretax, taxMinor: tax,
-            currency: paid?.currency)
+            kind: .refund, lineID: lineID(purchase.id, reference, "refund", String(total)), referenceLineID: paid.lineID,
+            productID: purchase.productID, productType: subscription ? .subscription : .oneTime, occurredAt: refundedAt,
+            amountMinor: pretax, taxMinor: amount - pretax, currency: paid.currency, remainingPreTaxMinor: max(0, paidPretax - refundedPretax))
         return try LinkOutReportStore.enqueue(
-            token: token, kind: .refund, naturalKey: "refund:\(purchase.id):\(reference)", purchaseID: purchase.id, lines: [line],
-            on: connection, now: now)
+            token: token, kind: .refund, naturalKey: "refund:\(purchase.id):\(reference):\(total)", purchaseID: purchase.id, lines: [line],
+            requestID: token.reporting == .google ? line.lineID : nil, on: connection, now: now)
     }
 
     /// How long after its creation a token that led to no purchase is reported as such: Apple

@@ -15,10 +15,10 @@ public struct LinkOutReportContext: Sendable, Equatable {
     public let token: String
     public let tokenRecord: LinkOutTokenRepository.Token
     /// For a renewal or a refund: the `request_id` of the purchase's first payment report
-    /// (Google's `initialExternalTransactionId`).
+    /// (for Google, its `externalTransactionId`: a renewal's `initialExternalTransactionId`).
     public let firstPaymentRequestID: String?
-    /// For a refund: the `request_id` of the payment report it refunds (Google's
-    /// `externalTransactions/{id}:refund`).
+    /// For a refund: the `request_id` of the payment report it refunds (for Google, the
+    /// `externalTransactions/{id}:refund` id).
     public let refundedRequestID: String?
 
     public init(token: String, tokenRecord: LinkOutTokenRepository.Token, firstPaymentRequestID: String?, refundedRequestID: String?) {

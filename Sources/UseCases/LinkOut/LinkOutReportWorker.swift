@@ -129,12 +129,10 @@ public final class LinkOutReportWorker: Sendable {
             let payment = try LinkOutReportStore.firstPayment(purchaseID: purchaseID, on: connection)
             try Self.requireSent(payment?.status, of: report, what: "the purchase's first payment report")
             first = payment?.requestID
-            if report.kind == .refund, let paid = report.lines.first?.referenceLineID,
-                let reference = paid.split(separator: ".", maxSplits: 1).last
-            {
-                let key = "payment:\(purchaseID):\(reference)"
-                try Self.requireSent(try LinkOutReportStore.status(naturalKey: key, on: connection), of: report, what: "the report of the payment it refunds")
-                refunded = try LinkOutReportStore.requestID(reporting: report.reporting, naturalKey: key, on: connection)
+            if report.kind == .refund, let paidLine = report.lines.first?.referenceLineID {
+                let paid = try LinkOutReportStore.payment(purchaseID: purchaseID, lineID: paidLine, on: connection)
+                try Self.requireSent(paid?.status, of: report, what: "the report of the payment it refunds")
+                refunded = paid?.requestID
             }
         }
         return LinkOutReportContext(token: token, tokenRecord: record, firstPaymentRequestID: first, refundedRequestID: refunded)
