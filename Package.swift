@@ -99,7 +99,7 @@ let package = Package(
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
         .target(
             name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Domain", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
-            exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md"], swiftSettings: strict),
+            exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md", "FakeAppleExternalPurchase/README.md"], swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting"], swiftSettings: strict),

@@ -22,6 +22,8 @@ public struct AppStoreNotification: Sendable, Equatable, Decodable {
     public var summary: Summary?
     /// Present instead of `data` for app-level notifications.
     public var appData: AppData?
+    /// Present instead of `data` for `EXTERNAL_PURCHASE_TOKEN` notifications.
+    public var externalPurchaseToken: ExternalPurchaseTokenData?
 
     /// The `data` member: the app, the subscription status and the signed transaction.
     public struct NotificationData: Sendable, Equatable, Decodable {
@@ -94,7 +96,7 @@ public struct AppStoreNotification: Sendable, Equatable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case notificationType, subtype, notificationUUID, signedDate, version, data, summary, appData
+        case notificationType, subtype, notificationUUID, signedDate, version, data, summary, appData, externalPurchaseToken
     }
 
     /// Decodes the App Store's JSON members; `notificationType` is required.
@@ -109,6 +111,7 @@ public struct AppStoreNotification: Sendable, Equatable, Decodable {
         data = try c.decodeIfPresent(NotificationData.self, forKey: .data)
         summary = try c.decodeIfPresent(Summary.self, forKey: .summary)
         appData = try c.decodeIfPresent(AppData.self, forKey: .appData)
+        externalPurchaseToken = try c.decodeIfPresent(ExternalPurchaseTokenData.self, forKey: .externalPurchaseToken)
     }
 
     /// The app identity and environment the notification claims: from `data`, else `summary`,
@@ -117,6 +120,7 @@ public struct AppStoreNotification: Sendable, Equatable, Decodable {
         if let data { return (data.bundleID, data.appAppleID, data.environment) }
         if let summary { return (summary.bundleID, summary.appAppleID, summary.environment) }
         if let appData { return (appData.bundleID, appData.appAppleID, appData.environment) }
+        if let token = externalPurchaseToken { return (token.bundleID, token.appAppleID, token.environment) }
         return (nil, nil, nil)
     }
 }

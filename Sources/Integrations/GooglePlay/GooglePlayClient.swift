@@ -116,7 +116,8 @@ public struct GooglePlayClient: Sendable {
         return url
     }
 
-    private func call(
+    /// Sends `method` to `applications/{package}/` + `segments` with a bearer token, once more with a fresh one after a 401.
+    func call(
         _ method: String, _ segments: [String], suffix: String = "", query: [(String, String)] = [], body: [UInt8] = []
     ) async throws -> OutboundResponse {
         let url = try url(segments, suffix: suffix, query: query)

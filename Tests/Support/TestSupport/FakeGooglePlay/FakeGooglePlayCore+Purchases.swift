@@ -17,6 +17,9 @@ extension FakeGooglePlayCore {
         guard decoded.first == packageName else {
             return Self.googleError(404, "No application was found for the given package name.", reason: "applicationNotFound", status: "NOT_FOUND")
         }
+        if decoded.count >= 2, decoded[1] == "externalTransactions" {
+            return externalTransactionsEndpoint(request, path: Array(decoded.dropFirst()), action: action)
+        }
         switch (request.method, Array(decoded.dropFirst()), action) {
         case (.get, let path, nil) where path.count == 4 && path[0] == "purchases" && path[1] == "subscriptionsv2" && path[2] == "tokens":
             return getSubscription(token: path[3])

@@ -85,6 +85,8 @@ final class FakeGooglePlayCore: Sendable {
     let publicKey: VerificationKey
     let now: @Sendable () -> Date
     let state = Mutex(State())
+    /// The external transactions (`FakeGooglePlayCore+ExternalTransactions.swift`).
+    let external = Mutex(ExternalState())
 
     init(packageName: String, clientEmail: String, privateKeyID: String, publicKey: VerificationKey, now: @escaping @Sendable () -> Date) {
         self.packageName = packageName
