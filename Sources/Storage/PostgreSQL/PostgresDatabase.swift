@@ -151,7 +151,10 @@ public final class PostgresDatabase: SQLDatabase {
             do {
                 return try transaction(writers, Self.beginWrite(isolation), body)
             } catch let conflict as TransactionConflict {
-                guard attempt < Self.maxAttempts else { throw counter.record(conflict.error) }
+                guard attempt < Self.maxAttempts else {
+                    // A unique violation was counted when the statement met it.
+                    throw PostgresSQLConnection.isInsertRace(conflict.error) ? conflict.error : counter.record(conflict.error)
+                }
                 conflictCount.add(1, ordering: .relaxed)
                 Self.pause(beforeAttempt: attempt + 1)
                 attempt += 1
@@ -210,7 +213,8 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// One run of `body` in a transaction begun by `begin`. A serialization failure or deadlock,
-    /// whether a statement met it (even one `body` caught) or the COMMIT, is a `TransactionConflict`.
+    /// whether a statement met it (even one `body` caught) or the COMMIT, is a `TransactionConflict`;
+    /// so is a unique violation that escaped a write's body (`isInsertRace`).
     private func transaction<T>(_ pool: PostgresPool, _ begin: [String], _ body: (Connection) throws -> T) throws -> T {
         var connection: PostgresSQLConnection?
         do {
@@ -224,6 +228,8 @@ public final class PostgresDatabase: SQLDatabase {
             if PostgresSQLConnection.isConflict(storageError) { throw TransactionConflict(error: storageError) }
             if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }
             throw counter.record(storageError)
+        } catch let error as StorageError where pool === writers && PostgresSQLConnection.isInsertRace(error) {
+            throw TransactionConflict(error: error)
         } catch {
             if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }
             throw error

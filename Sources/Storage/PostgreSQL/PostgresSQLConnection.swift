@@ -109,6 +109,16 @@ final class PostgresSQLConnection: SQLConnection {
         error.sqlState == "40001" || error.sqlState == "40P01"
     }
 
+    /// A unique violation (23505) that escaped a write's body uncaught: another transaction
+    /// inserted the same key since this one looked (at `READ COMMITTED`, or at `SERIALIZABLE` when
+    /// this one had not read the key: PostgreSQL then reports 23505, not 40001, and its
+    /// documentation advises retrying it too). Run again, the body sees the other's row and takes
+    /// its "already there" branch; a body that inserts a duplicate by itself fails the same way
+    /// each time and its error is passed on.
+    static func isInsertRace(_ error: StorageError) -> Bool {
+        error.sqlState == "23505"
+    }
+
     /// A `PostgresError` as a `StorageError`: the server's SQLSTATE, or the SQLSTATE class that
     /// fits a client-side failure (a broken connection is 08006, a timeout 57014).
     static func storageError(_ error: PostgresError, sql: String?) -> StorageError {
