@@ -81,7 +81,7 @@ public struct Migrator: Sendable {
     }
 
     /// The advisory lock class migrations take on PostgreSQL ("tgmi" in ASCII), with the hash of
-    /// the schema as the second key (see `PostgresDatabase`).
+    /// the schema as the second key, so deployments in separate schemas do not wait on each other.
     static let advisoryLockClass: Int32 = 0x7467_6D69
 
     /// Serializes migrations across instances (PostgreSQL); SQLite's writer lock already does.
