@@ -38,7 +38,8 @@ extension PostgresConnection {
     }
 
     /// Runs `body` in a transaction whose opening statements (`BEGIN ISOLATION LEVEL ...`,
-    /// `SET LOCAL ...`, each one statement without parameters) cost no round trip of their own:
+    /// `SET LOCAL ...`, each one statement without parameters that returns no rows: they are not
+    /// described) cost no round trip of their own:
     /// they are sent with the body's first statement, in the same write and before the same Sync,
     /// so an error in them skips that statement and is reported by it. COMMIT when `body` returns,
     /// ROLLBACK when it throws; a body that ran no statement sends nothing at all.
