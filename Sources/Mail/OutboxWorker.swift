@@ -119,7 +119,8 @@ public actor OutboxWorker {
         let timestamp = OutboxID.milliseconds(now())
         let leaseExpired = timestamp - Int64(configuration.lease.milliseconds)
         let limit = configuration.concurrency
-        return try await database.write { connection in
+        // READ COMMITTED: a claim skips the rows other claimers hold (see `WriteIsolation`).
+        return try await database.write(isolation: .readCommitted) { connection in
             let rows = try connection.query(
                 """
                 UPDATE mail_outbox SET status = 'sending', attempts = attempts + 1, updated_at = ?

@@ -28,7 +28,8 @@ public struct Migrator: Sendable {
     ///   pending while a later one is applied, or a migration fails (its error is passed on).
     public func migrate(_ database: Database) throws -> [String] {
         try validateList(database)
-        let applied = try database.writeSync { connection in
+        // READ COMMITTED: the check after the lock must see what the lock's last holder committed.
+        let applied = try database.writeSync(isolation: .readCommitted) { connection in
             try Self.lock(connection)
             try connection.execute(Self.createTable)
             return try Self.appliedIDs(connection)
@@ -40,7 +41,7 @@ public struct Migrator: Sendable {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let didApply: Bool
             do {
-                didApply = try database.writeSync { connection in
+                didApply = try database.writeSync(isolation: .readCommitted) { connection in
                     try Self.lock(connection)
                     // Another process may have applied it since the check above.
                     if try connection.queryOne("SELECT id FROM schema_migrations WHERE id = ?", [migration.id]) != nil {
@@ -80,7 +81,7 @@ public struct Migrator: Sendable {
     }
 
     /// The advisory lock class migrations take on PostgreSQL ("tgmi" in ASCII), with the hash of
-    /// the schema as the second key (see `PostgresDatabase`).
+    /// the schema as the second key, so deployments in separate schemas do not wait on each other.
     static let advisoryLockClass: Int32 = 0x7467_6D69
 
     /// Serializes migrations across instances (PostgreSQL); SQLite's writer lock already does.

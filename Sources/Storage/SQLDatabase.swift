@@ -42,8 +42,10 @@ extension SQLConnection {
 /// A connection inside a transaction, whichever backend it belongs to.
 public typealias Connection = any SQLConnection
 
-/// A database: one writer at a time, readers beside it. `write` bodies run in one transaction
-/// (committed when they return, rolled back when they throw); `read` bodies see one snapshot.
+/// A database: `write` bodies run in one transaction (committed when they return, rolled back when
+/// they throw) that behaves as if it were the only writer (SQLite has one writer at a time;
+/// PostgreSQL runs writers at once and, on a conflict, runs a body again: a `write` body must
+/// have no effect outside the database but a wake-up or a log line); `read` bodies see one snapshot.
 public protocol SQLDatabase: Sendable {
     /// The SQL this database speaks.
     var dialect: SQLDialect { get }
@@ -55,6 +57,11 @@ public protocol SQLDatabase: Sendable {
     func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T
     /// `write` for callers outside async code (the CLI, tests). Blocks the calling thread.
     func writeSync<T>(_ body: (Connection) throws -> T) throws -> T
+    /// `write` at an isolation other than the default (see `WriteIsolation`).
+    /// - Throws: what `body` throws (the transaction rolls back), `StorageError`.
+    func write<T: Sendable>(isolation: WriteIsolation, _ body: @Sendable (Connection) throws -> T) async throws -> T
+    /// `writeSync` at an isolation other than the default (see `WriteIsolation`).
+    func writeSync<T>(isolation: WriteIsolation, _ body: (Connection) throws -> T) throws -> T
     /// `read` for callers outside async code. Blocks the calling thread.
     func readSync<T>(_ body: (Connection) throws -> T) throws -> T
     /// Throws unless a write can commit now (`/readyz`).
@@ -68,6 +75,18 @@ public protocol SQLDatabase: Sendable {
     var walBytes: Int? { get }
     /// Closes every connection; later calls throw.
     func close()
+}
+
+extension SQLDatabase {
+    /// A backend with one writer at a time: every write is serializable, whatever is asked.
+    public func write<T: Sendable>(isolation: WriteIsolation, _ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await write(body)
+    }
+
+    /// A backend with one writer at a time: every write is serializable, whatever is asked.
+    public func writeSync<T>(isolation: WriteIsolation, _ body: (Connection) throws -> T) throws -> T {
+        try writeSync(body)
+    }
 }
 
 /// The database, whichever backend it is.

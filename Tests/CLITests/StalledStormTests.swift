@@ -24,12 +24,14 @@ struct StalledStormTests {
         // 400 deliveries, as in the production report.
         let deliveries = try await WebhookStormTests.deliveries(ports: [port], stripe: stripe, rounds: 4)
 
-        // A write elsewhere (another instance, a slow transaction) holds the writer lock for 6 s.
+        // A write elsewhere (another instance, a slow transaction) holds a lock every webhook's
+        // write waits for (its event log's table, against inserts) for 6 s.
         let database = try PostgresDatabase(url: url, maxConnections: 2)
         defer { database.close() }
         let holding = Atomic<Bool>(false)
         async let stall: Void = offPool {
-            try database.writeSync { _ in
+            try database.writeSync(isolation: .readCommitted) { connection in
+                try connection.execute("LOCK TABLE webhook_events IN SHARE ROW EXCLUSIVE MODE")
                 holding.store(true, ordering: .releasing)
                 Thread.sleep(forTimeInterval: 6)
             }

@@ -103,6 +103,46 @@ import Testing
         #expect(try connection.queryOne("SELECT count(*) AS n FROM \(table)")?.int("n") == 2)
     }
 
+    @Test func pipelinedBeginGoesOutWithTheFirstStatement() async throws {
+        struct Abort: Error {}
+        let server = try await PostgresTestServer.get()
+        let connection = try server.connect()
+        defer { connection.close() }
+        let table = tableName("pipe")
+        try connection.execute("CREATE TABLE \(table) (id int8 PRIMARY KEY)")
+        defer { try? connection.execute("DROP TABLE \(table)") }
+        let begin = ["BEGIN ISOLATION LEVEL SERIALIZABLE", "SET LOCAL lock_timeout = '7s'"]
+        // The opening statements ran before the first statement, in its transaction.
+        let seen = try connection.transaction(pipelining: begin) { connection in
+            let isolation = try connection.queryOne("SHOW transaction_isolation")?.string("transaction_isolation")
+            let status = connection.transactionStatus
+            try connection.execute("INSERT INTO \(table) VALUES (1)")
+            return (isolation, status, try connection.queryOne("SHOW lock_timeout")?.string("lock_timeout"))
+        }
+        #expect(seen.0 == "serializable" && seen.1 == .inTransaction && seen.2 == "7s")
+        #expect(connection.transactionStatus == .idle)
+        #expect(try connection.queryOne("SHOW lock_timeout")?.string("lock_timeout") == "0", "SET LOCAL ended with the transaction")
+        // A body that runs nothing sends nothing: no transaction is left open or committed.
+        #expect(try connection.transaction(pipelining: begin) { _ in 5 } == 5)
+        #expect(connection.transactionStatus == .idle)
+        // A body that throws after a statement rolls back.
+        #expect(throws: Abort.self) {
+            try connection.transaction(pipelining: begin) { connection in
+                try connection.execute("INSERT INTO \(table) VALUES (2)")
+                throw Abort()
+            }
+        }
+        // A bad opening statement is reported by the first statement, which does not run.
+        let error = try #require(throws: PostgresError.self) {
+            try connection.transaction(pipelining: ["BEGIN ISOLATION LEVEL NONSENSE"]) { connection in
+                try connection.execute("INSERT INTO \(table) VALUES (3)")
+            }
+        }
+        #expect(error.sqlState == "42601")
+        #expect(connection.transactionStatus == .idle)
+        #expect(try connection.query("SELECT id FROM \(table) ORDER BY id").rows.map { $0.values } == [[.int(1)]])
+    }
+
     @Test func preparedStatementsAreReusedAndBounded() async throws {
         let server = try await PostgresTestServer.get()
         var configuration = server.configuration()

@@ -14,6 +14,8 @@ public enum CodeRepository {
     /// Issues a fresh code for `purchaseID`, replacing its live code if any.
     public static func issue(purchaseID: String, ttl: TimeInterval, vault: CodeVault, on connection: Connection, now: Date) throws -> Issued {
         let nowMS = Timestamp.milliseconds(now)
+        // Issuers of one purchase's codes take turns (its next `seq`), at any isolation.
+        try connection.lockKey("codes:" + purchaseID)
         try connection.execute(
             "UPDATE redemption_codes SET status = 'replaced', updated_at = ? WHERE purchase_id = ? AND status = 'live'",
             [nowMS, purchaseID])

@@ -16,9 +16,18 @@ public enum PurchaseRepository {
         public var previous: Purchase? = nil
     }
 
+    /// Holds the purchase `externalID` of `platform` names (existing or not) until the
+    /// transaction ends, so writers of one purchase take turns (docs/POSTGRES-CONCURRENCY.md).
+    /// - Throws: `StorageError`.
+    public static func lock(platform: Platform, externalID: String, on connection: Connection) throws {
+        try connection.lockKey("purchase:\(platform.rawValue):\(externalID)")
+    }
+
     /// Applies `snapshot` to its purchase, creating it when new. Call inside a write transaction.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func apply(_ snapshot: PurchaseSnapshot, on connection: Connection, now: Date) throws -> Applied {
+        // Concurrent writers of one purchase (PostgreSQL, READ COMMITTED) take turns from here on.
+        try lock(platform: snapshot.platform, externalID: snapshot.externalID, on: connection)
         var existing = try find(platform: snapshot.platform, reference: snapshot.externalID, on: connection)
         if existing == nil, let old = snapshot.supersedesExternalID,
             let superseded = try find(platform: snapshot.platform, reference: old, on: connection)

@@ -4,7 +4,7 @@ extension PostgresConnection {
     ///   `.invalidArgument`, `.decoding`, or `.timeout` / `.connection` (the connection is closed).
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
-        let outsideTransaction = transactionStatus == .idle
+        let outsideTransaction = transactionStatus == .idle && pendingBegin.isEmpty
         do {
             return try exchange { try extendedQuery(sql, parameters) }
         } catch let error as PostgresError where error.sqlState == "0A000" && outsideTransaction && invalidatedStatement {
@@ -34,8 +34,9 @@ extension PostgresConnection {
         try query(sql, parameters).rowsAffected
     }
 
-    /// Parse (unless cached), Describe, Bind, Execute, Sync in one write; then every answer up to
-    /// ReadyForQuery, so the session is in step again even after an error.
+    /// Parse (unless cached), Describe, Bind, Execute, Sync in one write, after the pending
+    /// opening statements of a transaction (each Parse, Bind, Execute of the unnamed statement);
+    /// then every answer up to ReadyForQuery, so the session is in step again even after an error.
     private func extendedQuery(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresResult {
         guard !sql.utf8.contains(0) else { throw PostgresError(.invalidArgument, "the SQL contains a NUL character") }
         guard parameters.count <= Int(UInt16.max) else {
@@ -49,6 +50,12 @@ extension PostgresConnection {
         var messages = FrontendMessages()
         for name in pendingCloses { messages.close(statement: name) }
         pendingCloses.removeAll()
+        for statement in pendingBegin {
+            messages.parse(name: "", sql: statement, parameterTypes: [])
+            messages.bind(statement: "", parameters: [])
+            messages.execute()
+        }
+        pendingBegin.removeAll()
 
         let cached = statements.lookup(key)
         var statementName = cached?.name ?? ""

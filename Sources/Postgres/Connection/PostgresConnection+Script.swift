@@ -4,6 +4,7 @@ extension PostgresConnection {
     /// implicit transaction: an error rolls back every statement of it.
     /// - Throws: `PostgresError` (`.server` with the first error's SQLSTATE; the connection stays usable).
     public func executeScript(_ sql: String) throws {
+        try flushPendingBegin()
         _ = try exchange { try simpleQuery(sql) }
     }
 

@@ -36,4 +36,40 @@ extension PostgresConnection {
         try commit()
         return value
     }
+
+    /// Runs `body` in a transaction whose opening statements (`BEGIN ISOLATION LEVEL ...`,
+    /// `SET LOCAL ...`, each one statement without parameters that returns no rows: they are not
+    /// described) cost no round trip of their own:
+    /// they are sent with the body's first statement, in the same write and before the same Sync,
+    /// so an error in them skips that statement and is reported by it. COMMIT when `body` returns,
+    /// ROLLBACK when it throws; a body that ran no statement sends nothing at all.
+    /// - Throws: what `body` throws (after the rollback), or `PostgresError`.
+    public func transaction<T>(pipelining beginStatements: [String], _ body: (PostgresConnection) throws -> T) throws -> T {
+        precondition(!beginStatements.isEmpty && transactionStatus == .idle && pendingBegin.isEmpty, "a transaction is already open")
+        pendingBegin = beginStatements
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            let sent = pendingBegin.isEmpty
+            pendingBegin = []
+            if sent, !isClosed, transactionStatus != .idle { try? rollback() }
+            throw error
+        }
+        guard pendingBegin.isEmpty else {
+            pendingBegin = []
+            return value
+        }
+        try commit()
+        return value
+    }
+
+    /// Sends the pending opening statements on their own (before a script, which the simple
+    /// protocol runs and cannot share a Sync with).
+    func flushPendingBegin() throws {
+        guard !pendingBegin.isEmpty else { return }
+        let statements = pendingBegin
+        pendingBegin = []
+        _ = try exchange { try simpleQuery(statements.joined(separator: "; ")) }
+    }
 }

@@ -33,6 +33,10 @@ public final class PostgresConnection {
     var pendingCloses: [String] = []
     /// Whether the last query's cached statement was dropped because its table changed.
     var invalidatedStatement = false
+    /// Statements that open the current transaction (BEGIN, SET LOCAL) and have not been sent
+    /// yet: they go out in the same write as the transaction's first statement, before its Sync
+    /// (see `transaction(pipelining:_:)`).
+    var pendingBegin: [String] = []
 
     /// Connects, negotiates TLS per `sslMode`, authenticates and waits until the server is ready.
     /// - Throws: `PostgresError` (`.connection`, `.timeout`, `.tls`, `.authentication` with the

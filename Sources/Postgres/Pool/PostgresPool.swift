@@ -75,6 +75,13 @@ public final class PostgresPool: @unchecked Sendable {
         try withConnection { try $0.transaction(beginStatement, body) }
     }
 
+    /// Runs `body` in a transaction whose opening statements go out with its first statement (see
+    /// `PostgresConnection.transaction(pipelining:_:)`), on a pooled connection.
+    /// - Throws: as `withConnection`, and what `body` throws (after the rollback).
+    public func transaction<T>(pipelining beginStatements: [String], _ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { try $0.transaction(pipelining: beginStatements, body) }
+    }
+
     /// `withConnection` for async callers: the checkout and `body` run on a thread of their own,
     /// never blocking Swift's cooperative pool.
     /// - Throws: as `withConnection`.

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import Postgres
 import Synchronization
@@ -6,12 +7,19 @@ import Synchronization
 /// The PostgreSQL backend of the storage seam (`database.url`): any number of Tollgate instances
 /// share one database.
 ///
-/// Writes keep SQLite's model, one writer at a time, so every rule written for SQLite holds
-/// unchanged across instances: each write transaction first takes one transaction-level advisory
-/// lock (`pg_advisory_xact_lock`, keyed by the schema), released by its COMMIT or ROLLBACK. Reads run beside them, each
-/// in a `REPEATABLE READ READ ONLY` transaction (one snapshot, as a SQLite read transaction).
-/// Background work is still claimed with `FOR UPDATE SKIP LOCKED` (`SQLDialect.skipLockedClause`)
-/// so that a claim never waits on rows another instance holds.
+/// Writers run at once, on any instance; no lock is common to every write. A write transaction is
+/// `SERIALIZABLE` by default (`WriteIsolation`): it commits only if the result is the same as
+/// some one-at-a-time order of the transactions, so every rule written for SQLite's single writer
+/// holds unchanged (docs/POSTGRES-CONCURRENCY.md lists each write path and its race). The loser of
+/// a conflict fails with SQLSTATE 40001 (or 40P01 for a deadlock) and its whole body runs again,
+/// on a fresh snapshot, up to `maxAttempts` times with a short random pause between. Reads run
+/// beside them, each in a `REPEATABLE READ READ ONLY` transaction (one snapshot, as a SQLite read
+/// transaction). Background work is claimed with `FOR UPDATE SKIP LOCKED`
+/// (`SQLDialect.skipLockedClause`) at `READ COMMITTED`, so that a claim never waits on rows
+/// another instance holds.
+///
+/// A transaction's BEGIN and its settings cost no round trip: they go out with its first
+/// statement (`PostgresConnection.transaction(pipelining:_:)`); a commit is one round trip.
 ///
 /// Connections come from two pools (writers, readers); calls from async code run on threads of
 /// each pool's own, as many as it has connections, never on Swift's cooperative pool.
@@ -29,31 +37,38 @@ public final class PostgresDatabase: SQLDatabase {
     let counter = ErrorCounter()
     private let writeLatencies = Mutex(Histogram())
     private let closed = Atomic<Bool>(false)
+    private let conflictCount = Atomic<Int>(0)
 
-    /// The advisory lock every write transaction takes, in the two-key form: this class ("tgwr"
-    /// in ASCII) and the hash of the schema holding the tables, so deployments in separate schemas
-    /// of one database do not wait on each other.
-    static let writerLockClass: Int32 = 0x7467_7772
+    /// How a write transaction begins, sent with its first statement: the isolation level and two
+    /// limits. A statement waits at most 30 s for a row lock (it then fails as busy instead of
+    /// hanging), and a session inside a transaction that sends nothing for 15 s (its host died
+    /// without closing the connection) is ended by the server, so its row locks are released.
+    /// Write transactions take milliseconds.
+    static func beginWrite(_ isolation: WriteIsolation) -> [String] {
+        let level = switch isolation {
+        case .serializable: "SERIALIZABLE"
+        case .readCommitted: "READ COMMITTED"
+        }
+        return ["BEGIN ISOLATION LEVEL \(level)", "SET LOCAL lock_timeout = '30s'", "SET LOCAL idle_in_transaction_session_timeout = '15s'"]
+    }
 
-    /// How a write transaction begins, in one round trip: BEGIN, the limits, the writer lock. A
-    /// writer waits at most 30 s for the lock (it then fails as busy instead of hanging), and a
-    /// session that holds it but sends nothing for 15 s (its host died without closing the
-    /// connection) is ended by the server, so the lock is released. Write transactions take
-    /// milliseconds.
-    static let beginWrite = "BEGIN; SET LOCAL lock_timeout = '30s'; SET LOCAL idle_in_transaction_session_timeout = '15s'; "
-        + "SELECT pg_advisory_xact_lock(\(writerLockClass), hashtext(current_schema()))"
+    /// How a read transaction begins: one snapshot, no writes.
+    static let beginRead = ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
+
+    /// How many times a write body runs at most when it keeps losing conflicts (40001, 40P01).
+    static let maxAttempts = 10
 
     /// The oldest PostgreSQL this backend runs on (API.md: 13+).
     static let minimumServerVersion = 130_000
 
     /// Connects to the database at `url` (`postgres://user:password@host:5432/db?sslmode=require`)
     /// and checks that it answers and is PostgreSQL 13 or later.
-    /// - Parameter maxConnections: the most connections open at once (at least 2). A quarter of
-    ///   them, one to three, serve write transactions: they take turns on the writer lock, so a
-    ///   few suffice (one commits while the next waits). The rest serve reads.
+    /// - Parameter maxConnections: the most connections open at once (at least 2). Half of them
+    ///   serve write transactions (writers run at once, each mostly waiting on a round trip), the
+    ///   rest serve reads.
     /// - Throws: `StorageError` naming what is wrong with the URL, the connection or the server.
     public init(url: String, maxConnections: Int = 10, logger: Logger = .disabled) throws {
-        let writers = min(3, max(1, maxConnections / 4))
+        let writers = max(1, maxConnections / 2)
         let readers = max(1, maxConnections - writers)
         let configuration: PostgresConfiguration
         do {
@@ -96,11 +111,18 @@ public final class PostgresDatabase: SQLDatabase {
     /// PostgreSQL.
     public var dialect: SQLDialect { .postgresql }
 
-    /// Runs `body` in a write transaction, after the writer lock (see the type's documentation).
+    /// Runs `body` in a `SERIALIZABLE` write transaction, again when it loses a conflict (see the
+    /// type's documentation).
     /// - Throws: what `body` throws (the transaction rolls back), `StorageError`.
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await write(isolation: .serializable, body)
+    }
+
+    /// Runs `body` in a write transaction at `isolation`, again when it loses a conflict.
+    /// - Throws: what `body` throws (the transaction rolls back), `StorageError`.
+    public func write<T: Sendable>(isolation: WriteIsolation, _ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { escapable in
-            try await offPool(writerThreads, BlockingWork { try self.writeSync(escapable) })
+            try await offPool(writerThreads, BlockingWork { try self.writeSync(isolation: isolation, escapable) })
         }
     }
 
@@ -115,21 +137,44 @@ public final class PostgresDatabase: SQLDatabase {
     /// `write` for callers outside async code. Blocks the calling thread.
     /// - Throws: what `body` throws, `StorageError`.
     public func writeSync<T>(_ body: (Connection) throws -> T) throws -> T {
+        try writeSync(isolation: .serializable, body)
+    }
+
+    /// `write(isolation:_:)` for callers outside async code. Blocks the calling thread.
+    /// - Throws: what `body` throws, `StorageError`.
+    public func writeSync<T>(isolation: WriteIsolation, _ body: (Connection) throws -> T) throws -> T {
         try checkOpen()
         let started = DispatchTime.now().uptimeNanoseconds
         defer { recordWrite(since: started) }
-        return try transaction(writers, Self.beginWrite, body)
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(writers, Self.beginWrite(isolation), body)
+            } catch let conflict as TransactionConflict {
+                guard attempt < Self.maxAttempts else {
+                    // A unique violation was counted when the statement met it.
+                    throw PostgresSQLConnection.isInsertRace(conflict.error) ? conflict.error : counter.record(conflict.error)
+                }
+                conflictCount.add(1, ordering: .relaxed)
+                Self.pause(beforeAttempt: attempt + 1)
+                attempt += 1
+            }
+        }
     }
 
     /// `read` for callers outside async code. Blocks the calling thread.
     /// - Throws: what `body` throws, `StorageError`.
     public func readSync<T>(_ body: (Connection) throws -> T) throws -> T {
         try checkOpen()
-        return try transaction(readers, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        do {
+            return try transaction(readers, Self.beginRead, body)
+        } catch let conflict as TransactionConflict {
+            throw counter.record(conflict.error)
+        }
     }
 
     /// Throws unless a write transaction can commit now (`/readyz`): the server answers, is not
-    /// a read-only standby, and the writer lock is free within the pool's checkout time.
+    /// a read-only standby, and a write transaction commits within the pool's checkout time.
     public func checkWritable() async throws {
         try await write { connection in
             if try connection.queryOne("SELECT pg_is_in_recovery() AS standby")?.bool("standby") == true {
@@ -141,7 +186,10 @@ public final class PostgresDatabase: SQLDatabase {
     /// Storage errors seen so far (`/metrics`).
     public var errorCount: Int { counter.value }
 
-    /// How long `write` calls took, including the wait for the writer lock.
+    /// Write transactions run again after losing a conflict (40001, 40P01), since the database was opened.
+    public var conflictRetries: Int { conflictCount.load(ordering: .relaxed) }
+
+    /// How long `write` calls took, including the waits for row locks and any runs again.
     public var writeLatency: Histogram { writeLatencies.withLock { $0 } }
 
     /// PostgreSQL's WAL is the server's business: nil.
@@ -159,14 +207,40 @@ public final class PostgresDatabase: SQLDatabase {
 
     // MARK: Helpers
 
-    private func transaction<T>(_ pool: PostgresPool, _ begin: String, _ body: (Connection) throws -> T) throws -> T {
+    /// A transaction that lost a conflict: worth running again (never escapes `writeSync`).
+    private struct TransactionConflict: Error {
+        let error: StorageError
+    }
+
+    /// One run of `body` in a transaction begun by `begin`. A serialization failure or deadlock,
+    /// whether a statement met it (even one `body` caught) or the COMMIT, is a `TransactionConflict`;
+    /// so is a unique violation that escaped a write's body (`isInsertRace`).
+    private func transaction<T>(_ pool: PostgresPool, _ begin: [String], _ body: (Connection) throws -> T) throws -> T {
+        var connection: PostgresSQLConnection?
         do {
-            return try pool.transaction(begin) { connection in
-                try body(PostgresSQLConnection(connection, placeholders: placeholders, counter: counter))
+            return try pool.transaction(pipelining: begin) { postgres in
+                let wrapped = PostgresSQLConnection(postgres, placeholders: placeholders, counter: counter)
+                connection = wrapped
+                return try body(wrapped)
             }
         } catch let error as PostgresError {
-            throw counter.record(PostgresSQLConnection.storageError(error, sql: nil))
+            let storageError = PostgresSQLConnection.storageError(error, sql: nil)
+            if PostgresSQLConnection.isConflict(storageError) { throw TransactionConflict(error: storageError) }
+            if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }
+            throw counter.record(storageError)
+        } catch let error as StorageError where pool === writers && PostgresSQLConnection.isInsertRace(error) {
+            throw TransactionConflict(error: error)
+        } catch {
+            if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }
+            throw error
         }
+    }
+
+    /// A random pause before running a conflicting transaction again, growing with the attempt
+    /// (up to ~1, 2, 4... ms, at most 32 ms) so that the transactions that collided do not meet again.
+    private static func pause(beforeAttempt attempt: Int) {
+        let ceiling = 0.001 * Double(1 << min(attempt - 2, 5))
+        Thread.sleep(forTimeInterval: Double.random(in: ceiling / 4...ceiling))
     }
 
     private func checkOpen() throws {

@@ -12,6 +12,9 @@ final class PostgresSQLConnection: SQLConnection {
     let connection: PostgresConnection
     private let placeholders: PostgresPlaceholders
     private let counter: ErrorCounter
+    /// The first serialization failure or deadlock a statement of this transaction met, kept even
+    /// when the body catches it (the transaction is then aborted; `PostgresDatabase` runs it again).
+    private(set) var conflict: StorageError?
 
     init(_ connection: PostgresConnection, placeholders: PostgresPlaceholders, counter: ErrorCounter) {
         self.connection = connection
@@ -57,7 +60,13 @@ final class PostgresSQLConnection: SQLConnection {
         do {
             return try connection.query(text, arguments.map { Self.postgresValue($0.sqlValue) })
         } catch let error as PostgresError {
-            throw counter.record(Self.storageError(error, sql: sql))
+            let storageError = Self.storageError(error, sql: sql)
+            if Self.isConflict(storageError) {
+                // Counted only if the retries give up (`PostgresDatabase`).
+                if conflict == nil { conflict = storageError }
+                throw storageError
+            }
+            throw counter.record(storageError)
         }
     }
 
@@ -93,6 +102,22 @@ final class PostgresSQLConnection: SQLConnection {
     }
 
     // MARK: Errors
+
+    /// A serialization failure (40001) or a deadlock (40P01): the transaction lost a race with
+    /// another and is worth running again from the start.
+    static func isConflict(_ error: StorageError) -> Bool {
+        error.sqlState == "40001" || error.sqlState == "40P01"
+    }
+
+    /// A unique violation (23505) that escaped a write's body uncaught: another transaction
+    /// inserted the same key since this one looked (at `READ COMMITTED`, or at `SERIALIZABLE` when
+    /// this one had not read the key: PostgreSQL then reports 23505, not 40001, and its
+    /// documentation advises retrying it too). Run again, the body sees the other's row and takes
+    /// its "already there" branch; a body that inserts a duplicate by itself fails the same way
+    /// each time and its error is passed on.
+    static func isInsertRace(_ error: StorageError) -> Bool {
+        error.sqlState == "23505"
+    }
 
     /// A `PostgresError` as a `StorageError`: the server's SQLSTATE, or the SQLSTATE class that
     /// fits a client-side failure (a broken connection is 08006, a timeout 57014).

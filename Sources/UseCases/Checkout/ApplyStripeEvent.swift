@@ -147,10 +147,14 @@ public struct ApplyStripeEvent: Sendable {
             }
         }
         return try await record(event, now: now) { [references] connection in
-            guard let purchase = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
+            guard let found = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
                 logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
                 return
             }
+            // Read again under the purchase's lock (READ COMMITTED): the change time below is
+            // computed from what the purchase's last writer committed.
+            try PurchaseRepository.lock(platform: .stripe, externalID: found.externalID, on: connection)
+            let purchase = try PurchaseRepository.require(id: found.id, on: connection)
             // A one-time purchase is paid once: its refund is final, even when the purchase was
             // recorded after the refund happened (the success page read before the event came).
             // A subscription's refund is ordered like any change: a later paid renewal wins.

@@ -48,7 +48,8 @@ public struct CompleteCheckout: Sendable {
         let completion = self.completion
         let codeMail = self.codeMail
         let vouching = self.vouching
-        let result = try await database.write { connection -> Completion in
+        // READ COMMITTED: `CheckoutCompletion.complete` locks the purchase before reading it.
+        let result = try await database.write(isolation: .readCommitted) { connection -> Completion in
             let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
             guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, changedAt: changedAt ?? now) else {
                 throw CheckoutCompletion.Unusable(sessionID: session.id)

@@ -126,7 +126,8 @@ public final class EventDeliveryWorker: Sendable {
         let now = self.now()
         let lease = configuration.lease
         do {
-            return try await database.write { connection in
+            // READ COMMITTED: a claim skips the rows other claimers hold (see `WriteIsolation`).
+            return try await database.write(isolation: .readCommitted) { connection in
                 try EventStore.record(finished, on: connection, now: now)
                 return limit > 0 ? try EventStore.claim(endpointID: endpoint.id, limit: limit, lease: lease, on: connection, now: now) : []
             }

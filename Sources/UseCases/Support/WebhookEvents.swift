@@ -22,9 +22,11 @@ struct WebhookEvents: Sendable {
     }
 
     /// Records `id` and runs `effects` in one transaction; false (nothing run) for a duplicate.
+    /// READ COMMITTED: the event id's insert waits for a concurrent one of the same id, and the
+    /// effects lock the purchase they change (`PurchaseRepository.apply`; docs/POSTGRES-CONCURRENCY.md).
     func record(_ id: String, type: String, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Bool {
         let source = self.source
-        return try await database.write { connection in
+        return try await database.write(isolation: .readCommitted) { connection in
             guard try WebhookEventLog.record(source: source, eventID: id, type: String(type.prefix(100)), on: connection, now: now) else {
                 return false
             }

@@ -11,8 +11,8 @@ import Testing
 @Suite struct PostgresDatabaseConcurrencyTests {
     @Test("16 one-second reads on 17 reader connections all begin within a second, not one after another")
     func concurrentReadsBeginTogether() async throws {
-        // 20 connections: 3 writers, 17 readers.
-        let (database, _) = try await PostgresDatabaseTests.freshDatabase(maxConnections: 20)
+        // 34 connections: 17 writers, 17 readers.
+        let (database, _) = try await PostgresDatabaseTests.freshDatabase(maxConnections: 34)
         defer { database.close() }
         let clock = ContinuousClock()
         let start = clock.now
