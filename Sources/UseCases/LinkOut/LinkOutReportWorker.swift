@@ -77,7 +77,11 @@ public final class LinkOutReportWorker: Sendable {
         let (batch, lease) = (configuration.batch, configuration.lease)
         let claimed: [LinkOutReportStore.Claimed]
         do {
-            claimed = try await database.write { try LinkOutReportStore.claim(limit: batch, lease: lease, on: $0, now: now) }
+            // A claim is a work claim: SKIP LOCKED keeps instances apart, at READ COMMITTED as the
+            // mail and event claims (docs/POSTGRES-CONCURRENCY.md).
+            claimed = try await database.write(isolation: .readCommitted) {
+                try LinkOutReportStore.claim(limit: batch, lease: lease, on: $0, now: now)
+            }
         } catch {
             logger.error("link_out.claim_failed", [("error", .string("\(error)"))])
             return 0
