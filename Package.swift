@@ -38,17 +38,19 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["Sockets", "Crypto", "Logging"], swiftSettings: strict),
         // The storage seam (SQLDatabase) and its two backends: SQLite (embedded) and PostgreSQL.
         .target(name: "Storage", dependencies: ["CSQLite", "Postgres", "Logging"], swiftSettings: strict),
-        .target(name: "Mail", dependencies: ["Sockets", "Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
         .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
+
+        // The durable mail outbox, its worker and the SMTP client.
+        .target(name: "Mail", dependencies: ["Sockets", "Storage", "Domain", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // Clients and webhook verifiers of Stripe, the App Store and Google Play.
         .target(name: "Integrations", dependencies: ["Sockets", "Domain", "Crypto", "Logging"], swiftSettings: strict),
 
         // Demo mode's Stripe: the part of Stripe's API Tollgate calls, its hosted checkout page's
         // actions and its signed webhooks, reached through the real Stripe client (in memory).
-        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "Integrations", "Logging"], swiftSettings: strict),
+        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "Templating", "Integrations", "Logging"], swiftSettings: strict),
 
         // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
         // claim a store purchase...), each given only what it uses. They own the rules.
@@ -60,8 +62,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "HTTPCore", "HTTPRouting", "Crypto", "Templating", "QRCode", "Configuration", "Logging", "Domain", "Mail", "Integrations", "UseCases",
-                "StripeSimulator",
+                "HTTPCore", "HTTPRouting", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases",
             ],
             swiftSettings: strict
         ),
@@ -81,7 +82,7 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "tollgate",
-            dependencies: ["App", "Web", "UseCases", "Domain", "Storage", "Mail", "Integrations", "Configuration", "Logging", "CLinux", "StripeSimulator"],
+            dependencies: ["App", "Web", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Logging", "CLinux", "StripeSimulator"],
             swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
@@ -123,7 +124,7 @@ let package = Package(
             name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPCore", "HTTPRouting"],
             swiftSettings: strict),
         .testTarget(
-            name: "MailTests", dependencies: ["Mail", "Storage", "Templating", "Logging", "TestSupport"], exclude: ["Support/smtp_server.py"],
+            name: "MailTests", dependencies: ["Mail", "Domain", "Storage", "Templating", "Logging", "TestSupport"], exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
         .testTarget(
             name: "WebTests",

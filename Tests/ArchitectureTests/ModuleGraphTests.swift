@@ -63,4 +63,14 @@ struct ModuleGraphTests {
         }
         #expect(differences.isEmpty, "docs/ARCHITECTURE.md differs from Package.swift:\n\(differences.joined(separator: "\n"))")
     }
+
+    @Test("Web imports no configuration, mail, outside service or simulator: App hands it WebSettings and use cases")
+    func webOnlyTranslates() throws {
+        let graph = try Self.graph()
+        let web = try #require(graph.targets["Web"])
+        let forbidden: Set<String> = ["Configuration", "Mail", "Integrations", "StripeSimulator", "Storage"]
+        let imported = try Self.imports(of: web, in: graph)
+        #expect(imported.isDisjoint(with: forbidden), "Sources/Web imports \(imported.intersection(forbidden).sorted())")
+        #expect(web.dependencies.isDisjoint(with: forbidden), "Package.swift gives Web \(web.dependencies.intersection(forbidden).sorted())")
+    }
 }
