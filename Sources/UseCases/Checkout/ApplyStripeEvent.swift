@@ -54,10 +54,11 @@ public struct ApplyStripeEvent: Sendable {
 
     /// `POST /webhooks/stripe`: the raw body verified (signature, 300 s tolerance) before any
     /// parsing, then applied.
+    /// - Parameter requestLogger: the request's logger (its id), for a rejected delivery's warning.
     /// - Throws: `UseCaseError.notConfigured` without a webhook secret; `UseCaseError.badRequest`,
     ///   with nothing stored, for a bad signature, a stale timestamp or an event that cannot be
     ///   read; else as `apply(_:now:)`.
-    public func receive(payload: [UInt8], signatureHeader: String?, now: Date) async throws -> Delivery {
+    public func receive(payload: [UInt8], signatureHeader: String?, now: Date, requestLogger: Logger? = nil) async throws -> Delivery {
         guard let webhookSecret else {
             throw UseCaseError.notConfigured("Stripe webhooks are not configured on this server (stripe.webhook_secret, stripe.secret_key).")
         }
@@ -65,7 +66,7 @@ public struct ApplyStripeEvent: Sendable {
         do {
             event = try StripeWebhookVerifier(secret: webhookSecret).verifiedEvent(payload: payload, signatureHeader: signatureHeader, now: now)
         } catch let error as StripeWebhookError {
-            logger.warning("stripe_webhook_rejected", [("reason", .string(error.description))])
+            (requestLogger ?? logger).warning("stripe_webhook_rejected", [("reason", .string(error.description))])
             throw UseCaseError.badRequest(error.description)
         } catch let error as StripeDecodingError {
             throw UseCaseError.badRequest("The event cannot be read: \(error)")

@@ -17,7 +17,8 @@ struct StripeWebhookRoute {
             guard let apply else {
                 throw UseCaseError.notConfigured("Stripe webhooks are not configured on this server (stripe.webhook_secret, stripe.secret_key).")
             }
-            let delivery = try await apply.receive(payload: request.body, signatureHeader: request.headers["Stripe-Signature"], now: now())
+            let delivery = try await apply.receive(
+                payload: request.body, signatureHeader: request.headers["Stripe-Signature"], now: now(), requestLogger: context.logger)
             context.logger.info(
                 "stripe_webhook",
                 [("event_id", .string(delivery.eventID)), ("type", .string(delivery.type)), ("outcome", .string(delivery.outcome.rawValue))])
