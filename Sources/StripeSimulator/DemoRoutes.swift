@@ -10,8 +10,8 @@ import Templating
 /// The simulator stands in for an outside system, so these routes call it directly, as the
 /// other routes call a use case; Tollgate's own work happens when its webhooks arrive. The
 /// composition root mounts them beside the web layer's routes and gives the page renderer
-/// (`templates/demo_checkout.html` in the site's layout); a refusal is a `DemoRouteError`, shown
-/// as the site shows any error.
+/// (`templates/demo_checkout.html` in the site's layout); a refusal is a `FormError`, shown as
+/// the site shows any error.
 public struct DemoRoutes: Sendable {
     /// Renders the hosted checkout page from its values with a status.
     public typealias RenderCheckoutPage = @Sendable (_ values: [String: TemplateValue], _ status: HTTPStatus) throws -> HTTPResponse
@@ -38,12 +38,12 @@ public struct DemoRoutes: Sendable {
             // CSRF: another site's form cannot know the page's token; browsers that say where a
             // form comes from must say this site.
             if let site = request.headers["Sec-Fetch-Site"], site != "same-origin", site != "none" {
-                throw DemoRouteError(status: .forbidden, code: "forbidden", message: "This payment form must be sent from its own page.")
+                throw StripeSimulator.FormError(kind: .forbidden, description: "This payment form must be sent from its own page.")
             }
             let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
             func field(_ name: String) -> String { form.first { $0.name == name }?.value ?? "" }
             guard let choice = StripeSimulator.PaymentChoice(rawValue: field("choice")) else {
-                throw DemoRouteError(status: .badRequest, code: "bad_request", message: "Choose pay, decline or pay later.")
+                throw StripeSimulator.FormError(kind: .invalid, description: "Choose pay, decline or pay later.")
             }
             do {
                 switch try await simulator.submit(sessionID: sessionID, formToken: field("token"), email: field("email"), choice: choice) {
@@ -55,8 +55,7 @@ public struct DemoRoutes: Sendable {
                 }
             } catch let error as StripeSimulator.FormError {
                 switch error.kind {
-                case .notFound: throw DemoRouteError(status: .notFound, code: "not_found", message: error.description)
-                case .forbidden: throw DemoRouteError(status: .forbidden, code: "forbidden", message: error.description)
+                case .notFound, .forbidden: throw error
                 case .invalid: return try page(sessionID: sessionID, email: field("email"), status: .badRequest, error: error.description)
                 }
             }
@@ -65,9 +64,9 @@ public struct DemoRoutes: Sendable {
 
     private func page(sessionID: String, email: String? = nil, status: HTTPStatus = .ok, error: String? = nil) throws -> HTTPResponse {
         guard let checkout = simulator.hostedCheckout(id: sessionID) else {
-            throw DemoRouteError(
-                status: .notFound, code: "not_found",
-                message: "This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
+            throw StripeSimulator.FormError(
+                kind: .notFound,
+                description: "This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
         }
         var values: [String: TemplateValue] = [
             "session_id": .string(checkout.sessionID), "token": .string(checkout.formToken),
