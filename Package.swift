@@ -38,17 +38,19 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["Sockets", "Crypto", "Logging"], swiftSettings: strict),
         // The storage seam (SQLDatabase) and its two backends: SQLite (embedded) and PostgreSQL.
         .target(name: "Storage", dependencies: ["CSQLite", "Postgres", "Logging"], swiftSettings: strict),
-        .target(name: "Mail", dependencies: ["Sockets", "Storage", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
         .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
+
+        // The durable mail outbox, its worker and the SMTP client.
+        .target(name: "Mail", dependencies: ["Sockets", "Storage", "Domain", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // Clients and webhook verifiers of Stripe, the App Store and Google Play.
         .target(name: "Integrations", dependencies: ["Sockets", "Domain", "Crypto", "Logging"], swiftSettings: strict),
 
         // Demo mode's Stripe: the part of Stripe's API Tollgate calls, its hosted checkout page's
         // actions and its signed webhooks, reached through the real Stripe client (in memory).
-        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "Integrations", "Logging"], swiftSettings: strict),
+        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "Templating", "Integrations", "Logging"], swiftSettings: strict),
 
         // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
         // claim a store purchase...), each given only what it uses. They own the rules.
@@ -60,8 +62,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "HTTPCore", "HTTPRouting", "Crypto", "Templating", "QRCode", "Configuration", "Logging", "Domain", "Mail", "Integrations", "UseCases",
-                "StripeSimulator",
+                "HTTPCore", "HTTPRouting", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases",
             ],
             swiftSettings: strict
         ),
@@ -71,7 +72,7 @@ let package = Package(
             name: "App",
             dependencies: [
                 "Web", "UseCases", "Domain", "Storage", "Mail", "Integrations", "Configuration", "Templating", "HTTPCore", "HTTPRouting", "Logging",
-                "Lifecycle", "StripeSimulator",
+                "Lifecycle", "StripeSimulator", "Crypto",
             ],
             swiftSettings: strict),
 
@@ -79,10 +80,13 @@ let package = Package(
         .target(name: "TollgateClient", swiftSettings: strict),
 
         // Executables.
-        .executableTarget(name: "tollgate", dependencies: ["App", "Web", "CLinux", "StripeSimulator", "Integrations"], swiftSettings: strict),
+        .executableTarget(
+            name: "tollgate",
+            dependencies: ["App", "Web", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Logging", "CLinux", "StripeSimulator"],
+            swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
-        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App"], path: "scripts/bench-seed", swiftSettings: strict),
+        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App", "Web", "Configuration"], path: "scripts/bench-seed", swiftSettings: strict),
         // Redeems through the service in process under a virtual clock: does retention keep the
         // database flat? (scripts/bench --flat; not shipped)
         .executableTarget(
@@ -98,11 +102,11 @@ let package = Package(
         // Tests.
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Domain", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
             exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md", "FakeAppleExternalPurchase/README.md"], swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting"], swiftSettings: strict),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting", "Logging"], swiftSettings: strict),
         // Against real loopback and Unix-domain listeners.
         .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
@@ -112,26 +116,33 @@ let package = Package(
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
-        .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage", "Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "UseCasesTests", dependencies: ["UseCases", "Domain", "Storage", "Mail", "Integrations", "App", "TestSupport"],
+            name: "UseCasesTests", dependencies: ["UseCases", "Domain", "Storage", "Mail", "Integrations", "App", "Crypto", "Logging", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPCore", "HTTPRouting"],
             swiftSettings: strict),
         .testTarget(
-            name: "MailTests", dependencies: ["Mail", "Storage", "Templating", "TestSupport"], exclude: ["Support/smtp_server.py"],
+            name: "MailTests", dependencies: ["Mail", "Domain", "Storage", "Templating", "Logging", "TestSupport"], exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
         .testTarget(
-            name: "WebTests", dependencies: ["Web", "App", "UseCases", "HTTPCore", "HTTPRouting", "Storage", "TestSupport", "StripeSimulator", "Integrations"],
+            name: "WebTests",
+            dependencies: [
+                "Web", "App", "UseCases", "Domain", "Mail", "Configuration", "Crypto", "Logging", "Templating", "HTTPCore", "HTTPRouting", "Storage",
+                "TestSupport", "StripeSimulator", "Integrations",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "TollgateClientTests",
             dependencies: ["TollgateClient", "App", "Web", "HTTPCore", "HTTPRouting", "Configuration", "Logging", "Storage", "Crypto", "TestSupport"],
             swiftSettings: strict),
+        // docs/ARCHITECTURE.md's module graph against this file and the sources' imports (reads text only).
+        .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(name: "MachineSteadinessTests", dependencies: ["MachineSteadiness"], swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "App", "TestSupport", "StripeSimulator"],
+            name: "CLITests",
+            dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "App", "Configuration", "Logging", "TestSupport", "StripeSimulator"],
             swiftSettings: strict),
     ]
 )

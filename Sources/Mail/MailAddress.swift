@@ -1,3 +1,5 @@
+import Domain
+
 /// An email address with an optional display name, validated for use in headers and SMTP.
 ///
 /// The address must be ASCII `local@domain` with no spaces, angle brackets, control characters or

@@ -5,11 +5,11 @@ import UseCases
 extension AdminCommand {
     /// `admin delete-account --email E`: deletes every account with the address (API.md
     /// "Account deletion and data export"), audited under `cli:<user>`; prints one line per account.
-    static func deleteAccount(_ app: TollgateApp, options: [String: String]) async throws {
+    static func deleteAccount(_ services: Services, options: [String: String]) async throws {
         guard let given = options["email"] else { throw UsageError(message: "admin delete-account needs --email") }
         let email = given.trimmingCharacters(in: .whitespaces).lowercased()
         guard email.contains("@") else { throw UsageError(message: "--email must be an email address") }
-        let deletion = DeleteAccount(database: app.database, events: app.events)
+        let deletion = DeleteAccount(database: services.database, events: services.events)
         let outcomes = try await deletion.byOperator(email: email, actor: actor, now: Date())
         for outcome in outcomes {
             switch outcome {

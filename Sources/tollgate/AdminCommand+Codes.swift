@@ -1,4 +1,3 @@
-import Mail
 import Domain
 import Foundation
 import App
@@ -9,29 +8,29 @@ extension AdminCommand {
     static var actor: String { "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown") }
 
     /// `admin resend --email E | --purchase-id P`.
-    static func resend(_ app: TollgateApp, options: [String: String]) async throws {
+    static func resend(_ services: Services, options: [String: String]) async throws {
         let email = options["email"]?.lowercased()
         let purchaseID = options["purchase-id"]
         guard (email == nil) != (purchaseID == nil) else {
             throw UsageError(message: "admin resend needs exactly one of --email and --purchase-id")
         }
-        let resent = try await app.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
+        let resent = try await services.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
         print("Sent code \(resent.codeID) to \(EmailMask.mask(resent.email)); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
         // Deliver now rather than waiting for the service's worker.
-        await app.outboxWorker.runOnce()
+        await services.outboxWorker.runOnce()
     }
 
     /// `admin revoke CODE_ID`.
-    static func revoke(_ app: TollgateApp, codeID: String?) async throws {
+    static func revoke(_ services: Services, codeID: String?) async throws {
         guard let codeID else { throw UsageError(message: "admin revoke needs a CODE_ID (see 'tollgate admin codes --email')") }
-        let record = try await app.operatorActions.revoke(codeID: codeID, actor: actor, now: Date())
+        let record = try await services.operatorActions.revoke(codeID: codeID, actor: actor, now: Date())
         print("Code \(record.id) (…\(record.hint)) is \(record.status.rawValue).")
     }
 
     /// `admin codes --email E`.
-    static func codes(_ app: TollgateApp, options: [String: String]) async throws {
+    static func codes(_ services: Services, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin codes needs --email") }
-        let codes = try await app.operatorActions.codes(email: email.lowercased())
+        let codes = try await services.operatorActions.codes(email: email.lowercased())
         print(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"].joined(separator: "\t"))
         for code in codes {
             print([code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
@@ -41,9 +40,9 @@ extension AdminCommand {
     }
 
     /// `admin purchases --email E`.
-    static func purchases(_ app: TollgateApp, options: [String: String]) async throws {
+    static func purchases(_ services: Services, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin purchases needs --email") }
-        let purchases = try await app.operatorActions.purchases(email: email.lowercased())
+        let purchases = try await services.operatorActions.purchases(email: email.lowercased())
         print(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "RENEWS", "ACCOUNT", "ATTRIBUTION"].joined(separator: "\t"))
         for purchase in purchases {
             // The attribution (paywall context, conversion_details) as stored: one line of JSON.
@@ -66,9 +65,9 @@ extension AdminCommand {
     }
 
     /// `admin accounts --email E`.
-    static func accounts(_ app: TollgateApp, options: [String: String]) async throws {
+    static func accounts(_ services: Services, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin accounts needs --email") }
-        let accounts = try await app.operatorActions.accounts(email: email.lowercased())
+        let accounts = try await services.operatorActions.accounts(email: email.lowercased())
         print(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"].joined(separator: "\t"))
         for entry in accounts {
             print([

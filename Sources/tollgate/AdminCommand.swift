@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Mail
 import App
 import UseCases
 import Web
@@ -10,32 +9,32 @@ import Web
 enum AdminCommand {
     static func run(action: String, argument: String?, options: [String: String], configPath: String?) async -> ExitStatus {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
-        let app: TollgateApp
+        let services: Services
         do {
-            app = try TollgateApp(config: config, logger: .disabled)
+            services = try Services(config: config, logger: .disabled)
         } catch {
             CommandLineTool.printError("tollgate: cannot open the service: \(error)")
             return .failure
         }
-        defer { app.database.close() }
+        defer { services.database.close() }
         do {
             switch action {
             case "outbox":
-                try await outbox(app, options: options)
+                try await outbox(services, options: options)
             case "resend":
-                try await resend(app, options: options)
+                try await resend(services, options: options)
             case "revoke":
-                try await revoke(app, codeID: argument)
+                try await revoke(services, codeID: argument)
             case "codes":
-                try await codes(app, options: options)
+                try await codes(services, options: options)
             case "purchases":
-                try await purchases(app, options: options)
+                try await purchases(services, options: options)
             case "accounts":
-                try await accounts(app, options: options)
+                try await accounts(services, options: options)
             case "events":
-                try await events(app, options: options)
+                try await events(services, options: options)
             case "delete-account":
-                try await deleteAccount(app, options: options)
+                try await deleteAccount(services, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }
@@ -56,20 +55,16 @@ enum AdminCommand {
     }
 
     /// `admin outbox [--status S] [--limit N]`: one line per message, newest first.
-    static func outbox(_ app: TollgateApp, options: [String: String]) async throws {
-        var status: OutboxStatus?
-        if let name = options["status"] {
-            guard let parsed = OutboxStatus(rawValue: name) else {
-                throw UsageError(message: "--status must be one of \(OutboxStatus.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            status = parsed
+    static func outbox(_ services: Services, options: [String: String]) async throws {
+        if let name = options["status"], !ViewOutbox.statuses.contains(name) {
+            throw UsageError(message: "--status must be one of \(ViewOutbox.statuses.joined(separator: ", "))")
         }
         let limit = try limitOption(options)
-        let entries = try await OutboxStore(database: app.database).outboxEntries(status: status, limit: limit)
+        let entries = try await ViewOutbox(database: services.database).messages(status: options["status"], limit: limit)
         print(["ID", "STATUS", "TEMPLATE", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"].joined(separator: "\t"))
         for entry in entries {
             print([
-                entry.id, entry.status.rawValue, entry.template, entry.maskedRecipient, String(entry.attempts),
+                entry.id, entry.status, entry.template, entry.maskedRecipient, String(entry.attempts),
                 Timestamp.rfc3339(entry.createdAt), entry.lastError ?? "",
             ].joined(separator: "\t"))
         }

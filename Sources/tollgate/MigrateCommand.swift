@@ -10,9 +10,9 @@ enum MigrateCommand {
             let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
             let name = DatabaseOpener.name(config.database, database)
-            let applied = try Migrator(migrations: TollgateApp.migrations).migrate(database)
+            let applied = try Migrator(migrations: Services.migrations).migrate(database)
             if applied.isEmpty {
-                print("Database \(name) is up to date (\(TollgateApp.migrations.count) migrations).")
+                print("Database \(name) is up to date (\(Services.migrations.count) migrations).")
             } else {
                 print("Applied \(applied.count) migration(s) to \(name): \(applied.joined(separator: ", "))")
             }

@@ -17,20 +17,20 @@ enum ReconcileCommand {
             start = Date().addingTimeInterval(-seconds)
         }
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
-        let app: TollgateApp
+        let services: Services
         do {
-            app = try TollgateApp(config: config, logger: CommandLineTool.logger(for: config))
+            services = try Services(config: config, logger: CommandLineTool.logger(for: config))
         } catch {
             CommandLineTool.printError("tollgate: cannot open the service: \(error)")
             return .failure
         }
-        defer { app.database.close() }
-        guard !app.reconcile.providers.isEmpty else {
+        defer { services.database.close() }
+        guard !services.reconcile.providers.isEmpty else {
             CommandLineTool.printError("tollgate: nothing to reconcile: neither Stripe, the App Store Server API nor Google Play is configured")
             return .failure
         }
         var healthy = true
-        for report in await app.reconcile.run(since: start) {
+        for report in await services.reconcile.run(since: start) {
             print("\(report.provider)\t\(report.outcome)\tchecked \(report.checked)\tchanges \(report.changes)\(report.error.map { "\t\($0)" } ?? "")")
             healthy = healthy && (report.outcome == "ok" || report.outcome == "busy")
         }

@@ -1,3 +1,4 @@
+import Domain
 import Mail
 import Foundation
 import Testing

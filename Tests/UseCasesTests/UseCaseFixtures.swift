@@ -21,7 +21,7 @@ final class UseCaseBench: Sendable {
         path = NSTemporaryDirectory() + "tollgate-usecases-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
-        _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
+        _ = try Migrator(migrations: Services.migrations).migrate(database)
     }
 
     deinit {

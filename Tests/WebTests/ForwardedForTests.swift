@@ -1,3 +1,4 @@
+import App
 import Configuration
 import Foundation
 import HTTPCore

@@ -20,20 +20,20 @@ func openDatabase(_ location: String) throws -> Database {
 }
 // `BenchSeed events CONFIG COUNT`: queues COUNT events for the endpoints of CONFIG, as flows do.
 if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3]) {
-    let app = try TollgateApp(config: try ConfigLoader.load(path: arguments[2], environment: [:]), logger: .disabled)
+    let services = try Services(config: try ConfigLoader.load(path: arguments[2], environment: [:]), logger: .disabled)
     let now = Date()
     for batch in stride(from: 0, to: count, by: 1000) {
-        try app.database.writeSync { connection in
+        try services.database.writeSync { connection in
             for index in batch..<min(batch + 1000, count) {
                 let account = "acc_bench_\(index % 1000)"
-                try app.events.record(
+                try services.events.record(
                     .entitlementsChanged, accountID: account, scope: "account:" + account,
                     data: ["account_id": account, "entitlements": [["id": "premium", "active": true, "expires_at": NSNull()]]],
                     on: connection, now: now)
             }
         }
     }
-    app.database.close()
+    services.database.close()
     exit(0)
 }
 // `BenchSeed scale DATABASE SECRET_KEY COUNT OUT SAMPLE`: COUNT purchases as a year of use leaves
@@ -41,7 +41,7 @@ if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3])
 // session. OUT gets SAMPLE of them spread evenly over the table, one `CODE bench-user-<i>` a line.
 if arguments.count == 7, arguments[1] == "scale", let count = Int(arguments[4]), let sample = Int(arguments[6]), count > 0, sample > 0 {
     let database = try openDatabase(arguments[2])
-    _ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
+    _ = try Migrator(migrations: Services.migrations).migrate(database)
     let secrets = try DomainSecrets(secretKey: arguments[3])
     let vault = try CodeVault(secrets: secrets)
     let now = Date()
@@ -79,7 +79,7 @@ guard arguments.count == 5, let count = Int(arguments[3]), count > 0 else {
     exit(64)
 }
 let database = try openDatabase(arguments[1])
-_ = try Migrator(migrations: TollgateApp.migrations).migrate(database)
+_ = try Migrator(migrations: Services.migrations).migrate(database)
 let secrets = try DomainSecrets(secretKey: arguments[2])
 let vault = try CodeVault(secrets: secrets)
 let now = Date()

@@ -21,8 +21,17 @@ public struct ApplyStripeEvent: Sendable {
         case ignored
     }
 
+    /// A webhook delivery, verified and applied.
+    public struct Delivery: Sendable {
+        public var eventID: String
+        public var type: String
+        public var outcome: Outcome
+    }
+
     let database: Database
     let stripe: StripeClient
+    /// `stripe.webhook_secret` (the simulator's in demo mode); nil when webhooks are not configured.
+    let webhookSecret: String?
     let completeCheckout: CompleteCheckout
     let webhookEvents: WebhookEvents
     let logger: Logger
@@ -30,9 +39,10 @@ public struct ApplyStripeEvent: Sendable {
     let vouching: StripeVouching
 
     public init(
-        database: Database, stripe: StripeClient, completeCheckout: CompleteCheckout, vouching: StripeVouching, logger: Logger,
-        events: EventQueue = .disabled
+        database: Database, stripe: StripeClient, webhookSecret: String? = nil, completeCheckout: CompleteCheckout, vouching: StripeVouching,
+        logger: Logger, events: EventQueue = .disabled
     ) {
+        self.webhookSecret = webhookSecret
         self.vouching = vouching
         self.events = events
         self.database = database
@@ -40,6 +50,28 @@ public struct ApplyStripeEvent: Sendable {
         self.completeCheckout = completeCheckout
         webhookEvents = WebhookEvents(database: database, source: "stripe")
         self.logger = logger
+    }
+
+    /// `POST /webhooks/stripe`: the raw body verified (signature, 300 s tolerance) before any
+    /// parsing, then applied.
+    /// - Parameter requestLogger: the request's logger (its id), for a rejected delivery's warning.
+    /// - Throws: `UseCaseError.notConfigured` without a webhook secret; `UseCaseError.badRequest`,
+    ///   with nothing stored, for a bad signature, a stale timestamp or an event that cannot be
+    ///   read; else as `apply(_:now:)`.
+    public func receive(payload: [UInt8], signatureHeader: String?, now: Date, requestLogger: Logger? = nil) async throws -> Delivery {
+        guard let webhookSecret else {
+            throw UseCaseError.notConfigured("Stripe webhooks are not configured on this server (stripe.webhook_secret, stripe.secret_key).")
+        }
+        let event: StripeEvent
+        do {
+            event = try StripeWebhookVerifier(secret: webhookSecret).verifiedEvent(payload: payload, signatureHeader: signatureHeader, now: now)
+        } catch let error as StripeWebhookError {
+            (requestLogger ?? logger).warning("stripe_webhook_rejected", [("reason", .string(error.description))])
+            throw UseCaseError.badRequest(error.description)
+        } catch let error as StripeDecodingError {
+            throw UseCaseError.badRequest("The event cannot be read: \(error)")
+        }
+        return Delivery(eventID: event.id, type: event.type, outcome: try await apply(event, now: now))
     }
 
     /// The events of `events` not applied before, in their order (one read per 500 events).

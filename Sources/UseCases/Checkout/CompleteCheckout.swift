@@ -21,8 +21,14 @@ public struct CompleteCheckout: Sendable {
     let completion: CheckoutCompletion
     let codeMail: CodeMail
     let vouching: StripeVouching
+    /// Redirect mode: where the success page sends the buyer instead of showing the code.
+    let redirects: CheckoutRedirects
 
-    public init(database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail, vouching: StripeVouching) {
+    public init(
+        database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail, vouching: StripeVouching,
+        redirects: CheckoutRedirects = CheckoutRedirects()
+    ) {
+        self.redirects = redirects
         self.database = database
         self.stripe = stripe
         self.completion = completion
@@ -75,6 +81,8 @@ public struct CompleteCheckout: Sendable {
     /// and the same code whichever of webhook and browser came first.
     public enum Landing: Sendable {
         case paid(Completion)
+        /// Paid, in redirect mode: the configured URL to send the buyer to, the purchase in its query.
+        case redirect(String)
         /// Not paid (yet); `expired` when the session can no longer be paid.
         case unpaid(expired: Bool)
     }
@@ -82,8 +90,15 @@ public struct CompleteCheckout: Sendable {
     /// The success page's state for `sessionID`, completing the checkout when Stripe says it
     /// was paid and the webhook has not arrived yet.
     /// - Throws: `UseCaseError` (`not_found` for a session Stripe does not know or that cannot
-    ///   become a purchase, `upstream_unavailable` when Stripe cannot be reached), `StorageError`.
+    ///   become a purchase, `upstream_unavailable` when Stripe cannot be reached, `not_configured`
+    ///   in redirect mode without a redirect URL), `StorageError`.
     public func landing(sessionID: String, now: Date) async throws -> Landing {
+        let landing = try await paidOrNot(sessionID: sessionID, now: now)
+        if case .paid(let completion) = landing, let url = try redirects.url(for: completion) { return .redirect(url) }
+        return landing
+    }
+
+    private func paidOrNot(sessionID: String, now: Date) async throws -> Landing {
         let vault = completion.vault
         let known = try await database.read { connection -> Completion? in
             guard let checkout = try CheckoutRepository.find(sessionID: sessionID, on: connection), let purchaseID = checkout.purchaseID,

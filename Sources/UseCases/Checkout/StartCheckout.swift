@@ -32,45 +32,51 @@ public struct StartCheckout: Sendable {
         }
     }
 
-    /// A validated order (the web layer resolves the plan and checks every input).
+    /// An order as the paywall sent it, each input decoded and within API.md's bounds (the web
+    /// layer's job); which plan it names and whether its redirect URL is allowed are decided here.
     public struct Order: Sendable {
-        public var planName: String?
-        public var priceID: String
-        public var isOneTimePayment: Bool
+        /// How the paywall named the plan (`plan`, `price_id`, `plan_id`, `ply_context`'s `stripe_price_id`).
+        public var planNamings: [CheckoutPlanChoice.Naming]
         public var appUserID: String?
         public var checkoutContextID: String?
         public var email: String?
+        /// One of `redemption.redirect_urls`, or the order is refused.
         public var redirectURL: String?
         public var discount: Discount?
-        /// Stripe metadata: who started it and the attribution, within Stripe's limits.
-        public var metadata: [String: String]
-        /// The attribution as a JSON object text.
-        public var contextJSON: String
+        /// `ply_context` members (as `ply_<field>`) and the custom parameters: carried in the
+        /// session's metadata, kept as the purchase's attribution and given back to a redirect.
+        public var context: [String: String]
 
         public init(
-            planName: String?, priceID: String, isOneTimePayment: Bool, appUserID: String?, checkoutContextID: String?,
-            email: String?, redirectURL: String?, discount: Discount? = nil, metadata: [String: String], contextJSON: String
+            planNamings: [CheckoutPlanChoice.Naming], appUserID: String?, checkoutContextID: String?, email: String?, redirectURL: String?,
+            discount: Discount? = nil, context: [String: String] = [:]
         ) {
-            self.discount = discount
-            self.planName = planName
-            self.priceID = priceID
-            self.isOneTimePayment = isOneTimePayment
+            self.planNamings = planNamings
             self.appUserID = appUserID
             self.checkoutContextID = checkoutContextID
             self.email = email
             self.redirectURL = redirectURL
-            self.metadata = metadata
-            self.contextJSON = contextJSON
+            self.discount = discount
+            self.context = context
         }
     }
 
     let database: Database
     let stripe: StripeClient?
     let links: Links
+    /// `plans`: what may be bought, by name.
+    let plans: [String: CheckoutPlan]
+    /// The redirect URLs an order may name.
+    let redirects: CheckoutRedirects
     let allowPromotionCodes: Bool
     let logger: Logger
 
-    public init(database: Database, stripe: StripeClient?, links: Links, allowPromotionCodes: Bool, logger: Logger) {
+    public init(
+        database: Database, stripe: StripeClient?, links: Links, plans: [String: CheckoutPlan], redirects: CheckoutRedirects,
+        allowPromotionCodes: Bool, logger: Logger
+    ) {
+        self.plans = plans
+        self.redirects = redirects
         self.database = database
         self.stripe = stripe
         self.links = links
@@ -79,10 +85,13 @@ public struct StartCheckout: Sendable {
     }
 
     /// The URL of Stripe's checkout page for `order`.
-    /// - Throws: `UseCaseError` (`not_configured` without Stripe, `conflict` for a
-    ///   `checkout_context_id` already used by another checkout, `upstream_unavailable` when
-    ///   Stripe refuses or cannot be reached), `StorageError`.
+    /// - Throws: `UseCaseError` (`bad_request` for a plan that is not offered or namings that
+    ///   disagree (`CheckoutPlanChoice`) and a redirect URL that is not configured,
+    ///   `not_configured` without Stripe, `conflict` for a `checkout_context_id` already used by
+    ///   another checkout, `upstream_unavailable` when Stripe refuses or cannot be reached), `StorageError`.
     public func start(_ order: Order, now: Date) async throws -> String {
+        let choice = try CheckoutPlanChoice(order.planNamings, plans: plans)
+        try redirects.check(order.redirectURL)
         guard let stripe else {
             // The key's name is for the operator's log, not for the buyer's page.
             logger.error("checkout_not_configured", [("missing", .string("stripe.secret_key (or stripe.simulator in demo mode)"))])
@@ -93,11 +102,14 @@ public struct StartCheckout: Sendable {
             existing.status != "open" {
             throw Self.contextUsed
         }
+        // Stripe's client_reference_id holds 200 characters; a longer app user id travels in the
+        // metadata and the checkout's record, which completing the checkout reads first.
+        let clientReferenceID = order.appUserID.flatMap { $0.unicodeScalars.count <= CheckoutSessionRequest.maxClientReferenceIDLength ? $0 : nil }
         let request = CheckoutSessionRequest(
-            mode: order.isOneTimePayment ? .payment : .subscription, priceID: order.priceID,
+            mode: choice.plan.isOneTimePayment ? .payment : .subscription, priceID: choice.plan.priceID,
             successURL: links.url("/checkout/success") + "?session_id={CHECKOUT_SESSION_ID}",
-            cancelURL: links.url("/checkout/cancel"), clientReferenceID: order.appUserID, customerEmail: order.email,
-            metadata: order.metadata, allowPromotionCodes: allowPromotionCodes ? true : nil,
+            cancelURL: links.url("/checkout/cancel"), clientReferenceID: clientReferenceID, customerEmail: order.email,
+            metadata: Self.metadata(order, choice: choice), allowPromotionCodes: allowPromotionCodes ? true : nil,
             discount: try await stripeDiscount(order.discount, stripe: stripe))
         // A double tap with the same checkout_context_id must not open two sessions.
         let idempotencyKey = try order.checkoutContextID.map { "checkout:" + $0 } ?? "checkout:" + OpaqueToken.generate()
@@ -109,7 +121,7 @@ public struct StartCheckout: Sendable {
                 "stripe_checkout_failed",
                 [("type", .string(error.type)), ("code", .string(error.code ?? "")), ("param", .string(error.param ?? "")),
                  ("message", .string(error.message))])
-            throw refusal(error, order: order)
+            throw refusal(error, order: order, choice: choice)
         } catch is UpstreamError {
             throw UseCaseError.upstreamUnavailable("Stripe cannot be reached right now. Please try again in a minute.")
         }
@@ -117,9 +129,9 @@ public struct StartCheckout: Sendable {
             throw UseCaseError.upstreamUnavailable("Stripe did not return a checkout page. Please try again.")
         }
         let start = CheckoutRepository.Start(
-            sessionID: session.id, checkoutContextID: order.checkoutContextID, appUserID: order.appUserID, plan: order.planName,
-            priceID: order.priceID, mode: order.isOneTimePayment ? "payment" : "subscription", email: order.email,
-            redirectURL: order.redirectURL, context: order.contextJSON)
+            sessionID: session.id, checkoutContextID: order.checkoutContextID, appUserID: order.appUserID, plan: choice.name,
+            priceID: choice.plan.priceID, mode: choice.plan.isOneTimePayment ? "payment" : "subscription", email: order.email,
+            redirectURL: order.redirectURL, context: Self.contextJSON(order.context))
         do {
             try await database.write { try CheckoutRepository.recordStart(start, on: $0, now: now) }
         } catch let error as DomainError where error.kind == .conflict {
@@ -157,19 +169,38 @@ public struct StartCheckout: Sendable {
     /// What the buyer is told when Stripe refuses the session: an unknown coupon is their input
     /// (400); an unknown price is the operator's configuration, named with its key (503);
     /// anything else is Stripe's (502, retryable).
-    private func refusal(_ error: StripeAPIError, order: Order) -> UseCaseError {
+    private func refusal(_ error: StripeAPIError, order: Order, choice: CheckoutPlanChoice) -> UseCaseError {
         let param = error.param ?? ""
         if error.isResourceMissing, param.hasPrefix("discounts"), let discount = order.discount {
             return .badRequest("The \(discount.inputName == "coupon" ? "coupon" : "promotion code") \(discount.text) is not valid.")
         }
         if error.isResourceMissing, param.hasPrefix("line_items") {
-            let key = order.planName.map { "plans.\($0).price_id" } ?? "plans"
+            let key = "plans.\(choice.name).price_id"
             return UseCaseError(
                 .notConfigured, code: Self.unknownPriceCode,
-                "Stripe does not know the price \(order.priceID) of the plan \"\(order.planName ?? order.priceID)\". "
+                "Stripe does not know the price \(choice.plan.priceID) of the plan \"\(choice.name)\". "
                     + "Set \(key) to a price of this Stripe account (a price_... id from the dashboard).")
         }
         return .upstreamUnavailable("Stripe refused to start the checkout. Please try again later.")
+    }
+
+    /// The Stripe metadata: the plan, who started it and the context, within Stripe's limits
+    /// (50 keys, keys of 40 characters without brackets, values of 500).
+    static func metadata(_ order: Order, choice: CheckoutPlanChoice) -> [String: String] {
+        var metadata: [String: String] = ["price_id": choice.plan.priceID, "plan": choice.name]
+        if let appUserID = order.appUserID { metadata["app_user_id"] = appUserID }
+        if let checkoutContextID = order.checkoutContextID { metadata["checkout_context_id"] = checkoutContextID }
+        for (key, value) in order.context.sorted(by: { $0.key < $1.key }) where metadata.count < CheckoutSessionRequest.maxMetadataKeys {
+            let safeKey = String(key.filter { $0 != "[" && $0 != "]" }.prefix(CheckoutSessionRequest.maxMetadataKeyLength))
+            if !safeKey.isEmpty { metadata[safeKey] = String(value.prefix(CheckoutSessionRequest.maxMetadataValueLength)) }
+        }
+        return metadata
+    }
+
+    /// The context as a JSON object text, for the checkout record and the purchase's attribution.
+    static func contextJSON(_ context: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The code of the refusal for a plan whose price Stripe does not know: the page names the

@@ -1,4 +1,3 @@
-import Configuration
 import HTTPCore
 import HTTPRouting
 
@@ -6,11 +5,19 @@ import HTTPRouting
 /// proxy — the right-most `X-Forwarded-For` entry that is not itself a trusted proxy.
 /// Entries are taken only when they are IP addresses (canonicalized); walking right to left,
 /// the first entry that is not one ends the walk and the peer (the proxy) is the client, so
-/// garbage in the header can never become a fresh rate-limit key.
+/// garbage in the header can never become a fresh rate-limit key. Which addresses are trusted
+/// proxies (`http.trusted_proxies`) and what reads as an IP address are given by the composition
+/// root (`ClientAddressResolver(trustedProxies:)` in App).
 public struct ClientAddressResolver: Sendable {
-    let trustedProxies: [CIDR]
+    /// Whether a canonical address is a trusted proxy.
+    let trusts: @Sendable (String) -> Bool
+    /// An `X-Forwarded-For` entry as a canonical IP address, or nil when it is none.
+    let canonicalAddress: @Sendable (String) -> String?
 
-    public init(trustedProxies: [CIDR]) { self.trustedProxies = trustedProxies }
+    public init(isTrustedProxy: @escaping @Sendable (String) -> Bool, canonicalAddress: @escaping @Sendable (String) -> String?) {
+        trusts = isTrustedProxy
+        self.canonicalAddress = canonicalAddress
+    }
 
     public func address(for request: HTTPRequest, context: RequestContext) -> String {
         let peer = context.remoteAddress ?? "unknown"
@@ -19,7 +26,7 @@ public struct ClientAddressResolver: Sendable {
         let hops = forwarded.split(separator: ",", omittingEmptySubsequences: false).map { HTTPHeaders.trimmingOptionalWhitespace($0) }
         var leftmost = peer
         for hop in hops.reversed() {
-            guard let address = CIDR.canonicalAddress(String(hop)) else { return peer }
+            guard let address = canonicalAddress(String(hop)) else { return peer }
             if !isTrusted(address) { return address }
             leftmost = address
         }
@@ -27,6 +34,6 @@ public struct ClientAddressResolver: Sendable {
     }
 
     private func isTrusted(_ address: String) -> Bool {
-        trustedProxies.contains { $0.contains(address) }
+        trusts(address)
     }
 }

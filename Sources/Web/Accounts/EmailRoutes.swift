@@ -1,4 +1,3 @@
-import Mail
 import Domain
 import Foundation
 import HTTPCore

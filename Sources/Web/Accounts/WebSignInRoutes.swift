@@ -1,6 +1,5 @@
 import Domain
 import Foundation
-import Mail
 import HTTPCore
 import HTTPRouting
 import Templating

@@ -1,36 +1,29 @@
 import Domain
 import HTTPCore
 import HTTPRouting
-import Mail
+import UseCases
 
 /// `GET /admin/v1/outbox?status=`: the mail outbox as operators see it (no bodies, no codes,
 /// recipients masked).
 struct AdminOutboxRoutes {
-    let outbox: OutboxStore
+    let outbox: ViewOutbox
 
     func add(to group: inout RouteGroup) {
         group.add(.get, "/admin/v1/outbox") { [outbox] request, _ in
-            var status: OutboxStatus?
-            if let name = request.queryParameter("status"), !name.isEmpty {
-                guard let parsed = OutboxStatus(rawValue: name) else {
-                    throw APIError.badRequest("status must be one of \(OutboxStatus.allCases.map(\.rawValue).joined(separator: ", ")).")
-                }
-                status = parsed
-            }
-            let limit = try AdminQuery.limit(request)
-            let entries = try await outbox.outboxEntries(status: status, limit: limit)
+            let status = request.queryParameter("status").flatMap { $0.isEmpty ? nil : $0 }
+            let entries = try await outbox.messages(status: status, limit: try AdminQuery.limit(request))
             return .json { json in
                 json.array("messages", entries) { json, entry in
                     json.object { item in
                         item.string("id", entry.id)
                         item.string("template", entry.template)
                         item.string("to", entry.maskedRecipient)
-                        item.string("status", entry.status.rawValue)
+                        item.string("status", entry.status)
                         item.int("attempts", entry.attempts)
                         item.string("last_error", entry.lastError)
                         item.string("message_id", entry.messageID)
                         item.string("created_at", Timestamp.rfc3339(entry.createdAt))
-                        item.string("next_attempt_at", entry.status == .pending ? Timestamp.rfc3339(entry.nextAttemptAt) : nil)
+                        item.string("next_attempt_at", entry.nextAttemptAt.map(Timestamp.rfc3339))
                         item.string("sent_at", entry.sentAt.map(Timestamp.rfc3339))
                     }
                 }

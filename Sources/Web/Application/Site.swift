@@ -1,9 +1,6 @@
-import Configuration
 import Foundation
 import HTTPCore
 import HTTPRouting
-import Mail
-import StripeSimulator
 import Templating
 import UseCases
 
@@ -95,7 +92,7 @@ public struct Site: Sendable {
         /// The database's figures (errors, write latency, WAL size), read when scraped.
         public var database: @Sendable () -> DatabaseFigures
         public var openConnections: @Sendable () -> Int
-        public var outbox: OutboxStore
+        public var outbox: ViewOutbox
         /// The event worker's counters (`/metrics`).
         public var eventStats: EventDeliveryStats?
         /// What retention deleted (`/metrics`).
@@ -105,7 +102,7 @@ public struct Site: Sendable {
 
         public init(
             metrics: Metrics, checkWritable: @escaping @Sendable () async throws -> Void, database: @escaping @Sendable () -> DatabaseFigures,
-            openConnections: @escaping @Sendable () -> Int, outbox: OutboxStore, eventStats: EventDeliveryStats? = nil,
+            openConnections: @escaping @Sendable () -> Int, outbox: ViewOutbox, eventStats: EventDeliveryStats? = nil,
             retentionStats: RetentionStats? = nil, reconcileStats: ReconcileStats? = nil
         ) {
             self.reconcileStats = reconcileStats
@@ -126,19 +123,19 @@ public struct Site: Sendable {
 
     /// - Parameters:
     ///   - preferTransactionLookup: whether the App Store Server API is configured.
-    ///   - simulator: demo mode's Stripe; its routes exist only when it is given.
+    ///   - extraRoutes: routes of parts outside the web layer (demo mode's Stripe), behind the global chain only.
     public init(
-        config: TollgateConfig, pages: Pages, staticFiles: StaticFiles, useCases cases: UseCaseSet, operations: Operations,
-        preferTransactionLookup: Bool, simulator: StripeSimulator? = nil, now: @escaping @Sendable () -> Date
+        settings: WebSettings, pages: Pages, staticFiles: StaticFiles, useCases cases: UseCaseSet, operations: Operations,
+        preferTransactionLookup: Bool, extraRoutes: RouteGroup = RouteGroup(), now: @escaping @Sendable () -> Date
     ) {
         // Room for two failure keys per client address (per address, per address and app user) from
         // well over 100,000 addresses before pruning.
         let limiter = RateLimiter(capacity: 250_000)
         rateLimiter = limiter
-        let clientAddress = ClientAddressResolver(trustedProxies: config.http.trustedProxyNetworks)
+        let clientAddress = settings.clientAddress
         let middleware = RouteMiddleware(limiter: limiter, clientAddress: clientAddress, replies: cases.idempotentReplies, now: now)
-        let links = Links(baseURL: config.baseURL, appScheme: config.app.scheme)
-        let products = ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID))
+        let links = Links(baseURL: settings.baseURL, appScheme: settings.app.scheme)
+        let products = settings.productNames
 
         var open = RouteGroup()
         OperationsRoutes(
@@ -148,12 +145,15 @@ public struct Site: Sendable {
                 EventMetrics(stats: stats, operations: cases.operatorActions)
             }, retention: operations.retentionStats, reconcile: operations.reconcileStats, now: now
         ).add(to: &open)
-        PageRoutes(pages: pages, staticFiles: staticFiles, home: simulator.map { _ in Self.demoHome(config) } ?? [:]).add(to: &open)
-        WellKnownRoutes(app: config.app).add(to: &open)
-        RedeemPageRoutes(lookUp: cases.lookUpCode, resend: cases.resendCodes, pages: pages, links: links, app: config.app, now: now)
+                let home: [String: TemplateValue] = settings.demoHome.map { demo in
+            ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
+        } ?? [:]
+        PageRoutes(pages: pages, staticFiles: staticFiles, home: home).add(to: &open)
+        WellKnownRoutes(app: settings.app).add(to: &open)
+        RedeemPageRoutes(lookUp: cases.lookUpCode, resend: cases.resendCodes, pages: pages, links: links, app: settings.app, now: now)
             .add(to: &open, middleware)
         CheckoutRoutes(
-            start: cases.startCheckout, complete: cases.completeCheckout, pages: pages, links: links, products: products, config: config,
+            start: cases.startCheckout, complete: cases.completeCheckout, pages: pages, links: links, products: products, app: settings.app,
             now: now
         ).add(to: &open)
         let emails = EmailRoutes(setEmail: cases.setAccountEmail, confirm: cases.confirmEmail, pages: pages, links: links, now: now)
@@ -161,7 +161,7 @@ public struct Site: Sendable {
         PasswordRoutes(setPassword: cases.setPassword, pages: pages, links: links, now: now).add(to: &open)
         let signIn = SignInRoutes(signIn: cases.signIn, pages: pages, links: links, limiter: limiter, clientAddress: clientAddress, now: now)
         signIn.addPages(to: &open)
-        let gate = WebSessionGate(signIn: cases.webSignIn, forms: cases.formTokens, cookies: WebCookies(baseURL: config.baseURL), now: now)
+        let gate = WebSessionGate(signIn: cases.webSignIn, forms: cases.formTokens, cookies: WebCookies(baseURL: settings.baseURL), now: now)
         WebSignInRoutes(signIn: cases.webSignIn, gate: gate, pages: pages, limiter: limiter, clientAddress: clientAddress, now: now)
             .add(to: &open, middleware)
         WebAccountRoutes(
@@ -169,18 +169,16 @@ public struct Site: Sendable {
             now: now
         ).add(to: &open, middleware)
         GoNativeRoutes(
-            claim: cases.claimGoNativeReceipt, gate: gate, pages: pages, products: config.products, names: products, appName: config.app.name,
+            claim: cases.claimGoNativeReceipt, gate: gate, pages: pages, products: settings.products, names: products, appName: settings.app.name,
             links: links, now: now
         ).add(to: &open)
 
         var webhooks = RouteGroup()
-        StripeWebhookRoute(secret: simulator?.keys.webhookSecret ?? config.stripe.webhookSecret, apply: cases.applyStripeEvent, now: now)
-            .add(to: &webhooks)
-        if let simulator { DemoRoutes(simulator: simulator, pages: pages).add(to: &open) }
+        StripeWebhookRoute(apply: cases.applyStripeEvent, now: now).add(to: &webhooks)
         AppleWebhookRoute(apply: cases.applyAppleNotification, now: now).add(to: &webhooks)
         GoogleWebhookRoute(apply: cases.applyGoogleNotification).add(to: &webhooks)
 
-        var app = RouteGroup([APIKeyMiddleware(publicKeys: config.apiKeys.publicKeys)])
+        var app = RouteGroup([APIKeyMiddleware(publicKeys: settings.publicAPIKeys)])
         RedemptionAPIRoutes(
             redeem: cases.redeem, entitlements: cases.listEntitlements, checkoutStatus: cases.checkoutStatus, resend: cases.resendCodes,
             now: now
@@ -190,29 +188,22 @@ public struct Site: Sendable {
         AccountDataRoutes(delete: cases.deleteAccount, export: cases.exportAccount, now: now).add(to: &app)
         IAPAccountRoutes(claim: cases.claimStorePurchase, now: now).add(to: &app, middleware)
         StoreAPIRoutes(
-            gonative: cases.claimGoNativeReceipt, products: config.products, entitlements: config.entitlements, appName: config.app.name,
+            gonative: cases.claimGoNativeReceipt, products: settings.products, entitlements: settings.entitlements, appName: settings.app.name,
             links: links, now: now
         ).add(to: &app, middleware)
 
-        var partners = RouteGroup([ServerKeyMiddleware(serverKeys: config.apiKeys.serverKeys)])
+        var partners = RouteGroup([ServerKeyMiddleware(serverKeys: settings.serverKeys)])
         ReceiptsRoute(record: cases.recordReceipt, preferTransactionLookup: preferTransactionLookup, now: now).add(to: &partners)
 
-        var admin = RouteGroup([AdminTokenMiddleware(tokenHashes: config.admin.tokensSHA256)])
+        var admin = RouteGroup([AdminTokenMiddleware(tokenHashes: settings.adminTokenHashes)])
         AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
-        AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: config.reconcile.intervalSeconds, now: now).add(to: &admin)
+        AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: settings.reconcileIntervalSeconds, now: now).add(to: &admin)
 
         var router = Router()
-        for group in [open, webhooks, app, partners, admin] { router.add(group) }
+        for group in [open, webhooks, app, partners, admin, extraRoutes] { router.add(group) }
         responder = AppResponder(routes: router, metrics: operations.metrics, pages: pages)
-    }
-
-    /// The home page's demo section: the plan `a#demo-buy` starts and where mail lands.
-    static func demoHome(_ config: TollgateConfig) -> [String: TemplateValue] {
-        guard let plan = config.plans["demo"] != nil ? "demo" : config.plans.keys.sorted().first else { return [:] }
-        let mailDirectory = URL(fileURLWithPath: config.mail.fileDir).standardizedFileURL.path
-        return ["demo": true, "demo_plan": .string(plan), "mail_dir": .string(mailDirectory + "/")]
     }
 }

@@ -1,5 +1,3 @@
-import Mail
-import Configuration
 import Domain
 import Foundation
 import HTTPCore
@@ -16,13 +14,13 @@ struct CheckoutRoutes {
     let pages: Pages
     let links: Links
     let products: ProductNames
-    let config: TollgateConfig
+    let app: AppIdentity
     let now: @Sendable () -> Date
 
     func add(to group: inout RouteGroup) {
         for method in [HTTPMethod.get, .post] {
             group.add(method, "/checkout/start", maxBodyBytes: 32 * 1024) { [self] request, _ in
-                let order = try CheckoutStartRequest(request, config: config).order
+                let order = try CheckoutStartRequest(request).order
                 do {
                     return .redirect(to: try await start.start(order, now: now()), status: .seeOther)
                 } catch let error as UseCaseError where error.kind == .notConfigured || error.kind == .upstreamUnavailable {
@@ -54,51 +52,18 @@ struct CheckoutRoutes {
         switch try await complete.landing(sessionID: sessionID, now: now()) {
         case .unpaid(let expired):
             return try pages.render("checkout_pending", title: "Payment not completed", ["expired": .bool(expired)])
+        case .redirect(let url):
+            return .redirect(to: url)
         case .paid(let paid):
             completion = paid
         }
         let purchase = completion.completed.purchase
-        let checkout = completion.completed.checkout
-        if config.redemption.mode == .redirect || checkout?.redirectURL != nil {
-            return try redirect(completion)
-        }
         guard let code = completion.code else {
             throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.")
         }
-        var values = AppLinks(links: links, app: config.app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
+        var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
         if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))
         return try pages.render("success", title: "Thank you", values)
-    }
-
-    /// The parameters redirect mode names itself; a custom parameter never stands in for one.
-    static let redirectParameters: Set<String> = ["app_user_id", "email", "stripe_subscription_id", "stripe_payment_intent_id", "code"]
-
-    /// Redirect mode: 302 to a configured URL with the purchase in the query.
-    private func redirect(_ completion: CompleteCheckout.Completion) throws -> HTTPResponse {
-        let purchase = completion.completed.purchase
-        let checkout = completion.completed.checkout
-        let configured = config.redemption.redirectURLs
-        guard let target = checkout?.redirectURL.flatMap({ configured.contains($0) ? $0 : nil }) ?? configured.first else {
-            throw APIError(status: .internalServerError, code: "internal", message: "No redirect URL is configured.")
-        }
-        var parameters: [(String, String)] = []
-        if let appUserID = purchase.appUserID { parameters.append(("app_user_id", appUserID)) }
-        if let email = purchase.purchaserEmail { parameters.append(("email", email)) }
-        if purchase.externalID.hasPrefix("sub_") {
-            parameters.append(("stripe_subscription_id", purchase.externalID))
-        } else {
-            parameters.append(("stripe_payment_intent_id", purchase.externalID))
-        }
-        if let code = completion.code { parameters.append(("code", code.display)) }
-        if let context = checkout?.context, let object = try? JSONSerialization.jsonObject(with: Data(context.utf8)) as? [String: String] {
-            // The custom parameters given to /checkout/start and the ply_context fields (ply_<field>),
-            // never overriding the purchase's own parameters above.
-            for (key, value) in object.sorted(by: { $0.key < $1.key }) where !Self.redirectParameters.contains(key) {
-                parameters.append((key, value))
-            }
-        }
-        let query = parameters.map { FormURLEncoding.encode($0.0) + "=" + FormURLEncoding.encode($0.1) }.joined(separator: "&")
-        return .redirect(to: target + (target.contains("?") ? "&" : "?") + query)
     }
 }

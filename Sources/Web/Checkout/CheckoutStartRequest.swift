@@ -1,15 +1,15 @@
-import Configuration
-import Crypto
 import Foundation
 import HTTPCore
 import HTTPRouting
 import UseCases
 
-/// The inputs of `/checkout/start`, from the query, a form body or a JSON body, validated:
-/// a configured plan (`CheckoutPlanChoice`: by name, price, `plan_id` or `ply_context`), a UUID `checkout_context_id`, a configured
-/// `redirect_url`, a base64 JSON `ply_context`, a Stripe `promotion_code` or `coupon`, and
+/// The inputs of `/checkout/start`, from the query, a form body or a JSON body, decoded and
+/// within API.md's bounds: how the plan is named (`plan`, `price_id`, `plan_id` or
+/// `ply_context`'s `stripe_price_id`; `StartCheckout` decides which plan that is), an
+/// `app_user_id` (`AppUserIDInput`), a UUID `checkout_context_id`, a `redirect_url` (`StartCheckout`
+/// allows only configured ones), a base64 JSON `ply_context`, a Stripe `promotion_code` or `coupon`, and
 /// every other parameter as a custom one (a paywall's placement parameters: `placement`,
-/// `utm_*`, anything), within API.md's bounds.
+/// `utm_*`, anything).
 struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
@@ -20,8 +20,7 @@ struct CheckoutStartRequest {
     static let maxNameLength = 40
     static let maxValueBytes = 500
 
-    var planName: String?
-    var plan: TollgateConfig.Plan
+    var planNamings: [CheckoutPlanChoice.Naming]
     var appUserID: String?
     var checkoutContextID: String?
     var email: String?
@@ -33,7 +32,7 @@ struct CheckoutStartRequest {
     var discount: StartCheckout.Discount?
 
     /// - Throws: `APIError.badRequest` naming the input that is wrong.
-    init(_ request: HTTPRequest, config: TollgateConfig) throws {
+    init(_ request: HTTPRequest) throws {
         let inputs = try Self.inputs(request)
         func value(_ name: String) -> String? {
             inputs.first { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -46,22 +45,14 @@ struct CheckoutStartRequest {
         if let price = context["ply_stripe_price_id"].map({ $0.trimmingCharacters(in: .whitespaces) }), !price.isEmpty {
             namings.append(CheckoutPlanChoice.Naming(input: "ply_context's stripe_price_id", value: price))
         }
-        let choice = try CheckoutPlanChoice(namings, plans: config.plans)
-        planName = choice.name
-        plan = choice.plan
-        appUserID = value("app_user_id")
-        if let id = appUserID, id.utf8.count > 200 || id.contains(where: \.isNewline) {
-            throw APIError.badRequest("app_user_id must be at most 200 characters.")
-        }
+        planNamings = namings
+        appUserID = try value("app_user_id").map { try AppUserIDInput.require($0) }
         checkoutContextID = value("checkout_context_id")?.lowercased()
         if let id = checkoutContextID, UUIDInput.canonical(id) == nil {
             throw APIError.badRequest("checkout_context_id must be a UUID.")
         }
         email = try value("email").map { try EmailAddress.require($0) }
         redirectURL = value("redirect_url")
-        if let url = redirectURL, !config.redemption.redirectURLs.contains(url) {
-            throw APIError.badRequest("redirect_url is not one of the configured redirect URLs.")
-        }
         for (name, value) in try Self.customParameters(inputs) { context[name] = value }
         self.context = context
         switch (value("promotion_code"), value("coupon")) {
@@ -103,28 +94,8 @@ struct CheckoutStartRequest {
     /// The order for `StartCheckout`.
     var order: StartCheckout.Order {
         StartCheckout.Order(
-            planName: planName, priceID: plan.priceID, isOneTimePayment: plan.mode == .payment, appUserID: appUserID,
-            checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL, discount: discount, metadata: metadata(),
-            contextJSON: contextJSON())
-    }
-
-    /// The Stripe metadata: our context plus who started it, within Stripe's limits.
-    func metadata() -> [String: String] {
-        var metadata: [String: String] = ["price_id": plan.priceID]
-        if let planName { metadata["plan"] = planName }
-        if let appUserID { metadata["app_user_id"] = appUserID }
-        if let checkoutContextID { metadata["checkout_context_id"] = checkoutContextID }
-        for (key, value) in context.sorted(by: { $0.key < $1.key }) where metadata.count < 50 {
-            let safeKey = String(key.filter { $0 != "[" && $0 != "]" }.prefix(40))
-            if !safeKey.isEmpty { metadata[safeKey] = String(value.prefix(500)) }
-        }
-        return metadata
-    }
-
-    /// The context as a JSON object text, for the checkout record and the purchase's attribution.
-    func contextJSON() -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+            planNamings: planNamings, appUserID: appUserID, checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL,
+            discount: discount, context: context)
     }
 
     private static func inputs(_ request: HTTPRequest) throws -> [(name: String, value: String)] {

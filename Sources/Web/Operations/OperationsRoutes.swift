@@ -3,7 +3,6 @@ import HTTPRouting
 import Logging
 import Domain
 import Foundation
-import Mail
 import UseCases
 
 /// `/healthz`, `/readyz`, `/metrics`: what a load balancer and Prometheus read.
@@ -14,7 +13,7 @@ struct OperationsRoutes {
     let database: @Sendable () -> DatabaseFigures
     let metrics: Metrics
     /// Mail waiting and given up on.
-    let outboxDepth: @Sendable () async throws -> OutboxDepth
+    let outboxDepth: @Sendable () async throws -> ViewOutbox.Depth
     /// Reads the server's open-connection count (the server is created after the routes).
     let openConnections: @Sendable () -> Int
     /// Event delivery figures, when the service has an event worker.

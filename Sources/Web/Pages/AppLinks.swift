@@ -1,4 +1,3 @@
-import Configuration
 import Domain
 import HTTPCore
 import QRCode
@@ -21,7 +20,7 @@ import UseCases
 /// the Play Install Referrer API at first launch). Desktop shows the QR code instead.
 struct AppLinks {
     let links: Links
-    let app: TollgateConfig.App
+    let app: AppIdentity
     let code: RedemptionCode
 
     var universalLink: String { links.url("/redeem/" + code.display) }

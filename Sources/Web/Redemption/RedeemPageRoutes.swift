@@ -1,6 +1,4 @@
-import Mail
 import Foundation
-import Configuration
 import Domain
 import HTTPCore
 import HTTPRouting
@@ -15,7 +13,7 @@ struct RedeemPageRoutes {
     let resend: ResendCodes
     let pages: Pages
     let links: Links
-    let app: TollgateConfig.App
+    let app: AppIdentity
     let now: @Sendable () -> Date
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {

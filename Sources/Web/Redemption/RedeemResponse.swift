@@ -1,4 +1,3 @@
-import Mail
 import Domain
 import HTTPCore
 import HTTPRouting

@@ -1,4 +1,3 @@
-import Configuration
 import HTTPCore
 import HTTPRouting
 
@@ -6,7 +5,7 @@ import HTTPRouting
 /// from config so emailed `/redeem/...` links open the app directly when it is installed.
 /// A platform that is not configured answers 404.
 struct WellKnownRoutes {
-    let app: TollgateConfig.App
+    let app: AppIdentity
 
     func add(to group: inout RouteGroup) {
         group.add(.get, "/.well-known/apple-app-site-association") { [app] _, _ in

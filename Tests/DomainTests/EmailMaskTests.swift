@@ -1,4 +1,4 @@
-import Mail
+import Domain
 import Testing
 
 @Suite("Masked emails")

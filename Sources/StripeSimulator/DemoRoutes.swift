@@ -1,7 +1,6 @@
 import Foundation
 import HTTPCore
 import HTTPRouting
-import StripeSimulator
 import Templating
 
 /// Demo mode's Stripe, mounted only while the simulator is on (otherwise these paths are 404):
@@ -9,12 +8,23 @@ import Templating
 /// page `/demo/checkout/{session_id}`, whose form pays, declines or pays later.
 ///
 /// The simulator stands in for an outside system, so these routes call it directly, as the
-/// other routes call a use case; Tollgate's own work happens when its webhooks arrive.
-struct DemoRoutes {
-    let simulator: StripeSimulator
-    let pages: Pages
+/// other routes call a use case; Tollgate's own work happens when its webhooks arrive. The
+/// composition root mounts them beside the web layer's routes and gives the page renderer
+/// (`templates/demo_checkout.html` in the site's layout); a refusal is a `FormError`, shown as
+/// the site shows any error.
+public struct DemoRoutes: Sendable {
+    /// Renders the hosted checkout page from its values with a status.
+    public typealias RenderCheckoutPage = @Sendable (_ values: [String: TemplateValue], _ status: HTTPStatus) throws -> HTTPResponse
 
-    func add(to group: inout RouteGroup) {
+    let simulator: StripeSimulator
+    let render: RenderCheckoutPage
+
+    public init(simulator: StripeSimulator, render: @escaping RenderCheckoutPage) {
+        self.simulator = simulator
+        self.render = render
+    }
+
+    public func add(to group: inout RouteGroup) {
         for method in [HTTPMethod.get, .post, .delete] {
             group.add(method, StripeSimulator.apiPath + "/{path*}", maxBodyBytes: 64 * 1024) { [simulator] request, context in
                 await simulator.respond(to: request, path: "/" + (context.parameters["path"] ?? ""))
@@ -28,25 +38,24 @@ struct DemoRoutes {
             // CSRF: another site's form cannot know the page's token; browsers that say where a
             // form comes from must say this site.
             if let site = request.headers["Sec-Fetch-Site"], site != "same-origin", site != "none" {
-                throw APIError.forbidden("This payment form must be sent from its own page.")
+                throw StripeSimulator.FormError(kind: .forbidden, description: "This payment form must be sent from its own page.")
             }
             let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
             func field(_ name: String) -> String { form.first { $0.name == name }?.value ?? "" }
             guard let choice = StripeSimulator.PaymentChoice(rawValue: field("choice")) else {
-                throw APIError.badRequest("Choose pay, decline or pay later.")
+                throw StripeSimulator.FormError(kind: .invalid, description: "Choose pay, decline or pay later.")
             }
             do {
                 switch try await simulator.submit(sessionID: sessionID, formToken: field("token"), email: field("email"), choice: choice) {
                 case .redirect(let url):
-                    return .redirect(to: url, status: .seeOther)
+                    return HTTPResponse(status: .seeOther, headers: ["Location": url, "Cache-Control": "no-store"])
                 case .declined:
                     return try page(sessionID: sessionID, email: field("email"), status: HTTPStatus(code: 402),
                                     error: "Your card was declined (a demo decline: no code is issued). Pay again, or go back.")
                 }
             } catch let error as StripeSimulator.FormError {
                 switch error.kind {
-                case .notFound: throw APIError.notFound(error.description)
-                case .forbidden: throw APIError.forbidden(error.description)
+                case .notFound, .forbidden: throw error
                 case .invalid: return try page(sessionID: sessionID, email: field("email"), status: .badRequest, error: error.description)
                 }
             }
@@ -55,7 +64,9 @@ struct DemoRoutes {
 
     private func page(sessionID: String, email: String? = nil, status: HTTPStatus = .ok, error: String? = nil) throws -> HTTPResponse {
         guard let checkout = simulator.hostedCheckout(id: sessionID) else {
-            throw APIError.notFound("This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
+            throw StripeSimulator.FormError(
+                kind: .notFound,
+                description: "This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
         }
         var values: [String: TemplateValue] = [
             "session_id": .string(checkout.sessionID), "token": .string(checkout.formToken),
@@ -64,6 +75,6 @@ struct DemoRoutes {
         ]
         if let error { values["error"] = .string(error) }
         if let cancel = checkout.cancelURL { values["cancel_url"] = .string(cancel) }
-        return try pages.render("demo_checkout", title: "Demo checkout", status: status, values)
+        return try render(values, status)
     }
 }

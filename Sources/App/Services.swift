@@ -1,0 +1,218 @@
+import Configuration
+import Domain
+import Foundation
+import Integrations
+import Logging
+import Mail
+import Storage
+import StripeSimulator
+import Templating
+import UseCases
+import Web
+
+/// Tollgate without its server: the database (migrated), the mail outbox and its worker, the
+/// store and Stripe clients, the event queue and its worker, the use cases with exactly what each
+/// uses, and the background workers. The CLI and the tools build only this; `TollgateApp` adds
+/// the routes and the HTTP server and runs the workers.
+public final class Services: Sendable {
+    public let config: TollgateConfig
+    public let database: Database
+    /// Templates (pages and mail), loaded once.
+    public let templates: TemplateLibrary
+    public let secrets: DomainSecrets
+    public let outboxWorker: OutboxWorker
+    /// Codes app users redeemed again lately (shared with `RedeemCode`).
+    public let recentRepeats: RecentRepeats
+    /// The store clients that are configured.
+    public let stores: StoreClients
+    /// Queues mail in a caller's transaction (tests and the CLI use it too).
+    public let mail: MailQueue
+    /// Verifies purchases with their stores (shared by the store use cases).
+    public let storeVerifier: StorePurchaseVerifier
+    /// What operators can do (the admin API and `tollgate admin`).
+    public let operatorActions: OperatorActions
+    /// The mail outbox as operators see it.
+    public let outbox: ViewOutbox
+    /// Demo mode's Stripe (nil unless `stripe.simulator` is on).
+    public let stripeSimulator: StripeSimulator?
+    /// Queues events for the app's backend in a caller's transaction (`events.endpoints`).
+    public let events: EventQueue
+    /// The configured event endpoints (`tollgate events test`).
+    public let eventEndpoints: [EventEndpoint]
+    /// Delivers queued events to the endpoints.
+    public let eventWorker: EventDeliveryWorker
+    /// Deletes expired and finished rows in the background (`retention.*`).
+    public let retentionWorker: RetentionWorker
+    /// Finds and applies what notifications missed (`reconcile.*`, `tollgate reconcile`).
+    public let reconcile: ReconcilePurchases
+    /// Runs `reconcile` every `reconcile.interval_seconds`.
+    public let reconcileWorker: ReconcileWorker
+    /// The use cases the routes call.
+    public let useCases: Site.UseCaseSet
+
+    /// Every migration of the service, in order (`TollgateMigrations`).
+    public static var migrations: [Migration] { TollgateMigrations.all }
+
+    /// - Parameters:
+    ///   - serviceURL: where this instance's listener answers, for the Stripe client of demo
+    ///     mode (the simulator's API is mounted there); by default the configured `listen` address.
+    ///   - payLaterDelay: how long the Stripe simulator's "pay later" takes to clear.
+    ///   - eventDelivery: how events are delivered (tests shorten the backoff).
+    ///   - retention: how retention batches and paces its passes.
+    ///   - reconcileLimits: how much a reconcile run reads (tests and benchmarks shrink or grow them).
+    /// - Throws: `ResourceDirectories.Missing` (templates or static files not found, with the
+    ///   absolute paths tried, before the database is opened), `StorageError` (database),
+    ///   `TemplateError` (a template with file:line), `StoreConfigurationError` (an unreadable
+    ///   store key or certificate, naming its key), a mail-setup error; each stops start-up with
+    ///   a message naming the cause.
+    public init(
+        config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
+        serviceURL: (@Sendable () -> String)? = nil, payLaterDelay: Duration = .seconds(5),
+        eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
+        retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), reconcileLimits: ReconcileLimits = ReconcileLimits()
+    ) throws {
+        var config = config
+        config.paths = try ResourceDirectories.resolve(config.paths)
+        self.config = config
+        let templates = try TemplateLibrary(directory: config.paths.templatesDir)
+        self.templates = templates
+        let database = try DatabaseOpener.open(config.database, logger: logger)
+        self.database = database
+        let applied = try Migrator(migrations: Self.migrations).migrate(database)
+        if !applied.isEmpty {
+            logger.info("migrated", [("applied", .string(applied.joined(separator: ",")))])
+        }
+        let composer = MailComposer(templates: templates, from: try MailSetup.sender(config.mail.from), appName: config.app.name)
+        secrets = try DomainSecrets(secretKey: config.secretKey)
+        let mailCipher = try OutboxCipher(key: secrets.mailParameterKey)
+        let worker = OutboxWorker(
+            database: database, transport: try MailSetup.transport(config, logger: logger), composer: composer,
+            configuration: OutboxWorkerConfiguration(cipher: mailCipher), logger: logger, now: now)
+        outboxWorker = worker
+        mail = MailQueue(
+            cipher: mailCipher, messageIDDomain: MailSetup.host(of: config.baseURL) ?? "tollgate.localhost", now: now,
+            wake: { Task { await worker.wake() } })
+        outbox = ViewOutbox(database: database)
+        stores = try StoreClients(config: config, now: now)
+        recentRepeats = RecentRepeats()
+
+        let vault = try CodeVault(secrets: secrets)
+        let catalog = EntitlementCatalog(config.entitlements)
+        let vouching = StripeVouching(prices: Set(config.plans.values.map(\.priceID)).union(config.entitlements.values.joined()))
+        let endpoints = try config.events.endpoints.map { try EventEndpoint(url: $0.url, secret: $0.secret, types: $0.types) }
+        eventEndpoints = endpoints
+        let eventWorker = EventDeliveryWorker(
+            database: database, endpoints: endpoints,
+            http: SocketHTTPClient(service: "events", maxResponseBytes: eventDelivery.maxResponseBytes),
+            configuration: eventDelivery, logger: logger, now: now)
+        self.eventWorker = eventWorker
+        let events = EventQueue(
+            subscriptions: endpoints.map(\.subscription), catalog: catalog, retryWindow: eventDelivery.retryWindow, wake: { eventWorker.wake() })
+        self.events = events
+        let policy = RedemptionPolicy(
+            onOtherUser: OtherUserPolicy(rawValue: config.redemption.onOtherUser.rawValue) ?? .switch,
+            maxDevices: config.redemption.maxDevices,
+            codeTTL: TimeInterval(config.redemption.codeTTLSeconds),
+            resendInterval: TimeInterval(config.redemption.resendIntervalSeconds))
+        let redemption = RedemptionService(policy: policy, vault: vault, secrets: secrets, events: events)
+        let links = Links(baseURL: config.baseURL, appScheme: config.app.scheme)
+        let products = ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID))
+        let codeMail = CodeMail(mail: mail, links: links, products: products)
+        let authMail = AuthMail(mail: mail, links: links, now: now)
+        let listen = config.listen
+        let serviceURL = serviceURL ?? { listen.localURL(port: listen.port) }
+        let simulator = try Self.simulator(config, serviceURL: serviceURL, logger: logger, now: now, payLaterDelay: payLaterDelay)
+        stripeSimulator = simulator
+        let stripe = Self.stripeClient(config, simulator: simulator, serviceURL: serviceURL)
+        let durations = ProductDurations(days: config.productsDurationDays)
+        let verifier = StorePurchaseVerifier(stores: stores, stripe: stripe, database: database, now: now, durations: durations, events: events)
+        storeVerifier = verifier
+        let redirects = CheckoutRedirects(always: config.redemption.mode == .redirect, urls: config.redemption.redirectURLs)
+        let completeCheckout = CompleteCheckout(
+            database: database, stripe: stripe, completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events),
+            codeMail: codeMail, vouching: vouching, redirects: redirects)
+        operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
+        let webhookSecret = simulator?.keys.webhookSecret ?? config.stripe.webhookSecret
+        let applyStripeEvent = stripe.map {
+            ApplyStripeEvent(
+                database: database, stripe: $0, webhookSecret: webhookSecret, completeCheckout: completeCheckout, vouching: vouching,
+                logger: logger, events: events)
+        }
+        let applyAppleNotification = ApplyAppleNotification(
+            verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events)
+        let applyGoogleNotification = ApplyGoogleNotification(
+            rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
+            logger: logger, now: now, events: events)
+        let reconcile = ReconcilePurchases(
+            database: database, stripe: stripe, applyStripeEvent: applyStripeEvent, verifier: verifier,
+            applyAppleNotification: applyAppleNotification, applyGoogleNotification: applyGoogleNotification, events: events,
+            limits: reconcileLimits, logger: logger, now: now)
+        self.reconcile = reconcile
+        reconcileWorker = ReconcileWorker(reconcile: reconcile, interval: .seconds(config.reconcile.intervalSeconds))
+        let plans = config.plans.mapValues { CheckoutPlan(priceID: $0.priceID, isOneTimePayment: $0.mode == .payment) }
+        useCases = Site.UseCaseSet(
+            redeem: RedeemCode(
+                database: database, redemption: redemption, recentRepeats: recentRepeats, catalog: catalog, codeMail: codeMail, logger: logger),
+            lookUpCode: LookUpCode(database: database, vault: vault),
+            resendCodes: ResendCodes(database: database, redemption: redemption, codeMail: codeMail),
+            listEntitlements: ListEntitlements(database: database, catalog: catalog),
+            checkoutStatus: CheckoutStatus(database: database, catalog: catalog, vault: vault),
+            startCheckout: StartCheckout(
+                database: database, stripe: stripe, links: links, plans: plans, redirects: redirects,
+                allowPromotionCodes: config.stripe.allowPromotionCodes, logger: logger),
+            completeCheckout: completeCheckout,
+            applyStripeEvent: applyStripeEvent, applyAppleNotification: applyAppleNotification,
+            applyGoogleNotification: applyGoogleNotification,
+            recordReceipt: RecordReceipt(
+                verifier: verifier, policy: policy.onOtherUser, secrets: secrets, catalog: catalog, vouching: vouching, events: events),
+            claimStorePurchase: ClaimStorePurchase(
+                verifier: verifier, database: database, policy: policy.onOtherUser, secrets: secrets, authMail: authMail, mail: mail,
+                links: links, events: events),
+            claimGoNativeReceipt: ClaimGoNativeReceipt(
+                verifier: verifier, database: database, policy: policy.onOtherUser, catalog: catalog, events: events),
+            setAccountEmail: SetAccountEmail(database: database, authMail: authMail, mail: mail),
+            confirmEmail: ConfirmEmail(database: database, authMail: authMail, mail: mail, events: events),
+            setPassword: SetPassword(database: database),
+            signIn: SignIn(database: database, authMail: authMail, mail: mail, logger: logger),
+            deleteAccount: DeleteAccount(database: database, events: events),
+            exportAccount: ExportAccount(database: database, catalog: catalog),
+            webSignIn: WebSignIn(database: database, mail: mail, links: links, authMail: authMail, secrets: secrets, logger: logger),
+            webAccount: WebAccount(
+                database: database, catalog: catalog, redemption: redemption, codeMail: codeMail, stripe: stripe, links: links, logger: logger),
+            formTokens: FormTokens(secrets: secrets),
+            operatorActions: operatorActions,
+            idempotentReplies: IdempotentReplies(database: database, secrets: secrets), reconcile: reconcile.providers.isEmpty ? nil : reconcile)
+        retentionWorker = RetentionWorker(
+            database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
+    }
+
+    /// Demo mode's Stripe when `stripe.simulator` is on.
+    static func simulator(
+        _ config: TollgateConfig, serviceURL: @escaping @Sendable () -> String, logger: Logger, now: @escaping @Sendable () -> Date,
+        payLaterDelay: Duration
+    ) throws -> StripeSimulator? {
+        guard config.stripe.simulator else { return nil }
+        let keys = try SimulatorKeys(secretKey: config.secretKey, webhookSecret: config.stripe.webhookSecret)
+        return StripeSimulator(
+            keys: keys, publicBaseURL: config.baseURL, serviceURL: serviceURL, http: URLSessionHTTPClient(service: "stripe-simulator"),
+            logger: logger, now: now, payLaterDelay: payLaterDelay)
+    }
+
+    /// The real Stripe client: for the configured key and API base, or, in simulator mode, for
+    /// the simulator's key and its routes on this instance's listener.
+    static func stripeClient(_ config: TollgateConfig, simulator: StripeSimulator?, serviceURL: @escaping @Sendable () -> String) -> StripeClient? {
+        let http = URLSessionHTTPClient(service: "stripe")
+        if let simulator {
+            return StripeClient(secretKey: simulator.keys.apiKey, apiBase: { serviceURL() + StripeSimulator.apiPath }, http: http)
+        }
+        return config.stripe.secretKey.map { StripeClient(secretKey: $0, apiBase: config.stripe.apiBase, http: http) }
+    }
+
+    /// `retention.*` as the retention worker reads it; throttles live as long as the resend interval.
+    static func retentionPolicy(_ config: TollgateConfig) -> Retention.Policy {
+        Retention.Policy(
+            sessionsDays: config.retention.sessionsDays, idempotencyDays: config.retention.idempotencyDays,
+            mailDays: config.retention.mailDays, eventsDays: config.retention.eventsDays,
+            webhookIDsDays: config.retention.webhookIDsDays, resendInterval: TimeInterval(config.redemption.resendIntervalSeconds))
+    }
+}
