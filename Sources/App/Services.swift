@@ -150,6 +150,7 @@ public final class Services: Sendable {
         self.reconcile = reconcile
         reconcileWorker = ReconcileWorker(reconcile: reconcile, interval: .seconds(config.reconcile.intervalSeconds))
         let plans = config.plans.mapValues { CheckoutPlan(priceID: $0.priceID, isOneTimePayment: $0.mode == .payment) }
+        let linkOutPolicy = LinkOutPolicy(config.linkOut)
         useCases = Site.UseCaseSet(
             redeem: RedeemCode(
                 database: database, redemption: redemption, recentRepeats: recentRepeats, catalog: catalog, codeMail: codeMail, logger: logger),
@@ -159,7 +160,11 @@ public final class Services: Sendable {
             checkoutStatus: CheckoutStatus(database: database, catalog: catalog, vault: vault),
             startCheckout: StartCheckout(
                 database: database, stripe: stripe, links: links, plans: plans, redirects: redirects,
-                allowPromotionCodes: config.stripe.allowPromotionCodes, logger: logger),
+                allowPromotionCodes: config.stripe.allowPromotionCodes,
+                linkOut: LinkOutCheckout(
+                    policy: linkOutPolicy,
+                    app: .init(bundleID: config.app.ios.bundleID, appAppleID: config.app.ios.appAppleID.map(Int64.init))),
+                tokenVault: try LinkOutTokenVault(secrets: secrets), logger: logger),
             completeCheckout: completeCheckout,
             applyStripeEvent: applyStripeEvent, applyAppleNotification: applyAppleNotification,
             applyGoogleNotification: applyGoogleNotification,
@@ -181,7 +186,8 @@ public final class Services: Sendable {
                 database: database, catalog: catalog, redemption: redemption, codeMail: codeMail, stripe: stripe, links: links, logger: logger),
             formTokens: FormTokens(secrets: secrets),
             operatorActions: operatorActions,
-            idempotentReplies: IdempotentReplies(database: database, secrets: secrets), reconcile: reconcile.providers.isEmpty ? nil : reconcile)
+            idempotentReplies: IdempotentReplies(database: database, secrets: secrets),
+            checkoutEligibility: CheckoutEligibility(policy: linkOutPolicy), reconcile: reconcile.providers.isEmpty ? nil : reconcile)
         retentionWorker = RetentionWorker(
             database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
     }

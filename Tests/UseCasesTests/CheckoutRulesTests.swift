@@ -44,7 +44,9 @@ struct CheckoutRulesTests {
         let bench = try UseCaseBench()
         let start = StartCheckout(
             database: bench.database, stripe: nil, links: bench.links, plans: Self.plans,
-            redirects: CheckoutRedirects(urls: ["https://app.example.test/done"]), allowPromotionCodes: false, logger: .disabled)
+            redirects: CheckoutRedirects(urls: ["https://app.example.test/done"]), allowPromotionCodes: false,
+            linkOut: LinkOutCheckout(policy: LinkOutPolicy(rules: []), app: .init(bundleID: nil, appAppleID: nil)),
+            tokenVault: try LinkOutTokenVault(secrets: bench.secrets), logger: .disabled)
         func refusal(_ order: StartCheckout.Order) async -> UseCaseError? {
             do { _ = try await start.start(order, now: bench.now) } catch let error as UseCaseError { return error } catch {}
             return nil

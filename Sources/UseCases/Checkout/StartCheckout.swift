@@ -46,11 +46,15 @@ public struct StartCheckout: Sendable {
         /// `ply_context` members (as `ply_<field>`) and the custom parameters: carried in the
         /// session's metadata, kept as the purchase's attribution and given back to a redirect.
         public var context: [String: String]
+        /// Where the app runs and its platform's token, when it linked out (`LinkOutCheckout`).
+        public var linkOut: LinkOutCheckout.Request
 
         public init(
             planNamings: [CheckoutPlanChoice.Naming], appUserID: String?, checkoutContextID: String?, email: String?, redirectURL: String?,
-            discount: Discount? = nil, context: [String: String] = [:]
+            discount: Discount? = nil, context: [String: String] = [:],
+            linkOut: LinkOutCheckout.Request = .init(platform: nil, storefront: nil, externalPurchaseToken: nil, externalTransactionToken: nil)
         ) {
+            self.linkOut = linkOut
             self.planNamings = planNamings
             self.appUserID = appUserID
             self.checkoutContextID = checkoutContextID
@@ -69,12 +73,17 @@ public struct StartCheckout: Sendable {
     /// The redirect URLs an order may name.
     let redirects: CheckoutRedirects
     let allowPromotionCodes: Bool
+    /// Which storefronts may link out, and the tokens their programmes need.
+    let linkOut: LinkOutCheckout
+    let tokenVault: LinkOutTokenVault
     let logger: Logger
 
     public init(
         database: Database, stripe: StripeClient?, links: Links, plans: [String: CheckoutPlan], redirects: CheckoutRedirects,
-        allowPromotionCodes: Bool, logger: Logger
+        allowPromotionCodes: Bool, linkOut: LinkOutCheckout, tokenVault: LinkOutTokenVault, logger: Logger
     ) {
+        self.linkOut = linkOut
+        self.tokenVault = tokenVault
         self.plans = plans
         self.redirects = redirects
         self.database = database
@@ -86,12 +95,14 @@ public struct StartCheckout: Sendable {
 
     /// The URL of Stripe's checkout page for `order`.
     /// - Throws: `UseCaseError` (`bad_request` for a plan that is not offered or namings that
-    ///   disagree (`CheckoutPlanChoice`) and a redirect URL that is not configured,
+    ///   disagree (`CheckoutPlanChoice`), a redirect URL that is not configured and a link-out
+    ///   the storefront's programme refuses (`LinkOutCheckout`),
     ///   `not_configured` without Stripe, `conflict` for a `checkout_context_id` already used by
     ///   another checkout, `upstream_unavailable` when Stripe refuses or cannot be reached), `StorageError`.
     public func start(_ order: Order, now: Date) async throws -> String {
         let choice = try CheckoutPlanChoice(order.planNamings, plans: plans)
         try redirects.check(order.redirectURL)
+        let token = try linkOut.check(order.linkOut)
         guard let stripe else {
             // The key's name is for the operator's log, not for the buyer's page.
             logger.error("checkout_not_configured", [("missing", .string("stripe.secret_key (or stripe.simulator in demo mode)"))])
@@ -133,7 +144,12 @@ public struct StartCheckout: Sendable {
             priceID: choice.plan.priceID, mode: choice.plan.isOneTimePayment ? "payment" : "subscription", email: order.email,
             redirectURL: order.redirectURL, context: Self.contextJSON(order.context))
         do {
-            try await database.write { try CheckoutRepository.recordStart(start, on: $0, now: now) }
+            let vault = tokenVault
+            try await database.write { connection in
+                try CheckoutRepository.recordStart(start, on: connection, now: now)
+                // Kept with the checkout, sealed, in the same transaction: its purchase is reported under it.
+                if let token { try LinkOutTokenRepository.attach(token, toCheckout: start.sessionID, vault: vault, on: connection, now: now) }
+            }
         } catch let error as DomainError where error.kind == .conflict {
             // Stripe answered another session for a context id already recorded (its idempotency
             // window passed, or the order changed): the app must start a new checkout.

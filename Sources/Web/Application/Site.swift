@@ -46,6 +46,7 @@ public struct Site: Sendable {
         public var idempotentReplies: IdempotentReplies
         /// The reconciler (`GET /admin/v1/reconcile`); nil when no provider is configured.
         public var reconcile: ReconcilePurchases?
+        public var checkoutEligibility: CheckoutEligibility
 
         public init(
             redeem: RedeemCode, lookUpCode: LookUpCode, resendCodes: ResendCodes, listEntitlements: ListEntitlements,
@@ -55,8 +56,10 @@ public struct Site: Sendable {
             claimGoNativeReceipt: ClaimGoNativeReceipt, setAccountEmail: SetAccountEmail, confirmEmail: ConfirmEmail,
             setPassword: SetPassword, signIn: SignIn, deleteAccount: DeleteAccount, exportAccount: ExportAccount,
             webSignIn: WebSignIn, webAccount: WebAccount, formTokens: FormTokens,
-            operatorActions: OperatorActions, idempotentReplies: IdempotentReplies, reconcile: ReconcilePurchases? = nil
+            operatorActions: OperatorActions, idempotentReplies: IdempotentReplies, checkoutEligibility: CheckoutEligibility,
+            reconcile: ReconcilePurchases? = nil
         ) {
+            self.checkoutEligibility = checkoutEligibility
             self.reconcile = reconcile
             self.webSignIn = webSignIn
             self.webAccount = webAccount
@@ -187,6 +190,7 @@ public struct Site: Sendable {
         emails.addAPI(to: &app)
         AccountDataRoutes(delete: cases.deleteAccount, export: cases.exportAccount, now: now).add(to: &app)
         IAPAccountRoutes(claim: cases.claimStorePurchase, now: now).add(to: &app, middleware)
+        CheckoutEligibilityRoute(eligibility: cases.checkoutEligibility, links: links).add(to: &app)
         StoreAPIRoutes(
             gonative: cases.claimGoNativeReceipt, products: settings.products, entitlements: settings.entitlements, appName: settings.app.name,
             links: links, now: now

@@ -14,7 +14,10 @@ struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
         "plan", "price_id", "plan_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
+        "platform", "storefront", "external_purchase_token", "external_transaction_token",
     ]
+    /// The longest platform token accepted (Apple's and Google's are a few hundred characters).
+    static let maxTokenBytes = 4096
     /// API.md: up to 20 custom parameters, names of 1–40 characters `[A-Za-z0-9_.-]`, values up to 500 bytes.
     static let maxCustomParameters = 20
     static let maxNameLength = 40
@@ -30,6 +33,9 @@ struct CheckoutStartRequest {
     var context: [String: String]
     /// A customer-facing Stripe promotion code, or a coupon id, to apply as the session's discount.
     var discount: StartCheckout.Discount?
+    /// `platform`, `storefront` and the platform's token of an app that links out
+    /// (`LinkOutCheckout` decides what they allow).
+    var linkOut: LinkOutCheckout.Request
 
     /// - Throws: `APIError.badRequest` naming the input that is wrong.
     init(_ request: HTTPRequest) throws {
@@ -64,6 +70,12 @@ struct CheckoutStartRequest {
         if let discount, discount.text.utf8.count > 200 || !discount.text.allSatisfy(Self.isNameCharacter) {
             throw APIError.badRequest("\(discount.inputName) must be at most 200 letters, digits, _, . or -.")
         }
+        for name in ["external_purchase_token", "external_transaction_token"] where (value(name)?.utf8.count ?? 0) > Self.maxTokenBytes {
+            throw APIError.badRequest("\(name) is longer than \(Self.maxTokenBytes) bytes.")
+        }
+        linkOut = LinkOutCheckout.Request(
+            platform: value("platform"), storefront: value("storefront"), externalPurchaseToken: value("external_purchase_token"),
+            externalTransactionToken: value("external_transaction_token"))
     }
 
     /// The parameters that are not `/checkout/start`'s own, checked against API.md's bounds
@@ -95,7 +107,7 @@ struct CheckoutStartRequest {
     var order: StartCheckout.Order {
         StartCheckout.Order(
             planNamings: planNamings, appUserID: appUserID, checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL,
-            discount: discount, context: context)
+            discount: discount, context: context, linkOut: linkOut)
     }
 
     private static func inputs(_ request: HTTPRequest) throws -> [(name: String, value: String)] {

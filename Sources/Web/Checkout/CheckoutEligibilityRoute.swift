@@ -1,0 +1,29 @@
+import HTTPCore
+import HTTPRouting
+import UseCases
+
+/// `GET /api/v1/checkout/eligibility?platform=ios|android&storefront=USA` (the app's key):
+/// whether the app may show its link to web checkout in that storefront (`CheckoutEligibility`).
+/// Answers `{"link_out", "program", "token_required", "checkout_url"}`; `checkout_url` is
+/// `/checkout/start` with the platform and storefront, for the app to add its plan, ids and
+/// token to; `program` and `checkout_url` are null where the app may not link out.
+struct CheckoutEligibilityRoute {
+    let eligibility: CheckoutEligibility
+    let links: Links
+
+    func add(to group: inout RouteGroup) {
+        group.add(.get, "/api/v1/checkout/eligibility") { [eligibility, links] request, _ in
+            let platform = request.queryParameter("platform")
+            let answer = try eligibility.check(platform: platform, storefront: request.queryParameter("storefront"))
+            let checkoutURL = answer.rule.map { rule in
+                links.url("/checkout/start") + "?platform=\(rule.platform.rawValue)&storefront=\((request.queryParameter("storefront") ?? "").uppercased())"
+            }
+            return .json { json in
+                json.bool("link_out", answer.linkOut)
+                json.string("program", answer.program)
+                json.bool("token_required", answer.tokenRequired)
+                json.string("checkout_url", checkoutURL)
+            }
+        }
+    }
+}
