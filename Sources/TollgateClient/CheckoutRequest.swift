@@ -75,12 +75,34 @@ public struct CheckoutRequest: Sendable, Equatable {
     public var redirectURL: String?
     /// `utm_*`, `campaign_*` and other custom parameters (placement, ...), sent as given.
     public var parameters: [String: String]
+    /// Where the app links out from and its platform's token (`Tollgate.checkoutEligibility`).
+    public var linkOut: LinkOut?
+
+    /// An app linking out under a platform programme: its platform, storefront and token.
+    public struct LinkOut: Sendable, Equatable {
+        /// `ios` or `android`.
+        public var platform: String
+        /// ISO 3166-1 alpha-3, as StoreKit's `Storefront.countryCode` (`USA`).
+        public var storefront: String
+        /// Apple's `ExternalPurchaseCustomLink` token (`external_purchase_token`).
+        public var externalPurchaseToken: String?
+        /// Google Play Billing's external transaction token (`external_transaction_token`).
+        public var externalTransactionToken: String?
+
+        public init(platform: String, storefront: String, externalPurchaseToken: String? = nil, externalTransactionToken: String? = nil) {
+            self.platform = platform
+            self.storefront = storefront
+            self.externalPurchaseToken = externalPurchaseToken
+            self.externalTransactionToken = externalTransactionToken
+        }
+    }
 
     /// - Parameters: see the properties; a fresh `checkoutContextID` is made unless given.
     public init(
         product: Product, appUserID: String? = nil, checkoutContextID: UUID = UUID(), email: String? = nil,
-        paywallContext: PaywallContext? = nil, redirectURL: String? = nil, parameters: [String: String] = [:]
+        paywallContext: PaywallContext? = nil, redirectURL: String? = nil, parameters: [String: String] = [:], linkOut: LinkOut? = nil
     ) {
+        self.linkOut = linkOut
         self.product = product
         self.appUserID = appUserID
         self.checkoutContextID = checkoutContextID
@@ -102,6 +124,12 @@ public struct CheckoutRequest: Sendable, Equatable {
         if let email { items.append(URLQueryItem(name: "email", value: email)) }
         if let paywallContext { items.append(URLQueryItem(name: "ply_context", value: paywallContext.encoded)) }
         if let redirectURL { items.append(URLQueryItem(name: "redirect_url", value: redirectURL)) }
+        if let linkOut {
+            items.append(URLQueryItem(name: "platform", value: linkOut.platform))
+            items.append(URLQueryItem(name: "storefront", value: linkOut.storefront))
+            if let token = linkOut.externalPurchaseToken { items.append(URLQueryItem(name: "external_purchase_token", value: token)) }
+            if let token = linkOut.externalTransactionToken { items.append(URLQueryItem(name: "external_transaction_token", value: token)) }
+        }
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             items.append(URLQueryItem(name: name, value: value))
         }

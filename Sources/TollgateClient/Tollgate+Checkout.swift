@@ -9,6 +9,16 @@ extension Tollgate {
         configuration.url(path: "/checkout/start", query: request.queryItems) ?? configuration.baseURL
     }
 
+    /// Whether the app may link out to web checkout from `storefront` (StoreKit's
+    /// `Storefront.countryCode`, e.g. `USA`) on `platform` (`ios`, the default, or `android`),
+    /// and whether it must pass its platform's token.
+    /// - Throws: `TollgateClientError` (`bad_request` for a malformed storefront).
+    public func checkoutEligibility(storefront: String, platform: String = "ios") async throws -> CheckoutEligibility {
+        var request = APIRequest(method: "GET", path: "/api/v1/checkout/eligibility")
+        request.query = [URLQueryItem(name: "platform", value: platform), URLQueryItem(name: "storefront", value: storefront)]
+        return try JSONCoding.decode(CheckoutEligibility.self, from: try await send(request))
+    }
+
     /// Asks once how the checkout `checkoutContextID` stands. A success result carries the
     /// session, which is stored.
     ///

@@ -34,6 +34,27 @@ extension LiveServiceTests {
             }
         }
 
+        @Test("Eligibility: the US storefront may link out without a token, another may not; the start URL carries platform, storefront and token")
+        func eligibility() async throws {
+            try await LiveTollgate.run { live in
+                let client = live.client()
+                let us = try await client.checkoutEligibility(storefront: "USA")
+                #expect(us.linkOut && us.program == "us_link" && !us.tokenRequired)
+                #expect(us.checkoutURL?.absoluteString.hasSuffix("/checkout/start?platform=ios&storefront=USA") == true)
+                let germany = try await client.checkoutEligibility(storefront: "DEU")
+                #expect(!germany.linkOut && germany.program == nil && germany.checkoutURL == nil)
+                await #expect(throws: TollgateClientError.self) { try await client.checkoutEligibility(storefront: "Germany") }
+
+                let request = CheckoutRequest(
+                    product: .plan("monthly"), appUserID: "user-7", linkOut: .init(platform: "ios", storefront: "USA"))
+                let url = client.checkoutURL(for: request)
+                let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+                #expect(items["platform"] == "ios" && items["storefront"] == "USA" && items["external_purchase_token"] == nil)
+                let sessionID = try await live.startCheckout(url.path + "?" + (url.query ?? ""))
+                #expect(live.stripe.session(id: sessionID)?.clientReferenceID == "user-7")
+            }
+        }
+
         @Test("Polling: an unseen id is pending; after payment the poll completes with the redemption result")
         func pendingThenComplete() async throws {
             try await LiveTollgate.run { live in
