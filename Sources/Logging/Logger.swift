@@ -49,9 +49,14 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is at or above `minimumLevel`.
     public func log(_ level: Level, _ event: String, _ extra: [(String, LogValue)] = []) {
         guard level >= minimumLevel else { return }
-        var line = "{\"ts\":\""
+        // One buffer, sized once: a request's line is built without growing it.
+        var line = ""
+        line.reserveCapacity(160 + 48 * (fields.count + extra.count))
+        line += "{\"ts\":\""
         line += RFC3339.now()
-        line += "\",\"level\":\"\(level)\",\"event\":"
+        line += "\",\"level\":\""
+        line += level.description
+        line += "\",\"event\":"
         LogValue.string(event).appendJSON(to: &line)
         for (key, value) in fields { append(key, value, to: &line) }
         for (key, value) in extra { append(key, value, to: &line) }
