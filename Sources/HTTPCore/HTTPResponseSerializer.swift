@@ -14,25 +14,30 @@ enum HTTPResponseSerializer {
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         var out: [UInt8] = []
         out.reserveCapacity(192 + response.headers.count * 48 + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendLiteral("HTTP/1.1 ", to: &out)
         appendDecimal(max(0, min(code, 999)), to: &out)
         out.append(UInt8(ascii: " "))
         appendSafe(response.status.reasonPhrase, to: &out)
-        out.append(contentsOf: "\r\n".utf8)
+        appendLiteral("\r\n", to: &out)
         var appContentLength: String?
         for field in response.headers {
             if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
                 appContentLength = field.value
                 continue
             }
-            if isManaged(field.name) || !isSafe(field.name) || !isSafe(field.value) { continue }
-            out.append(contentsOf: field.name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+            if isManaged(field.name) { continue }
+            // Checked and copied in one pass; a field with CR, LF or NUL is left out whole.
+            let start = out.count
+            guard appendIfSafe(field.name, to: &out) else { continue }
+            appendLiteral(": ", to: &out)
+            guard appendIfSafe(field.value, to: &out) else {
+                out.removeSubrange(start...)
+                continue
+            }
+            appendLiteral("\r\n", to: &out)
         }
         if bodyAllowed {
-            out.append(contentsOf: "Content-Length: ".utf8)
+            appendLiteral("Content-Length: ", to: &out)
             // A HEAD response may carry the length the GET would have when the handler set it.
             if isHeadRequest, response.body.isEmpty, let declared = appContentLength,
                 !declared.isEmpty, declared.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
@@ -41,18 +46,18 @@ enum HTTPResponseSerializer {
             } else {
                 appendDecimal(response.body.count, to: &out)
             }
-            out.append(contentsOf: "\r\n".utf8)
+            appendLiteral("\r\n", to: &out)
         }
-        out.append(contentsOf: "Date: ".utf8)
+        appendLiteral("Date: ", to: &out)
         out.append(contentsOf: date)
-        out.append(contentsOf: "\r\nX-Request-Id: ".utf8)
+        appendLiteral("\r\nX-Request-Id: ", to: &out)
         out.append(contentsOf: requestId.utf8)
         if !keepAlive {
-            out.append(contentsOf: "\r\nConnection: close".utf8)
+            appendLiteral("\r\nConnection: close", to: &out)
         } else if minorVersion == 0 {
-            out.append(contentsOf: "\r\nConnection: keep-alive".utf8)
+            appendLiteral("\r\nConnection: keep-alive", to: &out)
         }
-        out.append(contentsOf: "\r\n\r\n".utf8)
+        appendLiteral("\r\n\r\n", to: &out)
         guard bodyAllowed, !isHeadRequest, !response.body.isEmpty else { return (out, false) }
         if response.body.count <= inlineBodyLimit {
             out.append(contentsOf: response.body)
@@ -82,9 +87,19 @@ enum HTTPResponseSerializer {
         }
     }
 
-    /// Rejects CR, LF and NUL so a handler can never split the response.
-    private static func isSafe(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+    /// Appends `text` when it holds no CR, LF or NUL (so a handler can never split the
+    /// response); false, appending nothing, when it does.
+    private static func appendIfSafe(_ text: String, to out: inout [UInt8]) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+    }
+
+    private static func appendLiteral(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     private static func appendSafe(_ text: String, to out: inout [UInt8]) {

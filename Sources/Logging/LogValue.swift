@@ -12,37 +12,37 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
-    /// Appends this value as a JSON literal (strings escaped per RFC 8259).
-    public func appendJSON(to out: inout String) {
+    /// Appends this value as a JSON literal (strings escaped per RFC 8259) in UTF-8.
+    public func appendJSON(to out: inout [UInt8]) {
         switch self {
-        case .int(let value): out += String(value)
-        case .bool(let value): out += value ? "true" : "false"
-        case .double(let value): out += value.isFinite ? String(value) : "null"
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .double(let value): out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .string(let value):
-            out += "\""
-            // Most values need no escaping: append them whole.
-            let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
-                !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+            out.append(UInt8(ascii: "\""))
+            var value = value
+            // Most values need no escaping: checked and copied whole in one pass.
+            let copied = value.withUTF8 { bytes -> Bool in
+                for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+                out.append(contentsOf: bytes)
+                return true
             }
-            if plain == true {
-                out += value
-                out += "\""
-                return
-            }
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
+            if !copied {
+                // Bytes of 0x80 and up are parts of multi-byte characters and pass as they are.
+                let hex = Array("0123456789abcdef".utf8)
+                for byte in value.utf8 {
+                    switch byte {
+                    case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                    case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                    case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                    case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                    case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                    case 0x00..<0x20: out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                    default: out.append(byte)
+                    }
                 }
             }
-            out += "\""
+            out.append(UInt8(ascii: "\""))
         }
     }
 }

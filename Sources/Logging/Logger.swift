@@ -49,20 +49,29 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is at or above `minimumLevel`.
     public func log(_ level: Level, _ event: String, _ extra: [(String, LogValue)] = []) {
         guard level >= minimumLevel else { return }
-        var line = "{\"ts\":\""
-        line += RFC3339.now()
-        line += "\",\"level\":\"\(level)\",\"event\":"
+        // UTF-8 into one buffer, sized once: a request's line is built without growing it.
+        var line: [UInt8] = []
+        line.reserveCapacity(160 + 48 * (fields.count + extra.count))
+        Self.appendLiteral("{\"ts\":\"", to: &line)
+        line.append(contentsOf: RFC3339.now().utf8)
+        Self.appendLiteral("\",\"level\":\"", to: &line)
+        line.append(contentsOf: level.description.utf8)
+        Self.appendLiteral("\",\"event\":", to: &line)
         LogValue.string(event).appendJSON(to: &line)
         for (key, value) in fields { append(key, value, to: &line) }
         for (key, value) in extra { append(key, value, to: &line) }
-        line += "}\n"
-        sink.write(line)
+        Self.appendLiteral("}\n", to: &line)
+        sink.write(bytes: line)
     }
 
-    private func append(_ key: String, _ value: LogValue, to line: inout String) {
-        line += ","
+    private func append(_ key: String, _ value: LogValue, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: ","))
         LogValue.string(key).appendJSON(to: &line)
-        line += ":"
+        line.append(UInt8(ascii: ":"))
         value.appendJSON(to: &line)
+    }
+
+    private static func appendLiteral(_ text: StaticString, to line: inout [UInt8]) {
+        text.withUTF8Buffer { line.append(contentsOf: $0) }
     }
 }

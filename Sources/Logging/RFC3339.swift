@@ -13,13 +13,14 @@ public enum RFC3339 {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let year = Int(parts.tm_year) + 1900
-        let fields = [Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec)]
         guard (0...9999).contains(year) else {
+            let fields = [Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec)]
             let twoDigits = fields.map { $0 < 10 ? "0\($0)" : "\($0)" }
             let fraction = milliseconds.map { ".\(String(repeating: "0", count: $0 < 10 ? 2 : $0 < 100 ? 1 : 0))\($0)" } ?? ""
             return "\(year)-\(twoDigits[0])-\(twoDigits[1])T\(twoDigits[2]):\(twoDigits[3]):\(twoDigits[4])\(fraction)Z"
         }
         let length = milliseconds == nil ? 20 : 24
+        // Written in place, with no array or string per field: every log line has one.
         return String(unsafeUninitializedCapacity: length) { out in
             func put(_ value: Int, _ width: Int, at offset: Int) {
                 var rest = value
@@ -29,10 +30,16 @@ public enum RFC3339 {
                 }
             }
             put(year, 4, at: 0)
-            for (index, value) in fields.enumerated() { put(value, 2, at: 5 + 3 * index) }
-            for (offset, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")] as [(Int, Unicode.Scalar)] {
-                out[offset] = UInt8(ascii: separator)
-            }
+            out[4] = UInt8(ascii: "-")
+            put(Int(parts.tm_mon) + 1, 2, at: 5)
+            out[7] = UInt8(ascii: "-")
+            put(Int(parts.tm_mday), 2, at: 8)
+            out[10] = UInt8(ascii: "T")
+            put(Int(parts.tm_hour), 2, at: 11)
+            out[13] = UInt8(ascii: ":")
+            put(Int(parts.tm_min), 2, at: 14)
+            out[16] = UInt8(ascii: ":")
+            put(Int(parts.tm_sec), 2, at: 17)
             if let milliseconds {
                 out[19] = UInt8(ascii: ".")
                 put(milliseconds, 3, at: 20)

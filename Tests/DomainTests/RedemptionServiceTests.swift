@@ -89,6 +89,24 @@ struct RedemptionServiceTests {
         }
     }
 
+    @Test("A code key (normalized and hashed once per redemption) names the stored hash however the code is typed")
+    func codeKey() throws {
+        let db = try TestDatabase()
+        let code = try Self.paidCode(db)
+        let stored = try db.write { try $0.queryOne("SELECT code_hash FROM redemption_codes")?.string("code_hash") }
+        let messy = code.replacingOccurrences(of: "-", with: " ").lowercased()
+        let key = try #require(try CodeKey(normalizing: messy, vault: Fixtures.vault))
+        #expect(key.hash == stored)
+        #expect(key.code.display == code)
+        #expect(try CodeKey(normalizing: "not-a-code", vault: Fixtures.vault) == nil)
+        // The key's redemption is the text's.
+        let outcome = try db.write {
+            try Self.service().redeem(key, appUserID: "u", deviceID: nil, bearerAccountID: nil, session: SessionRepository.draft(at: Fixtures.t0), on: $0, now: Fixtures.t0)
+        }
+        guard case .redeemed(let redeemed) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(redeemed.code == key.code)
+    }
+
     @Test("Another app user: switch joins the holder's account, transfer moves the purchase, reject refuses")
     func otherUserPolicies() throws {
         for policy in [OtherUserPolicy.switch, .transfer, .reject] {

@@ -41,8 +41,14 @@ extension RedemptionService {
                 .optionalString("account_id")
         else { return nil }
         let redeemer = try bearerAccountID ?? AccountRepository.find(appUserID: appUserID, on: connection)?.id
-        guard redeemer == holder else { return nil }
+        guard Self.isRepeat(status: record.status, holder: holder, redeemer: redeemer) else { return nil }
         return RepeatPlan(code: code, codeID: record.id, appUserID: appUserID, bearerAccountID: bearerAccountID)
+    }
+
+    /// A repeat: the code was redeemed and its purchase is held by the account the redeemer
+    /// (the bearer's account, else the app user's current one) uses now.
+    static func isRepeat(status: RedemptionCodeRecord.Status, holder: String?, redeemer: String?) -> Bool {
+        status == .redeemed && holder != nil && holder == redeemer
     }
 
     /// The code's status, its purchase, and the app user's current and home accounts.
@@ -62,18 +68,14 @@ extension RedemptionService {
     ) throws -> RedeemOutcome? {
         guard let row = try connection.queryOne(Self.repeatStateQuery, [plan.appUserID, plan.codeID]) else { return nil }
         let purchase = try Purchase(row: row)
-        guard try row.string("code_status") == RedemptionCodeRecord.Status.redeemed.rawValue,
+        guard let status = RedemptionCodeRecord.Status(rawValue: try row.string("code_status")),
             let holder = purchase.accountID,
-            try holder == plan.bearerAccountID ?? row.optionalString("app_user_account"),
+            try Self.isRepeat(status: status, holder: holder, redeemer: plan.bearerAccountID ?? row.optionalString("app_user_account")),
             let account = try AccountRepository.find(id: holder, on: connection)
         else { return nil }
-        let ownAccountID = try plan.bearerAccountID ?? row.optionalString("home_account") ?? holder
-        let device = deviceID ?? "app_user:" + plan.appUserID
-        let evicted = try DeviceRepository.touch(
-            deviceID: device, appUserID: plan.appUserID, accountID: holder, maxDevices: policy.maxDevices, on: connection, now: now)
-        let tokens = try SessionRepository.issue(session, accountID: holder, deviceID: device, on: connection, now: now)
-        return .redeemed(RedeemOutcome.Redeemed(
-            code: plan.code, purchase: purchase, account: account, accountSwitched: holder != ownAccountID,
-            tokens: tokens, evictedDevices: evicted, isEntitled: purchase.isEntitled(at: now)))
+        let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: try row.optionalString("home_account"), redeemer: holder)
+        return .redeemed(try redeemed(
+            plan.code, purchase: purchase, holder: account, ownAccountID: ownAccountID, appUserID: plan.appUserID, deviceID: deviceID,
+            session: session, on: connection, now: now))
     }
 }

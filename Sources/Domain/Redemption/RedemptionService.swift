@@ -25,10 +25,20 @@ public struct RedemptionService: Sendable {
     public func redeem(
         codeText: String, appUserID: String, deviceID: String?, bearerAccountID: String?, on connection: Connection, now: Date
     ) throws -> RedeemOutcome {
-        guard let code = RedemptionCode(normalizing: codeText),
-            let record = try CodeRepository.find(code: code, vault: vault, on: connection),
-            record.status != .revoked
-        else { return .invalidCode }
+        guard let key = try CodeKey(normalizing: codeText, vault: vault) else { return .invalidCode }
+        return try redeem(
+            key, appUserID: appUserID, deviceID: deviceID, bearerAccountID: bearerAccountID, session: SessionRepository.draft(at: now),
+            on: connection, now: now)
+    }
+
+    /// Redeems the code of `key` (normalized and hashed by the caller, once).
+    /// - Parameter session: credentials drafted before the transaction (see `SessionRepository.draft`).
+    /// - Throws: `StorageError`, `DomainError` (broken data), `CryptoError` (random source).
+    public func redeem(
+        _ key: CodeKey, appUserID: String, deviceID: String?, bearerAccountID: String?, session: SessionRepository.Draft,
+        on connection: Connection, now: Date
+    ) throws -> RedeemOutcome {
+        guard let record = try CodeRepository.find(codeHash: key.hash, on: connection), record.status != .revoked else { return .invalidCode }
         let purchase = try PurchaseRepository.require(id: record.purchaseID, on: connection)
 
         if record.status == .replaced || (record.status == .live && record.isExpired(at: now)) {
@@ -36,8 +46,8 @@ public struct RedemptionService: Sendable {
         }
 
         let redeemer = try redeemingAccount(appUserID: appUserID, bearerAccountID: bearerAccountID, on: connection, now: now)
-        // The account this app would use on its own: the signed-in one, else its home account.
-        let ownAccountID = try bearerAccountID ?? AccountRepository.homeAccountID(appUserID: appUserID, on: connection) ?? redeemer.id
+        let home = try bearerAccountID == nil ? AccountRepository.homeAccountID(appUserID: appUserID, on: connection) : nil
+        let ownAccountID = Self.ownAccountID(bearer: bearerAccountID, home: home, redeemer: redeemer.id)
         var holderID = purchase.accountID
         var purchaseChanged = false
         switch policy.onOtherUser.decide(holder: purchase.accountID, claimant: redeemer.id, canSwitch: true) {
@@ -67,15 +77,33 @@ public struct RedemptionService: Sendable {
             try events.codeRedeemed(codeID: record.id, purchaseID: purchase.id, accountID: holderID, appUserID: appUserID, on: connection, now: now)
         }
         let account = holderID == redeemer.id ? redeemer : try AccountRepository.require(id: holderID, on: connection)
+        let linked = purchaseChanged ? try PurchaseRepository.require(id: purchase.id, on: connection) : purchase
+        return .redeemed(try redeemed(
+            key.code, purchase: linked, holder: account, ownAccountID: ownAccountID, appUserID: appUserID, deviceID: deviceID,
+            session: session, on: connection, now: now))
+    }
+
+    /// The end of every successful redemption, first or repeat: the device is touched (within
+    /// `maxDevices`), the drafted session issued to the holder, and the answer put together.
+    func redeemed(
+        _ code: RedemptionCode, purchase: Purchase, holder: Account, ownAccountID: String, appUserID: String, deviceID: String?,
+        session: SessionRepository.Draft, on connection: Connection, now: Date
+    ) throws -> RedeemOutcome.Redeemed {
+        // A device the app did not name is the app user's own.
         let device = deviceID ?? "app_user:" + appUserID
         let evicted = try DeviceRepository.touch(
-            deviceID: device, appUserID: appUserID, accountID: holderID, maxDevices: policy.maxDevices, on: connection, now: now)
-        let tokens = try SessionRepository.issue(accountID: holderID, deviceID: device, on: connection, now: now)
-        let linked = purchaseChanged ? try PurchaseRepository.require(id: purchase.id, on: connection) : purchase
-        return .redeemed(RedeemOutcome.Redeemed(
+            deviceID: device, appUserID: appUserID, accountID: holder.id, maxDevices: policy.maxDevices, on: connection, now: now)
+        let tokens = try SessionRepository.issue(session, accountID: holder.id, deviceID: device, on: connection, now: now)
+        return RedeemOutcome.Redeemed(
             // Stable across retries: the app now uses another account than its own.
-            code: code, purchase: linked, account: account, accountSwitched: holderID != ownAccountID, tokens: tokens,
-            evictedDevices: evicted, isEntitled: linked.isEntitled(at: now)))
+            code: code, purchase: purchase, account: holder, accountSwitched: holder.id != ownAccountID, tokens: tokens,
+            evictedDevices: evicted, isEntitled: purchase.isEntitled(at: now))
+    }
+
+    /// The account this app would use on its own: the signed-in one, else the app user's home
+    /// account, else the one redeeming now (a new app user).
+    static func ownAccountID(bearer: String?, home: String?, redeemer: String) -> String {
+        bearer ?? home ?? redeemer
     }
 
     /// Issues a fresh code for an expired one when the purchase has an email and the

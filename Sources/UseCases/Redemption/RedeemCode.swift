@@ -73,26 +73,24 @@ public struct RedeemCode: Sendable {
     /// - Throws: `UseCaseError.unauthorized` for an invalid bearer token, `StorageError`.
     public func redeem(_ request: Request, now: Date) async throws -> Result {
         let sentCode = String(request.code.prefix(64))
-        let code = RedemptionCode(normalizing: request.code)
-        let codeHash = try code.map(redemption.vault.hash)
-        if request.bearer == nil, let code, let codeHash,
-            let codeID = recentRepeats.codeID(codeHash: codeHash, appUserID: request.appUserID) {
-            let plan = RedemptionService.RepeatPlan(code: code, codeID: codeID, appUserID: request.appUserID)
+        // Normalized and hashed here, once, for every lookup below.
+        let key = try CodeKey(normalizing: request.code, vault: redemption.vault)
+        if request.bearer == nil, let key, let codeID = recentRepeats.codeID(codeHash: key.hash, appUserID: request.appUserID) {
+            let plan = RedemptionService.RepeatPlan(code: key.code, codeID: codeID, appUserID: request.appUserID)
             if let redeemed = try await finishRepeat(plan, deviceID: request.deviceID, now: now) {
                 return success(redeemed, sentCode: sentCode, now: now)
             }
-            recentRepeats.forget(codeHash: codeHash, appUserID: request.appUserID)
+            recentRepeats.forget(codeHash: key.hash, appUserID: request.appUserID)
         }
 
         enum Look: Sendable { case unknown, repeatable(RedemptionService.RepeatPlan), other }
         let redemption = self.redemption
         let look = try await database.read { connection -> Look in
             let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
-            guard let code, let codeHash, let record = try CodeRepository.find(codeHash: codeHash, on: connection),
-                record.status != .revoked
+            guard let key, let record = try CodeRepository.find(codeHash: key.hash, on: connection), record.status != .revoked
             else { return .unknown }
             if let plan = try redemption.planRepeat(
-                code: code, record: record, appUserID: request.appUserID, bearerAccountID: accountID, on: connection) {
+                code: key.code, record: record, appUserID: request.appUserID, bearerAccountID: accountID, on: connection) {
                 return .repeatable(plan)
             }
             return .other
@@ -103,15 +101,16 @@ public struct RedeemCode: Sendable {
         case .repeatable(let plan):
             if let redeemed = try await finishRepeat(plan, deviceID: request.deviceID, now: now) {
                 // Bearer requests are not remembered: their token is checked on the reader.
-                if request.bearer == nil, let codeHash {
-                    recentRepeats.remember(codeHash: codeHash, appUserID: request.appUserID, codeID: plan.codeID)
+                if request.bearer == nil, let key {
+                    recentRepeats.remember(codeHash: key.hash, appUserID: request.appUserID, codeID: plan.codeID)
                 }
                 return success(redeemed, sentCode: sentCode, now: now)
             }
         case .other:
             break
         }
-        return try await redeemFully(request, sentCode: sentCode, now: now)
+        guard let key else { return Result(sentCode: sentCode, answer: .invalidCode) }
+        return try await redeemFully(request, key: key, sentCode: sentCode, now: now)
     }
 
     /// A repeat finished in the writer's transaction; nil when it was no longer one.
@@ -126,16 +125,17 @@ public struct RedeemCode: Sendable {
     }
 
     /// Any redemption, in one write transaction.
-    private func redeemFully(_ request: Request, sentCode: String, now: Date) async throws -> Result {
+    private func redeemFully(_ request: Request, key: CodeKey, sentCode: String, now: Date) async throws -> Result {
         let redemption = self.redemption
         let codeMail = self.codeMail
         let logger = self.logger
+        let session = try SessionRepository.draft(at: now)
         let answer = try await database.write { connection -> Answer in
             let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
             let outcome: RedeemOutcome
             do {
                 outcome = try redemption.redeem(
-                    codeText: request.code, appUserID: request.appUserID, deviceID: request.deviceID, bearerAccountID: accountID,
+                    key, appUserID: request.appUserID, deviceID: request.deviceID, bearerAccountID: accountID, session: session,
                     on: connection, now: now)
             } catch let error as DomainError {
                 logger.error("redeem_failed", [("error", .string(error.description))])

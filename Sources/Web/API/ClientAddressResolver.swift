@@ -21,7 +21,16 @@ public struct ClientAddressResolver: Sendable {
 
     public func address(for request: HTTPRequest, context: RequestContext) -> String {
         let peer = context.remoteAddress ?? "unknown"
-        let forwarded = request.headers.values(for: "X-Forwarded-For").joined(separator: ",")
+        guard !trustedProxies.isEmpty else { return peer }
+        let values = request.headers.values(for: "X-Forwarded-For")
+        // The common case, one proxy adding one address, without splitting and joining.
+        if values.count == 1, !values[0].utf8.contains(UInt8(ascii: ",")) {
+            let hop = HTTPHeaders.trimmingOptionalWhitespace(Substring(values[0]))
+            guard !hop.isEmpty, isTrusted(peer) else { return peer }
+            // Trusted or not, the only entry is the client (walking stops at it either way).
+            return CIDR.canonicalAddress(String(hop)) ?? peer
+        }
+        let forwarded = values.joined(separator: ",")
         guard isTrusted(peer), !forwarded.isEmpty else { return peer }
         let hops = forwarded.split(separator: ",", omittingEmptySubsequences: false).map { HTTPHeaders.trimmingOptionalWhitespace($0) }
         var leftmost = peer

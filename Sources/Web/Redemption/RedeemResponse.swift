@@ -13,7 +13,8 @@ enum RedeemResponse {
         var response: HTTPResponse
         switch result.answer {
         case .redeemed(let redeemed, let entitlements):
-            response = .json { json in
+            // About 800 bytes with a purchase, an account and a session.
+            response = .json(capacity: 1024) { json in
                 json.string("status", redeemed.isEntitled ? "success" : "expired_subscription")
                 json.string("code", redeemed.code.display)
                 PurchaseJSON.writeRedemptionInfo(redeemed.purchase, appUserID: appUserID, entitlements: entitlements, into: &json)

@@ -7,9 +7,9 @@ extension HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"], body: bytes)
     }
 
-    /// A JSON response built with a `JSONWriter`.
-    public static func json(status: HTTPStatus = .ok, _ body: (inout JSONWriter) -> Void) -> HTTPResponse {
-        var writer = JSONWriter()
+    /// A JSON response built with a `JSONWriter` of `capacity` bytes (a body that fits is never copied to grow).
+    public static func json(status: HTTPStatus = .ok, capacity: Int = 256, _ body: (inout JSONWriter) -> Void) -> HTTPResponse {
+        var writer = JSONWriter(capacity: capacity)
         writer.object(body)
         return .json(writer.bytes, status: status)
     }

@@ -31,7 +31,8 @@ public struct JSONWriter: Sendable {
 
     public mutating func int(_ key: String, _ value: Int?) {
         member(key)
-        appendRaw(value.map(String.init) ?? "null")
+        guard let value else { return appendRaw("null") }
+        appendRaw(String(value))
     }
 
     public mutating func bool(_ key: String, _ value: Bool) {
@@ -104,19 +105,25 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    private mutating func appendRaw(_ text: StaticString) { text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+
     private mutating func appendRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     private mutating func appendString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        // Most values (ids, codes, tokens, timestamps) need no escaping: copy them whole.
-        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        }
-        if plain == true {
-            bytes.append(contentsOf: text.utf8)
+        // Most keys and values (ids, codes, tokens, timestamps) need no escaping: checked and
+        // copied whole in one pass over their bytes.
+        var text = text
+        let copied = text.withUTF8 { utf8 -> Bool in
+            for byte in utf8 where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
             bytes.append(UInt8(ascii: "\""))
-            return
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
         }
+        if copied { return }
+        bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
