@@ -5,6 +5,12 @@ extension ClientAddressResolver {
     /// The resolver for `http.trusted_proxies`: a peer in one of `trustedProxies` may name the
     /// client in `X-Forwarded-For`.
     public init(trustedProxies: [CIDR]) {
-        self.init(isTrustedProxy: { address in trustedProxies.contains { $0.contains(address) } }, canonicalAddress: CIDR.canonicalAddress)
+        let trusts: (@Sendable (String) -> Bool)?
+        if trustedProxies.isEmpty {
+            trusts = nil
+        } else {
+            trusts = { address in trustedProxies.contains { $0.contains(address) } }
+        }
+        self.init(isTrustedProxy: trusts, canonicalAddress: { CIDR.canonicalAddress($0) })
     }
 }

@@ -9,26 +9,27 @@ import HTTPRouting
 /// proxies (`http.trusted_proxies`) and what reads as an IP address are given by the composition
 /// root (`ClientAddressResolver(trustedProxies:)` in App).
 public struct ClientAddressResolver: Sendable {
-    /// Whether a canonical address is a trusted proxy.
-    let trusts: @Sendable (String) -> Bool
+    /// Whether a canonical address is a trusted proxy; nil when none is (the peer is always the client).
+    let trusts: (@Sendable (String) -> Bool)?
     /// An `X-Forwarded-For` entry as a canonical IP address, or nil when it is none.
     let canonicalAddress: @Sendable (String) -> String?
 
-    public init(isTrustedProxy: @escaping @Sendable (String) -> Bool, canonicalAddress: @escaping @Sendable (String) -> String?) {
+    /// - Parameter isTrustedProxy: nil when no proxy is trusted.
+    public init(isTrustedProxy: (@Sendable (String) -> Bool)?, canonicalAddress: @escaping @Sendable (String) -> String?) {
         trusts = isTrustedProxy
         self.canonicalAddress = canonicalAddress
     }
 
     public func address(for request: HTTPRequest, context: RequestContext) -> String {
         let peer = context.remoteAddress ?? "unknown"
-        guard !trustedProxies.isEmpty else { return peer }
+        guard trusts != nil else { return peer }
         let values = request.headers.values(for: "X-Forwarded-For")
         // The common case, one proxy adding one address, without splitting and joining.
         if values.count == 1, !values[0].utf8.contains(UInt8(ascii: ",")) {
             let hop = HTTPHeaders.trimmingOptionalWhitespace(Substring(values[0]))
             guard !hop.isEmpty, isTrusted(peer) else { return peer }
             // Trusted or not, the only entry is the client (walking stops at it either way).
-            return CIDR.canonicalAddress(String(hop)) ?? peer
+            return canonicalAddress(String(hop)) ?? peer
         }
         let forwarded = values.joined(separator: ",")
         guard isTrusted(peer), !forwarded.isEmpty else { return peer }
@@ -42,7 +43,7 @@ public struct ClientAddressResolver: Sendable {
         return leftmost
     }
 
-    private func isTrusted(_ address: String) -> Bool {
-        trusts(address)
+    func isTrusted(_ address: String) -> Bool {
+        trusts?(address) ?? false
     }
 }

@@ -7,7 +7,7 @@ import Logging
 extension ClientAddressResolver: ClientAddressPolicy {
     /// Whether `peer` lies in `http.trusted_proxies`.
     public func isTrustedProxy(_ peer: String) -> Bool {
-        trusts(peer)
+        isTrusted(peer)
     }
 
     /// The client `address(for:context:)` gives for a request with these headers from `peer`.
