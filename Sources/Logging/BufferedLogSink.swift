@@ -42,13 +42,8 @@ public final class BufferedLogSink: LogSink {
     }
 
     public func write(_ line: String) {
-        write(bytes: Array(line.utf8))
-    }
-
-    /// The bytes are copied into the batch as they are (the logger's lines arrive this way).
-    public func write(bytes line: [UInt8]) {
         let full = buffer.withLock { buffer -> Bool in
-            buffer.append(contentsOf: line)
+            buffer.append(contentsOf: line.utf8)
             return buffer.count >= flushBytes
         }
         if full { queue.async { self.flush() } }

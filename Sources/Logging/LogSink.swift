@@ -9,14 +9,11 @@ import Glibc
 public protocol LogSink: Sendable {
     /// Writes one complete line (it already ends with a newline).
     func write(_ line: String)
-    /// Writes one complete line given as UTF-8 (what `Logger` builds); by default as a String.
-    func write(bytes line: [UInt8])
     /// Writes out anything held back (a buffering sink); called before the process exits.
     func flush()
 }
 
 extension LogSink {
-    public func write(bytes line: [UInt8]) { write(String(decoding: line, as: UTF8.self)) }
     public func flush() {}
 }
 

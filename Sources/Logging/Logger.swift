@@ -61,7 +61,7 @@ public struct Logger: Sendable {
         for (key, value) in fields { append(key, value, to: &line) }
         for (key, value) in extra { append(key, value, to: &line) }
         Self.appendLiteral("}\n", to: &line)
-        sink.write(bytes: line)
+        sink.write(String(decoding: line, as: UTF8.self))
     }
 
     private func append(_ key: String, _ value: LogValue, to line: inout [UInt8]) {
