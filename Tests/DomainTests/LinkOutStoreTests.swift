@@ -149,7 +149,9 @@ extension LinkOutStoreTests {
             .compactMap(\.lines.first)
         let full = try #require(refunds.first { $0.referenceLineID == LinkOutReporting.lineID(purchase.id, "in_1") })
         #expect(full.amountMinor == 999 && full.taxMinor == 190 && full.currency == "EUR" && full.remainingPreTaxMinor == 0)
+        // Queued in the same instant: the first refund is the one that leaves more.
         let parts = refunds.filter { $0.referenceLineID == LinkOutReporting.lineID(purchase.id, "in_2") }
+            .sorted { ($0.remainingPreTaxMinor ?? 0) > ($1.remainingPreTaxMinor ?? 0) }
         #expect(parts.map(\.amountMinor) == [420, 579] && parts.map(\.taxMinor) == [80, 110], "the parts add up to the payment's 999 and 190")
         #expect(parts.map(\.remainingPreTaxMinor) == [579, 0])
         #expect(Set(parts.map(\.lineID)).count == 2)
