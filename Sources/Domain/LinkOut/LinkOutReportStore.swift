@@ -93,14 +93,6 @@ public enum LinkOutReportStore {
             ]) == 1
     }
 
-    /// The `request_id` of the report `naturalKey`, if queued (a renewal names its first purchase's).
-    /// - Throws: `StorageError`.
-    public static func requestID(reporting: LinkOutPolicy.Reporting, naturalKey: String, on connection: Connection) throws -> String? {
-        try connection.queryOne(
-            "SELECT request_id FROM link_out_reports WHERE reporting = ? AND natural_key = ?", [reporting.rawValue, naturalKey]
-        )?.string("request_id")
-    }
-
     /// The lines of the purchase's payment reports (first payment and renewals), oldest first.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func paymentLines(purchaseID: String, on connection: Connection) throws -> [LinkOutReportLine] {
@@ -172,12 +164,6 @@ public enum LinkOutReportStore {
                 purchaseID: try row.optionalString("purchase_id"), requestID: try row.string("request_id"), attempts: try row.int("attempts"), lines: try lines(row),
                 createdAt: Timestamp.date(try row.int64("created_at")))
         }.sorted { ($0.createdAt, $0.kind.order) < ($1.createdAt, $1.kind.order) }
-    }
-
-    /// The status of the report `naturalKey` (`pending`, `sending`, `sent`, `failed`), if queued.
-    /// - Throws: `StorageError`.
-    public static func status(naturalKey: String, on connection: Connection) throws -> String? {
-        try connection.queryOne("SELECT status FROM link_out_reports WHERE natural_key = ?", [naturalKey])?.string("status")
     }
 
     /// Records how an attempt ended.
