@@ -235,7 +235,9 @@ import Testing
         let running = Task { await worker.run() }
         try await enqueue(redemptionMessage(key: "k"), into: database, at: Date())
         await worker.wake()
-        let deadline = Date().addingTimeInterval(20)
+        // Far below the hour-long poll interval, and long enough for a cooperative pool that
+        // hundreds of parallel tests' fixtures keep busy (on PostgreSQL they connect and migrate).
+        let deadline = Date().addingTimeInterval(120)
         while transport.sent.isEmpty && Date() < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -4,7 +4,8 @@ import UseCases
 
 /// Turns what a handler throws into API.md's error shape, in one place: JSON on machine paths
 /// (`/api`, `/admin`, `/webhooks`, ...), an HTML page elsewhere. `APIError` and `UseCaseError`
-/// keep their status and code; anything else is logged with the request id and becomes a bare 500.
+/// keep their status and code; a storage conflict or wait a retry may cure is a retryable 503;
+/// anything else is logged with the request id and becomes a bare 500.
 struct ErrorMiddleware: Middleware {
     let pages: Pages
 
@@ -13,7 +14,9 @@ struct ErrorMiddleware: Middleware {
             return try await next(request, context)
         } catch {
             let mapped = APIError.mapping(error)
-            if mapped == .internalError {
+            if UseCaseError(transientStorageFailure: error) != nil {
+                context.logger.warning("storage_busy", [("route", .string(context.route ?? "unmatched"))])
+            } else if mapped == .internalError {
                 context.logger.error("unhandled_error", [
                     ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error)))),
                 ])
@@ -52,7 +55,7 @@ extension APIError {
         case let error as APIError: error
         case let error as UseCaseError: APIError(error)
         case let error as any HTTPResponseError: APIError(status: error.status, code: error.code, message: error.message)
-        default: .internalError
+        default: UseCaseError(transientStorageFailure: error).map(APIError.init) ?? .internalError
         }
     }
 
