@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which SQL a connection speaks, for the few places where portable SQL is not enough: a
-/// migration's column types, `FOR UPDATE SKIP LOCKED` on work claims, and the migrator's lock.
+/// migration's column types, `FOR UPDATE [SKIP LOCKED]` on row locks and work claims, and the migrator's lock.
 /// Everything else is written once (see CONVENTIONS.md) and runs on both.
 public enum SQLDialect: String, Sendable {
     /// SQLite: one writer per file, so a claim needs no row locks.
@@ -16,6 +16,16 @@ public enum SQLDialect: String, Sendable {
         switch self {
         case .sqlite: ""
         case .postgresql: " FOR UPDATE SKIP LOCKED"
+        }
+    }
+
+    /// What to append to a `SELECT` of the row a write transaction is about to change so that
+    /// concurrent writers of that row take turns: `FOR UPDATE` on PostgreSQL (at READ COMMITTED the
+    /// read then returns what the last holder committed), nothing on SQLite (one writer).
+    public var rowLockClause: String {
+        switch self {
+        case .sqlite: ""
+        case .postgresql: " FOR UPDATE"
         }
     }
 

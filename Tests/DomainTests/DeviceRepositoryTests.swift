@@ -33,4 +33,19 @@ struct DeviceRepositoryTests {
         #expect(try touch("d3", 80) == ["d1"])
         #expect(try db.write { try DeviceRepository.active(accountID: account.id, on: $0) } == ["d3", "d2"])
     }
+
+    @Test("Devices first seen in the same millisecond: the limit holds, and the device seen now is never the one signed out")
+    func tiesKeepTheLimit() throws {
+        let db = try TestDatabase()
+        let account = try db.write { try AccountRepository.findOrCreate(appUserID: "u", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0 }
+        for index in 1...7 {
+            let evicted = try db.write {
+                try DeviceRepository.touch(deviceID: "d\(index)", appUserID: "u", accountID: account.id, maxDevices: 5, on: $0, now: Fixtures.t0)
+            }
+            #expect(!evicted.contains("d\(index)"))
+            let active = try db.write { try DeviceRepository.active(accountID: account.id, on: $0) }
+            #expect(active.count == min(index, 5), "after d\(index): \(active)")
+            #expect(active.contains("d\(index)"))
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Storage
 import Testing
 import UseCases
 
@@ -55,6 +56,60 @@ struct RedeemCodeTests {
         }
         #expect(try bench.dump("app_users").isEmpty)
     }
+
+    // MARK: - Concurrent redemptions (PostgreSQL runs them at once; SQLite's writer takes turns)
+
+    /// Redeems `requests` all at once.
+    static func redeemAtOnce(_ bench: UseCaseBench, _ requests: [RedeemCode.Request]) async throws -> [RedeemCode.Answer] {
+        let redeem = bench.redeem, now = bench.now
+        return try await withThrowingTaskGroup(of: RedeemCode.Answer.self) { group in
+            for request in requests { group.addTask { try await redeem.redeem(request, now: now).answer } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test("Thirty first redemptions at once, each of its own code: each redeems, and none has to run again")
+    func concurrentFirstRedemptions() async throws {
+        let bench = try UseCaseBench(connections: 16)
+        let codes = try (0..<30).map { try bench.paidPurchase("sub_\($0)").1 }
+        let answers = try await Self.redeemAtOnce(bench, codes.enumerated().map {
+            RedeemCode.Request(code: $0.element.display, appUserID: "user-\($0.offset)", deviceID: nil, bearer: nil)
+        })
+        #expect(answers.filter { if case .redeemed = $0 { true } else { false } }.count == 30, "\(answers)")
+        #expect(try bench.dump("redemption_codes").filter { $0.contains("redeemed") }.count == 30)
+        // Redemptions of different codes touch different rows: on PostgreSQL none may lose a
+        // serialization race (a redemption that lost ten in a row used to answer 500 under load).
+        #expect((bench.database as? PostgresDatabase)?.conflictRetries ?? 0 == 0)
+    }
+
+    @Test("One code redeemed by two app users at once, ten times over: one holder, and the other joins it")
+    func concurrentRedemptionsOfOneCode() async throws {
+        let bench = try UseCaseBench(connections: 16)
+        for round in 0..<10 {
+            let (purchase, code) = try bench.paidPurchase("sub_\(round)")
+            let answers = try await Self.redeemAtOnce(bench, ["a", "b"].map {
+                RedeemCode.Request(code: code.display, appUserID: "user-\(round)-\($0)", deviceID: nil, bearer: nil)
+            })
+            let accounts = answers.compactMap { if case .redeemed(let redeemed, _) = $0 { redeemed.account.id } else { nil } }
+            #expect(accounts.count == 2 && Set(accounts).count == 1, "round \(round): \(answers)")
+            let holder = try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0).accountID }
+            #expect(holder == accounts.first)
+        }
+    }
+
+    @Test("Twelve devices redeeming one account's code at once: the account keeps at most its five devices")
+    func concurrentDevicesKeepTheLimit() async throws {
+        let bench = try UseCaseBench(connections: 16)
+        let (_, code) = try bench.paidPurchase()
+        _ = try await bench.redeem.redeem(RedeemCode.Request(code: code.display, appUserID: "user-1", deviceID: "d-0", bearer: nil), now: bench.now)
+        let answers = try await Self.redeemAtOnce(bench, (1...12).map {
+            RedeemCode.Request(code: code.display, appUserID: "user-1", deviceID: "d-\($0)", bearer: nil)
+        })
+        #expect(answers.allSatisfy { if case .redeemed = $0 { true } else { false } }, "\(answers)")
+        let active = try bench.database.readSync { try $0.queryOne("SELECT count(*) AS n FROM devices WHERE signed_out_at IS NULL")?.int("n") }
+        #expect(active == bench.policy.maxDevices)
+    }
+
 }
 
 /// `ResendCodes`: fresh codes for an email's active web purchases, throttled, no enumeration.

@@ -17,10 +17,16 @@ final class UseCaseBench: Sendable {
     let clock = TestClock()
     let wakes = WakeCounter()
 
-    init() throws {
+    /// - Parameter connections: on PostgreSQL, the most connections open at once (half of them
+    ///   writers), for tests of concurrent writers; nil for the suites' usual few.
+    init(connections: Int? = nil) throws {
         path = NSTemporaryDirectory() + "tollgate-usecases-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
+        if let connections, let url = try TestDatabaseBackend.freshPostgresURL() {
+            database = try PostgresDatabase(url: url, maxConnections: connections)
+        } else {
+            database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
+        }
         _ = try Migrator(migrations: Services.migrations).migrate(database)
     }
 

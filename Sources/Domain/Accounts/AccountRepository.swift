@@ -39,6 +39,13 @@ public enum AccountRepository {
         return try find(id: try row.string("account_id"), on: connection)
     }
 
+    /// Holds `appUserID` (existing or not) until the transaction ends, so that writes deciding
+    /// which account it uses take turns on PostgreSQL (docs/POSTGRES-CONCURRENCY.md).
+    /// - Throws: `StorageError`.
+    public static func lock(appUserID: String, on connection: Connection) throws {
+        try connection.lockKey("app_user:" + appUserID)
+    }
+
     /// The account of `appUserID`, creating an anonymous one for an app user seen for the
     /// first time. Returns whether it was created.
     public static func findOrCreate(appUserID: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> (Account, created: Bool) {

@@ -24,6 +24,9 @@ public enum DeviceRepository {
             }
             return []
         }
+        // A new device may cross the limit: on PostgreSQL (READ COMMITTED) the account's new
+        // devices take turns from here, so two of them never both see room for one.
+        try connection.lockKey("devices:" + accountID)
         try connection.execute(
             """
             INSERT INTO devices (account_id, device_id, app_user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
@@ -35,10 +38,11 @@ public enum DeviceRepository {
             "SELECT device_id FROM devices WHERE account_id = ? AND signed_out_at IS NULL ORDER BY last_seen_at DESC, created_at DESC",
             [accountID])
         guard active.count > maxDevices else { return [] }
+        // The device seen now stays whatever the order of ties (devices first seen in one
+        // millisecond); the least recently seen of the others go.
+        let others = try active.map { try $0.string("device_id") }.filter { $0 != deviceID }
         var evicted: [String] = []
-        for row in active.dropFirst(max(maxDevices, 1)) {
-            let id = try row.string("device_id")
-            guard id != deviceID else { continue }
+        for id in others.dropFirst(max(maxDevices, 1) - 1) {
             try connection.execute(
                 "UPDATE devices SET signed_out_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, id])
             try SessionRepository.revoke(accountID: accountID, deviceID: id, on: connection, now: now)

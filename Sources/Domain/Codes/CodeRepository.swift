@@ -44,6 +44,15 @@ public enum CodeRepository {
             .map(RedemptionCodeRecord.init(row:))
     }
 
+    /// The code with `codeHash`, its row held until the transaction ends: redemptions of one
+    /// code take turns, and each reads what the last one committed (PostgreSQL `FOR UPDATE`).
+    /// - Throws: `StorageError`.
+    public static func findLocking(codeHash: String, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try connection.queryOne(
+            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_hash = ?" + connection.dialect.rowLockClause, [codeHash]
+        ).map(RedemptionCodeRecord.init(row:))
+    }
+
     public static func find(id: String, on connection: Connection) throws -> RedemptionCodeRecord? {
         try connection.queryOne("SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE id = ?", [id])
             .map(RedemptionCodeRecord.init(row:))

@@ -5,7 +5,8 @@ import Storage
 /// Redeems codes (API.md "Redemption"): links the purchase to the redeeming account,
 /// applies the other-user policy, keeps devices within the limit, re-issues expired codes,
 /// and answers the same way to a retry. Everything happens in the caller's write
-/// transaction, so a crash leaves either all of it or none.
+/// transaction, so a crash leaves either all of it or none; it orders itself with row and key
+/// locks, so that transaction may be READ COMMITTED.
 public struct RedemptionService: Sendable {
     public let policy: RedemptionPolicy
     public let vault: CodeVault
@@ -38,7 +39,13 @@ public struct RedemptionService: Sendable {
         _ key: CodeKey, appUserID: String, deviceID: String?, bearerAccountID: String?, session: SessionRepository.Draft,
         on connection: Connection, now: Date
     ) throws -> RedeemOutcome {
-        guard let record = try CodeRepository.find(codeHash: key.hash, on: connection), record.status != .revoked else { return .invalidCode }
+        // On PostgreSQL this runs at READ COMMITTED (docs/POSTGRES-CONCURRENCY.md): one app user's
+        // redemptions take turns (its account, a switch), then one code's (its row), then, in
+        // `DeviceRepository.touch`, one account's new devices. Always in that order.
+        try AccountRepository.lock(appUserID: appUserID, on: connection)
+        guard let record = try CodeRepository.findLocking(codeHash: key.hash, on: connection), record.status != .revoked else {
+            return .invalidCode
+        }
         let purchase = try PurchaseRepository.require(id: record.purchaseID, on: connection)
 
         if record.status == .replaced || (record.status == .live && record.isExpired(at: now)) {

@@ -117,7 +117,7 @@ public struct RedeemCode: Sendable {
     private func finishRepeat(_ plan: RedemptionService.RepeatPlan, deviceID: String?, now: Date) async throws -> RedeemOutcome.Redeemed? {
         let redemption = self.redemption
         let session = try SessionRepository.draft(at: now)
-        let outcome = try await database.write { connection in
+        let outcome = try await database.write(isolation: .readCommitted) { connection in
             try redemption.finishRepeat(plan, deviceID: deviceID, session: session, on: connection, now: now)
         }
         guard case .redeemed(let redeemed)? = outcome else { return nil }
@@ -130,7 +130,8 @@ public struct RedeemCode: Sendable {
         let codeMail = self.codeMail
         let logger = self.logger
         let session = try SessionRepository.draft(at: now)
-        let answer = try await database.write { connection -> Answer in
+        // READ COMMITTED on PostgreSQL: RedemptionService takes the locks that order redemptions.
+        let answer = try await database.write(isolation: .readCommitted) { connection -> Answer in
             let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
             let outcome: RedeemOutcome
             do {
