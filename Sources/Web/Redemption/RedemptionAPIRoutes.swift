@@ -50,9 +50,7 @@ struct RedemptionAPIRoutes {
         group.add(.post, "/api/v1/redeem", maxBodyBytes: 16 * 1024, [addressFailures, middleware.idempotent("redeem")]) {
             [redeem, now] request, context in
             let body = try request.decodeJSON(RedeemBody.self)
-            guard !body.appUserId.isEmpty, body.appUserId.utf8.count <= 255 else {
-                throw APIError.badRequest("app_user_id must be 1 to 255 characters.")
-            }
+            _ = try AppUserIDInput.require(body.appUserId)
             if let device = body.deviceId, device.isEmpty || device.utf8.count > 255 {
                 throw APIError.badRequest("device_id must be 1 to 255 characters.")
             }
@@ -71,10 +69,7 @@ struct RedemptionAPIRoutes {
             if let bearer = try BearerToken.read(request) {
                 subject = .bearer(bearer)
             } else if let appUserID = request.queryParameter("app_user_id") {
-                guard !appUserID.isEmpty, appUserID.utf8.count <= 255 else {
-                    throw APIError.badRequest("app_user_id must be 1 to 255 characters.")
-                }
-                subject = .appUser(appUserID)
+                subject = .appUser(try AppUserIDInput.require(appUserID))
             } else {
                 throw APIError.badRequest("Send Authorization: Bearer <access_token> or ?app_user_id=.")
             }
@@ -85,7 +80,7 @@ struct RedemptionAPIRoutes {
             }
         }
         group.add(.get, "/api/v1/checkout/{checkout_context_id}") { [checkoutStatus, now] request, context in
-            let caller = CheckoutStatus.Caller(appUserID: request.queryParameter("app_user_id"), bearer: try BearerToken.read(request))
+            let caller = CheckoutStatus.Caller(appUserID: try request.queryParameter("app_user_id").map { try AppUserIDInput.require($0) }, bearer: try BearerToken.read(request))
             let now = now()
             guard let contextID = UUIDInput.canonical(context.parameters["checkout_context_id"] ?? "") else {
                 throw APIError.badRequest("checkout_context_id must be a UUID (8-4-4-4-12 hex digits).")
