@@ -79,6 +79,15 @@ public enum LinkOutTokenRepository {
         try connection.queryOne("SELECT \(Token.columns) FROM link_out_tokens WHERE id = ?", [id]).map(Token.init(row:))
     }
 
+    /// The token of `reporting` whose platform id (Apple's `externalPurchaseId`) is `externalID`.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func find(reporting: LinkOutPolicy.Reporting, externalID: String, on connection: Connection) throws -> Token? {
+        try connection.queryOne(
+            "SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = ? AND external_id = ? ORDER BY created_at LIMIT 1",
+            [reporting.rawValue, externalID]
+        ).map(Token.init(row:))
+    }
+
     /// The token the purchase `purchaseID` was bought under, if its checkout carried one.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func find(purchaseID: String, on connection: Connection) throws -> Token? {
