@@ -203,6 +203,7 @@ public struct Site: Sendable {
         AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
+        AdminReportRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
         AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: settings.reconcileIntervalSeconds, now: now).add(to: &admin)
 
