@@ -5,10 +5,10 @@ import TestSupport
 @testable import App
 
 /// `GET /admin/v1/reports` (API.md "Link-out compliance"): the reports queued in a month and the
-/// figures the developer reconciles against the platforms' invoices.
+/// figures the developer reconciles against the platforms' invoices; `/metrics` counts them.
 @Suite("Admin: link-out reports by month")
 struct AdminLinkOutReportTests {
-    @Test("Each month lists its reports (what they said, how they fared) and adds them up per platform and currency")
+    @Test("Each month lists its reports (what they said, how they fared) and adds them up per platform and currency; /metrics counts them")
     func month() async throws {
         let harness = try await StoresHarness(extra: LinkOutFlow.config(rules: LinkOutReportingEndToEndTests.googleRules))
         let flow = LinkOutFlow(harness)
@@ -42,6 +42,11 @@ struct AdminLinkOutReportTests {
         #expect((totals["statuses"] as? [String: Any])?["failed"] as? Int == 1, "Google refused the refund")
         let refund = try #require(try await harness.app.app.database.read { try $0.queryOne("SELECT last_error FROM link_out_reports WHERE kind = 'refund'") })
         #expect(try refund.optionalString("last_error")?.contains("400") == true)
+
+        let metrics = await harness.app.send(.get, "/metrics").text
+        #expect(metrics.contains(#"tollgate_link_out_reports{platform="google",status="sent"} 2"#), "\(metrics.suffix(800))")
+        #expect(metrics.contains(#"tollgate_link_out_reports{platform="google",status="failed"} 1"#))
+        #expect(metrics.contains(#"tollgate_link_out_oldest_pending_seconds{platform="google"} 0"#), "nothing waits")
 
         #expect(await get("?month=2027-13").0 == 400)
         #expect(await get("?month=27-01").0 == 400)

@@ -217,7 +217,7 @@ public enum LinkOutReportStore {
             .optionalInt64("due").map(Timestamp.date)
     }
 
-    private static func reporting(_ row: Row) throws -> LinkOutPolicy.Reporting {
+    static func reporting(_ row: Row) throws -> LinkOutPolicy.Reporting {
         let text = try row.string("reporting")
         guard let value = LinkOutPolicy.Reporting(rawValue: text) else { throw DomainError(.corrupt, "link-out report to unknown \(text)") }
         return value

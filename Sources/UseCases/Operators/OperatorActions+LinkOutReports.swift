@@ -13,3 +13,11 @@ extension OperatorActions {
         return LinkOutReportMonth(month: bounds.month, from: bounds.from, to: bounds.to, reports: reports, listing: limit)
     }
 }
+
+extension OperatorActions {
+    /// Reports by platform and status, for `/metrics`.
+    /// - Throws: `StorageError`.
+    public func linkOutReportCounts() async throws -> [LinkOutReportStore.Count] {
+        try await database.read { try LinkOutReportStore.counts(on: $0) }
+    }
+}

@@ -146,7 +146,8 @@ public struct Site: Sendable {
             outboxDepth: { [outbox = operations.outbox] in try await outbox.depth() },
             openConnections: operations.openConnections, events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
-            }, retention: operations.retentionStats, reconcile: operations.reconcileStats, now: now
+            }, retention: operations.retentionStats, reconcile: operations.reconcileStats,
+            linkOut: LinkOutMetrics(operations: cases.operatorActions), now: now
         ).add(to: &open)
                 let home: [String: TemplateValue] = settings.demoHome.map { demo in
             ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
