@@ -196,12 +196,12 @@ public struct ApplyStripeEvent: Sendable {
                 logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
                 return
             }
+            // Read again under the purchase's lock (READ COMMITTED): the change time below, and what
+            // earlier refunds reported, are what the purchase's last writer committed.
+            try PurchaseRepository.lock(platform: .stripe, externalID: found.externalID, on: connection)
             try StripeLinkOutReports.refunded(
                 found, references: references, refundedTotal: refundedTotal, refundedAt: event.created, on: connection, now: now)
             guard endsAccess else { return }
-            // Read again under the purchase's lock (READ COMMITTED): the change time below is
-            // computed from what the purchase's last writer committed.
-            try PurchaseRepository.lock(platform: .stripe, externalID: found.externalID, on: connection)
             let purchase = try PurchaseRepository.require(id: found.id, on: connection)
             // A one-time purchase is paid once: its refund is final, even when the purchase was
             // recorded after the refund happened (the success page read before the event came).
