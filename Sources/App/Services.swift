@@ -150,7 +150,7 @@ public final class Services: Sendable {
         }
         let applyAppleNotification = ApplyAppleNotification(
             verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events,
-            linkOutQueued: linkOutQueued)
+            linkOutVault: linkOutVault, linkOutQueued: linkOutQueued)
         let applyGoogleNotification = ApplyGoogleNotification(
             rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
             logger: logger, now: now, events: events)

@@ -7,8 +7,9 @@ import TestSupport
 
 /// Apple wants a report for every token, also one that led to nothing (API.md "Link-out
 /// compliance"): `EXTERNAL_PURCHASE_TOKEN` / `UNREPORTED` makes such a token reported at once; the
-/// worker's periodic look reports the others a week after they were made. A checkout without a
-/// token reports nothing.
+/// worker's periodic look reports the others a week after they were made; a token the
+/// notification names that Tollgate never kept is reported as `UNRECOGNIZED_TOKEN`. Each once. A
+/// checkout without a token reports nothing.
 @Suite("Link-out: tokens that led to nothing")
 struct LinkOutUnpurchasedTokenTests {
     /// A signed `EXTERNAL_PURCHASE_TOKEN` / `UNREPORTED` notification about `externalPurchaseID`.
@@ -25,7 +26,7 @@ struct LinkOutUnpurchasedTokenTests {
         return await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], bytes: body).status.code
     }
 
-    @Test("UNREPORTED reports its token without line items at once; the periodic look reports the rest after a week; each once")
+    @Test("UNREPORTED reports its token without line items at once (an unknown one as unrecognized); the periodic look reports the rest after a week; each once")
     func unpurchased() async throws {
         let harness = try await StoresHarness(extra: LinkOutFlow.config(rules: LinkOutReportingEndToEndTests.appleRules))
         let flow = LinkOutFlow(harness)
@@ -37,20 +38,23 @@ struct LinkOutUnpurchasedTokenTests {
         try await flow.pay(try await flow.start("email=plain%40example.com"))
 
         #expect(try await Self.unreported(harness, "SANDBOX_notified") == 200)
-        #expect(try await Self.unreported(harness, "SANDBOX_never_seen") == 200, "a token Tollgate never kept is acknowledged")
+        #expect(try await Self.unreported(harness, "SANDBOX_never_seen") == 200, "a token Tollgate never kept is reported as unrecognized")
         #expect(await worker.queueUnpurchased() == 0, "the other token is too young")
         await flow.sendReports()
         harness.clock.advance(8 * 86_400)
         #expect(await worker.queueUnpurchased() == 1)
         #expect(await worker.queueUnpurchased() == 0)
         #expect(try await Self.unreported(harness, "SANDBOX_notified") == 200)
+        #expect(try await Self.unreported(harness, "SANDBOX_never_seen") == 200)
         await flow.sendReports()
 
         let reports = harness.externalPurchase.acceptedReports(.sandbox)
-        #expect(reports.map { $0["externalPurchaseId"] as? String } == ["SANDBOX_notified", "SANDBOX_idle"])
-        #expect(reports.allSatisfy { $0["status"] as? String == "NO_LINE_ITEM" && $0["lineItems"] == nil })
+        #expect(reports.map { $0["externalPurchaseId"] as? String } == ["SANDBOX_notified", "SANDBOX_never_seen", "SANDBOX_idle"])
+        #expect(reports.map { $0["status"] as? String } == ["NO_LINE_ITEM", "UNRECOGNIZED_TOKEN", "NO_LINE_ITEM"])
+        #expect(reports.allSatisfy { $0["lineItems"] == nil })
         let stored = try await flow.reports()
-        #expect(stored.map(\.kind) == ["no_purchase", "no_purchase"] && stored.allSatisfy { $0.status == "sent" }, "the plain checkout queued nothing")
+        #expect(stored.map(\.kind) == ["no_purchase", "unrecognized_token", "no_purchase"], "the plain checkout queued nothing: \(stored)")
+        #expect(stored.allSatisfy { $0.status == "sent" })
         await harness.stop()
     }
 }

@@ -138,6 +138,16 @@ public enum LinkOutReporting {
         return queued
     }
 
+    /// Queues the report of an Apple token Tollgate never kept (`UNRECOGNIZED_TOKEN`), once per
+    /// `externalPurchaseId`; returns whether it did.
+    /// - Throws: `StorageError`, `CryptoError`, `DomainError(.corrupt)`.
+    @discardableResult
+    public static func unrecognized(externalID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Bool {
+        let token = try LinkOutTokenRepository.recordUnrecognized(externalID: externalID, vault: vault, on: connection, now: now)
+        return try LinkOutReportStore.enqueue(
+            token: token, kind: .unrecognized, naturalKey: "unrecognized:\(externalID)", purchaseID: nil, lines: [], on: connection, now: now)
+    }
+
     /// Queues the report of `token` as one that led to no purchase, unless it has one already
     /// (Apple's `EXTERNAL_PURCHASE_TOKEN` / `UNREPORTED` notification asks for it).
     /// - Returns: whether a report was queued.

@@ -4,7 +4,7 @@ import Integrations
 
 /// Sends link-out reports to Apple's External Purchase Server API: a report with the lines of
 /// one payment or refund made under the token, or, for a token that led to nothing, a
-/// `NO_LINE_ITEM` report. Its `requestIdentifier` is the report's stored `request_id`, so a
+/// `NO_LINE_ITEM` report (`UNRECOGNIZED_TOKEN` for one Apple told of that Tollgate never kept). Its `requestIdentifier` is the report's stored `request_id`, so a
 /// resend is the same report (the client confirms one Apple already has).
 public struct AppleLinkOutReportSender: LinkOutReportSender {
     let client: ExternalPurchaseReportClient
@@ -26,6 +26,9 @@ public struct AppleLinkOutReportSender: LinkOutReportSender {
         }
         guard let requestIdentifier = UUID(uuidString: report.requestID) else {
             throw ExternalReportError.invalidReport("report \(report.id): request_id \(report.requestID) is not a UUID")
+        }
+        if report.kind == .unrecognized {
+            return try .unrecognizedToken(requestIdentifier: requestIdentifier, externalPurchaseID: purchaseID)
         }
         if report.kind == .noPurchase || report.lines.isEmpty {
             return try .noLineItem(requestIdentifier: requestIdentifier, externalPurchaseID: purchaseID)

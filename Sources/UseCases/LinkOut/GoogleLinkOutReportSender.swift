@@ -14,7 +14,7 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
     /// - Throws: `ExternalReportError` (the report is unusable or Google refused it),
     ///   `GooglePlayError`, `UpstreamError` (see `GooglePlayExternalTransactionsClient`).
     public func send(_ report: LinkOutReportStore.Claimed, _ context: LinkOutReportContext) async throws {
-        guard report.kind != .noPurchase else {
+        guard report.kind != .noPurchase, report.kind != .unrecognized else {
             throw ExternalReportError.invalidReport("report \(report.id): Google takes no report of a token that led to nothing")
         }
         let record = context.tokenRecord
@@ -31,7 +31,7 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
                 _ = try await client.create(event, token: nil, program: try Self.program(record.program))
             case .refund:
                 _ = try await client.refund(event)
-            case .noPurchase:
+            case .noPurchase, .unrecognized:
                 break
             }
         }

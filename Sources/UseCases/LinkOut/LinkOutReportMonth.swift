@@ -19,7 +19,7 @@ public struct LinkOutReportMonth: Sendable, Equatable {
         public var refunds = 0
         public var refundedPreTax = 0
         public var refundedTax = 0
-        /// Tokens reported as having led to nothing.
+        /// Tokens reported as having led to nothing (also those Apple told of that Tollgate never kept).
         public var unpurchasedTokens = 0
         /// Reports by status: `sent`, `pending`, `sending`, `failed`.
         public var statuses: [String: Int] = [:]
@@ -83,7 +83,7 @@ public struct LinkOutReportMonth: Sendable, Equatable {
                     sum.refundedTax += line.taxMinor ?? 0
                 }
             }
-            if report.kind == .noPurchase { sum.unpurchasedTokens += 1 }
+            if report.kind == .noPurchase || report.kind == .unrecognized { sum.unpurchasedTokens += 1 }
             totals[key] = sum
         }
         self.totals = totals.keys.sorted().compactMap { totals[$0] }
