@@ -2,6 +2,7 @@ import Configuration
 import Domain
 import Foundation
 import Integrations
+import Logging
 import UseCases
 
 /// The link-out report senders the configuration allows: Apple's when the App Store Server API
@@ -21,6 +22,19 @@ enum LinkOutReportSenders {
             senders[.google] = GoogleLinkOutReportSender(client: GooglePlayExternalTransactionsClient(play: play))
         }
         return senders
+    }
+
+    /// Warns, once at start, of each programme in `link_out.rules` whose platform has no sender:
+    /// its reports would wait, retried, until the credentials are configured.
+    static func warnUnconfigured(_ policy: LinkOutPolicy, senders: [LinkOutPolicy.Reporting: any LinkOutReportSender], logger: Logger) {
+        for rule in policy.rules {
+            guard let reporting = rule.reporting, senders[reporting] == nil else { continue }
+            let keys = reporting == .apple ? "apple.api.issuer_id, key_id and private_key_path" : "google.service_account_path"
+            logger.warning("link_out_reporting_unconfigured", [
+                ("program", .string(rule.program)), ("platform", .string(reporting.rawValue)),
+                ("reason", .string("reports of this programme wait until \(keys) are set")),
+            ])
+        }
     }
 
     private static func url(_ text: String, key: String) throws -> URL {

@@ -102,9 +102,10 @@ public final class Services: Sendable {
 
         let vault = try CodeVault(secrets: secrets)
         let linkOutVault = try LinkOutTokenVault(secrets: secrets)
+        let senders = try LinkOutReportSenders.make(config: config, stores: stores)
+        LinkOutReportSenders.warnUnconfigured(LinkOutPolicy(config.linkOut), senders: senders, logger: logger)
         let linkOutWorker = LinkOutReportWorker(
-            database: database, senders: try LinkOutReportSenders.make(config: config, stores: stores), vault: linkOutVault,
-            configuration: linkOut, logger: logger, now: now)
+            database: database, senders: senders, vault: linkOutVault, configuration: linkOut, logger: logger, now: now)
         self.linkOutWorker = linkOutWorker
         let linkOutQueued: @Sendable () -> Void = { linkOutWorker.wake() }
         let catalog = EntitlementCatalog(config.entitlements)

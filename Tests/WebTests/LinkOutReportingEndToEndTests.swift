@@ -20,6 +20,7 @@ struct LinkOutReportingEndToEndTests {
         let flow = LinkOutFlow(harness)
         let fake = harness.externalPurchase
         #expect(await flow.eligibility(platform: "ios", storefront: "DEU")["token_required"] as? Bool == true)
+        #expect(!harness.app.logs.lines.contains { $0.contains("link_out_reporting_unconfigured") }, "both senders are configured")
         harness.stripe.setTax(basisPoints: 1900)
         let token = FakeExternalPurchaseToken.make(externalPurchaseID: "SANDBOX_e2e_apple", createdAt: harness.clock.now)
         try await flow.pay(try await flow.start("platform=ios&storefront=DEU&external_purchase_token=\(token)"))
