@@ -10,10 +10,11 @@ import Synchronization
 /// `run()` first returns reports left `sending` by a stopped process to `pending` (SQLite; on
 /// PostgreSQL the claim's lease does it), then claims due reports a batch at a time, sends each
 /// with the sender of its platform, and records the outcome: sent; pending again after a backoff
-/// for a retryable failure (an outage, 429, 5xx) until `retention` after the report was queued;
-/// failed for any other answer (the platform refused it: an operator sees why in
-/// `tollgate admin reports`). Every `unpurchasedInterval` it also queues the reports of Apple
-/// tokens that led to nothing (`queueUnpurchased()`). A crash between the platform's answer and its recording sends that
+/// for a retryable failure (an outage, 429, 5xx, missing credentials) until `deadline` after the
+/// report was queued; failed for a refusal (`ExternalReportError`: the report is unusable or the
+/// platform refused it; an operator sees why in `tollgate admin reports`). Every
+/// `unpurchasedInterval` it also queues the reports of Apple tokens that led to nothing
+/// (`queueUnpurchased()`). A crash between the platform's answer and its recording sends that
 /// report again with the same `request_id`, which the platforms treat as the same report.
 public final class LinkOutReportWorker: Sendable {
     /// How the worker paces itself.
