@@ -47,6 +47,8 @@ public final class Services: Sendable {
     public let reconcile: ReconcilePurchases
     /// Runs `reconcile` every `reconcile.interval_seconds`.
     public let reconcileWorker: ReconcileWorker
+    /// Sends the link-out reports owed to Apple and Google (API.md "Link-out compliance").
+    public let linkOutWorker: LinkOutReportWorker
     /// The use cases the routes call.
     public let useCases: Site.UseCaseSet
 
@@ -60,6 +62,7 @@ public final class Services: Sendable {
     ///   - eventDelivery: how events are delivered (tests shorten the backoff).
     ///   - retention: how retention batches and paces its passes.
     ///   - reconcileLimits: how much a reconcile run reads (tests and benchmarks shrink or grow them).
+    ///   - linkOut: how the link-out report worker paces itself (tests shorten it).
     /// - Throws: `ResourceDirectories.Missing` (templates or static files not found, with the
     ///   absolute paths tried, before the database is opened), `StorageError` (database),
     ///   `TemplateError` (a template with file:line), `StoreConfigurationError` (an unreadable
@@ -69,7 +72,8 @@ public final class Services: Sendable {
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
         serviceURL: (@Sendable () -> String)? = nil, payLaterDelay: Duration = .seconds(5),
         eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
-        retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), reconcileLimits: ReconcileLimits = ReconcileLimits()
+        retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), reconcileLimits: ReconcileLimits = ReconcileLimits(),
+        linkOut: LinkOutReportWorker.Configuration = LinkOutReportWorker.Configuration()
     ) throws {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
@@ -97,6 +101,13 @@ public final class Services: Sendable {
         recentRepeats = RecentRepeats()
 
         let vault = try CodeVault(secrets: secrets)
+        let linkOutVault = try LinkOutTokenVault(secrets: secrets)
+        let senders = try LinkOutReportSenders.make(config: config, stores: stores)
+        LinkOutReportSenders.warnUnconfigured(LinkOutPolicy(config.linkOut), senders: senders, logger: logger)
+        let linkOutWorker = LinkOutReportWorker(
+            database: database, senders: senders, vault: linkOutVault, configuration: linkOut, logger: logger, now: now)
+        self.linkOutWorker = linkOutWorker
+        let linkOutQueued: @Sendable () -> Void = { linkOutWorker.wake() }
         let catalog = EntitlementCatalog(config.entitlements)
         let vouching = StripeVouching(prices: Set(config.plans.values.map(\.priceID)).union(config.entitlements.values.joined()))
         let endpoints = try config.events.endpoints.map { try EventEndpoint(url: $0.url, secret: $0.secret, types: $0.types) }
@@ -130,16 +141,17 @@ public final class Services: Sendable {
         let redirects = CheckoutRedirects(always: config.redemption.mode == .redirect, urls: config.redemption.redirectURLs)
         let completeCheckout = CompleteCheckout(
             database: database, stripe: stripe, completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events),
-            codeMail: codeMail, vouching: vouching, redirects: redirects)
+            codeMail: codeMail, vouching: vouching, redirects: redirects, linkOutQueued: linkOutQueued)
         operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
         let webhookSecret = simulator?.keys.webhookSecret ?? config.stripe.webhookSecret
         let applyStripeEvent = stripe.map {
             ApplyStripeEvent(
                 database: database, stripe: $0, webhookSecret: webhookSecret, completeCheckout: completeCheckout, vouching: vouching,
-                logger: logger, events: events)
+                logger: logger, events: events, linkOutQueued: linkOutQueued)
         }
         let applyAppleNotification = ApplyAppleNotification(
-            verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events)
+            verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events,
+            linkOutVault: linkOutVault, linkOutQueued: linkOutQueued)
         let applyGoogleNotification = ApplyGoogleNotification(
             rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
             logger: logger, now: now, events: events)
@@ -164,7 +176,7 @@ public final class Services: Sendable {
                 linkOut: LinkOutCheckout(
                     policy: linkOutPolicy,
                     app: .init(bundleID: config.app.ios.bundleID, appAppleID: config.app.ios.appAppleID.map(Int64.init))),
-                tokenVault: try LinkOutTokenVault(secrets: secrets), logger: logger),
+                tokenVault: linkOutVault, logger: logger),
             completeCheckout: completeCheckout,
             applyStripeEvent: applyStripeEvent, applyAppleNotification: applyAppleNotification,
             applyGoogleNotification: applyGoogleNotification,

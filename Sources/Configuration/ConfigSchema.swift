@@ -46,6 +46,8 @@ enum ConfigSchema {
         .optionalString("apple.api.private_key_path", \.apple.api.privateKeyPath),
         .string("apple.api.base_url", \.apple.api.baseURL),
         .string("apple.api.sandbox_base_url", \.apple.api.sandboxBaseURL),
+        .string("apple.api.external_purchase_base_url", \.apple.api.externalPurchaseBaseURL),
+        .string("apple.api.external_purchase_sandbox_base_url", \.apple.api.externalPurchaseSandboxBaseURL),
 
         .optionalString("google.service_account_path", \.google.serviceAccountPath),
         .string("google.api_base", \.google.apiBase),

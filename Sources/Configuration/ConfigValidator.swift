@@ -106,6 +106,8 @@ struct ConfigValidator {
         checkURL(config.apple.verifyReceiptSandboxURL, "apple.verify_receipt_sandbox_url", rule: .base)
         checkBaseURL(&config.apple.api.baseURL, "apple.api.base_url")
         checkBaseURL(&config.apple.api.sandboxBaseURL, "apple.api.sandbox_base_url")
+        checkBaseURL(&config.apple.api.externalPurchaseBaseURL, "apple.api.external_purchase_base_url")
+        checkBaseURL(&config.apple.api.externalPurchaseSandboxBaseURL, "apple.api.external_purchase_sandbox_base_url")
         let apiParts = [("issuer_id", config.apple.api.issuerID), ("key_id", config.apple.api.keyID),
                         ("private_key_path", config.apple.api.privateKeyPath)]
         let missing = apiParts.filter { $0.1 == nil }.map(\.0)

@@ -156,6 +156,10 @@ extension TollgateConfig {
             public var baseURL = "https://api.storekit.itunes.apple.com"
             /// `apple.api.sandbox_base_url`.
             public var sandboxBaseURL = "https://api.storekit-sandbox.itunes.apple.com"
+            /// `apple.api.external_purchase_base_url`: the External Purchase Server API (link-out reports).
+            public var externalPurchaseBaseURL = "https://api.storekit.apple.com/externalPurchase"
+            /// `apple.api.external_purchase_sandbox_base_url`: where reports of sandbox tokens go.
+            public var externalPurchaseSandboxBaseURL = "https://api.storekit-sandbox.apple.com/externalPurchase"
             /// The defaults.
             public init() {}
         }

@@ -33,6 +33,8 @@ enum AdminCommand {
                 try await accounts(services, options: options)
             case "events":
                 try await events(services, options: options)
+            case "reports":
+                try await reports(services, options: options)
             case "delete-account":
                 try await deleteAccount(services, options: options)
             default:

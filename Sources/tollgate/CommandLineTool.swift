@@ -25,6 +25,7 @@ enum CommandLineTool {
           admin purchases    List the purchases of a buyer (--email E).
           admin accounts     List the accounts of an email, with app users and devices (--email E).
           admin events       List events to the app's backend (--status pending|delivered|failed, --limit N).
+          admin reports      List link-out reports to Apple and Google and the month's figures (--month YYYY-MM, --limit N).
           admin delete-account --email E
                              Delete every account with that email: personal data erased, sessions
                              ended, codes revoked, mail cancelled; purchases kept, detached.

@@ -45,6 +45,9 @@ struct LinkOutCheckoutHTTPTests {
     @Test("A storefront whose programme needs a token: 400 page without it or with another app's; with it the checkout starts and keeps it sealed")
     func checkoutWithToken() async throws {
         let harness = try CheckoutHarness(extra: Self.rules)
+        let warnings = harness.app.logs.lines.filter { $0.contains("link_out_reporting_unconfigured") }
+        #expect(warnings.count == 2 && warnings.contains { $0.contains("apple_external_purchase") } && warnings.contains { $0.contains("google_external_links") },
+                "without store credentials, each reporting programme is named at start: \(warnings)")
         let germany = await Self.eligibility(harness, "platform=ios&storefront=DEU")
         #expect(germany.jsonObject?["program"] as? String == "apple_external_purchase" && germany.jsonObject?["token_required"] as? Bool == true)
 

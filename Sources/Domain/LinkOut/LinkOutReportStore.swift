@@ -5,7 +5,7 @@ import Storage
 ///
 /// A report is queued in the same write transaction as the purchase change it reports, once: its
 /// natural key (`payment:<purchase id>:<payment>` for the first payment and each renewal,
-/// `refund:<purchase id>:<payment>`, `no_purchase:<token id>`, where `<payment>` is the Stripe
+/// `refund:<purchase id>:<payment>`, `no_purchase:<token id>`, `unrecognized:<externalPurchaseId>`, where `<payment>` is the Stripe
 /// invoice or payment intent) is unique per platform, so a repeated
 /// webhook or a second instance queues nothing more. Its `request_id` (Apple's
 /// `requestIdentifier`, Google's `externalTransactionId`) is chosen then and kept, so a retry
@@ -20,6 +20,8 @@ public enum LinkOutReportStore {
         case refund
         /// A token that led to no purchase (Apple wants those reported too).
         case noPurchase = "no_purchase"
+        /// A token Apple told of (`EXTERNAL_PURCHASE_TOKEN`) that Tollgate never kept.
+        case unrecognized = "unrecognized_token"
 
         /// Reports queued in the same instant go out in this order: a payment before its refund.
         var order: Int {
@@ -28,6 +30,7 @@ public enum LinkOutReportStore {
             case .renewal: 1
             case .refund: 2
             case .noPurchase: 3
+            case .unrecognized: 4
             }
         }
     }
@@ -217,7 +220,7 @@ public enum LinkOutReportStore {
             .optionalInt64("due").map(Timestamp.date)
     }
 
-    private static func reporting(_ row: Row) throws -> LinkOutPolicy.Reporting {
+    static func reporting(_ row: Row) throws -> LinkOutPolicy.Reporting {
         let text = try row.string("reporting")
         guard let value = LinkOutPolicy.Reporting(rawValue: text) else { throw DomainError(.corrupt, "link-out report to unknown \(text)") }
         return value

@@ -45,6 +45,9 @@ public enum LinkOutReporting {
         return "lo_" + Hex.encode(Array(digest.prefix(16)))
     }
 
+    /// The natural key of the report of the purchase's payment `reference` (`LinkOutReportStore`).
+    public static func paymentKey(_ purchaseID: String, _ reference: String) -> String { "payment:\(purchaseID):\(reference)" }
+
     /// Queues the report of a payment: the first one of the purchase (`purchase`), or a renewal
     /// (with the days of paid service before it, from the periods reported so far).
     /// - Returns: whether a report was queued (false: no token, or already queued).
@@ -69,7 +72,7 @@ public enum LinkOutReporting {
             amountMinor: payment.amountTotal.map { $0 - (payment.tax ?? 0) }, taxMinor: payment.tax, currency: payment.currency,
             periodStart: payment.periodStart, periodEnd: payment.periodEnd, paidDaysBefore: paidDays)
         return try LinkOutReportStore.enqueue(
-            token: token, kind: first ? .purchase : .renewal, naturalKey: "payment:\(purchase.id):\(payment.reference)", purchaseID: purchase.id,
+            token: token, kind: first ? .purchase : .renewal, naturalKey: paymentKey(purchase.id, payment.reference), purchaseID: purchase.id,
             lines: [line], requestID: token.reporting == .google ? line.lineID : nil, on: connection, now: now)
     }
 
@@ -87,7 +90,7 @@ public enum LinkOutReporting {
         on connection: Connection, now: Date
     ) throws -> Bool {
         guard let token = try LinkOutTokenRepository.find(purchaseID: purchase.id, on: connection),
-            let paid = try LinkOutReportStore.lines(naturalKey: "payment:\(purchase.id):\(reference)", on: connection)?.first
+            let paid = try LinkOutReportStore.lines(naturalKey: paymentKey(purchase.id, reference), on: connection)?.first
         else { return false }
         let paidPretax = paid.amountMinor ?? 0
         let paidTotal = paidPretax + (paid.taxMinor ?? 0)
@@ -133,6 +136,16 @@ public enum LinkOutReporting {
             if try unpurchased(token, on: connection, now: now) { queued += 1 }
         }
         return queued
+    }
+
+    /// Queues the report of an Apple token Tollgate never kept (`UNRECOGNIZED_TOKEN`), once per
+    /// `externalPurchaseId`; returns whether it did.
+    /// - Throws: `StorageError`, `CryptoError`, `DomainError(.corrupt)`.
+    @discardableResult
+    public static func unrecognized(externalID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Bool {
+        let token = try LinkOutTokenRepository.recordUnrecognized(externalID: externalID, vault: vault, on: connection, now: now)
+        return try LinkOutReportStore.enqueue(
+            token: token, kind: .unrecognized, naturalKey: "unrecognized:\(externalID)", purchaseID: nil, lines: [], on: connection, now: now)
     }
 
     /// Queues the report of `token` as one that led to no purchase, unless it has one already

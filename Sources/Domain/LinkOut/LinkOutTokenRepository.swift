@@ -79,6 +79,33 @@ public enum LinkOutTokenRepository {
         try connection.queryOne("SELECT \(Token.columns) FROM link_out_tokens WHERE id = ?", [id]).map(Token.init(row:))
     }
 
+    /// A row for an Apple token Tollgate never kept, named only by its `externalPurchaseId`
+    /// (Apple told of it): programme `unrecognized`, no storefront, nothing sealed but an empty
+    /// box. Once per id.
+    /// - Throws: `StorageError`, `CryptoError`, `DomainError(.corrupt)`.
+    public static func recordUnrecognized(externalID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Token {
+        let hash = try vault.hash("unrecognized:" + externalID)
+        let id = try EntityID.make("lot")
+        try connection.execute(
+            """
+            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, external_id, program, storefront, created_at)
+            VALUES (?, 'apple', ?, ?, ?, 'unrecognized', '', ?) ON CONFLICT (reporting, token_hash) DO NOTHING
+            """,
+            [id, hash, try vault.seal("", tokenID: id), externalID, Timestamp.milliseconds(now)])
+        guard let row = try connection.queryOne("SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = 'apple' AND token_hash = ?", [hash])
+        else { throw DomainError(.corrupt, "link-out token vanished after its insert") }
+        return try Token(row: row)
+    }
+
+    /// The token of `reporting` whose platform id (Apple's `externalPurchaseId`) is `externalID`.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
+    public static func find(reporting: LinkOutPolicy.Reporting, externalID: String, on connection: Connection) throws -> Token? {
+        try connection.queryOne(
+            "SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = ? AND external_id = ? ORDER BY created_at LIMIT 1",
+            [reporting.rawValue, externalID]
+        ).map(Token.init(row:))
+    }
+
     /// The token the purchase `purchaseID` was bought under, if its checkout carried one.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func find(purchaseID: String, on connection: Connection) throws -> Token? {

@@ -375,5 +375,11 @@ public enum DomainMigrations {
             CREATE INDEX link_out_reports_purchase ON link_out_reports (purchase_id, kind);
             CREATE INDEX link_out_reports_created ON link_out_reports (created_at);
             """),
+        // Apple names a token by its externalPurchaseId (EXTERNAL_PURCHASE_TOKEN notifications);
+        // the tokens that led to nothing are found by age.
+        Migration(id: "0361_link_out_token_lookups", sql: """
+            CREATE INDEX link_out_tokens_external ON link_out_tokens (reporting, external_id);
+            CREATE INDEX link_out_tokens_created ON link_out_tokens (reporting, created_at);
+            """),
     ]
 }

@@ -16,6 +16,8 @@ public struct StripeInvoice: Sendable, Equatable {
     public var subscriptionMetadata: [String: String]
     /// `payment_intent` (older versions), else the first `payments.data[].payment.payment_intent`.
     public var paymentIntentID: String?
+    /// The earliest `lines.data[].period.start`; nil when the invoice lists no lines.
+    public var periodStart: Date?
     /// The latest `lines.data[].period.end`; nil when the invoice lists no lines.
     public var periodEnd: Date?
     /// `subscription_create`, `subscription_cycle`, `manual`, ...
@@ -80,7 +82,10 @@ extension StripeInvoice: Decodable {
     }
 
     private struct Line: Decodable {
-        struct Period: Decodable { let end: Int64? }
+        struct Period: Decodable {
+            let start: Int64?
+            let end: Int64?
+        }
         let period: Period?
     }
 
@@ -107,6 +112,7 @@ extension StripeInvoice: Decodable {
         paymentIntentID = try container.stripeIDIfPresent(.paymentIntent)
             ?? payments.lazy.compactMap { $0.payment?.paymentIntent?.id }.first
         let lines = try container.decodeIfPresent(StripeList<Line>.self, forKey: .lines)?.data ?? []
+        periodStart = lines.compactMap { $0.period?.start }.min().map(StripeJSON.date)
         periodEnd = lines.compactMap { $0.period?.end }.max().map(StripeJSON.date)
         billingReason = try container.decodeIfPresent(String.self, forKey: .billingReason)
         amountPaid = try container.decodeIfPresent(Int.self, forKey: .amountPaid)

@@ -34,6 +34,8 @@ public struct StripeSubscription: Sendable, Equatable {
     public var productIDs: [String]
     /// The latest `items.data[].current_period_end`, else the top-level `current_period_end`.
     public var currentPeriodEnd: Date?
+    /// The latest `items.data[].current_period_start`, else the top-level `current_period_start`.
+    public var currentPeriodStart: Date?
     public var cancelAtPeriodEnd: Bool
     /// A scheduled cancellation time (`cancel_at`), if any.
     public var cancelAt: Date?
@@ -76,6 +78,7 @@ extension StripeSubscription: Decodable {
     private enum Keys: String, CodingKey {
         case id, status, customer, items, created, metadata, livemode
         case currentPeriodEnd = "current_period_end"
+        case currentPeriodStart = "current_period_start"
         case cancelAtPeriodEnd = "cancel_at_period_end"
         case cancelAt = "cancel_at"
         case canceledAt = "canceled_at"
@@ -90,10 +93,12 @@ extension StripeSubscription: Decodable {
         }
         let price: Price
         let currentPeriodEnd: Int64?
+        let currentPeriodStart: Int64?
 
         enum CodingKeys: String, CodingKey {
             case price
             case currentPeriodEnd = "current_period_end"
+            case currentPeriodStart = "current_period_start"
         }
     }
 
@@ -111,6 +116,11 @@ extension StripeSubscription: Decodable {
             currentPeriodEnd = StripeJSON.date(itemEnd)
         } else {
             currentPeriodEnd = try container.stripeDateIfPresent(.currentPeriodEnd)
+        }
+        if let itemStart = items.compactMap(\.currentPeriodStart).max() {
+            currentPeriodStart = StripeJSON.date(itemStart)
+        } else {
+            currentPeriodStart = try container.stripeDateIfPresent(.currentPeriodStart)
         }
         cancelAtPeriodEnd = try container.decodeIfPresent(Bool.self, forKey: .cancelAtPeriodEnd) ?? false
         cancelAt = try container.stripeDateIfPresent(.cancelAt)

@@ -6,7 +6,9 @@ import Storage
 
 /// Keeps Stripe purchases true from verified webhook events (and the same events read back by the
 /// reconciler): completes paid checkouts and applies subscription, invoice, refund and dispute
-/// events, never moving a purchase back in time. Every snapshot an event makes carries the
+/// events, never moving a purchase back in time. A purchase made under a link-out token also gets
+/// its renewals and refunds queued for the platform's report (`StripeLinkOutReports`), in the
+/// transaction that applies them. Every snapshot an event makes carries the
 /// event's `created`, the time Stripe says the change happened (never an object's own `created`:
 /// a refunded Charge's is when it was paid). Each event is applied once (its id recorded in the
 /// same transaction as its effect).
@@ -37,11 +39,14 @@ public struct ApplyStripeEvent: Sendable {
     let logger: Logger
     let events: EventQueue
     let vouching: StripeVouching
+    /// Called after a commit that may have queued a link-out report (wakes the report worker).
+    let linkOutQueued: @Sendable () -> Void
 
     public init(
         database: Database, stripe: StripeClient, webhookSecret: String? = nil, completeCheckout: CompleteCheckout, vouching: StripeVouching,
-        logger: Logger, events: EventQueue = .disabled
+        logger: Logger, events: EventQueue = .disabled, linkOutQueued: @escaping @Sendable () -> Void = {}
     ) {
+        self.linkOutQueued = linkOutQueued
         self.webhookSecret = webhookSecret
         self.vouching = vouching
         self.events = events
@@ -127,7 +132,7 @@ public struct ApplyStripeEvent: Sendable {
             let snapshot = subscription.snapshot(observedAt: event.created, purchaserEmail: invoice.customerEmail)
             let events = self.events
             let vouching = self.vouching
-            return try await record(event, now: now) { connection in
+            let outcome = try await record(event, now: now) { connection in
                 try Self.requireVouched(snapshot, vouching, on: connection)
                 let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
                 try events.purchaseApplied(applied, on: connection, now: now)
@@ -136,11 +141,17 @@ public struct ApplyStripeEvent: Sendable {
                 for alias in [invoice.id, invoice.paymentIntentID].compactMap({ $0 }) {
                     try PurchaseRepository.addAlias(platform: .stripe, alias: alias, purchaseID: applied.purchase.id, on: connection)
                 }
+                try StripeLinkOutReports.invoicePaid(
+                    invoice, subscription: subscription, purchase: applied.purchase, paidAt: event.created, on: connection, now: now)
             }
+            if outcome == .applied { linkOutQueued() }
+            return outcome
         case .chargeRefunded(let charge):
-            // A partial refund changes nothing; a full one ends what the charge paid for.
-            guard charge.isFullyRefunded else { return try await record(event, now: now) { _ in } }
-            return try await endPaidAccess(event, references: [charge.paymentIntentID, charge.invoiceID], now: now)
+            // A full refund ends what the charge paid for; a partial one changes no access. Both
+            // are reported when the purchase was made under a link-out token.
+            return try await endPaidAccess(
+                event, references: [charge.paymentIntentID, charge.invoiceID], endsAccess: charge.isFullyRefunded,
+                refundedTotal: charge.amountRefunded, now: now)
         case .disputeClosed(let dispute):
             // A lost chargeback returned the money: it counts as a refund. Won or withdrawn: nothing.
             guard dispute.isLost else { return try await record(event, now: now) { _ in } }
@@ -154,16 +165,18 @@ public struct ApplyStripeEvent: Sendable {
                     // Stripe does not show that charge (another account's, a restricted key).
                 }
             }
-            return try await endPaidAccess(event, references: references, now: now)
+            return try await endPaidAccess(event, references: references, endsAccess: true, refundedTotal: nil, now: now)
         case .unhandled:
             return try await record(event, now: now) { _ in }
         }
     }
 
-    /// Marks the purchase one of `references` names (payment intent, invoice) refunded, as of the
-    /// event's time: the change happened when the event says, whatever the charge's own age. A
-    /// subscription's charge names only its payment intent: the invoice it paid is asked of Stripe.
-    private func endPaidAccess(_ event: StripeEvent, references: [String?], now: Date) async throws -> Outcome {
+    /// Marks the purchase one of `references` names (payment intent, invoice) refunded when
+    /// `endsAccess`, as of the event's time: the change happened when the event says, whatever the
+    /// charge's own age. A subscription's charge names only its payment intent: the invoice it
+    /// paid is asked of Stripe. The refund (`refundedTotal` returned so far; nil: all) is queued
+    /// for the link-out report of the payment it refunds.
+    private func endPaidAccess(_ event: StripeEvent, references: [String?], endsAccess: Bool, refundedTotal: Int?, now: Date) async throws -> Outcome {
         if try await webhookEvents.seen(event.id) { return .duplicate }
         let logger = self.logger
         let events = self.events
@@ -178,14 +191,17 @@ public struct ApplyStripeEvent: Sendable {
                 // Stripe refused the lookup (a key without that permission): nothing more to go on.
             }
         }
-        return try await record(event, now: now) { [references] connection in
+        let outcome = try await record(event, now: now) { [references] connection in
             guard let found = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
                 logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
                 return
             }
-            // Read again under the purchase's lock (READ COMMITTED): the change time below is
-            // computed from what the purchase's last writer committed.
+            // Read again under the purchase's lock (READ COMMITTED): the change time below, and what
+            // earlier refunds reported, are what the purchase's last writer committed.
             try PurchaseRepository.lock(platform: .stripe, externalID: found.externalID, on: connection)
+            try StripeLinkOutReports.refunded(
+                found, references: references, refundedTotal: refundedTotal, refundedAt: event.created, on: connection, now: now)
+            guard endsAccess else { return }
             let purchase = try PurchaseRepository.require(id: found.id, on: connection)
             // A one-time purchase is paid once: its refund is final, even when the purchase was
             // recorded after the refund happened (the success page read before the event came).
@@ -196,6 +212,8 @@ public struct ApplyStripeEvent: Sendable {
                 expiresAt: purchase.expiresAt, environment: purchase.environment, observedAt: changedAt)
             try events.purchaseApplied(try PurchaseRepository.apply(refunded, on: connection, now: now), on: connection, now: now)
         }
+        if outcome == .applied { linkOutQueued() }
+        return outcome
     }
 
     /// A subscription becomes (or stays) a purchase only when this deployment vouches for it.

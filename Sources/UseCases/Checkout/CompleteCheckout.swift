@@ -23,12 +23,15 @@ public struct CompleteCheckout: Sendable {
     let vouching: StripeVouching
     /// Redirect mode: where the success page sends the buyer instead of showing the code.
     let redirects: CheckoutRedirects
+    /// Called after a commit that queued a link-out report (wakes the report worker).
+    let linkOutQueued: @Sendable () -> Void
 
     public init(
         database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail, vouching: StripeVouching,
-        redirects: CheckoutRedirects = CheckoutRedirects()
+        redirects: CheckoutRedirects = CheckoutRedirects(), linkOutQueued: @escaping @Sendable () -> Void = {}
     ) {
         self.redirects = redirects
+        self.linkOutQueued = linkOutQueued
         self.database = database
         self.stripe = stripe
         self.completion = completion
@@ -36,7 +39,8 @@ public struct CompleteCheckout: Sendable {
         self.vouching = vouching
     }
 
-    /// Completes a paid session in one transaction. `session` must carry its subscription
+    /// Completes a paid session in one transaction, which also queues the link-out report of its
+    /// first payment when the checkout carried a platform token. `session` must carry its subscription
     /// (expanded or fetched) in subscription mode. `changedAt` is when the provider says the
     /// checkout completed (a webhook event's `created`); nil when read from Stripe now (the
     /// success page), whose state is as of `now`.
@@ -55,7 +59,7 @@ public struct CompleteCheckout: Sendable {
         let codeMail = self.codeMail
         let vouching = self.vouching
         // READ COMMITTED: `CheckoutCompletion.complete` locks the purchase before reading it.
-        let result = try await database.write(isolation: .readCommitted) { connection -> Completion in
+        let (result, reported) = try await database.write(isolation: .readCommitted) { connection -> (Completion, Bool) in
             let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
             guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, changedAt: changedAt ?? now) else {
                 throw CheckoutCompletion.Unusable(sessionID: session.id)
@@ -70,10 +74,13 @@ public struct CompleteCheckout: Sendable {
             if let issued = completed.issued, let email = completed.purchase.purchaserEmail {
                 try codeMail.queueIssued(issued, purchase: completed.purchase, to: email, on: connection)
             }
+            let reported = try StripeLinkOutReports.checkoutPaid(
+                session, subscription: subscription, purchase: completed.purchase, paidAt: changedAt ?? now, on: connection, now: now)
             let code = completed.code.status == .revoked ? nil : try CodeRepository.reveal(completed.code, vault: completion.vault)
-            return Completion(completed: completed, code: code)
+            return (Completion(completed: completed, code: code), reported)
         }
         if result.completed.issued != nil { codeMail.queued() }
+        if reported { linkOutQueued() }
         return result
     }
 

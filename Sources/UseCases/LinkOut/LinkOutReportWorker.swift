@@ -3,15 +3,18 @@ import Foundation
 import Integrations
 import Logging
 import Storage
+import Synchronization
 
 /// Sends the queued link-out reports (`LinkOutReportStore`) to Apple and Google.
 ///
 /// `run()` first returns reports left `sending` by a stopped process to `pending` (SQLite; on
 /// PostgreSQL the claim's lease does it), then claims due reports a batch at a time, sends each
 /// with the sender of its platform, and records the outcome: sent; pending again after a backoff
-/// for a retryable failure (an outage, 429, 5xx) until `retention` after the report was queued;
-/// failed for any other answer (the platform refused it: an operator sees why in
-/// `tollgate admin reports`). A crash between the platform's answer and its recording sends that
+/// for a retryable failure (an outage, 429, 5xx, missing credentials) until `deadline` after the
+/// report was queued; failed for a refusal (`ExternalReportError`: the report is unusable or the
+/// platform refused it; an operator sees why in `tollgate admin reports`). Every
+/// `unpurchasedInterval` it also queues the reports of Apple tokens that led to nothing
+/// (`queueUnpurchased()`). A crash between the platform's answer and its recording sends that
 /// report again with the same `request_id`, which the platforms treat as the same report.
 public final class LinkOutReportWorker: Sendable {
     /// How the worker paces itself.
@@ -22,17 +25,23 @@ public final class LinkOutReportWorker: Sendable {
         /// How long a report that keeps failing is retried before it is failed.
         public var deadline: TimeInterval = 30 * 86_400
         public var retry = EventRetryPolicy()
+        /// How often Apple tokens that led to nothing are looked for (`queueUnpurchased()`).
+        public var unpurchasedInterval: TimeInterval = 3600
+        /// How many such tokens one look queues at most.
+        public var unpurchasedBatch = 500
 
         public init() {}
     }
 
-    private let database: Database
+    let database: Database
     private let senders: [LinkOutPolicy.Reporting: any LinkOutReportSender]
     private let vault: LinkOutTokenVault
-    private let configuration: Configuration
-    private let logger: Logger
-    private let now: @Sendable () -> Date
+    let configuration: Configuration
+    let logger: Logger
+    let now: @Sendable () -> Date
     private let signal = WakeSignal()
+    /// When `queueUnpurchased()` last ran.
+    let lastUnpurchasedLook = Mutex<Date?>(nil)
 
     public init(
         database: Database, senders: [LinkOutPolicy.Reporting: any LinkOutReportSender], vault: LinkOutTokenVault,
@@ -57,6 +66,7 @@ public final class LinkOutReportWorker: Sendable {
         }
         await withTaskCancellationHandler {
             while !signal.isStopped {
+                await queueUnpurchasedIfDue()
                 if await sendDue() == 0 { await signal.wait(upTo: await sleepDuration()) }
             }
         } onCancel: {
@@ -112,6 +122,8 @@ public final class LinkOutReportWorker: Sendable {
             return .sent
         } catch let error as UpstreamError {
             return failure(report, error: error.message, retryable: error.retryable)
+        } catch let error as ExternalReportError {
+            return failure(report, error: error.description, retryable: false)
         } catch let waiting as Waiting {
             return failure(report, error: waiting.description, retryable: true)
         } catch {
@@ -128,18 +140,21 @@ public final class LinkOutReportWorker: Sendable {
         }
         let token = try LinkOutTokenRepository.open(record, vault: vault, on: connection)
         var first: String?
+        var firstLine: String?
         var refunded: String?
         if let purchaseID = report.purchaseID, report.kind != .purchase {
             let payment = try LinkOutReportStore.firstPayment(purchaseID: purchaseID, on: connection)
             try Self.requireSent(payment?.status, of: report, what: "the purchase's first payment report")
             first = payment?.requestID
+            firstLine = try payment.flatMap { try LinkOutReportStore.lines(naturalKey: $0.naturalKey, on: connection)?.first?.lineID }
             if report.kind == .refund, let paidLine = report.lines.first?.referenceLineID {
                 let paid = try LinkOutReportStore.payment(purchaseID: purchaseID, lineID: paidLine, on: connection)
                 try Self.requireSent(paid?.status, of: report, what: "the report of the payment it refunds")
                 refunded = paid?.requestID
             }
         }
-        return LinkOutReportContext(token: token, tokenRecord: record, firstPaymentRequestID: first, refundedRequestID: refunded)
+        return LinkOutReportContext(
+            token: token, tokenRecord: record, firstPaymentRequestID: first, refundedRequestID: refunded, firstPaymentLineID: firstLine)
     }
 
     /// A report that must wait for another to be accepted first (retried later).

@@ -10,6 +10,8 @@ import Storage
 /// the same transaction as its effect, so a repeat does nothing. The snapshot's `observedAt` is
 /// the notification's `signedDate`: older news never moves a purchase back. An unlinked purchase
 /// whose `appAccountToken` is one of our accounts' obfuscated ids is linked to that account.
+/// `EXTERNAL_PURCHASE_TOKEN` / `UNREPORTED` makes a link-out token without a report reported
+/// (`UNRECOGNIZED_TOKEN` for one Tollgate never kept).
 ///
 /// A notification Tollgate can verify but not use is acknowledged and stored nowhere (a `4xx`
 /// would make Apple retry it for days): one whose chain and signature verify but that belongs to
@@ -34,11 +36,17 @@ public struct ApplyAppleNotification: Sendable {
     let logger: Logger
     let events: EventQueue
     let durations: ProductDurations
+    /// Called after a commit that may have queued a link-out report (wakes the report worker).
+    let linkOutQueued: @Sendable () -> Void
+    /// Seals the row of a token Apple told of that Tollgate never kept; nil: such tokens are not reported.
+    let linkOutVault: LinkOutTokenVault?
 
     public init(
         verifier: AppStoreSignedDataVerifier?, database: Database, logger: Logger, durations: ProductDurations = ProductDurations(days: [:]),
-        events: EventQueue = .disabled
+        events: EventQueue = .disabled, linkOutVault: LinkOutTokenVault? = nil, linkOutQueued: @escaping @Sendable () -> Void = {}
     ) {
+        self.linkOutQueued = linkOutQueued
+        self.linkOutVault = linkOutVault
         self.durations = durations
         self.verifier = verifier
         webhookEvents = WebhookEvents(database: database, source: "apple")
@@ -82,12 +90,15 @@ public struct ApplyAppleNotification: Sendable {
         }
         let type = notification.notificationType + (notification.subtype.map { "/" + $0 } ?? "")
         let events = self.events
+        let vault = linkOutVault
         let applied = try await webhookEvents.record(uuid, type: type, now: now) { connection in
+            if try Self.reportUnreportedToken(notification, vault: vault, on: connection, now: now) { return }
             guard let snapshot else { return }
             let result = try PurchaseRepository.apply(snapshot, on: connection, now: now)
             try events.purchaseApplied(result, on: connection, now: now)
             try PurchaseClaim.linkByOwnerHint(result.purchase, events: events, on: connection, now: now)
         }
+        if applied, notification.notificationType == "EXTERNAL_PURCHASE_TOKEN" { linkOutQueued() }
         logger.info("apple_notification", [
             ("uuid", .string(uuid)), ("type", .string(type)), ("duplicate", .bool(!applied)), ("changes_state", .bool(snapshot != nil)),
         ])

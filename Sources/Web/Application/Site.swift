@@ -146,7 +146,8 @@ public struct Site: Sendable {
             outboxDepth: { [outbox = operations.outbox] in try await outbox.depth() },
             openConnections: operations.openConnections, events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
-            }, retention: operations.retentionStats, reconcile: operations.reconcileStats, now: now
+            }, retention: operations.retentionStats, reconcile: operations.reconcileStats,
+            linkOut: LinkOutMetrics(operations: cases.operatorActions), now: now
         ).add(to: &open)
                 let home: [String: TemplateValue] = settings.demoHome.map { demo in
             ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
@@ -203,6 +204,7 @@ public struct Site: Sendable {
         AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
+        AdminReportRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
         AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: settings.reconcileIntervalSeconds, now: now).add(to: &admin)
 

@@ -22,6 +22,8 @@ struct OperationsRoutes {
     var retention: RetentionStats?
     /// What the reconciler found, when it runs.
     var reconcile: ReconcileStats?
+    /// Link-out reports owed to the platforms.
+    var linkOut: LinkOutMetrics?
     var now: @Sendable () -> Date = { Date() }
 
     func add(to group: inout RouteGroup) {
@@ -37,7 +39,7 @@ struct OperationsRoutes {
                 throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "The database does not accept writes.")
             }
         }
-        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention, reconcile, now] _, _ in
+        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention, reconcile, linkOut, now] _, _ in
             var text = PrometheusText()
             ProcessMetrics.write(to: &text)
             metrics.write(to: &text)
@@ -52,6 +54,7 @@ struct OperationsRoutes {
             if let events { try await events.write(to: &text) }
             if let retention { Self.write(retention.snapshot(), to: &text) }
             if let reconcile { ReconcileMetrics.write(reconcile, now: now(), to: &text) }
+            if let linkOut { try await linkOut.write(to: &text, now: now()) }
             return .text(text.text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
     }

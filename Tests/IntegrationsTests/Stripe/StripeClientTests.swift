@@ -375,6 +375,7 @@ struct StripeClientTests {
         }
         #expect(decodedInvoice.subscriptionID == subscriptionID)
         #expect(decodedInvoice.periodEnd == subscription?.currentPeriodEnd)
+        #expect(decodedInvoice.periodStart != nil && decodedInvoice.periodStart == subscription?.currentPeriodStart)
 
         let other = fake.webhook(type: "customer.subscription.deleted", object: try #require(fake.subscriptionObject(id: subscriptionID)), created: now, secret: "whsec_other")
         #expect(throws: StripeWebhookError.noMatchingSignature) {

@@ -168,7 +168,7 @@ struct StripeEventTests {
         #expect(direct.amountTax == 1_424_534_716)
     }
 
-    @Test("fixture_subscription.json: period end from the item, price id, cancellation")
+    @Test("fixture_subscription.json: period start and end from the item, price id, cancellation")
     func fixtureSubscription() throws {
         let event = try Self.wrapped("fixture_subscription.json", type: "customer.subscription.updated")
         guard case .subscriptionUpdated(let subscription) = event.payload else {
@@ -179,12 +179,13 @@ struct StripeEventTests {
         #expect(subscription.customerID == "cus_QXg1o8vcGmoR32")
         #expect(subscription.priceIDs == ["price_1PgafmB7WZ01zgkW6dKueIc5"])
         #expect(subscription.currentPeriodEnd == Self.date(976_287_773))
+        #expect(subscription.currentPeriodStart == Self.date(1_896_570_518))
         #expect(subscription.cancelAtPeriodEnd)
         #expect(subscription.cancelAt == Self.date(1_234_567_890))
         #expect(subscription.created == Self.date(1_234_567_890))
     }
 
-    @Test("fixture_invoice.json: subscription from parent, period end from the lines")
+    @Test("fixture_invoice.json: subscription from parent, period start and end from the lines")
     func fixtureInvoice() throws {
         let event = try Self.wrapped("fixture_invoice.json", type: "invoice.paid")
         guard case .invoicePaid(let invoice) = event.payload else {
@@ -193,7 +194,7 @@ struct StripeEventTests {
         }
         #expect(invoice.id == "in_1Pgc6tB7WZ01zgkWu9fdqL6I")
         #expect(invoice.subscriptionID == "subscription")
-        #expect(invoice.periodEnd == Self.date(1_721_954_054))
+        #expect(invoice.periodEnd == Self.date(1_721_954_054) && invoice.periodStart == Self.date(1_721_954_054))
         #expect(invoice.customerID == "cus_QXg1o8vcGmoR32")
         #expect(invoice.created == Self.date(1_234_567_890))
         #expect(invoice.total == 1000 && invoice.totalExcludingTax == 1000 && invoice.currency == "usd")

@@ -20,11 +20,14 @@ struct StoresHarness {
     static let appAppleID = 1_234_567_890
     static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
     static let keyID = "2X9R4HXF34"
+    static let stripeWebhookSecret = "whsec_test_secret"
 
     let clock = TestClock()
     let files: TemporaryDirectory
     let pki: FakeApplePKI
     let apple: FakeAppStoreServer
+    /// Apple's External Purchase Server API (link-out reports), same credentials as `apple`.
+    let externalPurchase: FakeAppleExternalPurchase
     let google: FakeGooglePlay
     let stripe: FakeStripe
     let app: TestApp
@@ -36,11 +39,12 @@ struct StoresHarness {
         pki = try await FakeApplePKI.shared()
         let keyPath = SharedVectors.url("apple/certs/testSigningKey.p8").path
         let apiKey = try SigningKey(pem: try String(contentsOfFile: keyPath, encoding: .utf8))
-        apple = try FakeAppStoreServer(
-            credentials: .init(issuerID: Self.issuerID, keyID: Self.keyID, bundleID: Self.bundleID, publicKey: try apiKey.verificationKey()),
-            sharedSecret: Self.sharedSecret, clock: clock.function)
+        let credentials = FakeAppStoreServer.Credentials(
+            issuerID: Self.issuerID, keyID: Self.keyID, bundleID: Self.bundleID, publicKey: try apiKey.verificationKey())
+        apple = try FakeAppStoreServer(credentials: credentials, sharedSecret: Self.sharedSecret, clock: clock.function)
+        externalPurchase = try FakeAppleExternalPurchase(credentials: credentials, clock: clock.function)
         google = try FakeGooglePlay(packageName: Self.bundleID, now: clock.function)
-        stripe = try FakeStripe(webhookSecret: "whsec_test_secret", knownPrices: ["price_monthly"], now: clock.function)
+        stripe = try FakeStripe(webhookSecret: Self.stripeWebhookSecret, knownPrices: ["price_monthly"], now: clock.function)
         let rootPath = files.path + "/root.cer"
         try Data(pki.root.der).write(to: URL(fileURLWithPath: rootPath))
         let serviceAccount = try google.writeServiceAccountFile(in: URL(fileURLWithPath: files.path))
@@ -52,7 +56,7 @@ struct StoresHarness {
                 "lifetime": ["com.example.lifetime", "coins_lifetime"],
             ],
             "products": ["com.example.monthly", "com.example.lifetime", "pro_monthly"],
-            "stripe": ["secret_key": "sk_test_fake_123", "api_base": stripe.baseURL],
+            "stripe": ["secret_key": "sk_test_fake_123", "api_base": stripe.baseURL, "webhook_secret": Self.stripeWebhookSecret],
             "app": [
                 "name": "Example", "scheme": "exampleapp",
                 "ios": ["bundle_id": Self.bundleID, "app_apple_id": Self.appAppleID],
@@ -65,6 +69,8 @@ struct StoresHarness {
                 "api": [
                     "issuer_id": Self.issuerID, "key_id": Self.keyID, "private_key_path": keyPath,
                     "base_url": apple.productionBaseURL.absoluteString, "sandbox_base_url": apple.sandboxBaseURL.absoluteString,
+                    "external_purchase_base_url": externalPurchase.productionBaseURL.absoluteString,
+                    "external_purchase_sandbox_base_url": externalPurchase.sandboxBaseURL.absoluteString,
                 ],
             ],
             "google": ["service_account_path": serviceAccount.path, "api_base": google.baseURL, "rtdn_token": Self.rtdnToken],
@@ -75,6 +81,7 @@ struct StoresHarness {
 
     func stop() async {
         await apple.stop()
+        await externalPurchase.stop()
         await google.stop()
         await stripe.stop()
     }
@@ -97,6 +104,14 @@ struct StoresHarness {
             purchaseDate: signedAt.addingTimeInterval(-60), expiresDate: expires,
             type: expires == nil ? "Non-Consumable" : "Auto-Renewable Subscription", environment: environment,
             appAccountToken: appAccountToken, revocationDate: revokedAt, revocationReason: revocationReason, signedDate: signedAt)
+    }
+
+    // MARK: Stripe
+
+    /// Delivers an event the fake Stripe recorded to `/webhooks/stripe`, signed now.
+    func deliver(_ event: FakeStripe.Event) async -> HTTPResponse {
+        let signature = FakeStripe.signatureHeader(body: event.body, timestamp: Int(clock.now.timeIntervalSince1970), secret: Self.stripeWebhookSecret)
+        return await app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": signature, "Content-Type": "application/json"], bytes: event.body)
     }
 
     // MARK: Google

@@ -246,4 +246,7 @@ public final class FakeGooglePlay: Sendable {
     public func setRejectAllBearerTokens(_ on: Bool) { core.state.withLock { $0.rejectAllBearers = on } }
     /// Delays every token endpoint answer (to exercise concurrent callers).
     public func setTokenEndpointDelay(_ delay: Duration) { core.state.withLock { $0.tokenDelay = delay } }
+
+    /// Makes every Play Developer API call wait `delay` before it is answered (a slow Google).
+    public func setAPIDelay(_ delay: Duration) { core.state.withLock { $0.apiDelay = delay } }
 }

@@ -70,6 +70,8 @@ final class FakeGooglePlayCore: Sendable {
         var tokenLifetime = 3599
         var tokenLifetimeAsString = false
         var tokenDelay: Duration = .zero
+        /// How long each Play Developer API call waits before it is answered.
+        var apiDelay: Duration = .zero
         var tokenRequests = 0
         var tokenRejections: [String] = []
         var apiRequests = 0
@@ -101,10 +103,10 @@ final class FakeGooglePlayCore: Sendable {
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let isToken = request.path == "/token"
         let isAPI = request.path.hasPrefix("/androidpublisher/v3/applications/")
-        let (outage, delay) = state.withLock { state in
+        let (outage, delay, apiDelay) = state.withLock { state in
             if isToken { state.tokenRequests += 1 }
             if isAPI { state.apiRequests += 1 }
-            return (state.outage, state.tokenDelay)
+            return (state.outage, state.tokenDelay, state.apiDelay)
         }
         if outage {
             return Self.googleError(503, "The service is currently unavailable.", reason: "backendError", status: "UNAVAILABLE")
@@ -114,6 +116,7 @@ final class FakeGooglePlayCore: Sendable {
             return tokenEndpoint(request)
         }
         if isAPI {
+            if apiDelay > .zero { try? await Task.sleep(for: apiDelay) }
             guard isAuthorized(request) else {
                 var response = Self.googleError(
                     401, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
