@@ -90,8 +90,11 @@ import TestSupport
         async let a: Void = Self.crossing(first, (1, 2), runs: runs, mine: firstLocked, theirs: secondLocked)
         async let b: Void = Self.crossing(second, (2, 1), runs: runs, mine: secondLocked, theirs: firstLocked)
         _ = try await (a, b)
-        #expect(runs.count.load(ordering: .relaxed) == 3, "one of the two ran again")
-        #expect(first.conflictRetries + second.conflictRetries == 1)
+        // The loser runs again (on a loaded machine a rerun may meet the winner once more, so
+        // more than one rerun is allowed); every run beyond the first two is a counted rerun.
+        let retries = first.conflictRetries + second.conflictRetries
+        #expect(retries >= 1, "one of the two ran again")
+        #expect(runs.count.load(ordering: .relaxed) == 2 + retries)
         let values = try first.readSync { try $0.query("SELECT value FROM counter ORDER BY id").map { try $0.int("value") } }
         #expect(values == [11, 11], "each transaction's two updates, once")
     }
