@@ -20,6 +20,8 @@ struct WebhookStormTests {
     static let senders = 16
     /// `database.max_connections` on PostgreSQL (the pool beside the HTTP sockets).
     static let pool = 6
+    /// `URLSessionHTTPClient.maxConnectionsPerHost`: the connections to Stripe a server may open.
+    static let stripeConnections = 6
 
     @Test("On SQLite: no 503, sockets bounded, closed ones released within 1 s")
     func stormOnSQLite() async throws {
@@ -87,8 +89,11 @@ struct WebhookStormTests {
         #expect(outcome.undelivered == 0 && outcome.statuses[200] == deliveries.count, "every delivery answered 200 once: \(figures)")
         for (pid, held) in zip(pids, before) {
             // Beside what it held before (its listener, idle connections to Stripe, its pool so
-            // far): two sockets per sender at most, and the rest of its database pool.
-            #expect((highest[pid] ?? 0) - held <= 2 * senders + pool, "at most two sockets per sender, plus the pool: \(figures)")
+            // far): two sockets per sender at most, the rest of its database pool, and the
+            // connections to Stripe it may open during the storm (URLSessionHTTPClient's
+            // per-host cap, 6: a loaded machine saw two more than the other bounds allow).
+            #expect((highest[pid] ?? 0) - held <= 2 * senders + pool + Self.stripeConnections,
+                    "at most two sockets per sender, plus the pool and Stripe's: \(figures)")
         }
         #expect(drain.map { $0 <= 1 } ?? false, "closed connections released within 1 s of the last delivery: \(figures)")
 

@@ -11,9 +11,14 @@ public final class URLSessionHTTPClient: OutboundHTTPClient {
     /// Names the API in errors (`stripe`, `app_store`, ...).
     public let service: String
 
+    /// Connections open to one host at most (URLSession's default on Linux, stated): a burst of
+    /// requests to Stripe waits for one of these rather than opening a socket each.
+    public static let maxConnectionsPerHost = 6
+
     public init(service: String) {
         self.service = service
         let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = Self.maxConnectionsPerHost
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
