@@ -39,7 +39,7 @@ struct PasswordRoutes {
             if let rejection = try await setPassword.set(password, token: token, now: now()) { return try expired(rejection, token: token) }
             var values: [String: TemplateValue] = [:]
             if let link = links.app("auth/signed-out") { values["app_link"] = .string(link) }
-            return try pages.render("set_password_done", title: "Password set", values)
+            return try pages.render("set_password_done", values)
         }
     }
 
@@ -48,22 +48,20 @@ struct PasswordRoutes {
             "action": "/auth/password/reset", "token": .string(token), "min_length": .int(SetPassword.minimumLength),
         ]
         if let error { values["error"] = .string(error) }
-        return try pages.render("set_password", title: "Set your password", status: status, values)
+        return try pages.render("set_password", status: status, values)
     }
 
     /// 410 for a used or expired link; 400 when the link carries no token at all (cut short).
     private func expired(_ rejection: LinkRejection, token: String) throws -> HTTPResponse {
         let incomplete = token.isEmpty
         return try pages.render(
-            "link_expired", title: incomplete ? "This link is incomplete" : "This link no longer works",
+            "link_expired", title: incomplete ? .titleLinkIncomplete : .titleLinkDead,
             status: incomplete ? .badRequest : HTTPStatus(code: 410),
             [
-                "what": "password link",
-                "advice": .string(
-                    (incomplete
-                        ? "It is missing its last part: open it again from the email. "
-                        : rejection == .used ? "It was already used. " : "It has expired or is incomplete. ")
-                        + "Sign in with your email in the app to get a new one."),
+                "heading": .string(pages.text(.linkPassword, language: nil)),
+                "advice": .string(pages.text(
+                    incomplete ? .advicePasswordIncomplete : rejection == .used ? .advicePasswordUsed : .advicePasswordExpired,
+                    language: nil)),
             ])
     }
 }

@@ -55,7 +55,7 @@ struct WebAccountRoutes {
             _ = try await delete.signedIn(.webSession(cookie), now: now())
             let answer: HTTPResponse
             if request.headers["Accept"]?.contains("text/html") == true {
-                answer = try pages.render("account_deleted", title: "Account deleted")
+                answer = try pages.render("account_deleted", title: .titleAccountDeleted)
             } else {
                 answer = .json { $0.string("status", "deleted") }
             }
@@ -90,7 +90,7 @@ struct WebAccountRoutes {
         ]
         if let notice { values["notice"] = .string(notice) }
         if let error { values["error"] = .string(error) }
-        var response = try pages.render("account", title: "Your account", status: status, values)
+        var response = try pages.render("account", title: .titleAccount, status: status, values)
         response.headers.set("Content-Security-Policy", SecurityHeaders.contentSecurityPolicy(formActions: Self.billingOrigins))
         response.headers.set("Cache-Control", "no-store")
         return response

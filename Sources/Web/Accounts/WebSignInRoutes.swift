@@ -49,7 +49,7 @@ struct WebSignInRoutes {
             let token = request.queryParameter("token") ?? ""
             if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection) }
             let visitor = try gate.visitor(request)
-            let page = try pages.render("account_sign_in_link", title: "Sign in", [
+            let page = try pages.render("account_sign_in_link", title: .titleSignIn, [
                 "token": .string(token), "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
             ])
             return gate.withVisitor(page, visitor)
@@ -106,7 +106,7 @@ struct WebSignInRoutes {
         case .signedIn(let issued):
             return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
         case .passwordNotSet:
-            return try pages.render("account_link_sent", title: "Check your email", [
+            return try pages.render("account_link_sent", title: .titleCheckEmail, [
                 "masked_email": .string(EmailMask.mask(email)), "password_not_set": true,
             ])
         case .refused:
@@ -125,7 +125,7 @@ struct WebSignInRoutes {
             "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
         ]
         if let codeError { values["code_error"] = .string(codeError) }
-        return gate.withVisitor(try pages.render("account_link_sent", title: "Check your email", status: status, values), visitor)
+        return gate.withVisitor(try pages.render("account_link_sent", title: .titleCheckEmail, status: status, values), visitor)
     }
 
     /// The sign-in page, bound to the visitor cookie (set here when the browser has none).
@@ -138,17 +138,17 @@ struct WebSignInRoutes {
             "email": .string(email ?? ""), "signed_out": .bool(request.queryParameter("signed_out") != nil),
         ]
         if let error { values["error"] = .string(error) }
-        return gate.withVisitor(try pages.render("account_sign_in", title: "Sign in", status: status, values), visitor)
+        return gate.withVisitor(try pages.render("account_sign_in", title: .titleSignIn, status: status, values), visitor)
     }
 
     private func expired(token: String, _ rejection: WebSignIn.LinkRejection) throws -> HTTPResponse {
         try pages.render(
-            "link_expired", title: token.isEmpty ? "This link is incomplete" : "This sign-in link no longer works",
+            "link_expired", title: token.isEmpty ? .titleLinkIncomplete : .titleSignInLinkDead,
             status: token.isEmpty ? .badRequest : HTTPStatus(code: 410),
             [
-                "what": "sign-in link",
-                "advice": .string(rejection == .used ? "It was already used." : "It has expired or is incomplete."),
-                "retry_url": "/account/sign-in", "retry_label": "Get a new sign-in link",
+                "heading": .string(pages.text(.titleSignInLinkDead, language: nil)),
+                "advice": .string(pages.text(rejection == .used ? .adviceUsed : .adviceExpired, language: nil)),
+                "retry_url": "/account/sign-in", "retry_label": .string(pages.text(.retrySignIn, language: nil)),
             ])
     }
 

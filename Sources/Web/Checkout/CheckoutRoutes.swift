@@ -30,7 +30,7 @@ struct CheckoutRoutes {
                     if error.code == StartCheckout.unknownPriceCode { values["operator_hint"] = .string(error.message) }
                     if request.method == .get { values["retry_url"] = .string(request.target) }
                     if let link = links.app("checkout/cancel") { values["app_link"] = .string(link) }
-                    return try pages.render("checkout_unavailable", title: "Checkout is not available", status: .serviceUnavailable, values)
+                    return try pages.render("checkout_unavailable", status: .serviceUnavailable, values)
                 }
             }
         }
@@ -38,7 +38,7 @@ struct CheckoutRoutes {
         group.add(.get, "/checkout/cancel") { [pages, links] _, _ in
             var values: [String: TemplateValue] = [:]
             if let link = links.app("checkout/cancel") { values["app_link"] = .string(link) }
-            return try pages.render("checkout_cancel", title: "Checkout cancelled", values)
+            return try pages.render("checkout_cancel", values)
         }
     }
 
@@ -51,7 +51,7 @@ struct CheckoutRoutes {
         let completion: CompleteCheckout.Completion
         switch try await complete.landing(sessionID: sessionID, now: now()) {
         case .unpaid(let expired):
-            return try pages.render("checkout_pending", title: "Payment not completed", ["expired": .bool(expired)])
+            return try pages.render("checkout_pending", ["expired": .bool(expired)])
         case .redirect(let url):
             return .redirect(to: url)
         case .paid(let paid):
@@ -64,6 +64,6 @@ struct CheckoutRoutes {
         var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
         if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))
-        return try pages.render("success", title: "Thank you", values)
+        return try pages.render("success", values)
     }
 }

@@ -14,7 +14,7 @@ struct PageRoutes {
 
     func add(to group: inout RouteGroup) {
         group.add(.get, "/") { [pages, home] _, _ in
-            try pages.render("home", title: "Get back into your app", home)
+            try pages.render("home", home)
         }
         group.add(.get, "/static/{path*}") { [staticFiles] request, context in
             guard let response = staticFiles.response(for: context.parameters["path"] ?? "", request: request) else {
