@@ -375,5 +375,12 @@ public enum DomainMigrations {
             CREATE INDEX link_out_reports_purchase ON link_out_reports (purchase_id, kind);
             CREATE INDEX link_out_reports_created ON link_out_reports (created_at);
             """),
+        // The buyer's language (API.md "The buyer's language"): chosen once at /checkout/start,
+        // kept with the checkout and copied to its purchase when the checkout completes, so a
+        // resend or sign-in mail months later is written in it. NULL: the default language.
+        Migration(id: "0380_buyer_locale", sql: """
+            ALTER TABLE checkouts ADD COLUMN locale TEXT;
+            ALTER TABLE purchases ADD COLUMN locale TEXT;
+            """),
     ]
 }

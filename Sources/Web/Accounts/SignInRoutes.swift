@@ -39,9 +39,9 @@ struct SignInRoutes {
             }
             guard let code = try await signIn.authorizationCode(forLoginLink: token, codeChallenge: challenge, now: now())
             else {
-                return try pages.render("link_expired", title: .titleSignInLinkExpired, status: HTTPStatus(code: 410), [
-                    "heading": .string(pages.text(.titleSignInLinkDead, language: nil)),
-                    "advice": .string(pages.text(.adviceAppSignIn, language: nil)),
+                return try pages.render("link_expired", title: .titleSignInLinkExpired, language: pages.language(for: request), status: HTTPStatus(code: 410), [
+                    "heading": .string(pages.text(.titleSignInLinkDead, language: pages.language(for: request))),
+                    "advice": .string(pages.text(.adviceAppSignIn, language: pages.language(for: request))),
                 ])
             }
             let callback = links.app("auth/callback") ?? "tollgate://auth/callback"

@@ -47,9 +47,9 @@ struct WebSignInRoutes {
         }
         group.add(.get, "/account/sign-in/link") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
-            if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection) }
+            if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection, language: pages.language(for: request)) }
             let visitor = try gate.visitor(request)
-            let page = try pages.render("account_sign_in_link", title: .titleSignIn, [
+            let page = try pages.render("account_sign_in_link", title: .titleSignIn, language: pages.language(for: request), [
                 "token": .string(token), "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
             ])
             return gate.withVisitor(page, visitor)
@@ -59,7 +59,7 @@ struct WebSignInRoutes {
             let token = fields["token"] ?? ""
             switch try await signIn.signIn(link: token, now: now()) {
             case .success(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
-            case .failure(let rejection): return try expired(token: token, rejection)
+            case .failure(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
             }
         }
         group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit("web-sign-in-code", 20, per: 600)]) { [self] request, _ in
@@ -106,7 +106,7 @@ struct WebSignInRoutes {
         case .signedIn(let issued):
             return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
         case .passwordNotSet:
-            return try pages.render("account_link_sent", title: .titleCheckEmail, [
+            return try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), [
                 "masked_email": .string(EmailMask.mask(email)), "password_not_set": true,
             ])
         case .refused:
@@ -125,7 +125,7 @@ struct WebSignInRoutes {
             "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
         ]
         if let codeError { values["code_error"] = .string(codeError) }
-        return gate.withVisitor(try pages.render("account_link_sent", title: .titleCheckEmail, status: status, values), visitor)
+        return gate.withVisitor(try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), status: status, values), visitor)
     }
 
     /// The sign-in page, bound to the visitor cookie (set here when the browser has none).
@@ -138,17 +138,17 @@ struct WebSignInRoutes {
             "email": .string(email ?? ""), "signed_out": .bool(request.queryParameter("signed_out") != nil),
         ]
         if let error { values["error"] = .string(error) }
-        return gate.withVisitor(try pages.render("account_sign_in", title: .titleSignIn, status: status, values), visitor)
+        return gate.withVisitor(try pages.render("account_sign_in", title: .titleSignIn, language: pages.language(for: request), status: status, values), visitor)
     }
 
-    private func expired(token: String, _ rejection: WebSignIn.LinkRejection) throws -> HTTPResponse {
+    private func expired(token: String, _ rejection: WebSignIn.LinkRejection, language: String) throws -> HTTPResponse {
         try pages.render(
-            "link_expired", title: token.isEmpty ? .titleLinkIncomplete : .titleSignInLinkDead,
+            "link_expired", title: token.isEmpty ? .titleLinkIncomplete : .titleSignInLinkDead, language: language,
             status: token.isEmpty ? .badRequest : HTTPStatus(code: 410),
             [
-                "heading": .string(pages.text(.titleSignInLinkDead, language: nil)),
-                "advice": .string(pages.text(rejection == .used ? .adviceUsed : .adviceExpired, language: nil)),
-                "retry_url": "/account/sign-in", "retry_label": .string(pages.text(.retrySignIn, language: nil)),
+                "heading": .string(pages.text(.titleSignInLinkDead, language: language)),
+                "advice": .string(pages.text(rejection == .used ? .adviceUsed : .adviceExpired, language: language)),
+                "retry_url": "/account/sign-in", "retry_label": .string(pages.text(.retrySignIn, language: language)),
             ])
     }
 

@@ -1,3 +1,5 @@
+import Domain
+
 /// The catalog keys that Swift code, not a template, puts on a page: the titles of pages whose
 /// title the handler chooses and the texts a handler picks for a case (`templates/locales/`).
 /// Every other text is named by its template. The catalog test counts these as used.
@@ -23,4 +25,36 @@ public enum PageText: String, CaseIterable, Sendable {
     case adviceUsed = "link_expired.advice.used"
     case adviceExpired = "link_expired.advice.expired"
     case retrySignIn = "link_expired.retry_sign_in"
+
+    case noticeResent = "account.notice.resent"
+    case sourceWeb = "account.purchase.source_web"
+    case purchaseEnds = "account.purchase.ends"
+    case purchaseRenews = "account.purchase.renews"
+    case purchaseEnded = "account.purchase.ended"
+    case statusActive = "account.status.active"
+    case statusTrialing = "account.status.trialing"
+    case statusInGracePeriod = "account.status.in_grace_period"
+    case statusBillingRetry = "account.status.billing_retry"
+    case statusPaused = "account.status.paused"
+    case statusCanceled = "account.status.canceled"
+    case statusExpired = "account.status.expired"
+    case statusRefunded = "account.status.refunded"
+    case statusRevoked = "account.status.revoked"
+    case statusPending = "account.status.pending"
+
+    /// The words for a purchase's status on the account page.
+    static func status(_ status: PurchaseStatus) -> PageText {
+        switch status {
+        case .active: .statusActive
+        case .trialing: .statusTrialing
+        case .inGracePeriod: .statusInGracePeriod
+        case .billingRetry: .statusBillingRetry
+        case .paused: .statusPaused
+        case .canceled: .statusCanceled
+        case .expired: .statusExpired
+        case .refunded: .statusRefunded
+        case .revoked: .statusRevoked
+        case .pending: .statusPending
+        }
+    }
 }

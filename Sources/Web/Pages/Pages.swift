@@ -1,3 +1,4 @@
+import Domain
 import HTTPCore
 import HTTPRouting
 import Templating
@@ -10,6 +11,8 @@ public struct Pages: Sendable {
     public let templates: LocalizedTemplates
     /// Language → the values every page of that language gets.
     private let site: [String: [String: TemplateValue]]
+    /// Chooses the buyer's language among the catalogs.
+    public let buyerLanguage: BuyerLanguage
 
     public init(templates: LocalizedTemplates, appName: String, baseURL: String) {
         self.templates = templates
@@ -21,6 +24,16 @@ public struct Pages: Sendable {
             ]
         }
         self.site = site
+        buyerLanguage = BuyerLanguage(available: templates.languages, defaultLanguage: templates.defaultLanguage)
+    }
+
+    /// The language of a page for `request`: `kept` (the purchase's or checkout's, when the page
+    /// is about one), else the link's `?lang=` (mails' links carry the purchase's), when a
+    /// catalog serves it; else the browser's `Accept-Language`; else the default.
+    public func language(for request: HTTPRequest, kept: String? = nil) -> String {
+        let requested = kept ?? request.queryParameter("lang")
+        if let requested, let language = buyerLanguage.match(requested) { return language }
+        return buyerLanguage.choose(requested: nil, acceptLanguage: request.headers["Accept-Language"])
     }
 
     /// Renders template `name` in `language` (nil: the default language; a language without
