@@ -47,7 +47,7 @@ struct BuyerLanguageFlowTests {
     @Test("Without ?locale= the browser's Accept-Language decides; an unknown language falls back to the default")
     func acceptLanguage() async throws {
         let harness = try Self.harness()
-        let arabic = await harness.app.send(.get, "/checkout/start?plan=monthly", headers: ["Accept-Language": "fr-CH, ar;q=0.9, en;q=0.5"])
+        let arabic = await harness.app.send(.get, "/checkout/start?plan=monthly", headers: ["Accept-Language": "it-CH, ar;q=0.9, en;q=0.5"])
         #expect(arabic.status == .seeOther)
         #expect(try await Self.locale(harness, "SELECT locale FROM checkouts") == "ar")
         let home = await harness.app.send(.get, "/", headers: ["Accept-Language": "ar"])
@@ -85,5 +85,21 @@ struct BuyerLanguageFlowTests {
         let path = String(link.dropFirst("https://pay.example.com".count))
         let landing = await harness.app.send(.get, path, headers: ["Accept-Language": "en"])
         #expect(landing.text.contains(#"<html lang="ar" dir="rtl">"#), "the mail's link carries the purchase's language")
+    }
+}
+
+extension BuyerLanguageFlowTests {
+    @Test("A shipped language goes to Stripe as itself, and the pages after checkout speak it", arguments: [
+        ("de", "Vielen Dank!"), ("fr", "Merci !"), ("es", "¡Gracias!"), ("ja", "ご購入ありがとうございます"),
+    ])
+    func shipped(language: String, thanks: String) async throws {
+        let harness = try CheckoutHarness()
+        let id = try await harness.startCheckout("plan=monthly&app_user_id=user-1&email=buyer%40example.com&locale=\(language)")
+        #expect(harness.stripe.session(id: id)?.parameters["locale"]?.string == language)
+        try harness.pay(id)
+        let page = await harness.successPage(id)
+        #expect(page.status == .ok)
+        #expect(page.text.contains(#"<html lang="\#(language)" dir="ltr">"#))
+        #expect(page.text.replacingOccurrences(of: "\u{202F}", with: " ").contains(thanks), "\(page.text.prefix(1200))")
     }
 }

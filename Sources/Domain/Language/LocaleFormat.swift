@@ -5,19 +5,22 @@ import Foundation
 /// any other language gets the ISO form (`2026-11-21 18:00 UTC`) and plain digits grouped by
 /// none. Times are UTC and say so: a mail is read anywhere.
 public enum LocaleFormat {
-    /// A moment: `21 November 2026, 18:00 UTC` (en), `21. November 2026, 18:00 UTC` (de),
-    /// `21 novembre 2026 à 18:00 UTC` (fr), `21 de noviembre de 2026, 18:00 UTC` (es),
-    /// `2026年11月21日 18:00 UTC` (ja).
+    /// A moment: `21 November 2026, 9:05 UTC` (en), `21. November 2026, 09:05 UTC` (de),
+    /// `21 novembre 2026 à 09:05 UTC` (fr, `1er` for the first), `21 de noviembre de 2026, 9:05 UTC`
+    /// (es), `2026年11月21日 9:05 UTC` (ja), `2026-11-21 09:05 UTC` (any other).
     public static func dateTime(_ date: Date, language: String) -> String {
         let parts = UTCParts(date)
-        let time = "\(parts.hour):\(twoDigits(parts.minute)) UTC"
-        switch LanguageCode(language) {
+        let language = LanguageCode(language)
+        // CLDR's 24-hour times: German and French pad the hour ("09:05"), the others do not.
+        let hour = language == .de || language == .fr ? twoDigits(parts.hour) : String(parts.hour)
+        let time = "\(hour):\(twoDigits(parts.minute)) UTC"
+        switch language {
         case .en: return "\(parts.day) \(englishMonths[parts.month - 1]) \(parts.year), \(time)"
         case .de: return "\(parts.day). \(germanMonths[parts.month - 1]) \(parts.year), \(time)"
         case .fr: return "\(parts.day == 1 ? "1er" : String(parts.day)) \(frenchMonths[parts.month - 1]) \(parts.year) à \(time)"
         case .es: return "\(parts.day) de \(spanishMonths[parts.month - 1]) de \(parts.year), \(time)"
         case .ja: return "\(parts.year)年\(parts.month)月\(parts.day)日 \(time)"
-        case .other: return "\(parts.year)-\(twoDigits(parts.month))-\(twoDigits(parts.day)) \(time)"
+        case .other: return "\(parts.year)-\(twoDigits(parts.month))-\(twoDigits(parts.day)) \(twoDigits(parts.hour)):\(twoDigits(parts.minute)) UTC"
         }
     }
 
