@@ -31,11 +31,11 @@ struct PasswordRoutes {
             if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection, token: token, language: pages.language(for: request)) }
             guard (SetPassword.minimumLength...SetPassword.maximumLength).contains(password.count) else {
                 return try self.form(
-                    token: token, error: "Choose a password of at least \(SetPassword.minimumLength) characters.", status: .unprocessableContent,
+                    token: token, error: pages.text(.errorPasswordShort, language: pages.language(for: request), ["min_length": String(SetPassword.minimumLength)], count: SetPassword.minimumLength), status: .unprocessableContent,
                     language: pages.language(for: request))
             }
             if let confirmation = form["password_confirmation"], confirmation != password {
-                return try self.form(token: token, error: "The two passwords differ.", status: .unprocessableContent, language: pages.language(for: request))
+                return try self.form(token: token, error: pages.text(.errorPasswordsDiffer, language: pages.language(for: request)), status: .unprocessableContent, language: pages.language(for: request))
             }
             if let rejection = try await setPassword.set(password, token: token, now: now()) { return try expired(rejection, token: token, language: pages.language(for: request)) }
             var values: [String: TemplateValue] = [:]

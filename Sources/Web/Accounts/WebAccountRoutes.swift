@@ -48,7 +48,7 @@ struct WebAccountRoutes {
             if let session = try await gate.session(request) {
                 let fields = try gate.form(request, session: session)
                 guard fields["confirm"]?.trimmingCharacters(in: .whitespaces) == Self.deleteConfirmation else {
-                    return try await page(session, language: pages.language(for: request), error: "Type \(Self.deleteConfirmation) in capitals to delete your account.", status: .badRequest)
+                    return try await page(session, language: pages.language(for: request), error: pages.text(.errorDeleteWord, language: pages.language(for: request), ["delete_word": Self.deleteConfirmation]), status: .badRequest)
                 }
             }
             // Signed out already: a repeat with the same cookie finds the account it deleted, or is 401.

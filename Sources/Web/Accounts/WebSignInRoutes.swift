@@ -37,7 +37,7 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
-                return try form(request, next: next, email: fields["email"], error: "Enter the email address you bought with.", status: .badRequest)
+                return try form(request, next: next, email: fields["email"], error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             guard let password = fields["password"], !password.isEmpty else {
                 try await signIn.requestLink(email: email, now: now())
@@ -66,20 +66,19 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
-                return try form(request, next: next, error: "Enter the email address you bought with.", status: .badRequest)
+                return try form(request, next: next, error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             switch try await signIn.signIn(email: email, code: fields["code"] ?? "", now: now()) {
             case .success(let issued):
                 return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
             case .failure(.wrong(let remaining)):
-                let tries = remaining == 1 ? "1 more try" : "\(remaining) more tries"
                 return try linkSent(
                     request, email: email, next: next, status: .unauthorized,
-                    codeError: "That code is not the one we sent. You have \(tries) with it.")
+                    codeError: pages.text(.errorCodeWrong, language: pages.language(for: request), ["remaining": String(remaining)], count: remaining))
             case .failure(.noLiveCode):
                 return try form(
                     request, next: next, email: email,
-                    error: "That code no longer works (it expired, was used or was tried too often). Ask for a new email below.",
+                    error: pages.text(.errorCodeDead, language: pages.language(for: request)),
                     status: .unauthorized)
             }
         }
@@ -111,7 +110,7 @@ struct WebSignInRoutes {
             ])
         case .refused:
             for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
-            return try form(request, next: next, email: email, error: "That email and password do not match.", status: .unauthorized)
+            return try form(request, next: next, email: email, error: pages.text(.errorPasswordWrong, language: pages.language(for: request)), status: .unauthorized)
         }
     }
 

@@ -54,9 +54,10 @@ public struct Pages: Sendable {
         return .html(body, status: status)
     }
 
-    /// The text of `key` in `language` (English when that catalog lacks it).
-    public func text(_ key: PageText, language: String?, _ arguments: [String: String] = [:]) -> String {
-        templates.text(key.rawValue, language: language, arguments) ?? key.rawValue
+    /// The text of `key` in `language` (English when that catalog lacks it), its placeholders
+    /// filled from `arguments`, its plural form chosen by `count`.
+    public func text(_ key: PageText, language: String?, _ arguments: [String: String] = [:], count: Int? = nil) -> String {
+        templates.text(key.rawValue, language: language, arguments, count: count) ?? key.rawValue
     }
 
     /// The error page for `status` (`templates/error.html`, which also gets `status_<code>` = true

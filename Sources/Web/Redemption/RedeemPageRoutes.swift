@@ -45,7 +45,7 @@ struct RedeemPageRoutes {
                 let unknown = form.first { $0.name == "case" }?.value == "unknown"
                 return try pages.render(
                     "redeem_expired", language: pages.language(for: request), status: .badRequest, [
-                        "resend_action": "/redeem/resend", "error": "Enter the email address you paid with.", "email": .string(typed),
+                        "resend_action": "/redeem/resend", "error": .string(pages.text(.errorEmailPaidWith, language: pages.language(for: request))), "email": .string(typed),
                         "unknown": .bool(unknown),
                     ])
             }
