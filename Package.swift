@@ -82,7 +82,7 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "tollgate",
-            dependencies: ["App", "Web", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Logging", "CLinux", "StripeSimulator"],
+            dependencies: ["App", "Web", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Templating", "Logging", "CLinux", "StripeSimulator"],
             swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).

@@ -18,7 +18,7 @@ public final class Services: Sendable {
     public let config: TollgateConfig
     public let database: Database
     /// Templates (pages and mail), loaded once.
-    public let templates: TemplateLibrary
+    public let templates: LocalizedTemplates
     public let secrets: DomainSecrets
     public let outboxWorker: OutboxWorker
     /// Codes app users redeemed again lately (shared with `RedeemCode`).
@@ -78,8 +78,13 @@ public final class Services: Sendable {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
         self.config = config
-        let templates = try TemplateLibrary(directory: config.paths.templatesDir)
+        let templates = try LocalizedTemplates(
+            directory: config.paths.templatesDir, overrides: config.locales.dir, defaultLanguage: config.locales.defaultLanguage)
         self.templates = templates
+        for (language, keys) in templates.missingKeys.sorted(by: { $0.key < $1.key }) {
+            // Logged once, at start-up: the libraries are built with English in these places.
+            logger.warning("locale_keys_missing", [("language", .string(language)), ("keys", .string(keys.joined(separator: ",")))])
+        }
         let database = try DatabaseOpener.open(config.database, logger: logger)
         self.database = database
         let applied = try Migrator(migrations: Self.migrations).migrate(database)

@@ -74,7 +74,7 @@ public final class TollgateApp: Sendable {
         var demoRoutes = RouteGroup()
         if let simulator = services.stripeSimulator {
             DemoRoutes(simulator: simulator) { values, status in
-                try pages.render("demo_checkout", title: "Demo checkout", status: status, values)
+                try pages.render("demo_checkout", status: status, values)
             }.add(to: &demoRoutes)
         }
         let site = Site(

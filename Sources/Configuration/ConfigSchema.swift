@@ -90,6 +90,9 @@ enum ConfigSchema {
 
         .linkOutRules("link_out.rules", \.linkOut.rules),
 
+        .string("locales.default", \.locales.defaultLanguage),
+        .optionalString("locales.dir", \.locales.dir),
+
         .choice("log.level", \.log.level),
 
         .string("paths.templates_dir", \.paths.templatesDir),

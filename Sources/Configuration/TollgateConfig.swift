@@ -47,6 +47,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var reconcile: Reconcile
     /// `link_out`: where the app may link out to web checkout, under which programme.
     public var linkOut: LinkOut
+    /// `locales`: the default language and the operator's catalogs.
+    public var locales: Locales
     /// `log`: logging.
     public var log: Log
     /// `paths`: where templates and static files are read from.
@@ -77,6 +79,7 @@ public struct TollgateConfig: Sendable, Equatable {
         retention = Retention()
         reconcile = Reconcile()
         linkOut = LinkOut()
+        locales = Locales()
         log = Log()
         paths = Paths()
         isDemo = false

@@ -8,21 +8,26 @@ import Templating
 /// `Subject: ...`, followed by one blank line and the body; the HTML template receives it as
 /// `{{subject}}`. Every template also receives `{{app_name}}` and the row's parameters.
 public struct MailComposer: Sendable {
-    /// The loaded templates.
-    public let templates: TemplateLibrary
+    /// The loaded templates, one build per language.
+    public let templates: LocalizedTemplates
     /// The sender of every message.
     public let from: MailAddress
     /// The service's name, `{{app_name}}` in the templates.
     public let appName: String
 
     /// A composer sending as `from`, naming the service `appName`.
-    public init(templates: TemplateLibrary, from: MailAddress, appName: String) {
+    public init(templates: LocalizedTemplates, from: MailAddress, appName: String) {
         self.templates = templates
         self.from = from
         self.appName = appName
     }
 
-    /// Renders template `template` for `recipient` with `parameters`.
+    /// The parameter naming the language a message is written in (`de`, `fr`, ...), kept with
+    /// the outbox row; absent or unknown: the default language.
+    public static let localeParameter = "locale"
+
+    /// Renders template `template` for `recipient` with `parameters`, in the language of the
+    /// `locale` parameter.
     /// - Throws: `MailError` (permanent) for an unknown template, a text template without a
     ///   `Subject:` first line, an invalid recipient, or a line break in the recipient, its name
     ///   or any parameter (parameters are single-line values).
@@ -32,6 +37,8 @@ public struct MailComposer: Sendable {
     ) throws -> MailMessage {
         let to = try MailAddress(recipient, displayName: recipientName)
         let textName = "email/\(template).txt"
+        let language = templates.language(for: parameters[Self.localeParameter])
+        let templates = templates.library(for: language)
         guard templates.contains(textName) else {
             throw MailError.permanent("no email template '\(textName)'")
         }
@@ -45,6 +52,8 @@ public struct MailComposer: Sendable {
             context[key] = .string(value)
         }
         context["app_name"] = .string(appName)
+        context["lang"] = .string(language)
+        context["dir"] = .string(LanguageTag.isRightToLeft(language) ? "rtl" : "ltr")
         let rendered = try templates.render(textName, .dictionary(context))
         let (subject, text) = try Self.splitSubject(rendered, template: textName)
         var html: String?

@@ -198,7 +198,7 @@ extension StripeSimulator {
 
     private static let sessionParameters: Set<String> = [
         "mode", "line_items", "success_url", "cancel_url", "client_reference_id", "customer_email", "metadata",
-        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts",
+        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts", "locale",
     ]
 
     private func createSession(_ request: HTTPRequest) throws -> JSONValue {

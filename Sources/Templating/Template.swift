@@ -23,3 +23,22 @@ public struct Template: Sendable {
         self.nodes = try TemplateParser(source: source, file: file ?? name).parse()
     }
 }
+
+extension Template {
+    /// The catalog keys this template names itself (`{{@key}}`), sorted; not its partials'.
+    public var messageKeys: [String] {
+        var keys: Set<String> = []
+        func walk(_ nodes: [TemplateNode]) {
+            for node in nodes {
+                switch node {
+                case .message(let key, _, _, _): keys.insert(key)
+                case .section(_, _, let children): walk(children)
+                case .plural(_, _, let forms): forms.forEach(walk)
+                case .text, .variable, .partial: break
+                }
+            }
+        }
+        walk(nodes)
+        return keys.sorted()
+    }
+}

@@ -26,11 +26,23 @@ public struct TemplateLibrary: Sendable {
     private let origin: String
 
     /// Loads every `*.html` and `*.txt` file under `directory`, recursively (hidden files and
-    /// folders are skipped), parses them all and resolves all partials.
+    /// folders are skipped), parses them all and resolves all partials; `{{@key}}` messages come
+    /// from `directory/locales/en.json` when there is one (`LocalizedTemplates` builds the other
+    /// languages).
     /// - Throws: `TemplateError` with `file:line:column` for a syntax error or unknown partial,
     ///   or with the file alone when it cannot be read or is not UTF-8.
     public init(directory: String) throws {
-        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let templates = try TemplateLibrary.parse(directory: directory)
+        let english = try MessageCatalog.load(directories: [TemplateLibrary.trimmed(directory) + "/locales"])["en"]
+        try self.init(
+            templates: templates, origin: TemplateLibrary.trimmed(directory),
+            messages: english.map { MessageSource(catalog: $0, fallback: nil) })
+    }
+
+    /// Every `*.html` and `*.txt` file under `directory`, parsed (not yet resolved).
+    /// - Throws: `TemplateError` as `init(directory:)`.
+    public static func parse(directory: String) throws -> [Template] {
+        let base = trimmed(directory)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: base, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw TemplateError(file: base, line: 0, column: 0, message: "template directory does not exist")
@@ -47,7 +59,11 @@ public struct TemplateLibrary: Sendable {
             let name = relative.hasSuffix(".html") ? String(relative.dropLast(5)) : relative
             templates.append(try Template(name: name, source: source, file: path))
         }
-        try self.init(templates: templates, origin: base)
+        return templates
+    }
+
+    private static func trimmed(_ directory: String) -> String {
+        directory.hasSuffix("/") ? String(directory.dropLast()) : directory
     }
 
     /// Parses templates given as name → source (names follow the same rules as files'
@@ -67,7 +83,16 @@ public struct TemplateLibrary: Sendable {
         try self.init(templates: templates, origin: "templates")
     }
 
-    private init(templates: [Template], origin: String) throws {
+    /// Builds a library from already parsed templates whose `{{@key}}` tags take their text
+    /// from `messages` (a key the language lacks comes from its fallback and is listed in
+    /// `fallbackKeys`).
+    /// - Throws: `TemplateError` as `init(templates:)`, and at the tag for a key neither catalog
+    ///   has or a plural message written without its count.
+    public init(templates: [Template], messages: MessageSource) throws {
+        try self.init(templates: templates, origin: "templates", messages: messages)
+    }
+
+    private init(templates: [Template], origin: String, messages: MessageSource? = nil) throws {
         var byName: [String: Template] = [:]
         for template in templates {
             if let existing = byName[template.name] {
@@ -79,9 +104,12 @@ public struct TemplateLibrary: Sendable {
             byName[template.name] = template
         }
         var compiled: [String: Compiled] = [:]
+        var fallbackKeys: Set<String> = []
         for name in byName.keys.sorted() {
             guard let template = byName[name] else { continue }
-            let nodes = try TemplateLibrary.resolve(template.nodes, chain: [name], in: byName)
+            var resolver = TemplateResolver(templates: byName, messages: messages, escapes: !template.isPlainText)
+            let nodes = try resolver.resolve(template.nodes, chain: [name])
+            fallbackKeys.formUnion(resolver.fallbackKeys)
             compiled[name] = Compiled(
                 nodes: nodes, escapes: !template.isPlainText,
                 estimatedSize: TemplateLibrary.literalSize(nodes) * 5 / 4 + 256
@@ -89,7 +117,11 @@ public struct TemplateLibrary: Sendable {
         }
         self.compiled = compiled
         self.origin = origin
+        self.fallbackKeys = fallbackKeys.sorted()
     }
+
+    /// The message keys this library took from the fallback catalog because its own lacks them.
+    public let fallbackKeys: [String]
 
     /// Whether a template named `name` exists.
     public func contains(_ name: String) -> Bool { compiled[name] != nil }
@@ -116,40 +148,8 @@ public struct TemplateLibrary: Sendable {
         TemplateRenderer.render(template.nodes, stack: &stack, escapes: template.escapes, into: &buffer)
     }
 
-    /// Replaces every partial tag in `nodes` by the partial's own (resolved) nodes.
-    private static func resolve(_ nodes: [TemplateNode], chain: [String], in templates: [String: Template]) throws -> [TemplateNode] {
-        var resolved: [TemplateNode] = []
-        resolved.reserveCapacity(nodes.count)
-        for node in nodes {
-            switch node {
-            case .text, .variable:
-                resolved.append(node)
-            case .section(let path, let inverted, let children):
-                let inner = try resolve(children, chain: chain, in: templates)
-                resolved.append(.section(path: path, inverted: inverted, children: inner))
-            case .partial(let name, let location):
-                guard let partial = templates[name] else {
-                    throw TemplateError(
-                        file: location.file, line: location.line, column: location.column,
-                        message: "unknown partial \"\(name)\""
-                    )
-                }
-                if chain.contains(name) || chain.count > maximumPartialDepth {
-                    let path = (chain + [name]).joined(separator: " → ")
-                    let reason = chain.contains(name) ? "partial \"\(name)\" includes itself" : "partials nest deeper than \(maximumPartialDepth) levels"
-                    throw TemplateError(
-                        file: location.file, line: location.line, column: location.column,
-                        message: "\(reason): \(path)"
-                    )
-                }
-                resolved.append(contentsOf: try resolve(partial.nodes, chain: chain + [name], in: templates))
-            }
-        }
-        return merged(resolved)
-    }
-
     /// Joins adjacent text nodes (a partial's edges meet the includer's text) into one copy.
-    private static func merged(_ nodes: [TemplateNode]) -> [TemplateNode] {
+    static func merged(_ nodes: [TemplateNode]) -> [TemplateNode] {
         var result: [TemplateNode] = []
         result.reserveCapacity(nodes.count)
         for node in nodes {
@@ -162,12 +162,13 @@ public struct TemplateLibrary: Sendable {
         return result
     }
 
-    private static func literalSize(_ nodes: [TemplateNode]) -> Int {
+    static func literalSize(_ nodes: [TemplateNode]) -> Int {
         nodes.reduce(0) { total, node in
             switch node {
             case .text(let bytes): total + bytes.count
             case .section(_, _, let children): total + literalSize(children)
-            case .variable, .partial: total + 16
+            case .plural(_, _, let forms): total + (forms.map(literalSize).max() ?? 0)
+            case .variable, .partial, .message: total + 16
             }
         }
     }

@@ -16,4 +16,10 @@ indirect enum TemplateNode: Sendable {
     case section(path: [String], inverted: Bool, children: [TemplateNode])
     /// `{{> name}}`: replaced by the partial's nodes when the library resolves partials.
     case partial(name: String, location: SourceLocation)
+    /// `{{@key}}` (`raw`: `{{{@key}}}`), `{{@key count}}`: replaced by the catalog's text when the
+    /// library is built for a language.
+    case message(key: String, count: [String]?, raw: Bool, location: SourceLocation)
+    /// A plural message: the form for the category of the integer at `path` (`forms` indexed as
+    /// `PluralCategory.allCases`; an empty form falls back to `other`'s).
+    case plural(path: [String], rule: PluralRule, forms: [[TemplateNode]])
 }

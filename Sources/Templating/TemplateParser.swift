@@ -1,7 +1,9 @@
 /// Turns template source into a node tree in one pass over its UTF-8 bytes.
 ///
 /// Tags are `{{name}}`, `{{{name}}}`, `{{& name}}`, `{{#name}}`, `{{^name}}`, `{{/name}}`,
-/// `{{> partial}}` and `{{! comment }}`. A section, inverted, closing, partial or comment tag
+/// `{{> partial}}`, `{{! comment }}` and the catalog's messages `{{@key}}`, `{{@key count}}` (a
+/// plural message whose form follows the value `count`) and `{{{@key}}}` (the message's own text
+/// written unescaped: for messages that carry markup). A section, inverted, closing, partial or comment tag
 /// alone on its line (only spaces or tabs around it) is "standalone": the whole line, with its
 /// newline, is removed. Set-delimiter tags (`{{=<% %>=}}`) are not supported.
 struct TemplateParser {
@@ -14,7 +16,7 @@ struct TemplateParser {
     }
 
     private enum TagKind {
-        case variable, raw, section, inverted, close, partial, comment
+        case variable, raw, section, inverted, close, partial, comment, message
     }
 
     /// A section being parsed: its name, where it opened and the children read so far.
@@ -48,6 +50,7 @@ struct TemplateParser {
             let contentEnd: Int
             let tagEnd: Int
             var kind = TagKind.variable
+            var rawMessage = false
             guard contentStart < count else { throw error(at: open, "tag opened here is never closed") }
 
             if source[contentStart] == UInt8(ascii: "{") {
@@ -58,6 +61,11 @@ struct TemplateParser {
                 }
                 contentEnd = close
                 tagEnd = close + 3
+                if contentStart < close, source[contentStart] == UInt8(ascii: "@") {
+                    kind = .message
+                    rawMessage = true
+                    contentStart += 1
+                }
             } else {
                 switch source[contentStart] {
                 case UInt8(ascii: "&"): kind = .raw
@@ -66,6 +74,7 @@ struct TemplateParser {
                 case UInt8(ascii: "/"): kind = .close
                 case UInt8(ascii: ">"): kind = .partial
                 case UInt8(ascii: "!"): kind = .comment
+                case UInt8(ascii: "@"): kind = .message
                 case UInt8(ascii: "="): throw error(at: open, "set-delimiter tags are not supported")
                 default: kind = .variable
                 }
@@ -80,7 +89,7 @@ struct TemplateParser {
             // Standalone lines lose their indentation, the tag and the line ending.
             var textEnd = open
             var next = tagEnd
-            if kind != .variable && kind != .raw, let line = standaloneLine(tagStart: open, tagEnd: tagEnd) {
+            if kind != .variable && kind != .raw && kind != .message, let line = standaloneLine(tagStart: open, tagEnd: tagEnd) {
                 textEnd = max(line.start, textStart)
                 next = line.end
             }
@@ -94,6 +103,16 @@ struct TemplateParser {
                 break
             case .variable, .raw:
                 append(.variable(path: try path(name, at: open), escaped: kind == .variable))
+            case .message:
+                let words = name.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init)
+                guard let key = words.first, words.count <= 2, Message.isPlaceholderName(Substring(key)) else {
+                    throw error(at: open, "a message tag is {{@key}} or {{@key count}} (key: letters, digits, _ and -, joined by .)")
+                }
+                let count = try words.count == 2 ? path(words[1], at: open) : nil
+                let at = position(of: open)
+                append(.message(
+                    key: key, count: count, raw: rawMessage,
+                    location: SourceLocation(file: file, line: at.line, column: at.column)))
             case .section, .inverted:
                 frames.append(Frame(path: try path(name, at: open), name: name, inverted: kind == .inverted, open: open))
             case .close:

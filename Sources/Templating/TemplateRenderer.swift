@@ -30,8 +30,13 @@ enum TemplateRenderer {
                     render(children, stack: &stack, escapes: escapes, into: &buffer)
                     stack.removeLast()
                 }
-            case .partial:
-                // The library replaces every partial with its nodes before rendering.
+            case .plural(let path, let rule, let forms):
+                let category = rule.category(count(lookup(path, in: stack)))
+                let index = PluralCategory.allCases.firstIndex(of: category) ?? PluralCategory.allCases.count - 1
+                let chosen = forms[index].isEmpty ? forms[forms.count - 1] : forms[index]
+                render(chosen, stack: &stack, escapes: escapes, into: &buffer)
+            case .partial, .message:
+                // The library replaces every partial and message with its nodes before rendering.
                 continue
             }
         }
@@ -56,6 +61,15 @@ enum TemplateRenderer {
             value = next
         }
         return value
+    }
+
+    /// The count a plural message follows: an integer, or a string of decimal digits; else 0.
+    private static func count(_ value: TemplateValue) -> Int {
+        switch value {
+        case .int(let number): number
+        case .string(let text): Int(text) ?? 0
+        default: 0
+        }
     }
 
     /// Writes a scalar value; lists, dictionaries and null write nothing.

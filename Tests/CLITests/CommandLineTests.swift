@@ -46,6 +46,23 @@ struct CommandLineTests {
         #expect(!result.stdout.contains("cli-test-secret-key"))
     }
 
+    @Test("config check lists each catalog's missing keys: an operator's Italian with one key lacks the rest")
+    func configCheckListsMissingKeys() async throws {
+        let directory = try TemporaryDirectory()
+        let locales = directory.path + "/locales"
+        try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
+        try #"{"home.title": "Torna nella tua app"}"#.write(toFile: locales + "/it.json", atomically: true, encoding: .utf8)
+        let file = try directory.writeConfig(["locales": ["dir": locales]])
+        let result = try await ChildProcess.run("tollgate", ["config", "check", "--config", file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Catalog en: complete."))
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Catalog it: ") })
+        #expect(line.contains("missing keys (shown in English): ") && line.contains("home.heading") && !line.contains("home.title"))
+        let broken = try directory.writeConfig(["locales": ["dir": locales, "default": "xx"]])
+        let refused = try await ChildProcess.run("tollgate", ["config", "check", "--config", broken])
+        #expect(refused.status == 78 && refused.stderr.contains("locales.default"))
+    }
+
     @Test("An invalid configuration exits 78 naming the key", arguments: [
         (#"{"redemption": {"on_other_user": "swap"}}"#, "redemption.on_other_user"),
         (#"{"stripe": {"secret_kye": "x"}}"#, "stripe.secret_kye"),

@@ -13,17 +13,17 @@ import Testing
 @Suite("Pages and templates")
 struct PagesTests {
     static func pages() throws -> Pages {
-        Pages(templates: try TemplateLibrary(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
+        Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
     }
 
     @Test("email_confirmed shows the address and the way back into the app, escaped")
     func emailConfirmed() throws {
-        let page = try Self.pages().render("email_confirmed", title: "x", ["email": "a<b>@example.com", "app_link": "exampleapp://account?x=1"])
+        let page = try Self.pages().render("email_confirmed", ["email": "a<b>@example.com", "app_link": "exampleapp://account?x=1"])
         #expect(page.status == .ok)
         #expect(page.text.contains("<title>Email confirmed · Example</title>"))
         #expect(page.text.contains("a&lt;b&gt;@example.com"))
         #expect(page.text.contains(#"href="exampleapp://account?x&#61;1""#))
-        let without = try Self.pages().render("email_confirmed", title: "x", ["email": "a@example.com"])
+        let without = try Self.pages().render("email_confirmed", ["email": "a@example.com"])
         #expect(!without.text.contains("id=\"open-app\""))
         #expect(without.text.contains("go back to Example"))
     }
@@ -31,7 +31,7 @@ struct PagesTests {
     @Test("set_password posts the token and a password of the minimum length, and shows an error accessibly")
     func setPassword() throws {
         let pages = try Self.pages()
-        let page = try pages.render("set_password", title: "x", [
+        let page = try pages.render("set_password", [
             "action": "/account/password", "token": "tok\"en", "min_length": 12, "error": "Too short.",
         ])
         let text = page.text
@@ -41,9 +41,9 @@ struct PagesTests {
         #expect(text.contains(#"<label for="password">"#) && text.contains(#"autocomplete="new-password""#))
         #expect(text.contains(#"role="alert" id="password-error">Too short.</p>"#))
         #expect(text.contains(#"aria-describedby="password-hint password-error""#))
-        let clean = try pages.render("set_password", title: "x", ["action": "/a", "token": "t", "min_length": 10]).text
+        let clean = try pages.render("set_password", ["action": "/a", "token": "t", "min_length": 10]).text
         #expect(!clean.contains("role=\"alert\"") && !clean.contains("aria-invalid"))
-        let done = try pages.render("set_password_done", title: "x", ["app_link": "exampleapp://signin"]).text
+        let done = try pages.render("set_password_done", ["app_link": "exampleapp://signin"]).text
         #expect(done.contains("Your password is set") && done.contains(#"href="exampleapp://signin""#))
     }
 
@@ -94,23 +94,25 @@ struct PagesTests {
         }
     }
 
-    @Test("An operator's edit of templates/ shows on the next start, with no rebuild")
+    @Test("An operator's edit of templates/ and a catalog in locales.dir show on the next start, with no rebuild")
     func operatorEditsTemplates() throws {
         let copy = try TemporaryDirectory()
         let templates = copy.path + "/templates"
         try FileManager.default.copyItem(atPath: PackagePaths.templates, toPath: templates)
         let home = templates + "/home.html"
         let original = try String(contentsOfFile: home, encoding: .utf8)
-        try original.replacingOccurrences(of: "Get back into {{app_name}} with what you bought", with: "Willkommen bei {{app_name}}")
-            .replacingOccurrences(of: "<html lang=\"en\">", with: "<html lang=\"de\">")
+        try original.replacingOccurrences(of: "<h1>{{@home.heading}}</h1>", with: "<h1>{{@home.heading}}</h1>\n<p id=\"operator\">Hello</p>")
             .write(toFile: home, atomically: true, encoding: .utf8)
-        try String(contentsOfFile: templates + "/partials/head.html", encoding: .utf8)
-            .replacingOccurrences(of: "<html lang=\"en\">", with: "<html lang=\"de\">")
-            .write(toFile: templates + "/partials/head.html", atomically: true, encoding: .utf8)
-        let app = try TestApp(extra: ["paths": ["templates_dir": templates, "public_dir": PackagePaths.publicDir]])
-        let page = try #require(try? app.app.pages.render("home", title: "x"))
-        #expect(page.text.contains("<h1>Willkommen bei Example</h1>"))
-        #expect(page.text.contains("<html lang=\"de\">"))
+        let locales = copy.path + "/locales"
+        try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
+        try #"{"home.heading": "Welcome back to {app_name}"}"#.write(toFile: locales + "/en.json", atomically: true, encoding: .utf8)
+        let app = try TestApp(extra: [
+            "paths": ["templates_dir": templates, "public_dir": PackagePaths.publicDir], "locales": ["dir": locales],
+        ])
+        let page = try #require(try? app.app.pages.render("home"))
+        #expect(page.text.contains("<h1>Welcome back to Example</h1>\n<p id=\"operator\">Hello</p>"))
+        #expect(page.text.contains("<html lang=\"en\" dir=\"ltr\">"))
+        #expect(page.text.contains("Bought on the web?"), "the keys the operator did not replace keep the shipped text")
     }
 
     @Test("The visitor's platform comes from the User-Agent", arguments: [

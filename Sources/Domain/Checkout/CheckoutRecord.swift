@@ -16,10 +16,12 @@ public struct CheckoutRecord: Sendable, Equatable {
     public let purchaseID: String?
     /// `open`, `complete`, `expired`.
     public let status: String
+    /// The buyer's language chosen at the start (nil for checkouts from before it was kept).
+    public let locale: String?
     public let createdAt: Date
 
     static let columns = """
-        session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context, purchase_id, status, created_at
+        session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context, purchase_id, status, locale, created_at
         """
 
     init(row: Row) throws {
@@ -34,6 +36,7 @@ public struct CheckoutRecord: Sendable, Equatable {
         context = try row.string("context")
         purchaseID = try row.optionalString("purchase_id")
         status = try row.string("status")
+        locale = try row.optionalString("locale")
         createdAt = Timestamp.date(try row.int64("created_at"))
     }
 }

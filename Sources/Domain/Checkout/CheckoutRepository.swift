@@ -15,11 +15,14 @@ public enum CheckoutRepository {
         public var email: String?
         public var redirectURL: String?
         public var context: String
+        /// The buyer's language (`BuyerLanguage`), kept for the purchase's pages and mails.
+        public var locale: String?
 
         public init(
             sessionID: String, checkoutContextID: String?, appUserID: String?, plan: String?, priceID: String, mode: String,
-            email: String?, redirectURL: String?, context: String
+            email: String?, redirectURL: String?, context: String, locale: String? = nil
         ) {
+            self.locale = locale
             self.sessionID = sessionID
             self.checkoutContextID = checkoutContextID
             self.appUserID = appUserID
@@ -44,12 +47,12 @@ public enum CheckoutRepository {
         try connection.execute(
             """
             INSERT INTO checkouts (session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context,
-                status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)
+                locale, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)
             ON CONFLICT (session_id) DO NOTHING
             """,
             [
                 start.sessionID, start.checkoutContextID, start.appUserID, start.plan, start.priceID, start.mode,
-                start.email?.lowercased(), start.redirectURL, start.context, nowMS, nowMS,
+                start.email?.lowercased(), start.redirectURL, start.context, start.locale, nowMS, nowMS,
             ])
     }
 
@@ -63,11 +66,18 @@ public enum CheckoutRepository {
             .map(CheckoutRecord.init(row:))
     }
 
-    /// Marks the checkout complete with its purchase (idempotent).
+    /// Marks the checkout complete with its purchase (idempotent), and gives the purchase the
+    /// checkout's language when it has none yet (the first checkout of a purchase decides).
     public static func complete(sessionID: String, purchaseID: String, on connection: Connection, now: Date) throws {
         try connection.execute(
             "UPDATE checkouts SET status = 'complete', purchase_id = ?, updated_at = ? WHERE session_id = ?",
             [purchaseID, Timestamp.milliseconds(now), sessionID])
+        try connection.execute(
+            """
+            UPDATE purchases SET locale = (SELECT locale FROM checkouts WHERE session_id = ?)
+            WHERE id = ? AND locale IS NULL
+            """,
+            [sessionID, purchaseID])
     }
 
     /// Marks an open checkout expired or failed.

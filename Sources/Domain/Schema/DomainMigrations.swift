@@ -381,5 +381,12 @@ public enum DomainMigrations {
             CREATE INDEX link_out_tokens_external ON link_out_tokens (reporting, external_id);
             CREATE INDEX link_out_tokens_created ON link_out_tokens (reporting, created_at);
             """),
+        // The buyer's language (API.md "The buyer's language"): chosen once at /checkout/start,
+        // kept with the checkout and copied to its purchase when the checkout completes, so a
+        // resend or sign-in mail months later is written in it. NULL: the default language.
+        Migration(id: "0380_buyer_locale", sql: """
+            ALTER TABLE checkouts ADD COLUMN locale TEXT;
+            ALTER TABLE purchases ADD COLUMN locale TEXT;
+            """),
     ]
 }

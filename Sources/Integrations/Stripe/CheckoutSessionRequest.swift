@@ -31,6 +31,24 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
     public var allowPromotionCodes: Bool?
     /// A discount applied up front (`discounts[0][coupon]` or `discounts[0][promotion_code]`).
     public var discount: Discount?
+    /// The language of Stripe's payment page (`locale`): one of `stripeLocales`, or `auto`.
+    public var locale: String?
+
+    /// The `locale` values Stripe Checkout accepts besides `auto` (Stripe's API reference,
+    /// Checkout Session `locale`).
+    public static let stripeLocales: Set<String> = [
+        "bg", "cs", "da", "de", "el", "en", "en-GB", "es", "es-419", "et", "fi", "fil", "fr", "fr-CA", "hr", "hu", "id",
+        "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk", "sl", "sv", "th",
+        "tr", "vi", "zh", "zh-HK", "zh-TW",
+    ]
+
+    /// Stripe's `locale` for a language tag: the tag when Stripe has it, else its primary
+    /// language when Stripe has that, else `auto` (Stripe follows the browser).
+    public static func stripeLocale(for language: String) -> String {
+        if stripeLocales.contains(language) { return language }
+        let primary = String(language.split(separator: "-").first ?? "").lowercased()
+        return stripeLocales.contains(primary) ? primary : "auto"
+    }
 
     /// A discount Stripe applies to the session.
     public enum Discount: Sendable, Equatable {
@@ -44,8 +62,9 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
     public init(
         mode: Mode, priceID: String, quantity: Int = 1, successURL: String, cancelURL: String,
         clientReferenceID: String? = nil, customerEmail: String? = nil, metadata: [String: String] = [:],
-        allowPromotionCodes: Bool? = nil, discount: Discount? = nil
+        allowPromotionCodes: Bool? = nil, discount: Discount? = nil, locale: String? = nil
     ) {
+        self.locale = locale
         self.discount = discount
         self.mode = mode
         self.priceID = priceID
@@ -109,6 +128,7 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
         form.add("cancel_url", cancelURL)
         if let clientReferenceID { form.add("client_reference_id", clientReferenceID) }
         if let customerEmail { form.add("customer_email", customerEmail) }
+        if let locale { form.add("locale", locale) }
         switch discount {
         case .coupon(let id)?: form.add("discounts[0][coupon]", id)
         case .promotionCode(let id)?: form.add("discounts[0][promotion_code]", id)

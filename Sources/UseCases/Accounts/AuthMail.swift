@@ -20,23 +20,35 @@ public struct AuthMail: Sendable {
     /// full: the recipient knows it, and a masked copy only confuses.
     func queueConfirmation(accountID: String, email: String, on connection: Connection) throws {
         let token = try AuthTokenRepository.issue(.emailConfirmation, accountID: accountID, email: email, on: connection, now: now())
+        let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
         try mail.enqueue(
             key: "email-confirmation:\(try EntityID.make("m"))", template: "email_confirmation", to: email,
-            parameters: [
+            parameters: Self.localized([
                 "confirm_url": links.url("/email/confirm?token=" + token),
-                "expiry_text": "in 3 days", "email": email,
-            ],
+                "expiry_days": "3", "email": email,
+            ], locale),
             on: connection)
     }
 
     /// A link that sets the account's password.
     func queueSetPassword(accountID: String, email: String, on connection: Connection) throws {
         let token = try AuthTokenRepository.issue(.passwordReset, accountID: accountID, email: email, on: connection, now: now())
+        let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
         try mail.enqueue(
             key: "set-password:\(try EntityID.make("m"))", template: "set_password", to: email,
-            parameters: ["set_password_url": links.url("/auth/password/reset?token=" + token), "expiry_text": "in 1 hour"],
+            parameters: Self.localized(
+                ["set_password_url": links.url("/auth/password/reset?token=" + token), "expiry_hours": "1"],
+                locale),
             on: connection)
     }
+
+    /// `parameters` with the mail's language (`MailComposer.localeParameter`) when one is known.
+    static func localized(_ parameters: [String: String], _ locale: String?) -> [String: String] {
+        var parameters = parameters
+        if let locale { parameters[MailComposer.localeParameter] = locale }
+        return parameters
+    }
+
 
     /// Sets `email` unconfirmed on the account and mails a confirmation; false when the
     /// account already has it confirmed. The one place an address is claimed.

@@ -56,11 +56,13 @@ public struct WebSignIn: Sendable {
             else { return false }
             let token = try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now)
             let code = try SignInCodeRepository.issue(accountID: accountID, email: email, key: secrets.signInCodeKey, on: connection, now: now)
+            let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
             try mail.enqueue(
                 key: "web-sign-in:\(try EntityID.make("m"))", template: "login_link", to: email,
-                parameters: [
-                    "login_url": links.url("/account/sign-in/link?token=" + token), "expiry_text": "in 10 minutes", "sign_in_code": code,
-                ],
+                parameters: AuthMail.localized([
+                    "login_url": links.url("/account/sign-in/link?token=" + token),
+                    "expiry_minutes": "10", "sign_in_code": code,
+                ], locale),
                 on: connection)
             return true
         }

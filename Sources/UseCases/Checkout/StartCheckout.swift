@@ -48,6 +48,8 @@ public struct StartCheckout: Sendable {
         public var context: [String: String]
         /// Where the app runs and its platform's token, when it linked out (`LinkOutCheckout`).
         public var linkOut: LinkOutCheckout.Request
+        /// The buyer's language (`BuyerLanguage`): Stripe's page, and kept for the purchase.
+        public var locale: String?
 
         public init(
             planNamings: [CheckoutPlanChoice.Naming], appUserID: String?, checkoutContextID: String?, email: String?, redirectURL: String?,
@@ -121,7 +123,8 @@ public struct StartCheckout: Sendable {
             successURL: links.url("/checkout/success") + "?session_id={CHECKOUT_SESSION_ID}",
             cancelURL: links.url("/checkout/cancel"), clientReferenceID: clientReferenceID, customerEmail: order.email,
             metadata: Self.metadata(order, choice: choice), allowPromotionCodes: allowPromotionCodes ? true : nil,
-            discount: try await stripeDiscount(order.discount, stripe: stripe))
+            discount: try await stripeDiscount(order.discount, stripe: stripe),
+            locale: order.locale.map(CheckoutSessionRequest.stripeLocale(for:)))
         // A double tap with the same checkout_context_id must not open two sessions.
         let idempotencyKey = try order.checkoutContextID.map { "checkout:" + $0 } ?? "checkout:" + OpaqueToken.generate()
         let session: StripeCheckoutSession
@@ -142,7 +145,7 @@ public struct StartCheckout: Sendable {
         let start = CheckoutRepository.Start(
             sessionID: session.id, checkoutContextID: order.checkoutContextID, appUserID: order.appUserID, plan: choice.name,
             priceID: choice.plan.priceID, mode: choice.plan.isOneTimePayment ? "payment" : "subscription", email: order.email,
-            redirectURL: order.redirectURL, context: Self.contextJSON(order.context))
+            redirectURL: order.redirectURL, context: Self.contextJSON(order.context), locale: order.locale)
         do {
             let vault = tokenVault
             try await database.write { connection in

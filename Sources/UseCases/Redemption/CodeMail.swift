@@ -19,12 +19,12 @@ public struct CodeMail: Sendable {
     func queueIssued(_ issued: CodeRepository.Issued, purchase: Purchase, to email: String, on connection: Connection) throws {
         try mail.enqueue(
             key: "code:\(issued.record.id)", template: "redemption_code", to: email,
-            parameters: parameters(issued, purchase: purchase), on: connection)
+            parameters: try parameters(issued, purchase: purchase, on: connection), on: connection)
     }
 
     /// A fresh code after an expired one or a resend request (`code_resent`).
     func queueResent(_ issued: CodeRepository.Issued, purchase: Purchase, to email: String, on connection: Connection) throws {
-        var values = parameters(issued, purchase: purchase)
+        var values = try parameters(issued, purchase: purchase, on: connection)
         values["masked_email"] = EmailMask.mask(email)
         try mail.enqueue(key: "code:\(issued.record.id)", template: "code_resent", to: email, parameters: values, on: connection)
     }
@@ -32,23 +32,24 @@ public struct CodeMail: Sendable {
     /// Wakes delivery after the transaction that queued mail committed.
     func queued() { mail.queued() }
 
-    private func parameters(_ issued: CodeRepository.Issued, purchase: Purchase) -> [String: String] {
-        [
+    /// Written in the purchase's language (kept from its checkout; none: the default), which
+    /// its links carry as `?lang=` so the pages they open speak it too.
+    private func parameters(_ issued: CodeRepository.Issued, purchase: Purchase, on connection: Connection) throws -> [String: String] {
+        let locale = try PurchaseLocale.of(purchaseID: purchase.id, on: connection)
+        var values = [
             "code": issued.code.display,
             "product_name": products.name(of: purchase.productID),
-            "redeem_url": links.url("/redeem/" + issued.code.display),
-            "expiry_text": Self.humanDate(issued.record.expiresAt),
-            "manage_url": links.url("/manage"),
+            "redeem_url": links.url("/redeem/" + issued.code.display + Self.languageQuery(locale)),
+            "expiry_text": LocaleFormat.dateTime(issued.record.expiresAt, language: locale ?? "en"),
+            "manage_url": links.url("/manage" + Self.languageQuery(locale)),
         ]
+        if let locale = locale { values[MailComposer.localeParameter] = locale }
+        return values
     }
 
-    /// `21 November 2026, 18:00 UTC`.
-    public static func humanDate(_ date: Date) -> String {
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-        var seconds = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let minute = parts.tm_min < 10 ? "0\(parts.tm_min)" : "\(parts.tm_min)"
-        return "\(parts.tm_mday) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900), \(parts.tm_hour):\(minute) UTC"
+    /// `?lang=de` for a kept language, else nothing.
+    static func languageQuery(_ locale: String?) -> String {
+        guard let locale, !locale.isEmpty else { return "" }
+        return "?lang=" + locale
     }
 }

@@ -39,11 +39,11 @@ struct EmailRoutes {
             let token = request.queryParameter("token") ?? ""
             switch try await confirm.peek(token, now: now()) {
             case .success(let email):
-                return try pages.render("email_confirm", title: "Confirm your email", [
+                return try pages.render("email_confirm", title: .titleConfirmEmail, language: pages.language(for: request), [
                     "token": .string(token), "masked_email": .string(EmailMask.mask(email)), "action": "/email/confirm",
                 ])
             case .failure(let rejection):
-                return try expired(token: token, rejection: rejection)
+                return try expired(token: token, rejection: rejection, language: pages.language(for: request))
             }
         }
         group.add(.post, "/email/confirm", maxBodyBytes: 4096) { [self] request, _ in
@@ -52,11 +52,11 @@ struct EmailRoutes {
             case .confirmed(let email):
                 var values: [String: TemplateValue] = ["email": .string(email)]
                 if let link = links.app("account/email-confirmed") { values["app_link"] = .string(link) }
-                return try pages.render("email_confirmed", title: "Email confirmed", values)
+                return try pages.render("email_confirmed", language: pages.language(for: request), values)
             case .takenByAnotherAccount:
-                return try pages.render("email_taken", title: "This email belongs to another account", status: .conflict)
+                return try pages.render("email_taken", title: .titleEmailTaken, language: pages.language(for: request), status: .conflict)
             case .rejected(let rejection):
-                return try expired(token: token, rejection: rejection)
+                return try expired(token: token, rejection: rejection, language: pages.language(for: request))
             }
         }
         group.add(.post, "/email/confirm/resend", maxBodyBytes: 4096, [middleware.limit("confirm-resend", 5, per: 600)]) { [self] request, _ in
@@ -65,22 +65,20 @@ struct EmailRoutes {
                 throw APIError.badRequest("This form was sent without the link it is for. Open the link from the email again.")
             }
             let sent = try await confirm.resend(forExpired: token, now: now())
-            return try pages.render("link_resent", title: "Check your email", ["masked_email": .string(sent.map(EmailMask.mask) ?? "")])
+            return try pages.render("link_resent", title: .titleCheckEmail, language: pages.language(for: request), ["masked_email": .string(sent.map(EmailMask.mask) ?? "")])
         }
     }
 
     /// 410 for a used or expired link; 400 when the link carries no token at all (cut short).
-    private func expired(token: String, rejection: LinkRejection) throws -> HTTPResponse {
+    private func expired(token: String, rejection: LinkRejection, language: String) throws -> HTTPResponse {
         let incomplete = token.isEmpty
         return try pages.render(
-            "link_expired", title: incomplete ? "This link is incomplete" : "This link no longer works",
+            "link_expired", title: incomplete ? .titleLinkIncomplete : .titleLinkDead, language: language,
             status: incomplete ? .badRequest : HTTPStatus(code: 410),
             [
-                "what": "confirmation link",
-                "advice": .string(
-                    incomplete
-                        ? "It is missing its last part: open it again from the email, or change your email in the app to get a new one."
-                        : rejection == .used ? "It was already used." : "It has expired or is incomplete."),
+                "heading": .string(pages.text(.linkConfirmation, language: language)),
+                "advice": .string(pages.text(
+                    incomplete ? .adviceConfirmIncomplete : rejection == .used ? .adviceUsed : .adviceExpired, language: language)),
                 "resend_action": rejection == .unknown ? nil : "/email/confirm/resend",
                 "token": .string(token),
             ])

@@ -39,8 +39,9 @@ struct SignInRoutes {
             }
             guard let code = try await signIn.authorizationCode(forLoginLink: token, codeChallenge: challenge, now: now())
             else {
-                return try pages.render("link_expired", title: "This sign-in link has expired", status: HTTPStatus(code: 410), [
-                    "what": "sign-in link", "advice": "Open the app and sign in again: it will give you a fresh link.",
+                return try pages.render("link_expired", title: .titleSignInLinkExpired, language: pages.language(for: request), status: HTTPStatus(code: 410), [
+                    "heading": .string(pages.text(.titleSignInLinkDead, language: pages.language(for: request))),
+                    "advice": .string(pages.text(.adviceAppSignIn, language: pages.language(for: request))),
                 ])
             }
             let callback = links.app("auth/callback") ?? "tollgate://auth/callback"

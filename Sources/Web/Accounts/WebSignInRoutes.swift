@@ -37,7 +37,7 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
-                return try form(request, next: next, email: fields["email"], error: "Enter the email address you bought with.", status: .badRequest)
+                return try form(request, next: next, email: fields["email"], error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             guard let password = fields["password"], !password.isEmpty else {
                 try await signIn.requestLink(email: email, now: now())
@@ -47,9 +47,9 @@ struct WebSignInRoutes {
         }
         group.add(.get, "/account/sign-in/link") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
-            if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection) }
+            if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection, language: pages.language(for: request)) }
             let visitor = try gate.visitor(request)
-            let page = try pages.render("account_sign_in_link", title: "Sign in", [
+            let page = try pages.render("account_sign_in_link", title: .titleSignIn, language: pages.language(for: request), [
                 "token": .string(token), "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
             ])
             return gate.withVisitor(page, visitor)
@@ -59,27 +59,26 @@ struct WebSignInRoutes {
             let token = fields["token"] ?? ""
             switch try await signIn.signIn(link: token, now: now()) {
             case .success(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
-            case .failure(let rejection): return try expired(token: token, rejection)
+            case .failure(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
             }
         }
         group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit("web-sign-in-code", 20, per: 600)]) { [self] request, _ in
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
-                return try form(request, next: next, error: "Enter the email address you bought with.", status: .badRequest)
+                return try form(request, next: next, error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             switch try await signIn.signIn(email: email, code: fields["code"] ?? "", now: now()) {
             case .success(let issued):
                 return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
             case .failure(.wrong(let remaining)):
-                let tries = remaining == 1 ? "1 more try" : "\(remaining) more tries"
                 return try linkSent(
                     request, email: email, next: next, status: .unauthorized,
-                    codeError: "That code is not the one we sent. You have \(tries) with it.")
+                    codeError: pages.text(.errorCodeWrong, language: pages.language(for: request), ["remaining": String(remaining)], count: remaining))
             case .failure(.noLiveCode):
                 return try form(
                     request, next: next, email: email,
-                    error: "That code no longer works (it expired, was used or was tried too often). Ask for a new email below.",
+                    error: pages.text(.errorCodeDead, language: pages.language(for: request)),
                     status: .unauthorized)
             }
         }
@@ -106,12 +105,12 @@ struct WebSignInRoutes {
         case .signedIn(let issued):
             return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
         case .passwordNotSet:
-            return try pages.render("account_link_sent", title: "Check your email", [
+            return try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), [
                 "masked_email": .string(EmailMask.mask(email)), "password_not_set": true,
             ])
         case .refused:
             for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
-            return try form(request, next: next, email: email, error: "That email and password do not match.", status: .unauthorized)
+            return try form(request, next: next, email: email, error: pages.text(.errorPasswordWrong, language: pages.language(for: request)), status: .unauthorized)
         }
     }
 
@@ -125,7 +124,7 @@ struct WebSignInRoutes {
             "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
         ]
         if let codeError { values["code_error"] = .string(codeError) }
-        return gate.withVisitor(try pages.render("account_link_sent", title: "Check your email", status: status, values), visitor)
+        return gate.withVisitor(try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), status: status, values), visitor)
     }
 
     /// The sign-in page, bound to the visitor cookie (set here when the browser has none).
@@ -138,17 +137,17 @@ struct WebSignInRoutes {
             "email": .string(email ?? ""), "signed_out": .bool(request.queryParameter("signed_out") != nil),
         ]
         if let error { values["error"] = .string(error) }
-        return gate.withVisitor(try pages.render("account_sign_in", title: "Sign in", status: status, values), visitor)
+        return gate.withVisitor(try pages.render("account_sign_in", title: .titleSignIn, language: pages.language(for: request), status: status, values), visitor)
     }
 
-    private func expired(token: String, _ rejection: WebSignIn.LinkRejection) throws -> HTTPResponse {
+    private func expired(token: String, _ rejection: WebSignIn.LinkRejection, language: String) throws -> HTTPResponse {
         try pages.render(
-            "link_expired", title: token.isEmpty ? "This link is incomplete" : "This sign-in link no longer works",
+            "link_expired", title: token.isEmpty ? .titleLinkIncomplete : .titleSignInLinkDead, language: language,
             status: token.isEmpty ? .badRequest : HTTPStatus(code: 410),
             [
-                "what": "sign-in link",
-                "advice": .string(rejection == .used ? "It was already used." : "It has expired or is incomplete."),
-                "retry_url": "/account/sign-in", "retry_label": "Get a new sign-in link",
+                "heading": .string(pages.text(.titleSignInLinkDead, language: language)),
+                "advice": .string(pages.text(rejection == .used ? .adviceUsed : .adviceExpired, language: language)),
+                "retry_url": "/account/sign-in", "retry_label": .string(pages.text(.retrySignIn, language: language)),
             ])
     }
 

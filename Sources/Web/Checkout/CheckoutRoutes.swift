@@ -20,7 +20,11 @@ struct CheckoutRoutes {
     func add(to group: inout RouteGroup) {
         for method in [HTTPMethod.get, .post] {
             group.add(method, "/checkout/start", maxBodyBytes: 32 * 1024) { [self] request, _ in
-                let order = try CheckoutStartRequest(request).order
+                let input = try CheckoutStartRequest(request)
+                var order = input.order
+                // Chosen once, here: kept with the checkout and its purchase for every later page and mail.
+                let language = pages.language(for: request, kept: input.locale)
+                order.locale = language
                 do {
                     return .redirect(to: try await start.start(order, now: now()), status: .seeOther)
                 } catch let error as UseCaseError where error.kind == .notConfigured || error.kind == .upstreamUnavailable {
@@ -30,15 +34,15 @@ struct CheckoutRoutes {
                     if error.code == StartCheckout.unknownPriceCode { values["operator_hint"] = .string(error.message) }
                     if request.method == .get { values["retry_url"] = .string(request.target) }
                     if let link = links.app("checkout/cancel") { values["app_link"] = .string(link) }
-                    return try pages.render("checkout_unavailable", title: "Checkout is not available", status: .serviceUnavailable, values)
+                    return try pages.render("checkout_unavailable", language: language, status: .serviceUnavailable, values)
                 }
             }
         }
         group.add(.get, "/checkout/success") { [self] request, _ in try await success(request) }
-        group.add(.get, "/checkout/cancel") { [pages, links] _, _ in
+        group.add(.get, "/checkout/cancel") { [pages, links] request, _ in
             var values: [String: TemplateValue] = [:]
             if let link = links.app("checkout/cancel") { values["app_link"] = .string(link) }
-            return try pages.render("checkout_cancel", title: "Checkout cancelled", values)
+            return try pages.render("checkout_cancel", language: pages.language(for: request), values)
         }
     }
 
@@ -51,7 +55,7 @@ struct CheckoutRoutes {
         let completion: CompleteCheckout.Completion
         switch try await complete.landing(sessionID: sessionID, now: now()) {
         case .unpaid(let expired):
-            return try pages.render("checkout_pending", title: "Payment not completed", ["expired": .bool(expired)])
+            return try pages.render("checkout_pending", language: pages.language(for: request), ["expired": .bool(expired)])
         case .redirect(let url):
             return .redirect(to: url)
         case .paid(let paid):
@@ -64,6 +68,6 @@ struct CheckoutRoutes {
         var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
         if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))
-        return try pages.render("success", title: "Thank you", values)
+        return try pages.render("success", language: pages.language(for: request, kept: completion.completed.checkout?.locale), values)
     }
 }

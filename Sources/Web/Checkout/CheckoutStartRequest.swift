@@ -1,3 +1,4 @@
+import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
@@ -14,7 +15,7 @@ struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
         "plan", "price_id", "plan_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
-        "platform", "storefront", "external_purchase_token", "external_transaction_token",
+        "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale",
     ]
     /// The longest platform token accepted (Apple's and Google's are a few hundred characters).
     static let maxTokenBytes = 4096
@@ -36,6 +37,9 @@ struct CheckoutStartRequest {
     /// `platform`, `storefront` and the platform's token of an app that links out
     /// (`LinkOutCheckout` decides what they allow).
     var linkOut: LinkOutCheckout.Request
+    /// The language the app asked for (`locale`, a language tag; `_` read as `-`), before
+    /// `BuyerLanguage` matches it to a catalog.
+    var locale: String?
 
     /// - Throws: `APIError.badRequest` naming the input that is wrong.
     init(_ request: HTTPRequest) throws {
@@ -72,6 +76,12 @@ struct CheckoutStartRequest {
         }
         for name in ["external_purchase_token", "external_transaction_token"] where (value(name)?.utf8.count ?? 0) > Self.maxTokenBytes {
             throw APIError.badRequest("\(name) is longer than \(Self.maxTokenBytes) bytes.")
+        }
+        locale = try value("locale").map { tag in
+            guard BuyerLanguage.isWellFormed(tag) else {
+                throw APIError.badRequest("locale must be a language tag such as en, de or pt-BR (at most \(BuyerLanguage.maximumTagLength) characters).")
+            }
+            return BuyerLanguage.normalized(tag)
         }
         linkOut = LinkOutCheckout.Request(
             platform: value("platform"), storefront: value("storefront"), externalPurchaseToken: value("external_purchase_token"),

@@ -21,16 +21,16 @@ struct ErrorMiddleware: Middleware {
                     ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error)))),
                 ])
             }
-            return response(for: mapped, path: request.path)
+            return response(for: mapped, request: request)
         }
     }
 
     /// JSON for machine paths, an HTML page for browser paths.
-    func response(for error: APIError, path: String) -> HTTPResponse {
-        if Self.isMachinePath(path) {
+    func response(for error: APIError, request: HTTPRequest) -> HTTPResponse {
+        if Self.isMachinePath(request.path) {
             return .apiError(error)
         }
-        var response = pages.errorPage(status: error.status, message: error.message)
+        var response = pages.errorPage(status: error.status, message: error.message, language: pages.language(for: request))
         if let seconds = error.retryAfterSeconds {
             response.headers.set("Retry-After", String(seconds))
         }

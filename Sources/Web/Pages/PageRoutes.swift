@@ -13,8 +13,8 @@ struct PageRoutes {
     static let openAPIFile = "openapi.json"
 
     func add(to group: inout RouteGroup) {
-        group.add(.get, "/") { [pages, home] _, _ in
-            try pages.render("home", title: "Get back into your app", home)
+        group.add(.get, "/") { [pages, home] request, _ in
+            try pages.render("home", language: pages.language(for: request), home)
         }
         group.add(.get, "/static/{path*}") { [staticFiles] request, context in
             guard let response = staticFiles.response(for: context.parameters["path"] ?? "", request: request) else {

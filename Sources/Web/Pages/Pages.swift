@@ -1,40 +1,75 @@
+import Domain
 import HTTPCore
 import HTTPRouting
 import Templating
 
-/// Renders the HTML pages in `templates/` with the site-wide values every page needs
-/// (the app's name, the page title) and the shared layout partials.
+/// Renders the HTML pages in `templates/` in the buyer's language, with the site-wide values
+/// every page needs (the app's name, `lang` and `dir`, the page title) and the shared layout
+/// partials. The templates are built once per language (`LocalizedTemplates`): choosing the
+/// language costs one dictionary lookup per page.
 public struct Pages: Sendable {
-    public let templates: TemplateLibrary
-    private let site: [String: TemplateValue]
+    public let templates: LocalizedTemplates
+    /// Language → the values every page of that language gets.
+    private let site: [String: [String: TemplateValue]]
+    /// Chooses the buyer's language among the catalogs.
+    public let buyerLanguage: BuyerLanguage
 
-    public init(templates: TemplateLibrary, appName: String, baseURL: String) {
+    public init(templates: LocalizedTemplates, appName: String, baseURL: String) {
         self.templates = templates
-        self.site = ["app_name": .string(appName), "base_url": .string(baseURL)]
+        var site: [String: [String: TemplateValue]] = [:]
+        for language in templates.languages {
+            site[language] = [
+                "app_name": .string(appName), "base_url": .string(baseURL), "lang": .string(language),
+                "dir": .string(LanguageTag.isRightToLeft(language) ? "rtl" : "ltr"),
+            ]
+        }
+        self.site = site
+        buyerLanguage = BuyerLanguage(available: templates.languages, defaultLanguage: templates.defaultLanguage)
     }
 
-    /// Renders template `name` with `values` plus the site values and `title`.
+    /// The language of a page for `request`: `kept` (the purchase's or checkout's, when the page
+    /// is about one), else the link's `?lang=` (mails' links carry the purchase's), when a
+    /// catalog serves it; else the browser's `Accept-Language`; else the default.
+    public func language(for request: HTTPRequest, kept: String? = nil) -> String {
+        let requested = kept ?? request.queryParameter("lang")
+        if let requested, let language = buyerLanguage.match(requested) { return language }
+        return buyerLanguage.choose(requested: nil, acceptLanguage: request.headers["Accept-Language"])
+    }
+
+    /// Renders template `name` in `language` (nil: the default language; a language without
+    /// a catalog: its primary language's or the default) with `values` plus the site values and
+    /// `title` (the text of a `PageText` key, for pages whose layout shows the handler's title).
     /// - Throws: `TemplateError` when the template does not exist.
-    public func render(_ name: String, title: String, status: HTTPStatus = .ok, _ values: [String: TemplateValue] = [:]) throws -> HTTPResponse {
-        var context = site
-        context["title"] = .string(title)
+    public func render(
+        _ name: String, title: PageText? = nil, language: String? = nil, status: HTTPStatus = .ok,
+        _ values: [String: TemplateValue] = [:]
+    ) throws -> HTTPResponse {
+        let chosen = templates.language(for: language)
+        var context = site[chosen] ?? [:]
+        if let title { context["title"] = .string(text(title, language: chosen)) }
         for (key, value) in values { context[key] = value }
         var body: [UInt8] = []
         body.reserveCapacity(4096)
-        try templates.render(name, .dictionary(context), into: &body)
+        try templates.library(for: chosen).render(name, .dictionary(context), into: &body)
         return .html(body, status: status)
+    }
+
+    /// The text of `key` in `language` (English when that catalog lacks it), its placeholders
+    /// filled from `arguments`, its plural form chosen by `count`.
+    public func text(_ key: PageText, language: String?, _ arguments: [String: String] = [:], count: Int? = nil) -> String {
+        templates.text(key.rawValue, language: language, arguments, count: count) ?? key.rawValue
     }
 
     /// The error page for `status` (`templates/error.html`, which also gets `status_<code>` = true
     /// to word each status its own way); never fails (falls back to a minimal escaped page).
-    public func errorPage(status: HTTPStatus, message: String) -> HTTPResponse {
+    public func errorPage(status: HTTPStatus, message: String, language: String? = nil) -> HTTPResponse {
         let values: [String: TemplateValue] = [
             "status": .int(status.code),
             "reason": .string(status.reasonPhrase),
             "message": .string(message),
             "status_\(status.code)": .bool(true),
         ]
-        if let response = try? render("error", title: status.reasonPhrase, status: status, values) {
+        if let response = try? render("error", language: language, status: status, values) {
             return response
         }
         let fallback = "<!doctype html><title>\(status.code)</title><p>\(HTMLEscaping.escape(message))</p>"

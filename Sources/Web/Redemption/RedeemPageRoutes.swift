@@ -20,19 +20,19 @@ struct RedeemPageRoutes {
         group.add(.get, "/redeem/{code}") { [self] request, context in
             switch try await lookUp.state(of: context.parameters["code"] ?? "", now: now()) {
             case .unknown:
-                return try pages.render("redeem_expired", title: "We could not find this code", status: .notFound, [
+                return try pages.render("redeem_expired", language: pages.language(for: request), status: .notFound, [
                     "resend_action": "/redeem/resend", "unknown": true,
                 ])
             case .expired:
-                return try pages.render("redeem_expired", title: "This code has expired", ["resend_action": "/redeem/resend"])
+                return try pages.render("redeem_expired", language: pages.language(for: request), ["resend_action": "/redeem/resend"])
             case .usable(let code):
                 let platform = ClientPlatform(userAgent: request.headers["User-Agent"])
                 return try pages.render(
-                    "redeem", title: "Open \(app.name)", AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true, landing: true))
+                    "redeem", language: pages.language(for: request), AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true, landing: true))
             case .redeemed(let code):
                 var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]), landing: true)
                 values["redeemed"] = true
-                return try pages.render("redeem", title: "Code already redeemed", values)
+                return try pages.render("redeem", language: pages.language(for: request), values)
             }
         }
         // The browser form behind the expired-code page: same rules as the API, no enumeration.
@@ -44,13 +44,13 @@ struct RedeemPageRoutes {
                 // The same page again, with what the buyer typed and the heading of their case.
                 let unknown = form.first { $0.name == "case" }?.value == "unknown"
                 return try pages.render(
-                    "redeem_expired", title: unknown ? "We could not find this code" : "This code has expired", status: .badRequest, [
-                        "resend_action": "/redeem/resend", "error": "Enter the email address you paid with.", "email": .string(typed),
+                    "redeem_expired", language: pages.language(for: request), status: .badRequest, [
+                        "resend_action": "/redeem/resend", "error": .string(pages.text(.errorEmailPaidWith, language: pages.language(for: request))), "email": .string(typed),
                         "unknown": .bool(unknown),
                     ])
             }
             try await resend.resend(to: email, now: now())
-            return try pages.render("redeem_resent", title: "Check your email", ["masked_email": .string(EmailMask.mask(email))])
+            return try pages.render("redeem_resent", language: pages.language(for: request), ["masked_email": .string(EmailMask.mask(email))])
         }
     }
 }

@@ -33,7 +33,7 @@ public struct AppResponder: HTTPResponder {
             let error = APIError(
                 status: .methodNotAllowed, code: "method_not_allowed",
                 message: "\(request.method) is not allowed here; use \(names.joined(separator: " or ")).")
-            var response = errors.response(for: error, path: request.path)
+            var response = errors.response(for: error, request: request)
             response.headers.set("Allow", names.joined(separator: ", "))
             return response
         }
@@ -57,7 +57,7 @@ public struct AppResponder: HTTPResponder {
             }
         } catch {
             // The chain maps errors itself; this is only reached if a middleware above it throws.
-            response = errors.response(for: APIError.mapping(error), path: request.path)
+            response = errors.response(for: APIError.mapping(error), request: request)
         }
         return response
     }

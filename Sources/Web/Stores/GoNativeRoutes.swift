@@ -32,7 +32,7 @@ struct GoNativeRoutes {
             guard let session = try await gate.session(request) else {
                 return .redirect(to: "/account/sign-in?next=/gonative/store", status: .seeOther)
             }
-            let page = try pages.render("gonative_store", title: "Store", [
+            let page = try pages.render("gonative_store", language: pages.language(for: request), [
                 "products": .list(products.map { .dictionary(["id": .string($0), "name": .string(names.name(of: $0))]) }),
             ])
             return gate.refreshed(page, session, request: request)

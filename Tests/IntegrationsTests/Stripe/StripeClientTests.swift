@@ -67,6 +67,24 @@ struct StripeClientTests {
         #expect(session.metadata == Self.metadata)
     }
 
+    @Test("The buyer's language goes to Stripe as locale: Stripe's own tag, else its primary language, else auto")
+    func locale() async throws {
+        #expect(CheckoutSessionRequest.stripeLocale(for: "de") == "de")
+        #expect(CheckoutSessionRequest.stripeLocale(for: "pt-BR") == "pt-BR")
+        #expect(CheckoutSessionRequest.stripeLocale(for: "fr-BE") == "fr")
+        #expect(CheckoutSessionRequest.stripeLocale(for: "ar") == "auto")
+        let fake = try FakeStripe()
+        defer { Task { await fake.stop() } }
+        var request = Self.subscriptionRequest()
+        request.locale = CheckoutSessionRequest.stripeLocale(for: "ja")
+        _ = try await Self.client(fake).createCheckoutSession(request, idempotencyKey: "checkout-locale")
+        #expect(fake.sessions.first?.parameters["locale"]?.string == "ja")
+        request.locale = "klingon"
+        await #expect(throws: StripeAPIError.self) {
+            _ = try await Self.client(fake).createCheckoutSession(request, idempotencyKey: "checkout-locale-2")
+        }
+    }
+
     @Test("Headers: Bearer secret key, pinned Stripe-Version, Idempotency-Key, form content type")
     func headers() async throws {
         let fake = try FakeStripe()

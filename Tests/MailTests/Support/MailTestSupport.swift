@@ -30,7 +30,7 @@ let templatesDirectory: String = {
 /// The real email templates with a fixed sender.
 func makeComposer() throws -> MailComposer {
     MailComposer(
-        templates: try TemplateLibrary(directory: templatesDirectory),
+        templates: try LocalizedTemplates(directory: templatesDirectory),
         from: try MailAddress("noreply@tollgate.test", displayName: "Tollgate Demo"), appName: "Tollgate Demo")
 }
 

@@ -18,6 +18,8 @@ enum PackagePaths {
     }()
     static var templates: String { root + "/templates" }
     static var publicDir: String { root + "/Public" }
+    /// The test catalogs (`Tests/Fixtures/locales`: Arabic, right to left).
+    static var testLocales: String { root + "/Tests/Fixtures/locales" }
 }
 
 /// A fresh temporary directory, removed when the value is released.

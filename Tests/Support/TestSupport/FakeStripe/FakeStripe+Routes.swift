@@ -6,7 +6,14 @@ import HTTPRouting
 extension FakeStripe.Core {
     private static let topLevelParameters: Set<String> = [
         "mode", "line_items", "success_url", "cancel_url", "client_reference_id", "customer_email", "metadata",
-        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts",
+        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts", "locale",
+    ]
+
+    /// Checkout Session `locale` values, as Stripe's API reference lists them.
+    static let checkoutLocales = [
+        "auto", "bg", "cs", "da", "de", "el", "en", "en-GB", "es", "es-419", "et", "fi", "fil", "fr", "fr-CA", "hr", "hu", "id",
+        "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk", "sl", "sv", "th", "tr", "vi",
+        "zh", "zh-HK", "zh-TW",
     ]
 
     /// Answers one request the way Stripe would.
@@ -188,6 +195,12 @@ extension FakeStripe.Core {
             allowPromotionCodes = text == "true"
         }
         if let refusal = checkDiscounts(parameters, allowPromotionCodes: allowPromotionCodes) { return refusal }
+        if let locale = parameters["locale"] {
+            // Stripe refuses a locale its payment page does not have.
+            guard let text = locale.string, Self.checkoutLocales.contains(text) else {
+                return invalid("Invalid locale: must be one of \(Self.checkoutLocales.joined(separator: ", "))", param: "locale")
+            }
+        }
         var metadataSets: [[String: String]] = []
         for (param, value) in [("metadata", parameters["metadata"]), ("subscription_data[metadata]", parameters["subscription_data"]?["metadata"]),
             ("payment_intent_data[metadata]", parameters["payment_intent_data"]?["metadata"])] {
