@@ -15,7 +15,7 @@ import UseCases
 @Suite("Transient storage failures at the HTTP boundary")
 struct TransientStorageErrorTests {
     static func middleware() throws -> ErrorMiddleware {
-        ErrorMiddleware(pages: Pages(templates: try TemplateLibrary(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com"))
+        ErrorMiddleware(pages: Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com"))
     }
 
     static func answer(_ error: StorageError, path: String) async throws -> HTTPResponse {
