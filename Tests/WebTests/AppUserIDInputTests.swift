@@ -48,4 +48,35 @@ struct AppUserIDInputTests {
         #expect(response.status == .badRequest)
         #expect(Self.message(response) == "user_id must be 1 to 255 characters on one line.")
     }
+
+    @Test("Every app_user_id (and /receipts' user_id) in openapi.json states this rule: 255 bytes, and a pattern refusing exactly the line breaks it refuses")
+    func documented() throws {
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: PackagePaths.publicDir + "/openapi.json"))) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var schemas: [String: [String: Any]] = [:]
+        for (path, operations) in paths {
+            for case let (method, operation as [String: Any]) in operations {
+                for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] where parameter["name"] as? String == "app_user_id" {
+                    schemas["\(method) \(path) query"] = parameter["schema"] as? [String: Any]
+                }
+                let contents = (operation["requestBody"] as? [String: Any])?["content"] as? [String: [String: Any]] ?? [:]
+                for (type, content) in contents {
+                    let properties = (content["schema"] as? [String: Any])?["properties"] as? [String: [String: Any]] ?? [:]
+                    for name in ["app_user_id", path == "/receipts" ? "user_id" : ""] { schemas["\(method) \(path) \(type) \(name)"] = properties[name] }
+                }
+            }
+        }
+        #expect(schemas.count >= 7, "\(schemas.keys.sorted())")
+        let samples = ["user-1", "a\tb", "a\nb", "a\u{0B}b", "a\u{0C}b", "a\rb", "a\u{85}b", "a\u{2028}b", "a\u{2029}b", "\u{1F600}"]
+        for (place, schema) in schemas {
+            #expect(schema["maxLength"] as? Int == AppUserIDInput.maxBytes, "\(place)")
+            let pattern = try NSRegularExpression(pattern: try #require(schema["pattern"] as? String, "\(place)"))
+            for sample in samples {
+                let matches = pattern.firstMatch(in: sample, range: NSRange(sample.startIndex..., in: sample)) != nil
+                #expect(matches == AppUserIDInput.isValid(sample), "\(place): \(sample.unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+        }
+    }
 }
+
