@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPCore
 import HTTPRouting
+import Integrations
 
 /// A refusal in Stripe's error shape.
 struct APIFailure: Error {
@@ -234,6 +235,12 @@ extension StripeSimulator {
             throw APIFailure.invalid("Invalid integer: line_items[0][quantity]", param: "line_items[0][quantity]", code: "parameter_invalid_integer")
         }
         guard let successURL = form["success_url"]?.string, successURL.hasPrefix("http") else { throw Self.missing("success_url") }
+        if let locale = form["locale"] {
+            // Stripe refuses a locale its payment page does not have (the simulator's page is English).
+            guard let text = locale.string, text == "auto" || CheckoutSessionRequest.stripeLocales.contains(text) else {
+                throw APIFailure.invalid("Invalid locale: must be auto or one of Stripe Checkout's locales", param: "locale", code: "parameter_invalid_string")
+            }
+        }
         let session = SimulatedSession(
             id: SimulatorState.newID("cs_test_"), mode: mode, priceID: priceID, quantity: quantity, successURL: successURL,
             cancelURL: form["cancel_url"]?.string, clientReferenceID: form["client_reference_id"]?.string,

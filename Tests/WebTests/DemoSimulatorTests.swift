@@ -88,6 +88,14 @@ struct DemoSimulatorTests {
         #expect(((missing.jsonObject?["error"] as? [String: Any])?["code"] as? String) == "resource_missing")
         let promotions = await demo.app.send(.get, "/demo/stripe/v1/promotion_codes", headers: key)
         #expect(promotions.jsonObject?["object"] as? String == "list")
+        // A locale Stripe Checkout does not have is refused, as Stripe refuses it; one it has is taken.
+        var form = key
+        form.set("Content-Type", "application/x-www-form-urlencoded")
+        let session = "mode=payment&line_items[0][price]=price_demo&line_items[0][quantity]=1&success_url=http%3A%2F%2Flocalhost%2Fok&locale="
+        let klingon = await demo.app.send(.post, "/demo/stripe/v1/checkout/sessions", headers: form, body: session + "tlh")
+        #expect(klingon.status == .badRequest)
+        #expect(((klingon.jsonObject?["error"] as? [String: Any])?["param"] as? String) == "locale")
+        #expect(await demo.app.send(.post, "/demo/stripe/v1/checkout/sessions", headers: form, body: session + "fr").status == .ok)
         await demo.stop()
     }
 
