@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
         // HTTP/1.1 on sockets: epoll, parser, serializer, connections, limits. Knows no routes.
         .target(name: "HTTPCore", dependencies: ["CLinux", "Logging", "Lifecycle"], swiftSettings: strict),
-        // Routes on top of the core: router, request context, middleware, HTTPResponseError.
+        // Routes on top of the core: router, request context, middleware, HTTPResponseError; query,
+        // form and strict JSON decoding.
         .target(name: "HTTPRouting", dependencies: ["HTTPCore", "Logging"], swiftSettings: strict),
         // Blocking TCP / Unix-domain client sockets with timeouts (SMTP, PostgreSQL, outbound HTTP).
         .target(name: "Sockets", swiftSettings: strict),

@@ -81,10 +81,6 @@ final class HTTPConnection {
             ])
             response = core.responder.protocolErrorResponse(
                 status: .serviceUnavailable, message: ServerCore.Refusal.clientLimit.message, info: info)
-        } else if request.declaresJSONBody, !request.body.isEmpty, let violation = StrictJSON.validate(request.body) {
-            // Every JSON body is held to RFC 8259 here, whichever reader its route uses
-            // (Foundation's are lenient). The request was well framed: keep-alive holds.
-            response = core.responder.protocolErrorResponse(status: .badRequest, message: violation.message, info: info)
         } else {
             // The task does not read while the responder runs: have the event loop tell the core
             // if the peer hangs up meanwhile (a responder that takes a while), so its slot of the

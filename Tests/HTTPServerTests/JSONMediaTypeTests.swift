@@ -1,4 +1,5 @@
 import HTTPCore
+import HTTPRouting
 import Testing
 
 @Suite("JSON media types")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import HTTPRouting
 import Integrations
 import Testing
 import TestSupport

@@ -54,4 +54,38 @@ struct StrictJSONBodyTests {
             #expect(response.jsonObject?["status"] as? String == "invalid_code", "\(body)")
         }
     }
+    /// What reaches each route's reader, whichever it is (the redeem fast path, JSONDecoder,
+    /// a webhook's own parsing), and paths no route takes: a non-strict body sent as JSON is
+    /// refused before the route, its key checks or its method check run.
+    static let routes: [(method: HTTPMethod, path: String, contentType: String)] = [
+        (.post, "/api/v1/redeem", "application/json; charset=utf-8"),
+        (.post, "/api/v1/iap/apple", "application/json"),
+        (.post, "/receipts", "application/json"),
+        (.post, "/webhooks/stripe", "application/json"),
+        (.post, "/webhooks/google", "Application/JSON"),
+        (.post, "/admin/v1/codes/resend", "application/json"),
+        (.patch, "/api/v1/redeem", "application/merge-patch+json"),
+        (.post, "/api/v1/no/such/route", "application/vnd.example+json"),
+    ]
+
+    @Test("Every route, and paths no route takes, refuse a non-strict JSON body first", arguments: routes)
+    func refusedEverywhere(method: HTTPMethod, path: String, contentType: String) async throws {
+        let harness = try CheckoutHarness()
+        let response = await harness.app.send(method, path, headers: ["Content-Type": contentType], body: #"{"a":1,"a":2}"#)
+        #expect(response.status == .badRequest, "\(method) \(path): \(response.text)")
+        let error = try #require(response.jsonObject?["error"] as? [String: Any], "\(path): \(response.text)")
+        #expect(error["message"] as? String == "The body is not valid JSON: duplicate key \"a\" at byte 7.", "\(path)")
+    }
+
+    @Test("A body not sent as JSON is left to its route: a form passes, other types get the route's 415")
+    func otherMediaTypes() async throws {
+        let harness = try CheckoutHarness()
+        let text = await harness.app.send(
+            .post, "/api/v1/redeem", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "text/plain"], body: #"{"a":1,"a":2}"#)
+        #expect(text.status == .unsupportedMediaType, "\(text.text)")
+        let form = await harness.app.send(
+            .post, "/account/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "email=a%40example.com&email=b")
+        #expect(!form.text.contains("not valid JSON"), "\(form.text)")
+        #expect(form.status != .badRequest, "\(form.status) \(form.text)")
+    }
 }

@@ -5,6 +5,7 @@
 // line that is both too long and ends in a bare LF is a 400 when seen whole but a 414 when
 // the LF has not arrived yet.) Built by scripts/fuzz.
 @testable import HTTPCore
+@testable import HTTPRouting
 
 private let limits: HTTPRequestParser.Limits = {
     // Small limits, so the fuzzer reaches every 413/414/431 path with short inputs.

@@ -1,5 +1,5 @@
-// libFuzzer target: the JSON body readers. StrictJSON (in front of every JSON body), the
-// redeem fast path (FlatJSONObject) and decodeJSON's JSONDecoder fallback, cross-checked:
+// libFuzzer target: the JSON body readers. StrictJSON (StrictJSONMiddleware, in front of every
+// route), the redeem fast path (FlatJSONObject) and decodeJSON's JSONDecoder fallback, cross-checked:
 // whatever the fast path reads is strict JSON; the fast path and JSONDecoder decode the same
 // values and refuse with the same words; and what StrictJSON accepts Foundation can parse.
 // Built by scripts/fuzz.

@@ -1,6 +1,7 @@
 import Domain
 import Foundation
 import HTTPCore
+import HTTPRouting
 import UseCases
 
 /// What every web-account route does around its use case: finds the cookie session (sliding its

@@ -1,5 +1,6 @@
 import Domain
 import HTTPCore
+import HTTPRouting
 import QRCode
 import Templating
 import UseCases

@@ -3,7 +3,8 @@ import HTTPRouting
 import Logging
 
 /// The application's `HTTPResponder`: every route runs behind the global middleware (metrics,
-/// request log, security headers, error mapping: `AppResponder.global`) and then its group's.
+/// request log, security headers, error mapping, strict JSON bodies: `AppResponder.global`)
+/// and then its group's.
 /// The chains are built once, at start-up; a request is matched once and runs its route's chain.
 public struct AppResponder: HTTPResponder {
     public let router: Router
@@ -15,6 +16,7 @@ public struct AppResponder: HTTPResponder {
     public init(routes: Router, metrics: Metrics, pages: Pages) {
         let global: [any Middleware] = [
             MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(), ErrorMiddleware(pages: pages),
+            StrictJSONMiddleware(),
         ]
         var router = Router()
         for route in routes.routes {

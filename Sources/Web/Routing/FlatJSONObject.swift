@@ -2,10 +2,10 @@
 /// bytes, so hot-path requests (`POST /api/v1/redeem`) skip Foundation's JSONDecoder.
 /// Anything else — escapes, numbers, nested values, duplicate keys, keys not in plain
 /// snake_case, invalid UTF-8, broken syntax — is not parsed here (`nil`): the caller falls
-/// back to `StrictJSON` and JSONDecoder, which also word the errors, so both paths accept and
-/// refuse the same bodies. Whatever this reads is strict RFC 8259 JSON (no escapes, no control
-/// characters, valid UTF-8, unique keys, no trailing comma), so it needs no `StrictJSON` pass
-/// of its own; the `json` fuzz target checks both.
+/// back to JSONDecoder, which also words the errors, so both paths accept and refuse the same
+/// bodies (`StrictJSONMiddleware` refused the non-strict ones before either ran). Whatever this
+/// reads is strict RFC 8259 JSON (no escapes, no control characters, valid UTF-8, unique keys,
+/// no trailing comma); the `json` fuzz target checks both.
 struct FlatJSONObject {
     private var members: [(key: String, value: String?)] = []
 

@@ -5,7 +5,8 @@ import HTTPRouting
 extension HTTPRequest {
     /// Decodes a JSON body into `T` with snake_case keys, answering precise 4xx errors:
     /// 415 for another content type, 400 for a body that is not strict RFC 8259 JSON
-    /// (`StrictJSON`), 400 naming the missing or mistyped field.
+    /// (refused before the route runs: `StrictJSONMiddleware`), 400 naming the missing or
+    /// mistyped field.
     /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
     public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
         try checkJSONBody()
@@ -13,8 +14,7 @@ extension HTTPRequest {
     }
 
     /// `decodeJSON` for bodies with a JSONDecoder-free fast path (`FlatJSONDecodable`); the
-    /// same answers, errors included. A body `FlatJSONObject` reads is strict JSON already,
-    /// so only the fallback pays for `StrictJSON`.
+    /// same answers, errors included.
     func decodeJSON<T: FlatJSONDecodable>(_ type: T.Type) throws -> T {
         try checkJSONBody()
         if let object = FlatJSONObject(body), let value = T(flat: object) { return value }
@@ -30,9 +30,9 @@ extension HTTPRequest {
         }
     }
 
-    /// JSONDecoder behind `StrictJSON`: Foundation accepts trailing commas and duplicate keys.
+    /// JSONDecoder, which alone accepts trailing commas and duplicate keys: every route runs
+    /// behind `StrictJSONMiddleware`, so the body it reads is strict JSON.
     private func decodeWithFoundation<T: Decodable>(_ type: T.Type) throws -> T {
-        if let violation = StrictJSON.validate(body) { throw APIError.badRequest(violation.message) }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {

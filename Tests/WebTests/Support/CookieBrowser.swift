@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import HTTPRouting
 import Synchronization
 
 /// A browser over `TestApp.send`: it keeps the cookies the app sets (and forgets those it

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import HTTPRouting
 
 extension FakeStripe {
     /// A charge the fake made when a payment succeeded. `paidAt` is its `created`: a Charge's

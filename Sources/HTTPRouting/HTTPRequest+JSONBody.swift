@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension HTTPRequest {
     /// The media type of `Content-Type`, lower-cased, without parameters; nil when absent.
     public var mediaType: String? {
