@@ -21,6 +21,9 @@ public struct RequestContext: Sendable {
     public var authenticatedAs: String?
     /// The client's address once a middleware resolved it (trusted proxies applied), if any.
     public var clientAddress: String?
+    /// The token of `Authorization: Bearer <token>` (RFC 6750) once a middleware read it, if the
+    /// request carries one. Not yet checked: whoever acts on it checks it.
+    public var bearerToken: String?
 
     public init(
         requestId: String, logger: Logger, remoteAddress: String? = nil,

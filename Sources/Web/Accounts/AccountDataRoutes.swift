@@ -12,12 +12,12 @@ struct AccountDataRoutes {
     let now: @Sendable () -> Date
 
     func add(to group: inout RouteGroup) {
-        group.add(.delete, "/api/v1/account") { [delete, now] request, _ in
-            _ = try await delete.signedIn(.bearer(try BearerToken.read(request)), now: now())
+        group.add(.delete, "/api/v1/account", [BearerTokenMiddleware()]) { [delete, now] _, context in
+            _ = try await delete.signedIn(.bearer(context.bearerToken), now: now())
             return .json { json in json.string("status", "deleted") }
         }
-        group.add(.get, "/api/v1/account/export") { [export, now] request, _ in
-            try Self.download(try await export.signedIn(.bearer(try BearerToken.read(request)), now: now()))
+        group.add(.get, "/api/v1/account/export", [BearerTokenMiddleware()]) { [export, now] _, context in
+            try Self.download(try await export.signedIn(.bearer(context.bearerToken), now: now()))
         }
     }
 

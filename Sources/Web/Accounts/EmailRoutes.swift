@@ -20,8 +20,8 @@ struct EmailRoutes {
     }
 
     func addAPI(to group: inout RouteGroup) {
-        group.add(.post, "/api/v1/account/email", maxBodyBytes: 4096) { [setEmail, now] request, _ in
-            guard let bearer = try BearerToken.read(request) else {
+        group.add(.post, "/api/v1/account/email", maxBodyBytes: 4096, [BearerTokenMiddleware()]) { [setEmail, now] request, context in
+            guard let bearer = context.bearerToken else {
                 throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token>.")
             }
             let email = try EmailAddress.require(try request.decodeJSON(SetEmail.self).email)

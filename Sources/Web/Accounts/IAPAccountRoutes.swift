@@ -29,17 +29,18 @@ struct IAPAccountRoutes {
     }
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
-        group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple")]) { [self] request, _ in
+        group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple"), BearerTokenMiddleware()]) { [self] request, context in
             let body = try request.decodeJSON(AppleBody.self)
             let proof = try Self.appleProof(body)
-            return try await claimed(proof, request: request, email: body.customerDetails?.email)
+            return try await claimed(proof, request: request, bearer: context.bearerToken, email: body.customerDetails?.email)
         }
-        group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google")]) { [self] request, _ in
+        group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google"), BearerTokenMiddleware()]) { [self] request, context in
             let body = try request.decodeJSON(GoogleBody.self)
             guard !body.purchaseToken.isEmpty, body.purchaseToken.utf8.count <= 4096, !body.sku.isEmpty, body.sku.utf8.count <= 255 else {
                 throw APIError.badRequest("purchase_token and sku must be non-empty.")
             }
-            return try await claimed(.play(purchaseToken: body.purchaseToken, sku: body.sku), request: request, email: body.customerDetails?.email)
+            return try await claimed(
+                .play(purchaseToken: body.purchaseToken, sku: body.sku), request: request, bearer: context.bearerToken, email: body.customerDetails?.email)
         }
     }
 
@@ -60,10 +61,12 @@ struct IAPAccountRoutes {
         }
     }
 
-    private func claimed(_ proof: ClaimStorePurchase.Proof, request: HTTPRequest, email rawEmail: String?) async throws -> HTTPResponse {
+    private func claimed(
+        _ proof: ClaimStorePurchase.Proof, request: HTTPRequest, bearer: String?, email rawEmail: String?
+    ) async throws -> HTTPResponse {
         let email = try rawEmail.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailAddress.require($0) }
         let claimant = ClaimStorePurchase.Claimant(
-            bearer: try BearerToken.read(request), email: email, conversionDetails: Self.conversionDetails(request.body))
+            bearer: bearer, email: email, conversionDetails: Self.conversionDetails(request.body))
         let claimed = try await claim.claim(proof, by: claimant, now: now())
         return .json { json in
             json.string("login_url", claimed.loginURL)

@@ -47,7 +47,7 @@ struct RedemptionAPIRoutes {
         let addressFailures = middleware.limits(
             [.init("redeem", Self.addressFailureLimit, per: Self.failureWindow)], counting: .outcomes([RedeemResponse.invalidOutcome]))
         let limiter = middleware.limiter
-        group.add(.post, "/api/v1/redeem", maxBodyBytes: 16 * 1024, [addressFailures, middleware.idempotent("redeem")]) {
+        group.add(.post, "/api/v1/redeem", maxBodyBytes: 16 * 1024, [addressFailures, middleware.idempotent("redeem"), BearerTokenMiddleware()]) {
             [redeem, now] request, context in
             let body = try request.decodeJSON(RedeemBody.self)
             _ = try AppUserIDInput.require(body.appUserId)
@@ -59,14 +59,14 @@ struct RedemptionAPIRoutes {
             if let wait = limiter.retryAfter(userKey, limit: Self.failureLimit, now: now) {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
-            let input = RedeemCode.Request(code: body.code, appUserID: body.appUserId, deviceID: body.deviceId, bearer: try BearerToken.read(request))
+            let input = RedeemCode.Request(code: body.code, appUserID: body.appUserId, deviceID: body.deviceId, bearer: context.bearerToken)
             let result = try await redeem.redeem(input, now: now)
             if result.isFailure { limiter.record(userKey, window: Self.failureWindow, now: now) }
             return RedeemResponse.json(result, appUserID: body.appUserId)
         }
-        group.add(.get, "/api/v1/entitlements") { [entitlements, now] request, _ in
+        group.add(.get, "/api/v1/entitlements", [BearerTokenMiddleware()]) { [entitlements, now] request, context in
             let subject: ListEntitlements.Subject
-            if let bearer = try BearerToken.read(request) {
+            if let bearer = context.bearerToken {
                 subject = .bearer(bearer)
             } else if let appUserID = request.queryParameter("app_user_id") {
                 subject = .appUser(try AppUserIDInput.require(appUserID))
@@ -79,8 +79,9 @@ struct RedemptionAPIRoutes {
                 PurchaseJSON.writeEntitlements(listing.entitlements, withSource: true, into: &json)
             }
         }
-        group.add(.get, "/api/v1/checkout/{checkout_context_id}") { [checkoutStatus, now] request, context in
-            let caller = CheckoutStatus.Caller(appUserID: try request.queryParameter("app_user_id").map { try AppUserIDInput.require($0) }, bearer: try BearerToken.read(request))
+        group.add(.get, "/api/v1/checkout/{checkout_context_id}", [BearerTokenMiddleware()]) { [checkoutStatus, now] request, context in
+            let caller = CheckoutStatus.Caller(
+                appUserID: try request.queryParameter("app_user_id").map { try AppUserIDInput.require($0) }, bearer: context.bearerToken)
             let now = now()
             guard let contextID = UUIDInput.canonical(context.parameters["checkout_context_id"] ?? "") else {
                 throw APIError.badRequest("checkout_context_id must be a UUID (8-4-4-4-12 hex digits).")

@@ -38,10 +38,10 @@ struct StoreAPIRoutes {
     }
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
-        group.add(.post, "/api/v1/iap/gonative", maxBodyBytes: 512 * 1024) { [self] request, context in
+        group.add(.post, "/api/v1/iap/gonative", maxBodyBytes: 512 * 1024, [BearerTokenMiddleware()]) { [self] request, context in
             // The app's bearer token, or (a web view) the buyer's web session cookie.
             let credential: Credential
-            if let bearer = try BearerToken.read(request) {
+            if let bearer = context.bearerToken {
                 credential = .bearer(bearer)
             } else if let cookie = WebCookies.value(WebCookies.session, in: request) {
                 credential = .webSession(cookie)
