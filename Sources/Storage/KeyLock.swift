@@ -8,7 +8,7 @@ extension SQLConnection {
     /// - Throws: `StorageError` (55P03 after `lock_timeout`, 40P01 for a deadlock, which `write` retries).
     public func lockKey(_ key: String) throws {
         guard dialect == .postgresql else { return }
-        try execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(?))", [keyLockClass, key])
+        try executeDeferred("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(?))", [keyLockClass, key])
     }
 }
 

@@ -19,7 +19,9 @@ import Synchronization
 /// another instance holds.
 ///
 /// A transaction's BEGIN and its settings cost no round trip: they go out with its first
-/// statement (`PostgresConnection.transaction(pipelining:_:)`); a commit is one round trip.
+/// statement (`PostgresConnection.transaction(pipelining:_:)`). Statements whose outcome a body
+/// does not read (`SQLConnection.executeDeferred`: key locks, UPDATEs, outbox INSERTs) go out with
+/// the next statement that needs an answer, or with the COMMIT, in one write before one Sync.
 ///
 /// Connections come from two pools (writers, readers); calls from async code run on threads of
 /// each pool's own, as many as it has connections, never on Swift's cooperative pool.
@@ -38,6 +40,7 @@ public final class PostgresDatabase: SQLDatabase {
     private let writeLatencies = Mutex(Histogram())
     private let closed = Atomic<Bool>(false)
     private let conflictCount = Atomic<Int>(0)
+    private let writeRoundTripCount = Atomic<Int>(0)
 
     /// How a write transaction begins, sent with its first statement: the isolation level and two
     /// limits. A statement waits at most 30 s for a row lock (it then fails as busy instead of
@@ -189,6 +192,11 @@ public final class PostgresDatabase: SQLDatabase {
     /// Write transactions run again after losing a conflict (40001, 40P01), since the database was opened.
     public var conflictRetries: Int { conflictCount.load(ordering: .relaxed) }
 
+    /// Round trips to the server that write transactions took, since the database was opened
+    /// (each Sync or simple Query waited for; the statements deferred with `executeDeferred` ride
+    /// with the next one).
+    public var writeRoundTrips: Int { writeRoundTripCount.load(ordering: .relaxed) }
+
     /// How long `write` calls took, including the waits for row locks and any runs again.
     public var writeLatency: Histogram { writeLatencies.withLock { $0 } }
 
@@ -218,15 +226,23 @@ public final class PostgresDatabase: SQLDatabase {
     private func transaction<T>(_ pool: PostgresPool, _ begin: [String], _ body: (Connection) throws -> T) throws -> T {
         var connection: PostgresSQLConnection?
         do {
-            return try pool.transaction(pipelining: begin) { postgres in
-                let wrapped = PostgresSQLConnection(postgres, placeholders: placeholders, counter: counter)
-                connection = wrapped
-                return try body(wrapped)
+            return try pool.withConnection { postgres in
+                let started = postgres.roundTrips
+                defer { if pool === writers { writeRoundTripCount.add(postgres.roundTrips - started, ordering: .relaxed) } }
+                return try postgres.transaction(pipelining: begin) { postgres in
+                    let wrapped = PostgresSQLConnection(postgres, placeholders: placeholders, counter: counter)
+                    connection = wrapped
+                    return try body(wrapped)
+                }
             }
         } catch let error as PostgresError {
-            let storageError = PostgresSQLConnection.storageError(error, sql: nil)
+            // COMMIT's own error, or a deferred statement's sent with it.
+            let storageError = PostgresSQLConnection.storageError(error, sql: connection?.failedSQL(error, else: nil))
             if PostgresSQLConnection.isConflict(storageError) { throw TransactionConflict(error: storageError) }
             if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }
+            if pool === writers && PostgresSQLConnection.isInsertRace(storageError) {
+                throw TransactionConflict(error: counter.record(storageError))
+            }
             throw counter.record(storageError)
         } catch let error as StorageError where pool === writers && PostgresSQLConnection.isInsertRace(error) {
             throw TransactionConflict(error: error)
