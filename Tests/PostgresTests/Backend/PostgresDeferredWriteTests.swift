@@ -51,6 +51,15 @@ import Testing
         #expect(try database.readSync { try $0.queryOne("SELECT n FROM d WHERE id = 4")?.int("n") } == 4)
     }
 
+    @Test("Two thirds of the connections serve writes: 8 writers and 4 readers of 12, 1 and 1 of 2")
+    func writerShare() async throws {
+        for (total, writers, readers) in [(12, 8, 4), (10, 6, 4), (3, 2, 1), (2, 1, 1)] {
+            let (database, _) = try await PostgresDatabaseTests.freshDatabase(maxConnections: total)
+            defer { database.close() }
+            #expect(database.writerConnections == writers && database.readerConnections == readers, "max_connections \(total)")
+        }
+    }
+
     /// The transaction of a `customer.subscription.updated` webhook (`WebhookEvents.record` with
     /// `ApplyStripeEvent`'s effects): the event id's insert, the vouching lookup, then
     /// `PurchaseRepository.apply`. Its key lock and UPDATEs ride with the reads after them.
