@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
         // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Storage", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Storage", "Domain", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),

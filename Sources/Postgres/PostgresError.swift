@@ -40,12 +40,16 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The server's ErrorResponse fields, when the server sent one.
     public let server: PostgresServerMessage?
+    /// When a statement queued by `PostgresConnection.executeDeferred` failed: its position among
+    /// the deferred statements sent with the statement (or COMMIT) that reports the error.
+    public let deferredStatement: Int?
 
     /// An error of `kind` with `message` and, when the server sent one, its fields.
-    public init(_ kind: Kind, _ message: String, server: PostgresServerMessage? = nil) {
+    public init(_ kind: Kind, _ message: String, server: PostgresServerMessage? = nil, deferredStatement: Int? = nil) {
         self.kind = kind
         self.message = message
         self.server = server
+        self.deferredStatement = deferredStatement
     }
 
     /// The five-character SQLSTATE the server sent ("23505"), or nil for client-side errors.

@@ -4,11 +4,12 @@ extension SQLConnection {
     /// only makes two keys wait on each other). For a write at `READ COMMITTED` that reads, then
     /// writes what a natural key names, including a row that does not exist yet: taken before
     /// the first read, every later statement sees what the key's last holder committed. SQLite's
-    /// single writer already serializes every write: nothing to do there.
+    /// single writer already serializes every write: nothing to do there. Deferred
+    /// (`executeDeferred`): it goes out with the next statement, which the server runs after it.
     /// - Throws: `StorageError` (55P03 after `lock_timeout`, 40P01 for a deadlock, which `write` retries).
     public func lockKey(_ key: String) throws {
         guard dialect == .postgresql else { return }
-        try execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(?))", [keyLockClass, key])
+        try executeDeferred("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(?))", [keyLockClass, key])
     }
 }
 

@@ -12,6 +12,13 @@ public protocol SQLConnection: AnyObject {
     /// Runs a statement that returns no rows.
     /// - Throws: `StorageError`.
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws
+    /// Runs a statement whose outcome the caller does not read, inside a write transaction: a
+    /// backend may send it with the next statement that needs an answer, or with the commit,
+    /// instead of waiting for it now (PostgreSQL pipelines it; SQLite runs it at once). An error
+    /// it meets is thrown by that later statement or by the commit, and the transaction rolls
+    /// back, so use it only where the body would not catch this statement's own error.
+    /// - Throws: `StorageError` (now, or from a later statement).
+    func executeDeferred(_ sql: String, _ arguments: [any SQLBindable]) throws
     /// Runs a query and returns all its rows.
     /// - Throws: `StorageError`.
     func query(_ sql: String, _ arguments: [any SQLBindable]) throws -> [Row]
@@ -28,6 +35,8 @@ public protocol SQLConnection: AnyObject {
 }
 
 extension SQLConnection {
+    /// A backend that runs every statement at once: `execute`.
+    public func executeDeferred(_ sql: String, _ arguments: [any SQLBindable]) throws { try execute(sql, arguments) }
     /// `execute` without arguments.
     public func execute(_ sql: String) throws { try execute(sql, []) }
     /// `query` without arguments.

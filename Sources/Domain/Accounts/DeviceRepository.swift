@@ -19,7 +19,7 @@ public enum DeviceRepository {
         if let seen = try connection.queryOne(
             "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID]) {
             if try nowMS - seen.int64("last_seen_at") >= Int64(lastSeenResolution * 1000) {
-                try connection.execute(
+                try connection.executeDeferred(
                     "UPDATE devices SET last_seen_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, deviceID])
             }
             return []
@@ -27,7 +27,7 @@ public enum DeviceRepository {
         // A new device may cross the limit: on PostgreSQL (READ COMMITTED) the account's new
         // devices take turns from here, so two of them never both see room for one.
         try connection.lockKey("devices:" + accountID)
-        try connection.execute(
+        try connection.executeDeferred(
             """
             INSERT INTO devices (account_id, device_id, app_user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (account_id, device_id) DO UPDATE SET last_seen_at = excluded.last_seen_at,

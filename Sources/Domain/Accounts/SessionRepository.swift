@@ -174,7 +174,7 @@ public enum SessionRepository {
         _ draft: Draft? = nil, accountID: String, deviceID: String?, familyID: String?, on connection: Connection, now: Date
     ) throws -> Tokens {
         let session = try draft ?? Self.draft(at: now)
-        try connection.execute(
+        try connection.executeDeferred(
             """
             INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
                 access_expires_at, refresh_expires_at, created_at, account_generation, device_generation)

@@ -61,14 +61,14 @@ public struct EventQueue: Sendable {
         else { throw DomainError(.corrupt, "the event sequence of \(sequenceScope) was not returned") }
         let body = Self.body(id: id, type: type, occurredAt: now, sequence: sequence, data: data)
         let nowMS = Timestamp.milliseconds(now)
-        try connection.execute(
+        try connection.executeDeferred(
             """
             INSERT INTO events (id, type, account_id, sequence_scope, sequence, occurred_at, body, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, [id, type.rawValue, accountID, sequenceScope, sequence, nowMS, body, nowMS])
         let deadline = Timestamp.milliseconds(now.addingTimeInterval(retryWindow))
         for endpoint in endpoints {
-            try connection.execute(
+            try connection.executeDeferred(
                 """
                 INSERT INTO event_deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, deadline_at,
                     created_at, updated_at)

@@ -42,7 +42,7 @@ public enum PurchaseRepository {
         let nowMS = Timestamp.milliseconds(now)
         guard let current = existing else {
             let id = try EntityID.make("pur")
-            try connection.execute(
+            try connection.executeDeferred(
                 """
                 INSERT INTO purchases (id, platform, external_id, product_id, status, expires_at, environment, observed_at,
                     purchaser_email, customer_id, owner_hint, created_at, updated_at, will_renew, renews_to_product_id, offer_type)
@@ -65,7 +65,7 @@ public enum PurchaseRepository {
         let namesReplacedToken = current.externalID != snapshot.externalID
         let isNewer = !namesReplacedToken && Timestamp.milliseconds(snapshot.observedAt) >= Timestamp.milliseconds(current.observedAt)
         if isNewer {
-            try connection.execute(
+            try connection.executeDeferred(
                 """
                 UPDATE purchases SET product_id = ?, status = ?, expires_at = ?, environment = COALESCE(?, environment),
                     observed_at = ?, updated_at = ? WHERE id = ?
@@ -76,17 +76,17 @@ public enum PurchaseRepository {
                 ])
             if let willRenew = snapshot.willRenew {
                 // The renewal plan is said as a whole: the product it renews into goes with it.
-                try connection.execute(
+                try connection.executeDeferred(
                     "UPDATE purchases SET will_renew = ?, renews_to_product_id = ? WHERE id = ?",
                     [willRenew ? 1 : 0, snapshot.renewsToProductID, current.id])
             }
             if let offerType = snapshot.offerType {
-                try connection.execute("UPDATE purchases SET offer_type = ? WHERE id = ?", [offerType, current.id])
+                try connection.executeDeferred("UPDATE purchases SET offer_type = ? WHERE id = ?", [offerType, current.id])
             }
         }
         // Facts that do not go stale fill gaps whatever the snapshot's age; a purchase erased with
         // its account takes back no email and no owner.
-        try connection.execute(
+        try connection.executeDeferred(
             """
             UPDATE purchases SET purchaser_email = COALESCE(purchaser_email, CASE WHEN erased_at IS NULL THEN ? END),
                 customer_id = COALESCE(customer_id, ?), owner_hint = COALESCE(owner_hint, CASE WHEN erased_at IS NULL THEN ? END)

@@ -18,6 +18,7 @@ extension PostgresConnection {
         pendingCloses.removeAll()
         messages.query(sql)
         try stream.send(messages)
+        roundTrips += 1
 
         var readyCount = 0
         var tag = ""

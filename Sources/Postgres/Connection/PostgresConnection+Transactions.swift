@@ -5,19 +5,34 @@ extension PostgresConnection {
         _ = try exchange { try simpleQuery("BEGIN") }
     }
 
-    /// COMMIT.
+    /// COMMIT: with the deferred statements (`executeDeferred`), in the same write and before the
+    /// same Sync, when there are any.
     /// - Throws: `PostgresError`; `.transactionRolledBack` when the transaction had failed, so the
-    ///   server rolled it back instead (it answers COMMIT with the tag ROLLBACK, not an error).
+    ///   server rolled it back instead (it answers COMMIT with the tag ROLLBACK, not an error);
+    ///   `.server` with `deferredStatement` when a deferred statement failed (nothing committed).
     public func commit() throws {
-        let tag = try exchange { try simpleQuery("COMMIT") }
+        let tag: String
+        if deferred.isEmpty {
+            tag = try exchange { try simpleQuery("COMMIT") }
+        } else {
+            do {
+                tag = try exchange { try send(takeDeferred(), then: "COMMIT").commandTag }
+            } catch let error as PostgresError where error.kind == .server {
+                // A deferred statement failed, so the server skipped COMMIT: end the transaction.
+                if !isClosed, transactionStatus != .idle { _ = try? exchange { try simpleQuery("ROLLBACK") } }
+                throw error
+            }
+        }
         if tag == "ROLLBACK" {
             throw PostgresError(.transactionRolledBack, "COMMIT rolled back: an earlier statement of the transaction failed")
         }
     }
 
-    /// ROLLBACK.
+    /// ROLLBACK. Deferred statements not sent yet are dropped; when the transaction's opening
+    /// statements were among them, nothing is sent at all.
     /// - Throws: `PostgresError`.
     public func rollback() throws {
+        if discardDeferred() { return }
         _ = try exchange { try simpleQuery("ROLLBACK") }
     }
 
@@ -51,7 +66,8 @@ extension PostgresConnection {
         do {
             value = try body(self)
         } catch {
-            let sent = pendingBegin.isEmpty
+            let heldBegin = discardDeferred()
+            let sent = pendingBegin.isEmpty && !heldBegin
             pendingBegin = []
             if sent, !isClosed, transactionStatus != .idle { try? rollback() }
             throw error
@@ -64,9 +80,13 @@ extension PostgresConnection {
         return value
     }
 
-    /// Sends the pending opening statements on their own (before a script, which the simple
-    /// protocol runs and cannot share a Sync with).
+    /// Sends the deferred statements, or else the pending opening statements, on their own
+    /// (before a script, which the simple protocol runs and cannot share a Sync with).
     func flushPendingBegin() throws {
+        if !deferred.isEmpty {
+            _ = try exchange { try send(takeDeferred()) }
+            return
+        }
         guard !pendingBegin.isEmpty else { return }
         let statements = pendingBegin
         pendingBegin = []

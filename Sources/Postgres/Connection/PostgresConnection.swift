@@ -37,6 +37,11 @@ public final class PostgresConnection {
     /// yet: they go out in the same write as the transaction's first statement, before its Sync
     /// (see `transaction(pipelining:_:)`).
     var pendingBegin: [String] = []
+    /// Statements queued by `executeDeferred`, sent with the next one that needs an answer.
+    var deferred = DeferredPipeline()
+    /// How many times the connection sent a Sync or a Query and waited for the answer (its
+    /// round trips to the server since it connected, for tests and measurements).
+    public internal(set) var roundTrips = 0
 
     /// Connects, negotiates TLS per `sslMode`, authenticates and waits until the server is ready.
     /// - Throws: `PostgresError` (`.connection`, `.timeout`, `.tls`, `.authentication` with the
@@ -113,6 +118,7 @@ public final class PostgresConnection {
                 }
                 isClosed = true
                 statements.removeAll()
+                deferred = DeferredPipeline()
                 stream.close(sayGoodbye: error.kind != .connection)
                 logger.warning("postgres.connection_closed", [("error", .string(error.message))])
             default:

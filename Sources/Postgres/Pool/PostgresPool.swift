@@ -179,7 +179,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private func checkIn(_ connection: PostgresConnection) {
-        if !connection.isClosed, connection.transactionStatus != .idle {
+        if !connection.isClosed, connection.transactionStatus != .idle || connection.hasDeferredStatements {
             // The caller left a transaction open (or failed): never hand that to the next one.
             do { try connection.rollback() } catch { connection.close() }
         }

@@ -19,7 +19,9 @@ import Synchronization
 /// another instance holds.
 ///
 /// A transaction's BEGIN and its settings cost no round trip: they go out with its first
-/// statement (`PostgresConnection.transaction(pipelining:_:)`); a commit is one round trip.
+/// statement (`PostgresConnection.transaction(pipelining:_:)`). Statements whose outcome a body
+/// does not read (`SQLConnection.executeDeferred`: key locks, UPDATEs, outbox INSERTs) go out with
+/// the next statement that needs an answer, or with the COMMIT, in one write before one Sync.
 ///
 /// Connections come from two pools (writers, readers); calls from async code run on threads of
 /// each pool's own, as many as it has connections, never on Swift's cooperative pool.
@@ -29,6 +31,9 @@ public final class PostgresDatabase: SQLDatabase {
     /// Where the database logs.
     public let logger: Logger
     private let writers: PostgresPool
+    /// How many connections serve writes, and reads (`init`'s split of `maxConnections`).
+    let writerConnections: Int
+    let readerConnections: Int
     private let readers: PostgresPool
     /// The threads async calls run on, one per connection of their pool (see `BlockingThreads`).
     private let writerThreads: BlockingThreads
@@ -38,6 +43,7 @@ public final class PostgresDatabase: SQLDatabase {
     private let writeLatencies = Mutex(Histogram())
     private let closed = Atomic<Bool>(false)
     private let conflictCount = Atomic<Int>(0)
+    private let writeRoundTripCount = Atomic<Int>(0)
 
     /// How a write transaction begins, sent with its first statement: the isolation level and two
     /// limits. A statement waits at most 30 s for a row lock (it then fails as busy instead of
@@ -63,13 +69,16 @@ public final class PostgresDatabase: SQLDatabase {
 
     /// Connects to the database at `url` (`postgres://user:password@host:5432/db?sslmode=require`)
     /// and checks that it answers and is PostgreSQL 13 or later.
-    /// - Parameter maxConnections: the most connections open at once (at least 2). Half of them
-    ///   serve write transactions (writers run at once, each mostly waiting on a round trip), the
-    ///   rest serve reads.
+    /// - Parameter maxConnections: the most connections open at once (at least 2). Two thirds of
+    ///   them serve write transactions (writers run at once, each mostly waiting on a round trip;
+    ///   at 0.5 ms RTT 8 writers of 12 applied webhooks 1.2x as fast as 6, with repeat
+    ///   redemptions no slower: docs/BENCHMARKS.md, 2026-11-26T19:09Z), the rest serve reads.
     /// - Throws: `StorageError` naming what is wrong with the URL, the connection or the server.
     public init(url: String, maxConnections: Int = 10, logger: Logger = .disabled) throws {
-        let writers = max(1, maxConnections / 2)
+        let writers = max(1, maxConnections * 2 / 3)
         let readers = max(1, maxConnections - writers)
+        writerConnections = writers
+        readerConnections = readers
         let configuration: PostgresConfiguration
         do {
             configuration = try PostgresConfiguration(url: url)
@@ -189,6 +198,11 @@ public final class PostgresDatabase: SQLDatabase {
     /// Write transactions run again after losing a conflict (40001, 40P01), since the database was opened.
     public var conflictRetries: Int { conflictCount.load(ordering: .relaxed) }
 
+    /// Round trips to the server that write transactions took, since the database was opened
+    /// (each Sync or simple Query waited for; the statements deferred with `executeDeferred` ride
+    /// with the next one).
+    public var writeRoundTrips: Int { writeRoundTripCount.load(ordering: .relaxed) }
+
     /// How long `write` calls took, including the waits for row locks and any runs again.
     public var writeLatency: Histogram { writeLatencies.withLock { $0 } }
 
@@ -218,15 +232,23 @@ public final class PostgresDatabase: SQLDatabase {
     private func transaction<T>(_ pool: PostgresPool, _ begin: [String], _ body: (Connection) throws -> T) throws -> T {
         var connection: PostgresSQLConnection?
         do {
-            return try pool.transaction(pipelining: begin) { postgres in
-                let wrapped = PostgresSQLConnection(postgres, placeholders: placeholders, counter: counter)
-                connection = wrapped
-                return try body(wrapped)
+            return try pool.withConnection { postgres in
+                let started = postgres.roundTrips
+                defer { if pool === writers { writeRoundTripCount.add(postgres.roundTrips - started, ordering: .relaxed) } }
+                return try postgres.transaction(pipelining: begin) { postgres in
+                    let wrapped = PostgresSQLConnection(postgres, placeholders: placeholders, counter: counter)
+                    connection = wrapped
+                    return try body(wrapped)
+                }
             }
         } catch let error as PostgresError {
-            let storageError = PostgresSQLConnection.storageError(error, sql: nil)
+            // COMMIT's own error, or a deferred statement's sent with it.
+            let storageError = PostgresSQLConnection.storageError(error, sql: connection?.failedSQL(error, else: nil))
             if PostgresSQLConnection.isConflict(storageError) { throw TransactionConflict(error: storageError) }
             if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }
+            if pool === writers && PostgresSQLConnection.isInsertRace(storageError) {
+                throw TransactionConflict(error: counter.record(storageError))
+            }
             throw counter.record(storageError)
         } catch let error as StorageError where pool === writers && PostgresSQLConnection.isInsertRace(error) {
             throw TransactionConflict(error: error)

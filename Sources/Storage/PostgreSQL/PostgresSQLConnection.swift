@@ -15,6 +15,9 @@ final class PostgresSQLConnection: SQLConnection {
     /// The first serialization failure or deadlock a statement of this transaction met, kept even
     /// when the body catches it (the transaction is then aborted; `PostgresDatabase` runs it again).
     private(set) var conflict: StorageError?
+    /// The portable SQL of the statements deferred and not sent yet, in order (an error names
+    /// the one that failed).
+    private(set) var deferredSQL: [String] = []
 
     init(_ connection: PostgresConnection, placeholders: PostgresPlaceholders, counter: ErrorCounter) {
         self.connection = connection
@@ -26,6 +29,21 @@ final class PostgresSQLConnection: SQLConnection {
 
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws {
         _ = try result(sql, arguments)
+    }
+
+    func executeDeferred(_ sql: String, _ arguments: [any SQLBindable]) throws {
+        do {
+            try connection.executeDeferred(placeholders.numbered(sql), arguments.map { Self.postgresValue($0.sqlValue) })
+            deferredSQL.append(sql)
+        } catch let error as PostgresError {
+            throw counter.record(Self.storageError(error, sql: sql))
+        }
+    }
+
+    /// The statement an error names: a deferred one when one of them failed, else `sql`.
+    func failedSQL(_ error: PostgresError, else sql: String?) -> String? {
+        guard let index = error.deferredStatement, deferredSQL.indices.contains(index) else { return sql }
+        return deferredSQL[index]
     }
 
     func query(_ sql: String, _ arguments: [any SQLBindable]) throws -> [Row] {
@@ -48,19 +66,21 @@ final class PostgresSQLConnection: SQLConnection {
     }
 
     func executeScript(_ sql: String) throws {
+        defer { if !connection.hasDeferredStatements { deferredSQL.removeAll() } }
         do {
             try connection.executeScript(sql)
         } catch let error as PostgresError {
-            throw counter.record(Self.storageError(error, sql: sql))
+            throw counter.record(Self.storageError(error, sql: failedSQL(error, else: sql)))
         }
     }
 
     private func result(_ sql: String, _ arguments: [any SQLBindable]) throws -> PostgresResult {
         let text = placeholders.numbered(sql)
+        defer { if !connection.hasDeferredStatements { deferredSQL.removeAll() } }
         do {
             return try connection.query(text, arguments.map { Self.postgresValue($0.sqlValue) })
         } catch let error as PostgresError {
-            let storageError = Self.storageError(error, sql: sql)
+            let storageError = Self.storageError(error, sql: failedSQL(error, else: sql))
             if Self.isConflict(storageError) {
                 // Counted only if the retries give up (`PostgresDatabase`).
                 if conflict == nil { conflict = storageError }

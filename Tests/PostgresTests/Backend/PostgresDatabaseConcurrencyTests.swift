@@ -11,8 +11,9 @@ import Testing
 @Suite struct PostgresDatabaseConcurrencyTests {
     @Test("16 one-second reads on 17 reader connections all begin within a second, not one after another")
     func concurrentReadsBeginTogether() async throws {
-        // 34 connections: 17 writers, 17 readers.
-        let (database, _) = try await PostgresDatabaseTests.freshDatabase(maxConnections: 34)
+        // 51 connections: 34 writers, 17 readers.
+        let (database, _) = try await PostgresDatabaseTests.freshDatabase(maxConnections: 51)
+        #expect(database.readerConnections == 17)
         defer { database.close() }
         let clock = ContinuousClock()
         let start = clock.now
