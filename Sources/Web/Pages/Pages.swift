@@ -62,19 +62,25 @@ public struct Pages: Sendable {
         templates.text(key.rawValue, language: language, arguments, count: count) ?? key.rawValue
     }
 
-    /// The error page for `error` in `language`: the catalog's words for its code (never the
-    /// API's English `message`, which is for developers), the status and the code itself for
-    /// support (`templates/error.html`, which also gets `status_<code>` = true to word each
-    /// status its own way). Never fails (falls back to a minimal escaped page).
+    /// The error page for `error` in `language`: the catalog's words for its code, the status
+    /// and the code itself for support (`templates/error.html`, which also gets `status_<code>` =
+    /// true to word each status its own way). The API's `message` is English: it is added as the
+    /// page's `detail` (what exactly was wrong, for the app's developer trying a link) only on a
+    /// page in English, so no other language's page carries an English sentence. Never fails
+    /// (falls back to a minimal escaped page).
     public func errorPage(for error: APIError, language: String? = nil) -> HTTPResponse {
         let chosen = templates.language(for: language)
         let message = text(error.pageText ?? .error(code: error.code, status: error.status), language: chosen)
-        let values: [String: TemplateValue] = [
+        var values: [String: TemplateValue] = [
             "status": .int(error.status.code),
             "code": .string(error.code),
             "message": .string(message),
             "status_\(error.status.code)": .bool(true),
         ]
+        if LanguageTag.primary(chosen) == "en", error.message != message {
+            values["has_detail"] = .bool(true)
+            values["detail"] = .string(error.message)
+        }
         if let response = try? render("error", language: chosen, status: error.status, values) {
             return response
         }
