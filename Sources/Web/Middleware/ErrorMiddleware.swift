@@ -26,7 +26,7 @@ struct ErrorMiddleware: Middleware {
     }
 
     /// JSON for machine paths (with the developer's English `message`), an HTML page in the
-    /// buyer's language for browser paths (the catalog's words for the code, never `message`).
+    /// buyer's language for browser paths (the catalog's words for the code; `Pages.errorPage`).
     func response(for error: APIError, request: HTTPRequest) -> HTTPResponse {
         if Self.isMachinePath(request.path) {
             return .apiError(error)
