@@ -73,8 +73,8 @@ public final class TollgateApp: Sendable {
             retentionStats: services.retentionWorker.stats, reconcileStats: services.reconcile.stats)
         var demoRoutes = RouteGroup()
         if let simulator = services.stripeSimulator {
-            DemoRoutes(simulator: simulator) { values, status in
-                try pages.render("demo_checkout", status: status, values)
+            DemoRoutes(simulator: simulator) { values, status, locale, request in
+                try pages.render("demo_checkout", language: pages.language(for: request, kept: locale), status: status, values)
             }.add(to: &demoRoutes)
         }
         let site = Site(

@@ -10,11 +10,16 @@ import Templating
 /// The simulator stands in for an outside system, so these routes call it directly, as the
 /// other routes call a use case; Tollgate's own work happens when its webhooks arrive. The
 /// composition root mounts them beside the web layer's routes and gives the page renderer
-/// (`templates/demo_checkout.html` in the site's layout); a refusal is a `FormError`, shown as
-/// the site shows any error.
+/// (`templates/demo_checkout.html` in the site's layout and catalogs); a refusal is a
+/// `FormError`, shown as the site shows any error. Like Stripe's hosted page, the page speaks
+/// the session's `locale` (`auto` or none: the browser's language); its texts are catalog keys,
+/// and its two form errors are flags (`declined`, `email_invalid`), never English sentences.
 public struct DemoRoutes: Sendable {
-    /// Renders the hosted checkout page from its values with a status.
-    public typealias RenderCheckoutPage = @Sendable (_ values: [String: TemplateValue], _ status: HTTPStatus) throws -> HTTPResponse
+    /// Renders the hosted checkout page from its values with a status, in the session's `locale`
+    /// (nil or `auto`: as the site chooses for `request`).
+    public typealias RenderCheckoutPage = @Sendable (
+        _ values: [String: TemplateValue], _ status: HTTPStatus, _ locale: String?, _ request: HTTPRequest
+    ) throws -> HTTPResponse
 
     let simulator: StripeSimulator
     let render: RenderCheckoutPage
@@ -30,8 +35,8 @@ public struct DemoRoutes: Sendable {
                 await simulator.respond(to: request, path: "/" + (context.parameters["path"] ?? ""))
             }
         }
-        group.add(.get, StripeSimulator.checkoutPath + "{session_id}") { [self] _, context in
-            try page(sessionID: context.parameters["session_id"] ?? "")
+        group.add(.get, StripeSimulator.checkoutPath + "{session_id}") { [self] request, context in
+            try page(request, sessionID: context.parameters["session_id"] ?? "")
         }
         group.add(.post, StripeSimulator.checkoutPath + "{session_id}", maxBodyBytes: 4096) { [self] request, context in
             let sessionID = context.parameters["session_id"] ?? ""
@@ -50,19 +55,27 @@ public struct DemoRoutes: Sendable {
                 case .redirect(let url):
                     return HTTPResponse(status: .seeOther, headers: ["Location": url, "Cache-Control": "no-store"])
                 case .declined:
-                    return try page(sessionID: sessionID, email: field("email"), status: HTTPStatus(code: 402),
-                                    error: "Your card was declined (a demo decline: no code is issued). Pay again, or go back.")
+                    return try page(request, sessionID: sessionID, email: field("email"), status: HTTPStatus(code: 402), error: .declined)
                 }
             } catch let error as StripeSimulator.FormError {
                 switch error.kind {
                 case .notFound, .forbidden: throw error
-                case .invalid: return try page(sessionID: sessionID, email: field("email"), status: .badRequest, error: error.description)
+                // The one field `submit` checks is the email.
+                case .invalid: return try page(request, sessionID: sessionID, email: field("email"), status: .badRequest, error: .emailInvalid)
                 }
             }
         }
     }
 
-    private func page(sessionID: String, email: String? = nil, status: HTTPStatus = .ok, error: String? = nil) throws -> HTTPResponse {
+    /// What the page says went wrong with the last submit.
+    private enum PageError: String {
+        case declined
+        case emailInvalid = "email_invalid"
+    }
+
+    private func page(
+        _ request: HTTPRequest, sessionID: String, email: String? = nil, status: HTTPStatus = .ok, error: PageError? = nil
+    ) throws -> HTTPResponse {
         guard let checkout = simulator.hostedCheckout(id: sessionID) else {
             throw StripeSimulator.FormError(
                 kind: .notFound,
@@ -73,8 +86,11 @@ public struct DemoRoutes: Sendable {
             "price_id": .string(checkout.priceID), "subscription": .bool(checkout.mode == "subscription"),
             "open": .bool(checkout.isOpen), "email": .string(email ?? checkout.prefilledEmail ?? ""),
         ]
-        if let error { values["error"] = .string(error) }
+        if let error {
+            values["error"] = .bool(true)
+            values[error.rawValue] = .bool(true)
+        }
         if let cancel = checkout.cancelURL { values["cancel_url"] = .string(cancel) }
-        return try render(values, status)
+        return try render(values, status, checkout.locale, request)
     }
 }

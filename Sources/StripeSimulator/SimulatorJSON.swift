@@ -24,7 +24,7 @@ enum SimulatorJSON {
             "cancel_url": text(session.cancelURL), "client_reference_id": text(session.clientReferenceID),
             "created": seconds(session.created), "customer": text(session.customerID), "customer_details": details,
             "customer_email": text(session.customerEmail), "expires_at": seconds(session.created.addingTimeInterval(86_400)),
-            "invoice": text(session.invoiceID), "livemode": false, "metadata": map(session.metadata), "mode": .string(session.mode),
+            "invoice": text(session.invoiceID), "livemode": false, "locale": text(session.locale), "metadata": map(session.metadata), "mode": .string(session.mode),
             "payment_intent": text(session.paymentIntentID), "payment_status": .string(session.paymentStatus),
             "status": .string(session.status), "subscription": subscription ?? text(session.subscriptionID),
             "success_url": .string(session.successURL), "url": session.status == "open" ? .string(hostedURL) : .null,

@@ -71,6 +71,8 @@ struct SimulatedSession {
     var created: Date
     /// The hidden field of the hosted page's form: a POST without it is refused.
     var formToken: String
+    /// The session's `locale` (`auto`, `de`, `pt-BR`, ...), which the hosted page speaks.
+    var locale: String?
 
     /// `success_url` with `{CHECKOUT_SESSION_ID}` filled in, as Stripe redirects.
     var successRedirect: String { successURL.replacingOccurrences(of: "{CHECKOUT_SESSION_ID}", with: id) }

@@ -236,7 +236,8 @@ extension StripeSimulator {
         }
         guard let successURL = form["success_url"]?.string, successURL.hasPrefix("http") else { throw Self.missing("success_url") }
         if let locale = form["locale"] {
-            // Stripe refuses a locale its payment page does not have (the simulator's page is English).
+            // Stripe refuses a locale its payment page does not have; the simulator's page speaks
+            // the ones Tollgate's catalogs have and falls back as Tollgate's pages do.
             guard let text = locale.string, text == "auto" || CheckoutSessionRequest.stripeLocales.contains(text) else {
                 throw APIFailure.invalid("Invalid locale: must be auto or one of Stripe Checkout's locales", param: "locale", code: "parameter_invalid_string")
             }
@@ -248,7 +249,7 @@ extension StripeSimulator {
             subscriptionMetadata: form["subscription_data"]?["metadata"]?.stringDictionary ?? [:],
             paymentIntentMetadata: form["payment_intent_data"]?["metadata"]?.stringDictionary ?? [:],
             allowPromotionCodes: form["allow_promotion_codes"]?.string.map { $0 == "true" }, created: wholeSecondsNow(),
-            formToken: Hex.encode(try SecureRandom.bytes(count: 16)))
+            formToken: Hex.encode(try SecureRandom.bytes(count: 16)), locale: form["locale"]?.string)
         let json = SimulatorJSON.session(session, hostedURL: hostedURL(session.id))
         state.withLock { state in
             state.sessions[session.id] = session

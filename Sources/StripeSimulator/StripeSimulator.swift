@@ -34,6 +34,8 @@ public final class StripeSimulator: Sendable {
         public let isOpen: Bool
         /// Where the page sends the buyer back when they give up.
         public let cancelURL: String?
+        /// The session's `locale` as Stripe got it (`auto` or none: the browser's language).
+        public let locale: String?
     }
 
     /// What became of a submitted checkout form.
@@ -104,7 +106,7 @@ public final class StripeSimulator: Sendable {
             state.sessions[id].map {
                 HostedCheckout(
                     sessionID: $0.id, mode: $0.mode, priceID: $0.priceID, prefilledEmail: $0.customerEmail, formToken: $0.formToken,
-                    isOpen: $0.status == "open", cancelURL: $0.cancelURL)
+                    isOpen: $0.status == "open", cancelURL: $0.cancelURL, locale: $0.locale)
             }
         }
     }

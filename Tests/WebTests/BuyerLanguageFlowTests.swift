@@ -41,7 +41,7 @@ struct BuyerLanguageFlowTests {
         let mail = try #require(try await Self.messages(harness).first)
         #expect(mail.contains("شكرًا على شرائك"), "\(mail.prefix(400))")
         #expect(mail.contains(#"lang="ar" dir="rtl""#))
-        #expect(mail.contains("/redeem/") && mail.contains("?lang=ar"))
+        #expect(mail.contains("/redeem/") && mail.contains("?locale=ar"))
     }
 
     @Test("Without ?locale= the browser's Accept-Language decides; an unknown language falls back to the default")
@@ -58,11 +58,11 @@ struct BuyerLanguageFlowTests {
         #expect(error.status == .notFound && error.text.contains("لم نعثر على هذه الصفحة"))
     }
 
-    @Test("A malformed locale is a 400 naming it, and no checkout starts")
+    @Test("A malformed locale is a 400 page with its code, and no checkout starts")
     func malformed() async throws {
         let harness = try Self.harness()
         let response = await harness.app.send(.get, "/checkout/start?plan=monthly&locale=%3Cscript%3E")
-        #expect(response.status == .badRequest && response.text.contains("locale must be a language tag"))
+        #expect(response.status == .badRequest && response.text.contains("<code>bad_request</code>"))
         #expect(harness.stripe.sessions.isEmpty)
     }
 
@@ -101,5 +101,29 @@ extension BuyerLanguageFlowTests {
         #expect(page.status == .ok)
         #expect(page.text.contains(#"<html lang="\#(language)" dir="ltr">"#))
         #expect(page.text.replacingOccurrences(of: "\u{202F}", with: " ").contains(thanks), "\(page.text.prefix(1200))")
+    }
+}
+
+extension BuyerLanguageFlowTests {
+    @Test("A sign-in mail's link carries ?locale= (API.md's name) and opens in the mail's language; /manage passes it on")
+    func signInLinkCarriesTheLocale() async throws {
+        let harness = try Self.harness()
+        let id = try await harness.startCheckout("plan=lifetime&app_user_id=user-1&email=buyer%40example.com&locale=ar")
+        try harness.pay(id)
+        #expect(await harness.successPage(id).status == .ok)
+        let english: HTTPHeaders = ["Accept-Language": "en"]
+        let browser = CookieBrowser(harness.app)
+        let form = await browser.get("/account/sign-in", headers: english)
+        let sent = await browser.post("/account/sign-in", ["csrf": try #require(CookieBrowser.csrf(in: form)), "email": "buyer@example.com"], headers: english)
+        #expect(sent.status == .ok)
+        _ = try await Self.messages(harness)
+        let link = try #require(try MailReader(directory: harness.app.directory.path + "/mail").link(containing: "/account/sign-in/link?"))
+        #expect(link.hasPrefix("https://pay.example.com/account/sign-in/link?locale=ar&token="), "\(link)")
+        let page = await browser.get(String(link.dropFirst("https://pay.example.com".count)), headers: english)
+        #expect(page.status == .ok && page.text.contains(#"<html lang="ar" dir="rtl">"#), "\(page.text.prefix(300))")
+        let manage = await harness.app.send(.get, "/manage?locale=ar", headers: english)
+        #expect(manage.status == .seeOther && manage.headers["Location"] == "/account/sign-in?locale=ar")
+        let unknown = await harness.app.send(.get, "/manage?locale=%3Cx%3E", headers: english)
+        #expect(unknown.headers["Location"] == "/account/sign-in", "a locale no catalog serves is not passed on")
     }
 }

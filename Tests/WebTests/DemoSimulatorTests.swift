@@ -169,3 +169,38 @@ final class RecordingHTTPClient: OutboundHTTPClient {
         return OutboundResponse(status: 200, body: Array(#"{"received":true}"#.utf8))
     }
 }
+
+extension DemoSimulatorTests {
+    @Test("The hosted page speaks the session's locale, as Stripe's does, whatever the browser says; its refusals too", arguments: ["de", "fr", "es", "ja"])
+    func hostedPageSpeaksTheLocale(language: String) async throws {
+        let demo = try DemoHarness()
+        let english: HTTPHeaders = ["Accept-Language": "en"]
+        let started = await demo.app.send(.get, "/checkout/start?plan=demo&app_user_id=demo-user&locale=\(language)", headers: english)
+        let location = try #require(started.headers["Location"])
+        let sessionID = String(location.split(separator: "/").last ?? "")
+        #expect(demo.simulator.hostedCheckout(id: sessionID)?.locale == language)
+        let phrases = try ShippedLanguagesTests.englishPhrases(unlike: language)
+        let page = await demo.app.send(.get, StripeSimulator.checkoutPath + sessionID, headers: english)
+        #expect(page.status == .ok && page.text.contains(#"<html lang="\#(language)" dir="ltr">"#))
+        #expect(phrases.filter { page.text.contains($0) }.isEmpty, "\(phrases.filter { page.text.contains($0) })")
+        let declined = await demo.submit(sessionID, choice: "decline")
+        #expect(declined.status.code == 402 && declined.text.contains(#"lang="\#(language)""#))
+        #expect(phrases.filter { declined.text.contains($0) }.isEmpty, "\(phrases.filter { declined.text.contains($0) })")
+        #expect(!declined.text.contains("declined"), "the decline is the catalog's, not an English sentence")
+        let noEmail = await demo.submit(sessionID, choice: "pay", email: "nobody")
+        #expect(noEmail.status == .badRequest && !noEmail.text.contains("Enter an email address"))
+        #expect(phrases.filter { noEmail.text.contains($0) }.isEmpty)
+        await demo.stop()
+    }
+
+    @Test("Without ?locale= the browser that started the checkout chooses, Stripe gets it, and the hosted page keeps it")
+    func hostedPageKeepsTheStartingBrowsersLanguage() async throws {
+        let demo = try DemoHarness()
+        let started = await demo.app.send(.get, "/checkout/start?plan=demo&app_user_id=demo-user", headers: ["Accept-Language": "ja, en;q=0.5"])
+        let sessionID = String(try #require(started.headers["Location"]).split(separator: "/").last ?? "")
+        #expect(demo.simulator.hostedCheckout(id: sessionID)?.locale == "ja")
+        let page = await demo.app.send(.get, StripeSimulator.checkoutPath + sessionID, headers: ["Accept-Language": "en"])
+        #expect(page.text.contains(#"<html lang="ja""#) && page.text.contains("デモ決済"))
+        await demo.stop()
+    }
+}

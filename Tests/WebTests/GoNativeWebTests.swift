@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPCore
 import Testing
+import Templating
 import TestSupport
 
 @testable import App
@@ -25,9 +26,10 @@ struct GoNativeWebTests {
     }
 
     /// What GoNative's IAP plug-in posts to the postUrl.
-    static func post(_ harness: StoresHarness, receipt: String, cookie: String?) async -> HTTPResponse {
+    static func post(_ harness: StoresHarness, receipt: String, cookie: String?, language: String? = nil) async -> HTTPResponse {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         if let cookie { headers.set("Cookie", cookie) }
+        if let language { headers.set("Accept-Language", language) }
         return await harness.app.send(.post, "/gonative/receipt", headers: headers, body: #"{"receipt-data":"\#(receipt)"}"#)
     }
 
@@ -225,5 +227,34 @@ struct GoNativeWebTests {
             body: #"{"receipt-data":"MIIWEBVIEW"}"#)
         #expect(response.status == .ok && response.jsonObject?["success"] as? Bool == true, "\(response.text)")
         #expect(try await harness.purchase(.appStore, "4000000000000009")?.accountID == accountID)
+    }
+}
+
+extension GoNativeWebTests {
+    @Test("The postUrl's title and message, shown in the web view, follow the buyer's language; an expiry date is written its way", arguments: ["de", "fr", "es", "ja"])
+    func answersInTheBuyersLanguage(language: String) async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let phrases = try ShippedLanguagesTests.englishPhrases(unlike: language)
+        let english = try #require(try MessageCatalog.load(directories: [PackagePaths.templates + "/locales"])["en"])
+        let englishTitles = english.keys.filter { $0.hasPrefix("gonative.reply.") && $0.hasSuffix(".title") }.compactMap { english[$0]?.texts.first }
+        #expect(englishTitles.count == 6)
+        let signedOut = await Self.post(harness, receipt: "MIIANY", cookie: nil, language: language)
+        let (_, cookie) = try await Self.signedInWebView(harness)
+        let refused = await Self.post(harness, receipt: "GARBAGE", cookie: cookie, language: language)
+        validReceipt(harness, "MIIWEBVIEW")
+        let complete = await Self.post(harness, receipt: "MIIWEBVIEW", cookie: cookie, language: language)
+        #expect(complete.jsonObject?["success"] as? Bool == true)
+        for response in [signedOut, refused, complete] {
+            let json = try #require(response.jsonObject)
+            let title = try #require(json["title"] as? String), message = try #require(json["message"] as? String)
+            #expect(!englishTitles.contains(title), "\(language): \(title)")
+            #expect(phrases.filter { title.contains($0) || message.contains($0) }.isEmpty, "\(language): \(title) / \(message)")
+            #expect(!message.contains("App Store did not") && !message.contains("Sign in to your"))
+        }
+        let message = try #require(complete.jsonObject?["message"] as? String)
+        #expect(message.contains("premium"), "\(message)")
+        let until = LocaleFormat.dateTime(harness.clock.now.addingTimeInterval(86400), language: language)
+        #expect(message.contains(until), "the expiry the buyer's way (\(until)): \(message)")
     }
 }

@@ -47,13 +47,17 @@ struct PagesTests {
         #expect(done.contains("Your password is set") && done.contains(#"href="exampleapp://signin""#))
     }
 
-    @Test("The error page words a 404 its own way and keeps the status and message")
+    @Test("The error page words a 404 its own way and shows the status, the code and the catalog's words; the API's English message, escaped, only in English")
     func errorPage() throws {
-        let notFound = try Self.pages().errorPage(status: .notFound, message: "No such <code>.")
+        let notFound = try Self.pages().errorPage(for: .notFound("No such <code>."))
         #expect(notFound.status == .notFound)
-        #expect(notFound.text.contains("We could not find this page") && notFound.text.contains("No such &lt;code&gt;."))
-        let bad = try Self.pages().errorPage(status: .badRequest, message: "Bad plan.")
-        #expect(bad.text.contains("Something went wrong") && bad.text.contains("Error 400 · Bad Request"))
+        #expect(notFound.text.contains("We could not find this page") && notFound.text.contains("The link may be incomplete or out of date."))
+        #expect(notFound.text.contains("No such &lt;code&gt;."))
+        let bad = try Self.pages().errorPage(for: .badRequest("Bad plan."))
+        #expect(bad.text.contains("Something went wrong") && bad.text.contains("Error 400") && bad.text.contains("<code>bad_request</code>"))
+        #expect(bad.text.contains("This link or form was incomplete") && bad.text.contains("Bad plan."))
+        let german = try Self.pages().errorPage(for: .badRequest("Bad plan."), language: "de")
+        #expect(german.text.contains("Fehler 400") && german.text.contains("Dieser Link oder dieses Formular") && !german.text.contains("Bad plan."))
     }
 
     @Test("Every page template documents its values and has nothing inline that the CSP would block")

@@ -30,7 +30,7 @@ struct RoutingTests {
         let response = await app.send(.get, path)
         #expect(response.status == .notFound)
         #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
-        #expect(response.text.contains("Not Found"))
+        #expect(response.text.contains("We could not find this page") && response.text.contains("<code>not_found</code>"))
         #expect(response.headers["Content-Security-Policy"] != nil)
     }
 
@@ -99,7 +99,7 @@ struct RoutingTests {
     func errorPageEscapes() throws {
         let app = try TestApp()
         let pages = try #require(Self.pages(app))
-        let response = pages.errorPage(status: .badRequest, message: "<script>alert(\"x\")</script>")
+        let response = pages.errorPage(for: APIError(status: .badRequest, code: "<script>alert(\"x\")</script>", message: "x"))
         #expect(!response.text.contains("<script>alert"))
         #expect(response.text.contains("&lt;script&gt;"))
     }

@@ -24,7 +24,7 @@ public struct AuthMail: Sendable {
         try mail.enqueue(
             key: "email-confirmation:\(try EntityID.make("m"))", template: "email_confirmation", to: email,
             parameters: Self.localized([
-                "confirm_url": links.url("/email/confirm?token=" + token),
+                "confirm_url": links.url("/email/confirm?token=" + token, locale: locale),
                 "expiry_days": "3", "email": email,
             ], locale),
             on: connection)
@@ -37,7 +37,7 @@ public struct AuthMail: Sendable {
         try mail.enqueue(
             key: "set-password:\(try EntityID.make("m"))", template: "set_password", to: email,
             parameters: Self.localized(
-                ["set_password_url": links.url("/auth/password/reset?token=" + token), "expiry_hours": "1"],
+                ["set_password_url": links.url("/auth/password/reset?token=" + token, locale: locale), "expiry_hours": "1"],
                 locale),
             on: connection)
     }

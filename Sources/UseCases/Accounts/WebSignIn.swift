@@ -60,7 +60,7 @@ public struct WebSignIn: Sendable {
             try mail.enqueue(
                 key: "web-sign-in:\(try EntityID.make("m"))", template: "login_link", to: email,
                 parameters: AuthMail.localized([
-                    "login_url": links.url("/account/sign-in/link?token=" + token),
+                    "login_url": links.url("/account/sign-in/link?token=" + token, locale: locale),
                     "expiry_minutes": "10", "sign_in_code": code,
                 ], locale),
                 on: connection)

@@ -33,23 +33,17 @@ public struct CodeMail: Sendable {
     func queued() { mail.queued() }
 
     /// Written in the purchase's language (kept from its checkout; none: the default), which
-    /// its links carry as `?lang=` so the pages they open speak it too.
+    /// its links carry as `?locale=` so the pages they open speak it too.
     private func parameters(_ issued: CodeRepository.Issued, purchase: Purchase, on connection: Connection) throws -> [String: String] {
         let locale = try PurchaseLocale.of(purchaseID: purchase.id, on: connection)
         var values = [
             "code": issued.code.display,
             "product_name": products.name(of: purchase.productID),
-            "redeem_url": links.url("/redeem/" + issued.code.display + Self.languageQuery(locale)),
+            "redeem_url": links.url("/redeem/" + issued.code.display, locale: locale),
             "expiry_text": LocaleFormat.dateTime(issued.record.expiresAt, language: locale ?? "en"),
-            "manage_url": links.url("/manage" + Self.languageQuery(locale)),
+            "manage_url": links.url("/manage", locale: locale),
         ]
         if let locale = locale { values[MailComposer.localeParameter] = locale }
         return values
-    }
-
-    /// `?lang=de` for a kept language, else nothing.
-    static func languageQuery(_ locale: String?) -> String {
-        guard let locale, !locale.isEmpty else { return "" }
-        return "?lang=" + locale
     }
 }

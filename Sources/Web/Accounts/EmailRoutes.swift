@@ -63,6 +63,7 @@ struct EmailRoutes {
             let token = Self.formValue(request, "token")
             guard !token.isEmpty else {
                 throw APIError.badRequest("This form was sent without the link it is for. Open the link from the email again.")
+                    .onPage(.errorEmailLinkIncomplete)
             }
             let sent = try await confirm.resend(forExpired: token, now: now())
             return try pages.render("link_resent", title: .titleCheckEmail, language: pages.language(for: request), ["masked_email": .string(sent.map(EmailMask.mask) ?? "")])

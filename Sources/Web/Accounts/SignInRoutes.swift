@@ -35,7 +35,7 @@ struct SignInRoutes {
                 throw APIError.badRequest("code_challenge must be the base64url SHA-256 of the code verifier.")
             }
             guard let token = request.queryParameter("token"), !token.isEmpty else {
-                throw APIError.badRequest("This sign-in link is incomplete: open it again from the app.")
+                throw APIError.badRequest("This sign-in link is incomplete: open it again from the app.").onPage(.errorAppLinkIncomplete)
             }
             guard let code = try await signIn.authorizationCode(forLoginLink: token, codeChallenge: challenge, now: now())
             else {

@@ -65,7 +65,7 @@ struct WebAccountRoutes {
 
     private func signedIn(_ request: HTTPRequest) async throws -> WebSignIn.Session {
         guard let session = try await gate.session(request) else {
-            throw APIError.unauthorized("Sign in first: your session has ended. Open /account/sign-in.")
+            throw APIError.unauthorized("Sign in first: your session has ended. Open /account/sign-in.").onPage(.errorSessionEnded)
         }
         return session
     }

@@ -26,8 +26,11 @@ struct WebSignInRoutes {
     static let destinations = ["/account", "/gonative/store"]
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
-        group.add(.get, "/manage") { [gate] request, _ in
-            .redirect(to: try await gate.session(request) == nil ? "/account/sign-in" : "/account", status: .seeOther)
+        group.add(.get, "/manage") { [gate, pages] request, _ in
+            // The mail's language goes on to the page it leads to.
+            let locale = request.queryParameter(Links.localeParameter) ?? request.queryParameter("lang")
+            let target = try await gate.session(request) == nil ? "/account/sign-in" : "/account"
+            return .redirect(to: locale.flatMap(pages.buyerLanguage.match).map { target + "?locale=" + $0 } ?? target, status: .seeOther)
         }
         group.add(.get, "/account/sign-in") { [self] request, _ in
             if try await gate.session(request) != nil { return .redirect(to: Self.destination(request.queryParameter("next")), status: .seeOther) }

@@ -194,7 +194,7 @@ public struct Site: Sendable {
         CheckoutEligibilityRoute(eligibility: cases.checkoutEligibility, links: links).add(to: &app)
         StoreAPIRoutes(
             gonative: cases.claimGoNativeReceipt, products: settings.products, entitlements: settings.entitlements, appName: settings.app.name,
-            links: links, now: now
+            pages: pages, links: links, now: now
         ).add(to: &app, middleware)
 
         var partners = RouteGroup([ServerKeyMiddleware(serverKeys: settings.serverKeys)])

@@ -35,6 +35,9 @@ struct CheckoutRoutes {
                     if request.method == .get { values["retry_url"] = .string(request.target) }
                     if let link = links.app("checkout/cancel") { values["app_link"] = .string(link) }
                     return try pages.render("checkout_unavailable", language: language, status: .serviceUnavailable, values)
+                } catch let error as UseCaseError where error.kind == .conflict {
+                    // The one conflict of a start: its checkout_context_id was used already.
+                    throw APIError(error).onPage(.errorCheckoutStarted)
                 }
             }
         }
@@ -51,6 +54,7 @@ struct CheckoutRoutes {
             sessionID.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else {
             throw APIError.badRequest("This link is missing its checkout session. Open the link from the payment page again.")
+                .onPage(.errorCheckoutLinkIncomplete)
         }
         let completion: CompleteCheckout.Completion
         switch try await complete.landing(sessionID: sessionID, now: now()) {
@@ -63,7 +67,7 @@ struct CheckoutRoutes {
         }
         let purchase = completion.completed.purchase
         guard let code = completion.code else {
-            throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.")
+            throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.").onPage(.errorCodeRevoked)
         }
         var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
         if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }

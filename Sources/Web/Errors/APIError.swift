@@ -9,12 +9,21 @@ public struct APIError: HTTPResponseError, Equatable {
     public let message: String
     /// Seconds for `Retry-After` (rate limits), when known.
     public let retryAfterSeconds: Int?
+    /// What an HTML error page says, in the buyer's language, when this error has words more
+    /// precise than its code's (`PageText.error(code:status:)`); the JSON keeps `message`.
+    public let pageText: PageText?
 
-    public init(status: HTTPStatus, code: String, message: String, retryAfterSeconds: Int? = nil) {
+    public init(status: HTTPStatus, code: String, message: String, retryAfterSeconds: Int? = nil, pageText: PageText? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.pageText = pageText
+    }
+
+    /// This error, worded on an HTML page by `text` (a buyer-facing case of a generic code).
+    public func onPage(_ text: PageText) -> APIError {
+        APIError(status: status, code: code, message: message, retryAfterSeconds: retryAfterSeconds, pageText: text)
     }
 
     /// Whether a client should retry: true for 408, 429, 502 and 503, except `not_configured`

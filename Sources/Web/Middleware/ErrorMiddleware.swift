@@ -25,12 +25,13 @@ struct ErrorMiddleware: Middleware {
         }
     }
 
-    /// JSON for machine paths, an HTML page for browser paths.
+    /// JSON for machine paths (with the developer's English `message`), an HTML page in the
+    /// buyer's language for browser paths (the catalog's words for the code; `Pages.errorPage`).
     func response(for error: APIError, request: HTTPRequest) -> HTTPResponse {
         if Self.isMachinePath(request.path) {
             return .apiError(error)
         }
-        var response = pages.errorPage(status: error.status, message: error.message, language: pages.language(for: request))
+        var response = pages.errorPage(for: error, language: pages.language(for: request))
         if let seconds = error.retryAfterSeconds {
             response.headers.set("Retry-After", String(seconds))
         }

@@ -2,6 +2,7 @@ import Domain
 import HTTPCore
 import HTTPRouting
 import Templating
+import UseCases
 
 /// Renders the HTML pages in `templates/` in the buyer's language, with the site-wide values
 /// every page needs (the app's name, `lang` and `dir`, the page title) and the shared layout
@@ -28,10 +29,11 @@ public struct Pages: Sendable {
     }
 
     /// The language of a page for `request`: `kept` (the purchase's or checkout's, when the page
-    /// is about one), else the link's `?lang=` (mails' links carry the purchase's), when a
-    /// catalog serves it; else the browser's `Accept-Language`; else the default.
+    /// is about one), else the link's `?locale=` (mails' links carry the mail's language;
+    /// `?lang=` in links mailed before it was named so), when a catalog serves it; else the
+    /// browser's `Accept-Language`; else the default.
     public func language(for request: HTTPRequest, kept: String? = nil) -> String {
-        let requested = kept ?? request.queryParameter("lang")
+        let requested = kept ?? request.queryParameter(Links.localeParameter) ?? request.queryParameter("lang")
         if let requested, let language = buyerLanguage.match(requested) { return language }
         return buyerLanguage.choose(requested: nil, acceptLanguage: request.headers["Accept-Language"])
     }
@@ -60,19 +62,29 @@ public struct Pages: Sendable {
         templates.text(key.rawValue, language: language, arguments, count: count) ?? key.rawValue
     }
 
-    /// The error page for `status` (`templates/error.html`, which also gets `status_<code>` = true
-    /// to word each status its own way); never fails (falls back to a minimal escaped page).
-    public func errorPage(status: HTTPStatus, message: String, language: String? = nil) -> HTTPResponse {
-        let values: [String: TemplateValue] = [
-            "status": .int(status.code),
-            "reason": .string(status.reasonPhrase),
+    /// The error page for `error` in `language`: the catalog's words for its code, the status
+    /// and the code itself for support (`templates/error.html`, which also gets `status_<code>` =
+    /// true to word each status its own way). The API's `message` is English: it is added as the
+    /// page's `detail` (what exactly was wrong, for the app's developer trying a link) only on a
+    /// page in English, so no other language's page carries an English sentence. Never fails
+    /// (falls back to a minimal escaped page).
+    public func errorPage(for error: APIError, language: String? = nil) -> HTTPResponse {
+        let chosen = templates.language(for: language)
+        let message = text(error.pageText ?? .error(code: error.code, status: error.status), language: chosen)
+        var values: [String: TemplateValue] = [
+            "status": .int(error.status.code),
+            "code": .string(error.code),
             "message": .string(message),
-            "status_\(status.code)": .bool(true),
+            "status_\(error.status.code)": .bool(true),
         ]
-        if let response = try? render("error", language: language, status: status, values) {
+        if LanguageTag.primary(chosen) == "en", error.message != message {
+            values["has_detail"] = .bool(true)
+            values["detail"] = .string(error.message)
+        }
+        if let response = try? render("error", language: chosen, status: error.status, values) {
             return response
         }
-        let fallback = "<!doctype html><title>\(status.code)</title><p>\(HTMLEscaping.escape(message))</p>"
-        return .html(Array(fallback.utf8), status: status)
+        let fallback = "<!doctype html><title>\(error.status.code)</title><p>\(HTMLEscaping.escape(message))</p>"
+        return .html(Array(fallback.utf8), status: error.status)
     }
 }

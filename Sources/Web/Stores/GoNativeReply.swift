@@ -6,6 +6,9 @@ import UseCases
 /// shows the title and message and opens `loadUrl`, which is always a URL: where the buyer goes
 /// next (API.md "The buyer's web account").
 ///
+/// `title` and `message` are in the buyer's language (the catalog's `gonative.reply.*`; English
+/// shown here); API.md fixes the fields, not their words.
+///
 /// | outcome | `success` | `title` | `loadUrl` |
 /// | --- | --- | --- | --- |
 /// | stored, entitled | true | "Purchase complete" | the caller's (`/account`, or `/` for the app's API) |
@@ -35,22 +38,56 @@ enum GoNativeReply {
         }
     }
 
-    static func answer(_ outcome: ClaimGoNativeReceipt.Outcome, appName: String, to next: Destinations) -> HTTPResponse {
+    /// The buyer's words for the answers: `title` and `message` are shown in the web view, so
+    /// they follow the buyer's language (`Pages.language(for:)`) like every page.
+    struct Words {
+        let pages: Pages
+        let language: String
+        let appName: String
+
+        func callAsFunction(_ key: PageText, _ arguments: [String: String] = [:]) -> String {
+            var arguments = arguments
+            arguments["app_name"] = appName
+            return pages.text(key, language: language, arguments)
+        }
+    }
+
+    static func answer(_ outcome: ClaimGoNativeReceipt.Outcome, words: Words, to next: Destinations) -> HTTPResponse {
         switch outcome {
-        case .notVerified(let why):
-            return json(
-                success: false, title: "Purchase not verified", message: "The App Store did not confirm this purchase. \(why)", loadURL: next.store)
+        case .notVerified:
+            // The store's reason is a developer's sentence in English: the buyer gets the catalog's.
+            return json(success: false, title: words(.goNativeNotVerifiedTitle), message: words(.goNativeNotVerified), loadURL: next.store)
         case .belongsToOtherAccount:
             return json(
-                success: false, title: "Purchase belongs to another account",
-                message: "This purchase is already linked to another \(appName) account. Sign in to that account to use it.",
-                loadURL: next.account)
+                success: false, title: words(.goNativeOtherAccountTitle), message: words(.goNativeOtherAccount), loadURL: next.account)
         case .expired:
-            return json(success: false, title: "Purchase expired", message: "This purchase is no longer active.", loadURL: next.store)
+            return json(success: false, title: words(.goNativeExpiredTitle), message: words(.goNativeExpired), loadURL: next.store)
         case .unlocked(let purchase, let unlocked):
-            var message = unlocked.isEmpty ? "Your purchase is active" : "\(unlocked.joined(separator: ", ")) is unlocked"
-            if let expires = purchase.expiresAt { message += " until \(Timestamp.rfc3339(expires))" }
-            return json(success: true, title: "Purchase complete", message: message + ".", loadURL: next.success)
+            let date = purchase.expiresAt.map { LocaleFormat.dateTime($0, language: words.language) }
+            let entitlements = unlocked.joined(separator: ", ")
+            let message = switch (unlocked.isEmpty, date) {
+            case (true, nil): words(.goNativeActive)
+            case (true, let date?): words(.goNativeActiveUntil, ["date": date])
+            case (false, nil): words(.goNativeUnlocked, ["entitlements": entitlements])
+            case (false, let date?): words(.goNativeUnlockedUntil, ["entitlements": entitlements, "date": date])
+            }
+            return json(success: true, title: words(.goNativeCompleteTitle), message: message, loadURL: next.success)
+        }
+    }
+
+    /// The answer to a refusal before or instead of an outcome: not signed in, the store
+    /// unreachable, or anything else a use case refused (its code's words from the catalog).
+    static func refusal(_ error: UseCaseError, words: Words, to next: Destinations) -> HTTPResponse {
+        switch error.kind {
+        case .unauthorized:
+            return json(success: false, title: words(.goNativeSignInTitle), message: words(.goNativeSignIn), loadURL: next.signIn)
+        case .upstreamUnavailable, .unavailable, .notConfigured, .rateLimited:
+            return json(success: false, title: words(.goNativeNotConfirmedTitle), message: words(.goNativeNotConfirmed), loadURL: next.store)
+        default:
+            let mapped = APIError(error)
+            return json(
+                success: false, title: words(.goNativeNotVerifiedTitle), message: words(.error(code: mapped.code, status: mapped.status)),
+                loadURL: next.store)
         }
     }
 

@@ -49,25 +49,12 @@ struct GoNativeRoutes {
         let body = try request.decodeJSON(StoreAPIRoutes.GoNativeBody.self)
         guard !body.receiptData.isEmpty else { throw APIError.badRequest("receipt-data is empty: send the app receipt GoNative posts.") }
         let next = GoNativeReply.Destinations(links: links, success: links.url("/account"))
+        let words = GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName)
         do {
             try await claim.checkSignedIn(credential, now: now())
-            return GoNativeReply.answer(
-                try await claim.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName, to: next)
+            return GoNativeReply.answer(try await claim.claim(receipt: body.receiptData, credential: credential, now: now()), words: words, to: next)
         } catch let error as UseCaseError {
-            switch error.kind {
-            case .unauthorized:
-                return GoNativeReply.json(
-                    success: false, title: "Sign in first",
-                    message: "Sign in to your \(appName) account; your purchase is linked to it the next time the app starts.",
-                    loadURL: next.signIn)
-            case .upstreamUnavailable, .unavailable, .notConfigured, .rateLimited:
-                return GoNativeReply.json(
-                    success: false, title: "Purchase not confirmed yet",
-                    message: "The App Store could not be reached. Your purchase is safe: it is confirmed the next time the app starts.",
-                    loadURL: next.store)
-            default:
-                return GoNativeReply.json(success: false, title: "Purchase not verified", message: error.message, loadURL: next.store)
-            }
+            return GoNativeReply.refusal(error, words: words, to: next)
         }
     }
 }

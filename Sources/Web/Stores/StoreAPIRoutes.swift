@@ -10,6 +10,8 @@ import UseCases
 /// with the app key and `Authorization: Bearer <access_token>` (`401` without one); see
 /// `ClaimGoNativeReceipt`. Answers `200`:
 ///
+/// `title` and `message` in the buyer's language (`Accept-Language`, `?locale=`; English shown):
+///
 /// | outcome | `success` | `title` | `message` | `loadUrl` |
 /// | --- | --- | --- | --- | --- |
 /// | stored, entitled | true | "Purchase complete" | what is unlocked, until when | `{base_url}/` |
@@ -26,6 +28,7 @@ struct StoreAPIRoutes {
     let products: [String]
     let entitlements: [String: [String]]
     let appName: String
+    let pages: Pages
     let links: Links
     let now: @Sendable () -> Date
 
@@ -53,7 +56,8 @@ struct StoreAPIRoutes {
             try await gonative.checkSignedIn(credential, now: now())
             return try await middleware.idempotent("iap.gonative").handle(request, context: context) { _, _ in
                 GoNativeReply.answer(
-                    try await gonative.claim(receipt: body.receiptData, credential: credential, now: now()), appName: appName,
+                    try await gonative.claim(receipt: body.receiptData, credential: credential, now: now()),
+                    words: GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName),
                     to: GoNativeReply.Destinations(links: links, success: links.url("/")))
             }
         }

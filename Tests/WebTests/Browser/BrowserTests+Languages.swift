@@ -39,11 +39,11 @@ extension BrowserTests {
         var jobs: [(language: String, page: String, load: BrowserLoad)] = []
         for language in Self.languages {
             let paths = [
-                ("home", "/?lang=\(language)"),
+                ("home", "/?locale=\(language)"),
                 ("success", "/checkout/success?session_id=\(sessions[language] ?? "")"),
-                ("redeem", "/redeem/\(codes[language] ?? "")?lang=\(language)"),
-                ("unknown-code", "/redeem/ZZZZ-ZZZZ-ZZZZ-ZZZZ?lang=\(language)"),
-                ("error-404", "/no/such/page?lang=\(language)"),
+                ("redeem", "/redeem/\(codes[language] ?? "")?locale=\(language)"),
+                ("unknown-code", "/redeem/ZZZZ-ZZZZ-ZZZZ-ZZZZ?locale=\(language)"),
+                ("error-404", "/no/such/page?locale=\(language)"),
             ]
             for (page, path) in paths {
                 for device in [BrowserDevice.iPhone, .desktop] {
