@@ -113,8 +113,11 @@ public struct WebSignIn: Sendable {
         }
     }
 
-    /// Why a typed sign-in code was refused.
-    public enum CodeRejection: Error, Sendable, Equatable {
+    /// What a typed sign-in code led to: a session, or why it was refused (an outcome the caller
+    /// switches on, not an error: CONVENTIONS keeps one error type per module).
+    public enum CodeOutcome: Sendable {
+        /// Accepted: the new session.
+        case signedIn(WebSessionRepository.Issued)
         /// Wrong; this many tries are left.
         case wrong(remaining: Int)
         /// No live code for the address (never sent, expired, used or out of tries): a new mail is needed.
@@ -124,18 +127,18 @@ public struct WebSignIn: Sendable {
     /// Signs in with the 6-digit code mailed to `email` beside the link: a new session for the
     /// account the mail was for, whose address the code proved.
     /// - Throws: `StorageError`, `CryptoError`.
-    public func signIn(email: String, code: String, now: Date) async throws -> Result<WebSessionRepository.Issued, CodeRejection> {
+    public func signIn(email: String, code: String, now: Date) async throws -> CodeOutcome {
         let email = email.lowercased()
         let key = secrets.signInCodeKey
         return try await database.write { connection in
             switch try SignInCodeRepository.check(email: email, typed: code, key: key, on: connection, now: now) {
-            case .noLiveCode: return .failure(.noLiveCode)
-            case .wrong(let remaining): return .failure(.wrong(remaining: remaining))
+            case .noLiveCode: return .noLiveCode
+            case .wrong(let remaining): return .wrong(remaining: remaining)
             case .accepted(let accountID):
                 guard let issued = try Self.openSession(accountID: accountID, proving: email, on: connection, now: now) else {
-                    return .failure(.noLiveCode)
+                    return .noLiveCode
                 }
-                return .success(issued)
+                return .signedIn(issued)
             }
         }
     }

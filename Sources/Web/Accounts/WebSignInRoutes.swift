@@ -69,13 +69,13 @@ struct WebSignInRoutes {
                 return try form(request, next: next, error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             switch try await signIn.signIn(email: email, code: fields["code"] ?? "", now: now()) {
-            case .success(let issued):
+            case .signedIn(let issued):
                 return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
-            case .failure(.wrong(let remaining)):
+            case .wrong(let remaining):
                 return try linkSent(
                     request, email: email, next: next, status: .unauthorized,
                     codeError: pages.text(.errorCodeWrong, language: pages.language(for: request), ["remaining": String(remaining)], count: remaining))
-            case .failure(.noLiveCode):
+            case .noLiveCode:
                 return try form(
                     request, next: next, email: email,
                     error: pages.text(.errorCodeDead, language: pages.language(for: request)),
