@@ -48,7 +48,7 @@ public struct ConfirmEmail: Sendable {
                     } ?? false
                     try AccountRepository.confirmEmail(email, accountID: stored.accountID, on: connection, now: now)
                     if !wasConfirmed { try events.emailConfirmed(accountID: stored.accountID, on: connection, now: now) }
-                } catch AccountRepository.EmailConflict.confirmedElsewhere {
+                } catch let error as DomainError where error.reason == .emailConfirmedElsewhere {
                     return .takenByAnotherAccount
                 }
                 return .confirmed(email: email)

@@ -153,7 +153,7 @@ public struct WebSignIn: Sendable {
         if let email, account.email == nil || (account.email == email && !account.emailVerified) {
             do {
                 try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
-            } catch is AccountRepository.EmailConflict {
+            } catch let error as DomainError where error.reason == .emailConfirmedElsewhere {
                 // Another account confirmed the address since: this one signs in unconfirmed.
             }
         }
