@@ -65,12 +65,12 @@ public struct SignIn: Sendable {
     /// - Throws: `UseCaseError` `invalid_grant` (a reused token also ends its family), `StorageError`.
     public func refresh(_ token: String, now: Date) async throws -> SessionRepository.Tokens {
         switch try await database.write({ try SessionRepository.refresh(token, on: $0, now: now) }) {
-        case .success(let tokens):
+        case .rotated(let tokens):
             return tokens
-        case .failure(.reused):
+        case .reused:
             logger.warning("refresh_token_reused")
             throw Self.invalidGrant("This refresh token was already used; every session of its sign-in was ended. Sign in again.")
-        case .failure(.invalid):
+        case .invalid:
             throw Self.invalidGrant("The refresh token is unknown, expired or revoked. Sign in again.")
         }
     }
