@@ -34,7 +34,7 @@ public struct SignIn: Sendable {
     /// - Throws: `StorageError`, `CryptoError`.
     public func authorizationCode(forLoginLink token: String, codeChallenge: String?, now: Date) async throws -> String? {
         try await database.write { connection -> String? in
-            guard case .success(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
+            guard case .valid(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
                 return nil
             }
             return try AuthTokenRepository.issue(.authorizationCode, accountID: login.accountID, codeChallenge: codeChallenge, on: connection, now: now)
@@ -46,9 +46,9 @@ public struct SignIn: Sendable {
     public func exchange(code: String, verifier: String?, now: Date) async throws -> SessionRepository.Tokens {
         try await database.write { connection -> SessionRepository.Tokens in
             switch try AuthTokenRepository.consume(code, purpose: .authorizationCode, on: connection, now: now) {
-            case .failure:
+            case .rejected:
                 throw Self.invalidGrant("The authorization code is unknown, expired or already used.")
-            case .success(let grant):
+            case .valid(let grant):
                 if let challenge = grant.codeChallenge {
                     guard let verifier, let digest = try? SHA256.hash(Array(verifier.utf8)),
                         ConstantTime.equals(Array(Base64URL.encode(digest).utf8), Array(challenge.utf8))

@@ -92,23 +92,23 @@ public struct WebSignIn: Sendable {
     /// - Throws: `StorageError`.
     public func checkLink(_ token: String, now: Date) async throws -> AuthTokenRepository.Rejection? {
         let state = try await database.read { try AuthTokenRepository.peek(token, purpose: .webSignIn, on: $0, now: now) }
-        if case .failure(let rejection) = state { return rejection }
+        if case .rejected(let rejection) = state { return rejection }
         return nil
     }
 
     /// Uses a sign-in link: a new session for its account, whose address the link has just
     /// proved (confirmed unless another account confirmed it first).
     /// - Throws: `StorageError`, `CryptoError`.
-    public func signIn(link token: String, now: Date) async throws -> Result<WebSessionRepository.Issued, AuthTokenRepository.Rejection> {
+    public func signIn(link token: String, now: Date) async throws -> AuthTokenRepository.Check<WebSessionRepository.Issued> {
         try await database.write { connection in
             switch try AuthTokenRepository.consume(token, purpose: .webSignIn, on: connection, now: now) {
-            case .failure(let rejection):
-                return .failure(rejection)
-            case .success(let link):
+            case .rejected(let rejection):
+                return .rejected(rejection)
+            case .valid(let link):
                 guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, on: connection, now: now) else {
-                    return .failure(.unknown)
+                    return .rejected(.unknown)
                 }
-                return .success(issued)
+                return .valid(issued)
             }
         }
     }

@@ -58,8 +58,8 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let token = fields["token"] ?? ""
             switch try await signIn.signIn(link: token, now: now()) {
-            case .success(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
-            case .failure(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
+            case .valid(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
+            case .rejected(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
             }
         }
         group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit("web-sign-in-code", 20, per: 600)]) { [self] request, _ in
