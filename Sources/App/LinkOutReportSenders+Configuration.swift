@@ -9,7 +9,7 @@ import UseCases
 /// key is configured (the External Purchase Server API takes the same JWT), Google's when the
 /// Play service account is. A report for a platform without one waits, retried, until it is.
 enum LinkOutReportSenders {
-    /// - Throws: `StoreConfigurationError` naming an External Purchase base URL that cannot be parsed.
+    /// - Throws: `StartupError` naming an External Purchase base URL that cannot be parsed.
     static func make(config: TollgateConfig, stores: StoreClients) throws -> [LinkOutPolicy.Reporting: any LinkOutReportSender] {
         var senders: [LinkOutPolicy.Reporting: any LinkOutReportSender] = [:]
         if let api = stores.appStoreAPI {
@@ -39,7 +39,7 @@ enum LinkOutReportSenders {
 
     private static func url(_ text: String, key: String) throws -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw StoreConfigurationError(key: key, "\(text) is not an http(s) URL")
+            throw StartupError(key: key, "\(text) is not an http(s) URL")
         }
         return url
     }

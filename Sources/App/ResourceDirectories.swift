@@ -8,16 +8,11 @@ import Foundation
 /// A path that is found nowhere is reported with every absolute path tried, before the
 /// database is touched.
 public enum ResourceDirectories {
-    /// A directory that is found nowhere.
-    public struct Missing: Error, Sendable, CustomStringConvertible {
-        public let description: String
-    }
-
     /// `paths` with each directory made absolute where it was found.
     /// - Parameters:
     ///   - executable: the running executable's path (`/proc/self/exe` by default).
     ///   - workingDirectory: the directory relative paths are read from first.
-    /// - Throws: `Missing` naming the key and the absolute paths looked in.
+    /// - Throws: `StartupError` naming the key and the absolute paths looked in.
     public static func resolve(
         _ paths: TollgateConfig.Paths, executable: String? = nil,
         workingDirectory: String = FileManager.default.currentDirectoryPath
@@ -35,7 +30,7 @@ public enum ResourceDirectories {
             return FileManager.default.fileExists(atPath: candidate, isDirectory: &directory) && directory.boolValue
         }
         if path.hasPrefix("/") {
-            guard isDirectory(path) else { throw Missing(description: "\(key): the directory \(path) does not exist") }
+            guard isDirectory(path) else { throw StartupError(key: key, "the directory \(path) does not exist") }
             return path
         }
         var tried = [URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: workingDirectory, isDirectory: true)).standardizedFileURL.path]
@@ -48,7 +43,7 @@ public enum ResourceDirectories {
             if folder.path == "/" { break }
             folder.deleteLastPathComponent()
         }
-        throw Missing(
-            description: "\(key): the directory \"\(path)\" was found neither in the working directory nor beside the executable; looked in \(tried.joined(separator: ", ")). Run tollgate from the package folder, or set \(key) to an absolute path.")
+        throw StartupError(
+            key: key, "the directory \"\(path)\" was found neither in the working directory nor beside the executable; looked in \(tried.joined(separator: ", ")). Run tollgate from the package folder, or set \(key) to an absolute path.")
     }
 }

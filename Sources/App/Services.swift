@@ -63,10 +63,10 @@ public final class Services: Sendable {
     ///   - retention: how retention batches and paces its passes.
     ///   - reconcileLimits: how much a reconcile run reads (tests and benchmarks shrink or grow them).
     ///   - linkOut: how the link-out report worker paces itself (tests shorten it).
-    /// - Throws: `ResourceDirectories.Missing` (templates or static files not found, with the
+    /// - Throws: `StartupError` (templates or static files not found, with the
     ///   absolute paths tried, before the database is opened), `StorageError` (database),
-    ///   `TemplateError` (a template with file:line), `StoreConfigurationError` (an unreadable
-    ///   store key or certificate, naming its key), a mail-setup error; each stops start-up with
+    ///   `TemplateError` (a template with file:line), also `StartupError` for an unreadable
+    ///   store key or certificate, naming its key, a mail-setup error; each stops start-up with
     ///   a message naming the cause.
     public init(
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },

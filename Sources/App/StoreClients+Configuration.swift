@@ -7,7 +7,7 @@ import UseCases
 /// Builds the store clients from the configuration (see `StoreClients` for which are built when).
 extension StoreClients {
     /// Builds every configured client; `now` is the clock for JWT claims and token expiry.
-    /// - Throws: `StoreConfigurationError` naming the key of an unreadable root certificate,
+    /// - Throws: `StartupError` naming the key of an unreadable root certificate,
     ///   `.p8` key or service-account file, or of a URL that cannot be parsed.
     public init(config: TollgateConfig, now: @escaping @Sendable () -> Date) throws {
         let bundleID = config.app.ios.bundleID
@@ -18,10 +18,10 @@ extension StoreClients {
             do {
                 roots = try AppleRootCertificates.load(paths: config.apple.rootCertificates)
             } catch let error as AppStoreConfigurationError {
-                throw StoreConfigurationError(key: "apple.root_certificates", error.message)
+                throw StartupError(key: "apple.root_certificates", error.message)
             }
             guard let environment = AppStoreEnvironment(configValue: config.apple.environment.rawValue) else {
-                throw StoreConfigurationError(key: "apple.environment", "\(config.apple.environment.rawValue) is not an App Store environment")
+                throw StartupError(key: "apple.environment", "\(config.apple.environment.rawValue) is not an App Store environment")
             }
             verifier = AppStoreSignedDataVerifier(
                 trustedRoots: roots, bundleID: bundleID, appAppleID: config.app.ios.appAppleID, environment: environment)
@@ -36,11 +36,11 @@ extension StoreClients {
             do {
                 pem = try String(contentsOfFile: keyPath, encoding: .utf8)
             } catch {
-                throw StoreConfigurationError(key: "apple.api.private_key_path", "cannot read the App Store Server API key file \(keyPath)")
+                throw StartupError(key: "apple.api.private_key_path", "cannot read the App Store Server API key file \(keyPath)")
             }
             let key: SigningKey
             do { key = try SigningKey(pem: pem) } catch {
-                throw StoreConfigurationError(
+                throw StartupError(
                     key: "apple.api.private_key_path", "\(keyPath) is not an App Store Server API key (a PEM P-256 private key, AuthKey_<key id>.p8)")
             }
             appStoreAPI = AppStoreServerAPIClient(
@@ -67,7 +67,7 @@ extension StoreClients {
             do {
                 account = try GoogleServiceAccount(contentsOfFile: path)
             } catch let error as GooglePlayError {
-                throw StoreConfigurationError(key: "google.service_account_path", error.message)
+                throw StartupError(key: "google.service_account_path", error.message)
             }
             let http = URLSessionHTTPClient(service: GooglePlayClient.service)
             googlePlay = GooglePlayClient(
@@ -83,20 +83,20 @@ extension StoreClients {
     private static func checkPrerequisites(_ config: TollgateConfig) throws {
         if config.app.ios.bundleID == nil {
             if config.apple.api.privateKeyPath != nil {
-                throw StoreConfigurationError(key: "app.ios.bundle_id", "is required when apple.api.* is set (the App Store Server API is per app)")
+                throw StartupError(key: "app.ios.bundle_id", "is required when apple.api.* is set (the App Store Server API is per app)")
             }
             if config.apple.sharedSecret != nil {
-                throw StoreConfigurationError(key: "app.ios.bundle_id", "is required when apple.shared_secret is set (receipts are checked against it)")
+                throw StartupError(key: "app.ios.bundle_id", "is required when apple.shared_secret is set (receipts are checked against it)")
             }
         }
         if config.app.android.packageName == nil, config.google.serviceAccountPath != nil || config.google.rtdnToken != nil {
-            throw StoreConfigurationError(key: "app.android.package_name", "is required when google.service_account_path or google.rtdn_token is set")
+            throw StartupError(key: "app.android.package_name", "is required when google.service_account_path or google.rtdn_token is set")
         }
     }
 
     private static func url(_ text: String, key: String) throws -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw StoreConfigurationError(key: key, "\(text) is not an http(s) URL")
+            throw StartupError(key: key, "\(text) is not an http(s) URL")
         }
         return url
     }

@@ -14,7 +14,7 @@ struct PurchaseRulesTests {
         #expect(vouching.vouches(priceID: "price_other", startedHere: true))
         #expect(vouching.vouches(priceID: "price_other", known: true))
         #expect(!vouching.vouches(priceID: "price_other"))
-        #expect(throws: StripeVouching.NotVouched.self) { try vouching.require(objectID: "sub_1", priceID: "price_other") }
+        #expect(throws: DomainError(.notVouched(objectID: "sub_1", priceID: "price_other"))) { try vouching.require(objectID: "sub_1", priceID: "price_other") }
     }
 
     @Test("A non-renewing purchase lasts its configured days from the purchase; other purchases are untouched")
@@ -30,7 +30,7 @@ struct PurchaseRulesTests {
         #expect(try durations.applied(to: snapshot, now: Fixtures.t0.addingTimeInterval(81 * 86400)).status == .expired)
         var other = snapshot
         other.productID = "pass"
-        #expect(throws: ProductDurations.Missing.self) { try durations.applied(to: other, now: Fixtures.t0) }
+        #expect(throws: DomainError(.durationMissing(productID: other.productID))) { try durations.applied(to: other, now: Fixtures.t0) }
         let lifetime = PurchaseSnapshot(
             platform: .appStore, externalID: "2", productID: "pass", status: .active, expiresAt: nil, observedAt: Fixtures.t0)
         #expect(try durations.applied(to: lifetime, now: Fixtures.t0) == lifetime)

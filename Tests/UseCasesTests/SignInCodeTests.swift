@@ -34,13 +34,13 @@ struct SignInCodeTests {
         let signIn = WebSignInTests.signIn(bench)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let code = try Self.mailedCode(bench)
-        guard case .success(let issued) = try await signIn.signIn(email: "Buyer@Example.com", code: code, now: bench.now) else {
+        guard case .signedIn(let issued) = try await signIn.signIn(email: "Buyer@Example.com", code: code, now: bench.now) else {
             Issue.record("the code did not sign in")
             return
         }
         let account = try bench.database.readSync { try AccountRepository.find(id: issued.session.accountID, on: $0) }
         #expect(account?.email == "buyer@example.com" && account?.emailVerified == true)
-        #expect(try await signIn.signIn(email: "buyer@example.com", code: code, now: bench.now).failureValue == .noLiveCode, "once")
+        #expect(try await signIn.signIn(email: "buyer@example.com", code: code, now: bench.now).refusal == .noLiveCode, "once")
         let rows = try bench.dump("auth_tokens")
         #expect(!rows.contains { $0.contains(code) }, "the code is stored only as a keyed hash")
     }
@@ -53,14 +53,14 @@ struct SignInCodeTests {
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let code = try Self.mailedCode(bench)
         for remaining in [4, 3, 2, 1] {
-            #expect(try await signIn.signIn(email: "buyer@example.com", code: Self.wrong(code), now: bench.now).failureValue == .wrong(remaining: remaining))
+            #expect(try await signIn.signIn(email: "buyer@example.com", code: Self.wrong(code), now: bench.now).refusal == .wrong(remaining: remaining))
         }
-        #expect(try await signIn.signIn(email: "buyer@example.com", code: "abc", now: bench.now).failureValue == .noLiveCode, "the fifth wrong try ends it")
-        #expect(try await signIn.signIn(email: "buyer@example.com", code: code, now: bench.now).failureValue == .noLiveCode)
+        #expect(try await signIn.signIn(email: "buyer@example.com", code: "abc", now: bench.now).refusal == .noLiveCode, "the fifth wrong try ends it")
+        #expect(try await signIn.signIn(email: "buyer@example.com", code: code, now: bench.now).refusal == .noLiveCode)
         bench.advance(61)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let fresh = try Self.mailedCode(bench)
-        #expect(try await signIn.signIn(email: "buyer@example.com", code: fresh, now: bench.now).isSuccess)
+        #expect(try await signIn.signIn(email: "buyer@example.com", code: fresh, now: bench.now).refusal == nil)
     }
 
     @Test("A code lasts 10 minutes; a newer mail ends the older code; another address's code does not work")
@@ -74,22 +74,28 @@ struct SignInCodeTests {
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let first = try Self.mailedCode(bench)
         if first != othersCode {
-            #expect(try await signIn.signIn(email: "buyer@example.com", code: othersCode, now: bench.now).failureValue == .wrong(remaining: 4))
+            #expect(try await signIn.signIn(email: "buyer@example.com", code: othersCode, now: bench.now).refusal == .wrong(remaining: 4))
         }
         bench.advance(61)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let second = try Self.mailedCode(bench)
         if first != second {
-            #expect(try await signIn.signIn(email: "buyer@example.com", code: first, now: bench.now).failureValue == .wrong(remaining: 4))
+            #expect(try await signIn.signIn(email: "buyer@example.com", code: first, now: bench.now).refusal == .wrong(remaining: 4))
         }
         bench.advance(601)
-        #expect(try await signIn.signIn(email: "buyer@example.com", code: second, now: bench.now).failureValue == .noLiveCode, "expired")
+        #expect(try await signIn.signIn(email: "buyer@example.com", code: second, now: bench.now).refusal == .noLiveCode, "expired")
     }
 }
 
-extension Result {
-    /// Whether this is `.success`.
-    var isSuccess: Bool { if case .success = self { true } else { false } }
-    /// The failure, if this is one.
-    var failureValue: Failure? { if case .failure(let failure) = self { failure } else { nil } }
+extension WebSignIn.CodeOutcome {
+    /// Why the code was refused, comparable in an expectation; nil when it signed in.
+    enum Refusal: Equatable { case wrong(remaining: Int), noLiveCode }
+
+    var refusal: Refusal? {
+        switch self {
+        case .signedIn: nil
+        case .wrong(let remaining): .wrong(remaining: remaining)
+        case .noLiveCode: .noLiveCode
+        }
+    }
 }

@@ -65,7 +65,7 @@ struct WebSignInTests {
         }
         let signIn = Self.signIn(bench)
         try await signIn.requestLink(email: "buyer@example.com", now: now)
-        guard case .success(let issued) = try await signIn.signIn(link: try Self.linkToken(bench), now: now) else {
+        guard case .valid(let issued) = try await signIn.signIn(link: try Self.linkToken(bench), now: now) else {
             Issue.record("the link did not sign in")
             return
         }
@@ -82,14 +82,14 @@ struct WebSignInTests {
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let token = try Self.linkToken(bench)
         #expect(try await signIn.checkLink(token, now: bench.now) == nil)
-        guard case .success(let issued) = try await signIn.signIn(link: token, now: bench.now) else {
+        guard case .valid(let issued) = try await signIn.signIn(link: token, now: bench.now) else {
             Issue.record("the link did not sign in")
             return
         }
         #expect(try await signIn.session(issued.cookieValue, now: bench.now)?.accountID == issued.session.accountID)
         let account = try bench.database.readSync { try AccountRepository.find(id: issued.session.accountID, on: $0) }
         #expect(account?.emailVerified == true)
-        guard case .failure(.used) = try await signIn.signIn(link: token, now: bench.now) else {
+        guard case .rejected(.used) = try await signIn.signIn(link: token, now: bench.now) else {
             Issue.record("a used link signed in again")
             return
         }

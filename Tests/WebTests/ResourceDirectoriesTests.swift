@@ -31,7 +31,7 @@ struct ResourceDirectoriesTests {
         do {
             _ = try TollgateApp(config: config, logger: Logger(sink: MemoryLogSink()))
             Issue.record("start-up must fail")
-        } catch let error as ResourceDirectories.Missing {
+        } catch let error as StartupError {
             #expect(error.description.contains("paths.templates_dir"))
             #expect(error.description.contains(FileManager.default.currentDirectoryPath + "/no-such-templates"))
         }

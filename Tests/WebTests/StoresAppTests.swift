@@ -1,3 +1,4 @@
+import App
 import Configuration
 import Domain
 import Foundation
@@ -104,7 +105,7 @@ struct StoresAppTests {
             #expect {
                 _ = try TollgateApp(config: config, logger: Logger(sink: MemoryLogSink(), minimumLevel: .error))
             } throws: { error in
-                (error as? StoreConfigurationError)?.key == key && !"\(error)".contains("not a key")
+                (error as? StartupError)?.key == key && !"\(error)".contains("not a key")
             }
         }
     }

@@ -78,12 +78,6 @@ public enum AccountRepository {
         try connection.queryOne("SELECT home_account_id FROM app_users WHERE app_user_id = ?", [appUserID])?.string("home_account_id")
     }
 
-    /// Why an email cannot be confirmed for an account.
-    public enum EmailConflict: Error, Sendable, Equatable {
-        /// Another account confirmed this address first.
-        case confirmedElsewhere
-    }
-
     /// The account that confirmed `email`, if any.
     public static func find(confirmedEmail email: String, on connection: Connection) throws -> Account? {
         try connection.queryOne(
@@ -107,10 +101,10 @@ public enum AccountRepository {
     }
 
     /// Confirms `email` for the account (it becomes its address if it was not already).
-    /// - Throws: `EmailConflict.confirmedElsewhere` when another account confirmed it first.
+    /// - Throws: `DomainError` with reason `emailConfirmedElsewhere` when another account confirmed it first.
     public static func confirmEmail(_ email: String, accountID: String, on connection: Connection, now: Date) throws {
         if let other = try find(confirmedEmail: email, on: connection), other.id != accountID {
-            throw EmailConflict.confirmedElsewhere
+            throw DomainError(.emailConfirmedElsewhere)
         }
         try connection.execute(
             "UPDATE accounts SET email = ?, email_verified = 1, updated_at = ? WHERE id = ?",

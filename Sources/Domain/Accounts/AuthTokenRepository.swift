@@ -37,9 +37,24 @@ public enum AuthTokenRepository {
         public let usedAt: Date?
     }
 
-    /// Why a token cannot be used.
-    public enum Rejection: Error, Sendable, Equatable {
+    /// Why a token cannot be used (an outcome, not an error: CONVENTIONS keeps one error type per
+    /// module, `DomainError`).
+    public enum Rejection: Sendable, Equatable {
         case unknown, expired, used
+    }
+
+    /// What checking a token found: its value, or why it cannot be used.
+    public enum Check<Value: Sendable>: Sendable {
+        case valid(Value)
+        case rejected(Rejection)
+
+        /// The valid value transformed by `transform`; a rejection unchanged.
+        public func map<Other: Sendable>(_ transform: (Value) -> Other) -> Check<Other> {
+            switch self {
+            case .valid(let value): .valid(transform(value))
+            case .rejected(let rejection): .rejected(rejection)
+            }
+        }
     }
 
     /// Issues a token; the plaintext is returned once and never stored.
@@ -60,11 +75,11 @@ public enum AuthTokenRepository {
     }
 
     /// Looks a token up without using it (a GET of a confirmation page must not consume it).
-    public static func peek(_ token: String, purpose: Purpose, on connection: Connection, now: Date) throws -> Result<Token, Rejection> {
-        guard let stored = try lookup(token, purpose: purpose, on: connection) else { return .failure(.unknown) }
-        if stored.usedAt != nil { return .failure(.used) }
-        if stored.expiresAt <= now { return .failure(.expired) }
-        return .success(stored)
+    public static func peek(_ token: String, purpose: Purpose, on connection: Connection, now: Date) throws -> Check<Token> {
+        guard let stored = try lookup(token, purpose: purpose, on: connection) else { return .rejected(.unknown) }
+        if stored.usedAt != nil { return .rejected(.used) }
+        if stored.expiresAt <= now { return .rejected(.expired) }
+        return .valid(stored)
     }
 
     /// A token's facts whatever its state (to offer a fresh link for an expired one); nil
@@ -82,13 +97,13 @@ public enum AuthTokenRepository {
 
     /// Uses a token: valid only once (the update is conditional, so two concurrent uses
     /// cannot both succeed).
-    public static func consume(_ token: String, purpose: Purpose, on connection: Connection, now: Date) throws -> Result<Token, Rejection> {
+    public static func consume(_ token: String, purpose: Purpose, on connection: Connection, now: Date) throws -> Check<Token> {
         let peeked = try peek(token, purpose: purpose, on: connection, now: now)
-        guard case .success = peeked else { return peeked }
+        guard case .valid = peeked else { return peeked }
         let changed = try connection.run(
             "UPDATE auth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL",
             [Timestamp.milliseconds(now), try hash(token)])
-        return changed == 1 ? peeked : .failure(.used)
+        return changed == 1 ? peeked : .rejected(.used)
     }
 
     static func hash(_ token: String) throws -> String {

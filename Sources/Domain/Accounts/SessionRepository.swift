@@ -77,8 +77,11 @@ public enum SessionRepository {
                 (SELECT session_generation FROM devices WHERE account_id = s.account_id AND device_id = s.device_id), 0)))
         """
 
-    /// Why a refresh token was refused.
-    public enum RefreshRejection: Error, Sendable, Equatable {
+    /// What presenting a refresh token led to (an outcome callers switch on, not an error:
+    /// CONVENTIONS keeps one error type per module).
+    public enum RefreshOutcome: Sendable, Equatable {
+        /// Accepted: the new pair of the same family.
+        case rotated(Tokens)
         /// Unknown, expired or revoked.
         case invalid
         /// Already used once: a copy is in someone else's hands, so the whole family is revoked.
@@ -87,22 +90,22 @@ public enum SessionRepository {
 
     /// Rotates a refresh token: the old pair stops working and a new pair of the same family is
     /// issued. Presenting a refresh token that was already rotated revokes the whole family.
-    public static func refresh(_ refreshToken: String, on connection: Connection, now: Date) throws -> Result<Tokens, RefreshRejection> {
-        guard let row = try sessionRow(refreshToken: refreshToken, on: connection) else { return .failure(.invalid) }
+    public static func refresh(_ refreshToken: String, on connection: Connection, now: Date) throws -> RefreshOutcome {
+        guard let row = try sessionRow(refreshToken: refreshToken, on: connection) else { return .invalid }
         let accountID = try row.string("account_id")
         let familyID = try row.string("family_id")
         let nowMS = Timestamp.milliseconds(now)
         if try row.optionalInt64("rotated_at") != nil {
             try connection.execute(
                 "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL", [nowMS, familyID])
-            return .failure(.reused)
+            return .reused
         }
         guard try row.optionalInt64("revoked_at") == nil, try row.bool("current"), try row.int64("refresh_expires_at") > nowMS else {
-            return .failure(.invalid)
+            return .invalid
         }
         try connection.execute(
             "UPDATE sessions SET rotated_at = ?, revoked_at = ? WHERE id = ?", [nowMS, nowMS, try row.string("id")])
-        return .success(try insert(
+        return .rotated(try insert(
             accountID: accountID, deviceID: try row.optionalString("device_id"), familyID: familyID, on: connection, now: now))
     }
 

@@ -48,16 +48,6 @@ public struct CheckoutCompletion: Sendable {
         }
     }
 
-    /// A paid session that stands for no purchase (setup mode, a subscription session without
-    /// its subscription, an unknown mode): acknowledged and dropped, never retried.
-    public struct Unusable: Error, Sendable, CustomStringConvertible {
-        public let sessionID: String
-
-        public init(sessionID: String) { self.sessionID = sessionID }
-
-        public var description: String { "checkout session \(sessionID) has no subscription or payment to record" }
-    }
-
     public let codeTTL: TimeInterval
     public let vault: CodeVault
     public let secrets: DomainSecrets

@@ -3,17 +3,8 @@ import Foundation
 /// How long a non-renewing subscription grants access (`products_duration_days`): the App Store
 /// gives such a purchase no expiry, so without a configured duration it would be active forever.
 public struct ProductDurations: Sendable {
-    /// A non-renewing purchase of a product with no configured duration.
-    public struct Missing: Error, Sendable, CustomStringConvertible {
-        public let productID: String
-
-        /// The configuration key to set.
-        public var key: String { "products_duration_days.\(productID)" }
-
-        public var description: String {
-            "\(productID) is a non-renewing subscription with no duration: set \(key) (days of access from the purchase)"
-        }
-    }
+    /// The configuration key that sets `productID`'s duration.
+    public static func key(for productID: String) -> String { "products_duration_days.\(productID)" }
 
     /// Days of access per product id.
     public let days: [String: Int]
@@ -23,12 +14,12 @@ public struct ProductDurations: Sendable {
     /// `snapshot` with its expiry set from the purchase date when it is a non-renewing purchase,
     /// or a consumable whose product has a duration (`expired` once that has passed); other
     /// snapshots unchanged.
-    /// - Throws: `Missing` for a non-renewing product without a duration.
+    /// - Throws: `DomainError` with reason `durationMissing` for a non-renewing product without a duration.
     public func applied(to snapshot: PurchaseSnapshot, now: Date) throws -> PurchaseSnapshot {
         let purchasedAt: Date
         let days: Int
         if let bought = snapshot.nonRenewingPurchasedAt {
-            guard let configured = self.days[snapshot.productID] else { throw Missing(productID: snapshot.productID) }
+            guard let configured = self.days[snapshot.productID] else { throw DomainError(.durationMissing(productID: snapshot.productID)) }
             (purchasedAt, days) = (bought, configured)
         } else if let bought = snapshot.consumablePurchasedAt, let configured = self.days[snapshot.productID] {
             (purchasedAt, days) = (bought, configured)

@@ -3,21 +3,6 @@
 /// configured (`plans` or `entitlements`). Anything else paid in the same Stripe account (another
 /// product, another deployment) never becomes a purchase, a code or an email.
 public struct StripeVouching: Sendable {
-    /// A Stripe object this deployment does not vouch for: acknowledged, logged, nothing stored.
-    public struct NotVouched: Error, Sendable, CustomStringConvertible {
-        public let objectID: String
-        public let priceID: String
-
-        public init(objectID: String, priceID: String) {
-            self.objectID = objectID
-            self.priceID = priceID
-        }
-
-        public var description: String {
-            "\(objectID) (price \(priceID)) was not started here and its price is in neither plans nor entitlements"
-        }
-    }
-
     /// The configured prices: every plan's price id and every entitlement's product ids.
     public let prices: Set<String>
 
@@ -30,10 +15,10 @@ public struct StripeVouching: Sendable {
     }
 
     /// Throws unless `vouches(...)`.
-    /// - Throws: `NotVouched`.
+    /// - Throws: `DomainError` with reason `notVouched`.
     public func require(objectID: String, priceID: String, startedHere: Bool = false, known: Bool = false) throws {
         guard vouches(priceID: priceID, startedHere: startedHere, known: known) else {
-            throw NotVouched(objectID: objectID, priceID: priceID)
+            throw DomainError(.notVouched(objectID: objectID, priceID: priceID))
         }
     }
 }

@@ -27,7 +27,7 @@ public struct ConfirmEmail: Sendable {
 
     /// The address a link would confirm, or why it cannot. Changes nothing.
     /// - Throws: `StorageError`.
-    public func peek(_ token: String, now: Date) async throws -> Result<String, AuthTokenRepository.Rejection> {
+    public func peek(_ token: String, now: Date) async throws -> AuthTokenRepository.Check<String> {
         let state = try await database.read { try AuthTokenRepository.peek(token, purpose: .emailConfirmation, on: $0, now: now) }
         return state.map { $0.email ?? "" }
     }
@@ -38,9 +38,9 @@ public struct ConfirmEmail: Sendable {
         let events = self.events
         return try await database.write { connection -> Outcome in
             switch try AuthTokenRepository.consume(token, purpose: .emailConfirmation, on: connection, now: now) {
-            case .failure(let rejection):
+            case .rejected(let rejection):
                 return .rejected(rejection)
-            case .success(let stored):
+            case .valid(let stored):
                 guard let email = stored.email else { return .rejected(.unknown) }
                 do {
                     let wasConfirmed = try AccountRepository.find(id: stored.accountID, on: connection).map {
@@ -48,7 +48,7 @@ public struct ConfirmEmail: Sendable {
                     } ?? false
                     try AccountRepository.confirmEmail(email, accountID: stored.accountID, on: connection, now: now)
                     if !wasConfirmed { try events.emailConfirmed(accountID: stored.accountID, on: connection, now: now) }
-                } catch AccountRepository.EmailConflict.confirmedElsewhere {
+                } catch let error as DomainError where error.reason == .emailConfirmedElsewhere {
                     return .takenByAnotherAccount
                 }
                 return .confirmed(email: email)

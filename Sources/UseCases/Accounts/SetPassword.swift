@@ -16,7 +16,7 @@ public struct SetPassword: Sendable {
     /// - Throws: `StorageError`.
     public func check(_ token: String, now: Date) async throws -> AuthTokenRepository.Rejection? {
         let state = try await database.read { try AuthTokenRepository.peek(token, purpose: .passwordReset, on: $0, now: now) }
-        if case .failure(let rejection) = state { return rejection }
+        if case .rejected(let rejection) = state { return rejection }
         return nil
     }
 
@@ -28,9 +28,9 @@ public struct SetPassword: Sendable {
         let hash = try await PasswordWork.hash(password)
         return try await database.write { connection -> AuthTokenRepository.Rejection? in
             switch try AuthTokenRepository.consume(token, purpose: .passwordReset, on: connection, now: now) {
-            case .failure(let rejection):
+            case .rejected(let rejection):
                 return rejection
-            case .success(let stored):
+            case .valid(let stored):
                 try AccountRepository.setPasswordHash(hash, accountID: stored.accountID, on: connection, now: now)
                 try SessionRepository.revokeAll(accountID: stored.accountID, on: connection)
                 return nil

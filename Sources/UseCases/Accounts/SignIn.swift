@@ -34,7 +34,7 @@ public struct SignIn: Sendable {
     /// - Throws: `StorageError`, `CryptoError`.
     public func authorizationCode(forLoginLink token: String, codeChallenge: String?, now: Date) async throws -> String? {
         try await database.write { connection -> String? in
-            guard case .success(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
+            guard case .valid(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
                 return nil
             }
             return try AuthTokenRepository.issue(.authorizationCode, accountID: login.accountID, codeChallenge: codeChallenge, on: connection, now: now)
@@ -46,9 +46,9 @@ public struct SignIn: Sendable {
     public func exchange(code: String, verifier: String?, now: Date) async throws -> SessionRepository.Tokens {
         try await database.write { connection -> SessionRepository.Tokens in
             switch try AuthTokenRepository.consume(code, purpose: .authorizationCode, on: connection, now: now) {
-            case .failure:
+            case .rejected:
                 throw Self.invalidGrant("The authorization code is unknown, expired or already used.")
-            case .success(let grant):
+            case .valid(let grant):
                 if let challenge = grant.codeChallenge {
                     guard let verifier, let digest = try? SHA256.hash(Array(verifier.utf8)),
                         ConstantTime.equals(Array(Base64URL.encode(digest).utf8), Array(challenge.utf8))
@@ -65,12 +65,12 @@ public struct SignIn: Sendable {
     /// - Throws: `UseCaseError` `invalid_grant` (a reused token also ends its family), `StorageError`.
     public func refresh(_ token: String, now: Date) async throws -> SessionRepository.Tokens {
         switch try await database.write({ try SessionRepository.refresh(token, on: $0, now: now) }) {
-        case .success(let tokens):
+        case .rotated(let tokens):
             return tokens
-        case .failure(.reused):
+        case .reused:
             logger.warning("refresh_token_reused")
             throw Self.invalidGrant("This refresh token was already used; every session of its sign-in was ended. Sign in again.")
-        case .failure(.invalid):
+        case .invalid:
             throw Self.invalidGrant("The refresh token is unknown, expired or revoked. Sign in again.")
         }
     }

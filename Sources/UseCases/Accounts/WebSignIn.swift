@@ -92,29 +92,32 @@ public struct WebSignIn: Sendable {
     /// - Throws: `StorageError`.
     public func checkLink(_ token: String, now: Date) async throws -> AuthTokenRepository.Rejection? {
         let state = try await database.read { try AuthTokenRepository.peek(token, purpose: .webSignIn, on: $0, now: now) }
-        if case .failure(let rejection) = state { return rejection }
+        if case .rejected(let rejection) = state { return rejection }
         return nil
     }
 
     /// Uses a sign-in link: a new session for its account, whose address the link has just
     /// proved (confirmed unless another account confirmed it first).
     /// - Throws: `StorageError`, `CryptoError`.
-    public func signIn(link token: String, now: Date) async throws -> Result<WebSessionRepository.Issued, AuthTokenRepository.Rejection> {
+    public func signIn(link token: String, now: Date) async throws -> AuthTokenRepository.Check<WebSessionRepository.Issued> {
         try await database.write { connection in
             switch try AuthTokenRepository.consume(token, purpose: .webSignIn, on: connection, now: now) {
-            case .failure(let rejection):
-                return .failure(rejection)
-            case .success(let link):
+            case .rejected(let rejection):
+                return .rejected(rejection)
+            case .valid(let link):
                 guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, on: connection, now: now) else {
-                    return .failure(.unknown)
+                    return .rejected(.unknown)
                 }
-                return .success(issued)
+                return .valid(issued)
             }
         }
     }
 
-    /// Why a typed sign-in code was refused.
-    public enum CodeRejection: Error, Sendable, Equatable {
+    /// What a typed sign-in code led to: a session, or why it was refused (an outcome the caller
+    /// switches on, not an error: CONVENTIONS keeps one error type per module).
+    public enum CodeOutcome: Sendable {
+        /// Accepted: the new session.
+        case signedIn(WebSessionRepository.Issued)
         /// Wrong; this many tries are left.
         case wrong(remaining: Int)
         /// No live code for the address (never sent, expired, used or out of tries): a new mail is needed.
@@ -124,18 +127,18 @@ public struct WebSignIn: Sendable {
     /// Signs in with the 6-digit code mailed to `email` beside the link: a new session for the
     /// account the mail was for, whose address the code proved.
     /// - Throws: `StorageError`, `CryptoError`.
-    public func signIn(email: String, code: String, now: Date) async throws -> Result<WebSessionRepository.Issued, CodeRejection> {
+    public func signIn(email: String, code: String, now: Date) async throws -> CodeOutcome {
         let email = email.lowercased()
         let key = secrets.signInCodeKey
         return try await database.write { connection in
             switch try SignInCodeRepository.check(email: email, typed: code, key: key, on: connection, now: now) {
-            case .noLiveCode: return .failure(.noLiveCode)
-            case .wrong(let remaining): return .failure(.wrong(remaining: remaining))
+            case .noLiveCode: return .noLiveCode
+            case .wrong(let remaining): return .wrong(remaining: remaining)
             case .accepted(let accountID):
                 guard let issued = try Self.openSession(accountID: accountID, proving: email, on: connection, now: now) else {
-                    return .failure(.noLiveCode)
+                    return .noLiveCode
                 }
-                return .success(issued)
+                return .signedIn(issued)
             }
         }
     }
@@ -150,7 +153,7 @@ public struct WebSignIn: Sendable {
         if let email, account.email == nil || (account.email == email && !account.emailVerified) {
             do {
                 try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
-            } catch is AccountRepository.EmailConflict {
+            } catch let error as DomainError where error.reason == .emailConfirmedElsewhere {
                 // Another account confirmed the address since: this one signs in unconfirmed.
             }
         }

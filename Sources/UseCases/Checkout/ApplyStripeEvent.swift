@@ -94,9 +94,7 @@ public struct ApplyStripeEvent: Sendable {
         } catch let error as UpstreamError {
             logger.warning("stripe_webhook_deferred", [("event_id", .string(event.id)), ("reason", .string(error.description))])
             throw UseCaseError.unavailable("Stripe could not be read; retry later.")
-        } catch let error as CheckoutCompletion.Unusable {
-            return try await ignore(event, reason: error.description, now: now)
-        } catch let error as StripeVouching.NotVouched {
+        } catch let error as DomainError where error.dropsStripeObject {
             return try await ignore(event, reason: error.description, now: now)
         }
     }

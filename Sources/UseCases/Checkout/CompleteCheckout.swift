@@ -45,8 +45,8 @@ public struct CompleteCheckout: Sendable {
     /// checkout completed (a webhook event's `created`); nil when read from Stripe now (the
     /// success page), whose state is as of `now`.
     /// - Throws: `UpstreamError` when Stripe cannot be reached for the subscription,
-    ///   `CheckoutCompletion.Unusable` for a session that cannot become a purchase,
-    ///   `StripeVouching.NotVouched` for one this deployment did not start and whose price it does
+    ///   `DomainError` (reason `unusableCheckout`) for a session that cannot become a purchase,
+    ///   `DomainError` (reason `notVouched`) for one this deployment did not start and whose price it does
     ///   not offer, `StorageError`.
     public func complete(_ session: StripeCheckoutSession, changedAt: Date? = nil, now: Date) async throws -> Completion {
         var fetched = session.subscription
@@ -62,7 +62,7 @@ public struct CompleteCheckout: Sendable {
         let (result, reported) = try await database.write(isolation: .readCommitted) { connection -> (Completion, Bool) in
             let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
             guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, changedAt: changedAt ?? now) else {
-                throw CheckoutCompletion.Unusable(sessionID: session.id)
+                throw DomainError(.unusableCheckout(sessionID: session.id))
             }
             let known = try PurchaseRepository.find(platform: .stripe, reference: snapshot.externalID, on: connection) != nil
             try vouching.require(objectID: session.id, priceID: snapshot.productID, startedHere: checkout != nil, known: known)
@@ -133,9 +133,7 @@ public struct CompleteCheckout: Sendable {
         guard session.isPaid else { return .unpaid(expired: session.status == .expired) }
         do {
             return .paid(try await complete(session, now: now))
-        } catch is CheckoutCompletion.Unusable {
-            throw unknown
-        } catch is StripeVouching.NotVouched {
+        } catch let error as DomainError where error.dropsStripeObject {
             throw unknown
         } catch is UpstreamError {
             throw UseCaseError.upstreamUnavailable("We could not confirm your payment with Stripe just now. Refresh this page in a minute.")

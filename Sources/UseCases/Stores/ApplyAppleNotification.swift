@@ -75,7 +75,7 @@ public struct ApplyAppleNotification: Sendable {
         let snapshot: PurchaseSnapshot?
         do {
             snapshot = try verified.map { try durations.applied(to: $0, now: now) }
-        } catch let missing as ProductDurations.Missing {
+        } catch let missing as DomainError where missing.missingDurationProductID != nil {
             // Signed and valid, but unusable until configured: acknowledged (Apple would retry for
             // days), recorded, and logged for the operator; the next claim of it says the same.
             logger.error("apple_notification_unusable", [("reason", .string(missing.description))])

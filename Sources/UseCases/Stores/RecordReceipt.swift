@@ -92,9 +92,10 @@ public struct RecordReceipt: Sendable {
                     try vouching.require(objectID: applied.purchase.externalID, priceID: applied.purchase.productID, known: !applied.created)
                 }
             }
-        } catch let error as StripeVouching.NotVouched {
+        } catch let error as DomainError {
+            guard case .notVouched(_, let priceID)? = error.reason else { throw error }
             throw UseCaseError.unprocessable(
-                "\(error.priceID) is not a price this app offers (plans or entitlements); nothing was recorded.")
+                "\(priceID) is not a price this app offers (plans or entitlements); nothing was recorded.")
         }
     }
 

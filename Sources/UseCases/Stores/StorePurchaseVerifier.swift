@@ -140,8 +140,9 @@ public struct StorePurchaseVerifier: Sendable {
     private func withDuration(_ snapshot: PurchaseSnapshot, now: Date) throws -> PurchaseSnapshot {
         do {
             return try durations.applied(to: snapshot, now: now)
-        } catch let missing as ProductDurations.Missing {
-            throw StoreErrors.notConfigured("This server cannot record \(missing.productID) yet: \(missing.description).")
+        } catch let missing as DomainError {
+            guard case .durationMissing(let productID)? = missing.reason else { throw missing }
+            throw StoreErrors.notConfigured("This server cannot record \(productID) yet: \(missing.description).")
         }
     }
 

@@ -38,11 +38,11 @@ struct EmailRoutes {
         group.add(.get, "/email/confirm") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
             switch try await confirm.peek(token, now: now()) {
-            case .success(let email):
+            case .valid(let email):
                 return try pages.render("email_confirm", title: .titleConfirmEmail, language: pages.language(for: request), [
                     "token": .string(token), "masked_email": .string(EmailMask.mask(email)), "action": "/email/confirm",
                 ])
-            case .failure(let rejection):
+            case .rejected(let rejection):
                 return try expired(token: token, rejection: rejection, language: pages.language(for: request))
             }
         }

@@ -61,8 +61,8 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let token = fields["token"] ?? ""
             switch try await signIn.signIn(link: token, now: now()) {
-            case .success(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
-            case .failure(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
+            case .valid(let issued): return gate.signingIn(.redirect(to: "/account", status: .seeOther), issued)
+            case .rejected(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
             }
         }
         group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit("web-sign-in-code", 20, per: 600)]) { [self] request, _ in
@@ -72,13 +72,13 @@ struct WebSignInRoutes {
                 return try form(request, next: next, error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             switch try await signIn.signIn(email: email, code: fields["code"] ?? "", now: now()) {
-            case .success(let issued):
+            case .signedIn(let issued):
                 return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
-            case .failure(.wrong(let remaining)):
+            case .wrong(let remaining):
                 return try linkSent(
                     request, email: email, next: next, status: .unauthorized,
                     codeError: pages.text(.errorCodeWrong, language: pages.language(for: request), ["remaining": String(remaining)], count: remaining))
-            case .failure(.noLiveCode):
+            case .noLiveCode:
                 return try form(
                     request, next: next, email: email,
                     error: pages.text(.errorCodeDead, language: pages.language(for: request)),
