@@ -7,7 +7,7 @@ import HTTPRouting
 /// `bad_request` naming the fault and its byte offset.
 struct StrictJSONMiddleware: Middleware {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        if request.declaresJSONBody, !request.body.isEmpty, let violation = StrictJSON.validate(request.body) {
+        if !request.body.isEmpty, request.declaresJSONBody, let violation = StrictJSON.validate(request.body) {
             throw APIError.badRequest(violation.message)
         }
         return try await next(request, context)
