@@ -6,11 +6,29 @@ import Synchronization
 import Templating
 import TestSupport
 
-/// A fresh temporary directory per test.
+/// A fresh temporary directory per test, removed when the test process exits (the suites'
+/// databases stay open until then, so no test removes its own).
 func makeTemporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "mail-tests-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    TemporaryDirectories.shared.add(path)
     return path
+}
+
+/// The directories `makeTemporaryDirectory` made, removed at exit.
+private final class TemporaryDirectories: Sendable {
+    static let shared = TemporaryDirectories()
+    private let paths = Mutex<[String]>([])
+
+    private init() {
+        atexit { TemporaryDirectories.shared.removeAll() }
+    }
+
+    func add(_ path: String) { paths.withLock { $0.append(path) } }
+
+    private func removeAll() {
+        for path in paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+    }
 }
 
 /// A fresh migrated database in a temporary directory.
