@@ -12,9 +12,7 @@ struct ErrorTypeAllowanceTests {
     static let allowance: [String: Int] = ["Integrations": 4]
 
     /// Modules not yet within the rule, at most this many public error types each (issue 34).
-    static let debts: [String: Int] = [
-        "Integrations": 13,
-    ]
+    static let debts: [String: Int] = [:]
 
     static func allowed(_ module: String) -> Int { allowance[module] ?? 1 }
 
