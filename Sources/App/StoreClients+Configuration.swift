@@ -17,7 +17,7 @@ extension StoreClients {
             let roots: [Certificate]
             do {
                 roots = try AppleRootCertificates.load(paths: config.apple.rootCertificates)
-            } catch let error as AppStoreConfigurationError {
+            } catch AppStoreError.configuration(let error) {
                 throw StartupError(key: "apple.root_certificates", error.message)
             }
             guard let environment = AppStoreEnvironment(configValue: config.apple.environment.rawValue) else {

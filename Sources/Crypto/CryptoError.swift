@@ -47,6 +47,28 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case randomFailure
         /// An OpenSSL call failed for a reason not covered above.
         case openSSLFailure
+        /// A TLS client could not be set up (bad CA file, OpenSSL refused an option).
+        case tlsConfiguration
+        /// A TLS peer's certificate was not trusted or does not match the host name.
+        case tlsCertificateVerification
+        /// A TLS handshake failed for another reason (protocol version, cipher, peer alert).
+        case tlsHandshake
+        /// Reading or writing over TLS failed, or the peer closed the connection.
+        case tlsIO
+        /// The socket's receive or send timeout expired during a TLS call.
+        case tlsTimeout
+
+        /// For a TLS failure, its name in `TLS <name> error: ...`; nil for the other kinds.
+        var tlsName: String? {
+            switch self {
+            case .tlsConfiguration: "configuration"
+            case .tlsCertificateVerification: "certificateVerification"
+            case .tlsHandshake: "handshake"
+            case .tlsIO: "io"
+            case .tlsTimeout: "timeout"
+            default: nil
+            }
+        }
     }
 
     /// Which of the three JWS verification outcomes an error belongs to.
@@ -70,8 +92,11 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `kind: message`.
-    public var description: String { "\(kind.rawValue): \(message)" }
+    /// `kind: message`, or `TLS <kind> error: message` for a TLS failure.
+    public var description: String {
+        if let tls = kind.tlsName { return "TLS \(tls) error: \(message)" }
+        return "\(kind.rawValue): \(message)"
+    }
 
     /// The JWS verification category of this error.
     public var jwsCategory: JWSCategory {
@@ -83,6 +108,9 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
             return .invalidCertificate
         case .invalidKey, .malformedSignature, .signatureMismatch, .authenticationFailed,
              .invalidPasswordHash, .invalidParameter, .randomFailure, .openSSLFailure:
+            return .verificationFailure
+        // JWS verification never raises these; they sort with the other non-format failures.
+        case .tlsConfiguration, .tlsCertificateVerification, .tlsHandshake, .tlsIO, .tlsTimeout:
             return .verificationFailure
         }
     }

@@ -89,7 +89,7 @@ final class SMTPSession {
         do {
             tls = try TLSClientConnection(
                 fd: socket.fd, host: configuration.host, configuration: TLSClientConfiguration(caFile: configuration.caFile))
-        } catch let error as TLSError {
+        } catch let error as CryptoError {
             // Transient: the operator can fix the configuration (CA file, host name) and the
             // outbox retries; the message is never sent in plaintext meanwhile.
             throw MailError.transient(error.description)
@@ -148,7 +148,7 @@ final class SMTPSession {
             if let tls {
                 do {
                     _ = try tls.read(into: &buffer, count: 4096)
-                } catch let error as TLSError {
+                } catch let error as CryptoError {
                     throw MailError.transient(error.description)
                 }
             } else {
@@ -162,7 +162,7 @@ final class SMTPSession {
         if let tls {
             do {
                 try tls.write(bytes)
-            } catch let error as TLSError {
+            } catch let error as CryptoError {
                 throw MailError.transient(error.description)
             }
         } else {

@@ -11,7 +11,7 @@ import Templating
 /// other routes call a use case; Tollgate's own work happens when its webhooks arrive. The
 /// composition root mounts them beside the web layer's routes and gives the page renderer
 /// (`templates/demo_checkout.html` in the site's layout and catalogs); a refusal is a
-/// `FormError`, shown as the site shows any error. Like Stripe's hosted page, the page speaks
+/// `StripeSimulatorError`, shown as the site shows any error. Like Stripe's hosted page, the page speaks
 /// the session's `locale` (`auto` or none: the browser's language); its texts are catalog keys,
 /// and its two form errors are flags (`declined`, `email_invalid`), never English sentences.
 public struct DemoRoutes: Sendable {
@@ -43,12 +43,12 @@ public struct DemoRoutes: Sendable {
             // CSRF: another site's form cannot know the page's token; browsers that say where a
             // form comes from must say this site.
             if let site = request.headers["Sec-Fetch-Site"], site != "same-origin", site != "none" {
-                throw StripeSimulator.FormError(kind: .forbidden, description: "This payment form must be sent from its own page.")
+                throw StripeSimulatorError(.forbidden, "This payment form must be sent from its own page.")
             }
             let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
             func field(_ name: String) -> String { form.first { $0.name == name }?.value ?? "" }
             guard let choice = StripeSimulator.PaymentChoice(rawValue: field("choice")) else {
-                throw StripeSimulator.FormError(kind: .invalid, description: "Choose pay, decline or pay later.")
+                throw StripeSimulatorError(.invalid, "Choose pay, decline or pay later.")
             }
             do {
                 switch try await simulator.submit(sessionID: sessionID, formToken: field("token"), email: field("email"), choice: choice) {
@@ -57,9 +57,9 @@ public struct DemoRoutes: Sendable {
                 case .declined:
                     return try page(request, sessionID: sessionID, email: field("email"), status: HTTPStatus(code: 402), error: .declined)
                 }
-            } catch let error as StripeSimulator.FormError {
+            } catch let error as StripeSimulatorError {
                 switch error.kind {
-                case .notFound, .forbidden: throw error
+                case .notFound, .forbidden, .invalidParameter, .actionFailed: throw error
                 // The one field `submit` checks is the email.
                 case .invalid: return try page(request, sessionID: sessionID, email: field("email"), status: .badRequest, error: .emailInvalid)
                 }
@@ -77,9 +77,9 @@ public struct DemoRoutes: Sendable {
         _ request: HTTPRequest, sessionID: String, email: String? = nil, status: HTTPStatus = .ok, error: PageError? = nil
     ) throws -> HTTPResponse {
         guard let checkout = simulator.hostedCheckout(id: sessionID) else {
-            throw StripeSimulator.FormError(
-                kind: .notFound,
-                description: "This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
+            throw StripeSimulatorError(
+                .notFound,
+                "This demo checkout does not exist; the demo forgets checkouts when it restarts. Start a new one from the home page.")
         }
         var values: [String: TemplateValue] = [
             "session_id": .string(checkout.sessionID), "token": .string(checkout.formToken),

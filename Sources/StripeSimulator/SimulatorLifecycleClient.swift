@@ -12,11 +12,6 @@ public struct SimulatorLifecycleClient: Sendable {
         case renew, cancel, refund
     }
 
-    /// Why the action could not be done; the message says what to check.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public let description: String
-    }
-
     let apiBase: String
     let apiKey: String
     let http: any OutboundHTTPClient
@@ -31,11 +26,11 @@ public struct SimulatorLifecycleClient: Sendable {
     }
 
     /// Does `action` to the newest simulated purchase of `email`; answers a sentence saying what was done.
-    /// - Throws: `Failure` when the service cannot be reached, the buyer is unknown or Stripe refuses.
+    /// - Throws: `StripeSimulatorError` (`.actionFailed`) when the service cannot be reached, the buyer is unknown or Stripe refuses.
     public func perform(_ action: Action, email: String) async throws -> String {
         let customers = try await list("/v1/customers?email=" + Self.encoded(email))
         guard !customers.isEmpty else {
-            throw Failure(description: "the Stripe simulator knows no buyer with the email \(email) (it forgets them when the service restarts; buy again with the demo form)")
+            throw StripeSimulatorError(.actionFailed, "the Stripe simulator knows no buyer with the email \(email) (it forgets them when the service restarts; buy again with the demo form)")
         }
         let customerIDs = customers.compactMap { $0["id"] as? String }
         switch action {
@@ -44,7 +39,7 @@ public struct SimulatorLifecycleClient: Sendable {
             for customer in customerIDs { subscriptions += try await list("/v1/subscriptions?customer=" + customer) }
             guard let subscription = subscriptions.first(where: { $0["status"] as? String != "canceled" }),
                 let id = subscription["id"] as? String
-            else { throw Failure(description: "\(email) has no live simulated subscription") }
+            else { throw StripeSimulatorError(.actionFailed, "\(email) has no live simulated subscription") }
             if action == .renew {
                 _ = try await call("POST", "/v1/test_helpers/subscriptions/\(id)/renew")
                 return "renewed \(id): invoice.paid and customer.subscription.updated sent"
@@ -54,7 +49,7 @@ public struct SimulatorLifecycleClient: Sendable {
         case .refund:
             var intents: [[String: Any]] = []
             for customer in customerIDs { intents += try await list("/v1/payment_intents?customer=" + customer) }
-            guard let intent = intents.first?["id"] as? String else { throw Failure(description: "\(email) has no simulated payment") }
+            guard let intent = intents.first?["id"] as? String else { throw StripeSimulatorError(.actionFailed, "\(email) has no simulated payment") }
             _ = try await call("POST", "/v1/refunds", form: "payment_intent=" + Self.encoded(intent))
             return "refunded \(intent): charge.refunded sent"
         }
@@ -65,7 +60,7 @@ public struct SimulatorLifecycleClient: Sendable {
     }
 
     private func call(_ method: String, _ path: String, form: String? = nil) async throws -> [String: Any] {
-        guard let url = URL(string: apiBase + path) else { throw Failure(description: "bad URL \(apiBase + path)") }
+        guard let url = URL(string: apiBase + path) else { throw StripeSimulatorError(.actionFailed, "bad URL \(apiBase + path)") }
         var headers: [(name: String, value: String)] = [("Authorization", "Bearer \(apiKey)")]
         if form != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
         let response: OutboundResponse
@@ -73,15 +68,15 @@ public struct SimulatorLifecycleClient: Sendable {
             response = try await http.send(
                 OutboundRequest(method: method, url: url, headers: headers, body: Array((form ?? "").utf8), timeout: .seconds(30)))
         } catch {
-            throw Failure(description: "cannot reach the running service at \(apiBase) (start it with `tollgate` first): \(error)")
+            throw StripeSimulatorError(.actionFailed, "cannot reach the running service at \(apiBase) (start it with `tollgate` first): \(error)")
         }
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         guard (200..<300).contains(response.status) else {
             if response.status == 404, object["error"] == nil {
-                throw Failure(description: "the service at \(apiBase) has no Stripe simulator (it runs only in demo mode or with stripe.simulator: true)")
+                throw StripeSimulatorError(.actionFailed, "the service at \(apiBase) has no Stripe simulator (it runs only in demo mode or with stripe.simulator: true)")
             }
             let message = (object["error"] as? [String: Any])?["message"] as? String ?? "status \(response.status)"
-            throw Failure(description: "the Stripe simulator refused \(method) \(path): \(message)")
+            throw StripeSimulatorError(.actionFailed, "the Stripe simulator refused \(method) \(path): \(message)")
         }
         return object
     }

@@ -9,12 +9,6 @@ public indirect enum StripeFormValue: Sendable, Equatable {
     case dictionary([String: StripeFormValue])
     case array([StripeFormValue])
 
-    /// Why a body could not be decoded (Stripe answers 400).
-    public struct DecodingError: Error, Sendable, Equatable {
-        public let message: String
-        public let param: String
-    }
-
     /// The member `key` of a dictionary.
     public subscript(key: String) -> StripeFormValue? {
         if case .dictionary(let members) = self { return members[key] }
@@ -51,7 +45,7 @@ public indirect enum StripeFormValue: Sendable, Equatable {
     }
 
     /// Decodes a whole body into a top-level dictionary.
-    /// - Throws: `DecodingError` for an unbalanced bracket or a key used both as a value and a container.
+    /// - Throws: `StripeSimulatorError` (`.invalidParameter`) for an unbalanced bracket or a key used both as a value and a container.
     public static func decode(_ body: String) throws -> StripeFormValue {
         var root = Node.dictionary([:])
         for pair in FormURLEncoding.decode(body) {
@@ -63,19 +57,19 @@ public indirect enum StripeFormValue: Sendable, Equatable {
 
     private static func parseKey(_ key: String) throws -> [String] {
         guard let open = key.firstIndex(of: "[") else {
-            guard !key.isEmpty, !key.contains("]") else { throw DecodingError(message: "Invalid parameter name", param: key) }
+            guard !key.isEmpty, !key.contains("]") else { throw StripeSimulatorError(.invalidParameter(param: key), "Invalid parameter name") }
             return [key]
         }
         var path = [String(key[..<open])]
-        guard !path[0].isEmpty else { throw DecodingError(message: "Invalid parameter name", param: key) }
+        guard !path[0].isEmpty else { throw StripeSimulatorError(.invalidParameter(param: key), "Invalid parameter name") }
         var rest = key[open...]
         while !rest.isEmpty {
             guard rest.first == "[", let close = rest.firstIndex(of: "]") else {
-                throw DecodingError(message: "Invalid array or hash syntax in parameter name", param: key)
+                throw StripeSimulatorError(.invalidParameter(param: key), "Invalid array or hash syntax in parameter name")
             }
             let segment = rest[rest.index(after: rest.startIndex)..<close]
             guard !segment.contains("[") else {
-                throw DecodingError(message: "Invalid array or hash syntax in parameter name", param: key)
+                throw StripeSimulatorError(.invalidParameter(param: key), "Invalid array or hash syntax in parameter name")
             }
             path.append(String(segment))
             rest = rest[rest.index(after: close)...]
@@ -107,9 +101,9 @@ public indirect enum StripeFormValue: Sendable, Equatable {
                 elements.append(child)
                 self = .list(elements)
             case .leaf:
-                throw DecodingError(message: "Invalid parameter: a value and a hash share one name", param: fullKey)
+                throw StripeSimulatorError(.invalidParameter(param: fullKey), "Invalid parameter: a value and a hash share one name")
             default:
-                throw DecodingError(message: "Invalid array or hash syntax in parameter name", param: fullKey)
+                throw StripeSimulatorError(.invalidParameter(param: fullKey), "Invalid array or hash syntax in parameter name")
             }
         }
 

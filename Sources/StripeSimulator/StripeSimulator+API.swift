@@ -261,7 +261,7 @@ extension StripeSimulator {
     private static func form(_ request: HTTPRequest) throws -> StripeFormValue {
         do {
             return try StripeFormValue.decode(String(decoding: request.body, as: UTF8.self))
-        } catch let error as StripeFormValue.DecodingError {
+        } catch let error as StripeSimulatorError {
             throw APIFailure.invalid(error.message, param: error.param)
         }
     }

@@ -46,13 +46,6 @@ public final class StripeSimulator: Sendable {
         case declined
     }
 
-    /// Why a checkout form was refused.
-    public struct FormError: Error, Sendable, Equatable, CustomStringConvertible {
-        public enum Kind: Sendable { case notFound, forbidden, invalid }
-        public let kind: Kind
-        public let description: String
-    }
-
     /// The simulator's credentials.
     public let keys: SimulatorKeys
     /// Mounted here by the web layer: Tollgate's `stripe.api_base` in simulator mode.
@@ -115,19 +108,19 @@ public final class StripeSimulator: Sendable {
     /// events Stripe sends (awaited, so the buyer lands after them) and answers the
     /// `success_url`; paying later completes it unpaid and sends the payment's success after
     /// `payLaterDelay`; declining changes nothing.
-    /// - Throws: `FormError` for an unknown session, a wrong form token or a missing email.
+    /// - Throws: `StripeSimulatorError` (`.notFound`, `.forbidden`, `.invalid`) for an unknown session, a wrong form token or a missing email.
     public func submit(sessionID: String, formToken: String, email: String, choice: PaymentChoice) async throws -> PaymentResult {
         let email = email.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let session = state.withLock({ $0.sessions[sessionID] }) else {
-            throw FormError(kind: .notFound, description: "This demo checkout does not exist (the demo forgets checkouts when it restarts).")
+            throw StripeSimulatorError(.notFound, "This demo checkout does not exist (the demo forgets checkouts when it restarts).")
         }
         guard ConstantTime.equals(Array(formToken.utf8), Array(session.formToken.utf8)) else {
-            throw FormError(kind: .forbidden, description: "This form is out of date. Open the checkout page again.")
+            throw StripeSimulatorError(.forbidden, "This form is out of date. Open the checkout page again.")
         }
         guard session.status == "open" else { return .redirect(session.successRedirect) }
         if choice == .decline { return .declined }
         guard email.contains("@"), email.utf8.count <= 254, !email.contains(where: \.isWhitespace) else {
-            throw FormError(kind: .invalid, description: "Enter an email address to pay with.")
+            throw StripeSimulatorError(.invalid, "Enter an email address to pay with.")
         }
         let events = complete(sessionID: sessionID, email: email, paid: choice == .pay)
         await publish(events)

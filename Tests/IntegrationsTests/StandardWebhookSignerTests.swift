@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import HTTPRouting
+import Crypto
 import Integrations
 import Testing
 import TestSupport
@@ -54,7 +55,8 @@ struct StandardWebhookSignerTests {
     @Test("A secret that is not whsec_ + base64 is refused without echoing it")
     func invalidSecret() {
         #expect { try StandardWebhookSigner(secret: "whsec_not base64!") } throws: { error in
-            "\(error)".contains("whsec_") && !"\(error)".contains("not base64!")
+            (error as? CryptoError)?.kind == .invalidKey && "\(error)".contains("whsec_") && !"\(error)".contains("not base64!")
         }
+        #expect(throws: CryptoError(.invalidKey, "the webhook secret's key is empty")) { try StandardWebhookSigner(secret: "whsec_") }
     }
 }

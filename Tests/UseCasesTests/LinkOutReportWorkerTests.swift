@@ -101,6 +101,19 @@ struct LinkOutReportWorkerTests {
         #expect(error?.contains("INVALID_ARGUMENT") == true)
     }
 
+    @Test("A report the platform refused fails at once and keeps the whole refusal: who, status, code, message")
+    func refusedReport() async throws {
+        let (bench, _, vault) = try Self.setUp()
+        let refused = UpstreamError(report: .init(
+            kind: .rejected, service: "play_store", httpStatus: 400, code: "INVALID_ARGUMENT", message: "Google Play refused the external transaction (400)"))
+        let sender = ScriptedSender([refused])
+        let worker = LinkOutReportWorker(database: bench.database, senders: [.google: sender], vault: vault, now: bench.nowFunction)
+        #expect(await worker.sendDue() == 1)
+        #expect(try Self.statuses(bench) == ["failed"])
+        let error = try bench.database.readSync { try $0.queryOne("SELECT last_error FROM link_out_reports")?.optionalString("last_error") }
+        #expect(error == "play_store rejected 400 INVALID_ARGUMENT: Google Play refused the external transaction (400)")
+    }
+
     @Test("A report a stopped process left sending is sent again, once: at start on SQLite, after the lease on PostgreSQL")
     func recovers() async throws {
         let (bench, _, vault) = try Self.setUp()

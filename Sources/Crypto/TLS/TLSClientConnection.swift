@@ -7,7 +7,7 @@ import Glibc
 /// A TLS client session over an already connected, blocking socket, with peer verification.
 ///
 /// The caller owns the socket: it connects it, sets its receive/send timeouts (`SO_RCVTIMEO`,
-/// `SO_SNDTIMEO`: an expired timeout surfaces as `TLSError.Kind.timeout`) and closes it after
+/// `SO_SNDTIMEO`: an expired timeout surfaces as `CryptoError.Kind.tlsTimeout`) and closes it after
 /// this object is gone. Construction performs the handshake. Host name and certificate
 /// verification are on (`SSL_VERIFY_PEER` plus `SSL_set1_host`, or the IP address for an IP
 /// literal) unless the configuration is `.encryptionOnly`; SNI is sent for names, and TLS 1.2 is
@@ -21,18 +21,18 @@ public final class TLSClientConnection {
     private var isShutDown = false
 
     /// Performs a TLS handshake over the connected socket `fd` as a client of `host`.
-    /// - Throws: `TLSError` (`.configuration` when the CA file cannot be loaded,
-    ///   `.certificateVerification` when the peer is not trusted or is not `host`,
-    ///   `.handshake`, `.io` or `.timeout` otherwise).
+    /// - Throws: `CryptoError` (`.tlsConfiguration` when the CA file cannot be loaded,
+    ///   `.tlsCertificateVerification` when the peer is not trusted or is not `host`,
+    ///   `.tlsHandshake`, `.tlsIO` or `.tlsTimeout` otherwise).
     public init(fd: Int32, host: String, configuration: TLSClientConfiguration = TLSClientConfiguration()) throws {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw Self.error(.configuration, "cannot create an SSL context")
+            throw Self.error(.tlsConfiguration, "cannot create an SSL context")
         }
         self.context = context
         guard let ssl = SSL_new(context) else {
             SSL_CTX_free(context)
-            throw Self.error(.configuration, "cannot create an SSL session")
+            throw Self.error(.tlsConfiguration, "cannot create an SSL session")
         }
         self.ssl = ssl
         // From here on `deinit` frees both handles if a step below throws.
@@ -52,49 +52,49 @@ public final class TLSClientConnection {
     private func configure(fd: Int32, host: String, configuration: TLSClientConfiguration) throws {
         // SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
         guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
-            throw Self.error(.configuration, "cannot require TLS 1.2 or later")
+            throw Self.error(.tlsConfiguration, "cannot require TLS 1.2 or later")
         }
         if let caFile = configuration.caFile {
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                throw Self.error(.configuration, "cannot load the CA file '\(caFile)'")
+                throw Self.error(.tlsConfiguration, "cannot load the CA file '\(caFile)'")
             }
         } else {
             guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-                throw Self.error(.configuration, "cannot load the system CA store")
+                throw Self.error(.tlsConfiguration, "cannot load the system CA store")
             }
         }
         SSL_set_verify(ssl, SSL_VERIFY_PEER, nil)
         if Self.isIPAddress(host) {
             guard let parameters = SSL_get0_param(ssl), X509_VERIFY_PARAM_set1_ip_asc(parameters, host) == 1 else {
-                throw Self.error(.configuration, "cannot set the IP address '\(host)' to verify")
+                throw Self.error(.tlsConfiguration, "cannot set the IP address '\(host)' to verify")
             }
         } else {
             guard SSL_set1_host(ssl, host) == 1 else {
-                throw Self.error(.configuration, "cannot set the host name '\(host)' to verify")
+                throw Self.error(.tlsConfiguration, "cannot set the host name '\(host)' to verify")
             }
             // SNI is only for names (RFC 6066 §3), never IP literals.
             guard tollgate_ssl_set_tlsext_host_name(ssl, host) == 1 else {
-                throw Self.error(.configuration, "cannot set the server name indication '\(host)'")
+                throw Self.error(.tlsConfiguration, "cannot set the server name indication '\(host)'")
             }
         }
         guard SSL_set_fd(ssl, fd) == 1 else {
-            throw Self.error(.configuration, "cannot attach the socket to the SSL session")
+            throw Self.error(.tlsConfiguration, "cannot attach the socket to the SSL session")
         }
     }
 
     /// `SSL_VERIFY_NONE`: no CA store, no host name to match; SNI still names the host.
     private func configureEncryptionOnly(fd: Int32, host: String) throws {
         guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
-            throw Self.error(.configuration, "cannot require TLS 1.2 or later")
+            throw Self.error(.tlsConfiguration, "cannot require TLS 1.2 or later")
         }
         SSL_set_verify(ssl, SSL_VERIFY_NONE, nil)
         if !Self.isIPAddress(host) {
             guard tollgate_ssl_set_tlsext_host_name(ssl, host) == 1 else {
-                throw Self.error(.configuration, "cannot set the server name indication '\(host)'")
+                throw Self.error(.tlsConfiguration, "cannot set the server name indication '\(host)'")
             }
         }
         guard SSL_set_fd(ssl, fd) == 1 else {
-            throw Self.error(.configuration, "cannot attach the socket to the SSL session")
+            throw Self.error(.tlsConfiguration, "cannot attach the socket to the SSL session")
         }
     }
 
@@ -106,27 +106,27 @@ public final class TLSClientConnection {
             if verifiesPeer, verify != Int(X509_V_OK) {
                 let reason = X509_verify_cert_error_string(verify).map { String(cString: $0) } ?? "code \(verify)"
                 ERR_clear_error()
-                throw TLSError(.certificateVerification, "the server's certificate was rejected: \(reason)")
+                throw CryptoError(.tlsCertificateVerification, "the server's certificate was rejected: \(reason)")
             }
-            throw ioError(result, during: "handshake", kind: .handshake)
+            throw ioError(result, during: "handshake", kind: .tlsHandshake)
         }
     }
 
     /// Reads up to `count` bytes into `buffer` (appending), returning how many were read.
-    /// - Throws: `TLSError` (`.io` when the peer closed the connection, `.timeout`).
+    /// - Throws: `CryptoError` (`.tlsIO` when the peer closed the connection, `.tlsTimeout`).
     public func read(into buffer: inout [UInt8], count: Int) throws -> Int {
         var chunk = [UInt8](repeating: 0, count: max(1, count))
         ERR_clear_error()
         let read = chunk.withUnsafeMutableBytes { bytes in
             SSL_read(ssl, bytes.baseAddress, Int32(clamping: bytes.count))
         }
-        guard read > 0 else { throw ioError(read, during: "read", kind: .io) }
+        guard read > 0 else { throw ioError(read, during: "read", kind: .tlsIO) }
         buffer.append(contentsOf: chunk[0..<Int(read)])
         return Int(read)
     }
 
     /// Writes all of `bytes`.
-    /// - Throws: `TLSError` (`.io`, `.timeout`).
+    /// - Throws: `CryptoError` (`.tlsIO`, `.tlsTimeout`).
     public func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
@@ -134,7 +134,7 @@ public final class TLSClientConnection {
             let written = bytes.withUnsafeBytes { raw in
                 SSL_write(ssl, raw.baseAddress.map { $0 + offset }, Int32(clamping: raw.count - offset))
             }
-            guard written > 0 else { throw ioError(written, during: "write", kind: .io) }
+            guard written > 0 else { throw ioError(written, during: "write", kind: .tlsIO) }
             offset += Int(written)
         }
     }
@@ -149,26 +149,26 @@ public final class TLSClientConnection {
         ERR_clear_error()
     }
 
-    /// Turns a failed SSL_* return into a `TLSError` using `SSL_get_error`, errno and the
+    /// Turns a failed SSL_* return into a `CryptoError` using `SSL_get_error`, errno and the
     /// OpenSSL error queue.
-    private func ioError(_ result: Int32, during operation: String, kind: TLSError.Kind) -> TLSError {
+    private func ioError(_ result: Int32, during operation: String, kind: CryptoError.Kind) -> CryptoError {
         let savedErrno = errno
         let code = SSL_get_error(ssl, result)
         switch code {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             // A blocking socket only asks to retry when its SO_RCVTIMEO/SO_SNDTIMEO expired.
             ERR_clear_error()
-            return TLSError(.timeout, "the \(operation) timed out")
+            return CryptoError(.tlsTimeout, "the \(operation) timed out")
         case SSL_ERROR_ZERO_RETURN:
             ERR_clear_error()
-            return TLSError(.io, "the server closed the TLS connection during the \(operation)")
+            return CryptoError(.tlsIO, "the server closed the TLS connection during the \(operation)")
         case SSL_ERROR_SYSCALL:
             if ERR_peek_error() == 0 {
                 if savedErrno == EAGAIN || savedErrno == EWOULDBLOCK {
-                    return TLSError(.timeout, "the \(operation) timed out")
+                    return CryptoError(.tlsTimeout, "the \(operation) timed out")
                 }
                 let reason = savedErrno == 0 ? "the connection was closed" : String(cString: strerror(savedErrno))
-                return TLSError(kind, "\(operation) failed: \(reason)")
+                return CryptoError(kind, "\(operation) failed: \(reason)")
             }
             return Self.error(kind, "\(operation) failed")
         default:
@@ -177,7 +177,7 @@ public final class TLSClientConnection {
     }
 
     /// An error whose message ends with every reason in OpenSSL's error queue (which it empties).
-    static func error(_ kind: TLSError.Kind, _ message: String) -> TLSError {
+    static func error(_ kind: CryptoError.Kind, _ message: String) -> CryptoError {
         var reasons: [String] = []
         while true {
             let code = ERR_get_error()
@@ -186,7 +186,7 @@ public final class TLSClientConnection {
             ERR_error_string_n(code, &text, text.count)
             reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        return TLSError(kind, reasons.isEmpty ? message : message + ": " + reasons.joined(separator: "; "))
+        return CryptoError(kind, reasons.isEmpty ? message : message + ": " + reasons.joined(separator: "; "))
     }
 
     /// True for an IPv4 or IPv6 literal.

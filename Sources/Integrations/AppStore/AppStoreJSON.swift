@@ -13,14 +13,14 @@ enum AppStoreJSON {
     }
 
     /// Decodes `type` from JSON bytes, describing the failing member on error.
-    /// - Throws: `AppStoreVerificationError.invalidFormat`.
+    /// - Throws: `AppStoreError.verification` (`.invalidFormat`).
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], what: String) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch let error as DecodingError {
-            throw AppStoreVerificationError(.invalidFormat, "\(what) payload does not decode: \(describe(error))")
+            throw AppStoreError.verification(.init(.invalidFormat, "\(what) payload does not decode: \(describe(error))"))
         } catch {
-            throw AppStoreVerificationError(.invalidFormat, "\(what) payload is not JSON")
+            throw AppStoreError.verification(.init(.invalidFormat, "\(what) payload is not JSON"))
         }
     }
 

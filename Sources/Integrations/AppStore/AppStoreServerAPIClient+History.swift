@@ -13,9 +13,9 @@ extension AppStoreServerAPIClient {
     ///
     /// The signed payloads are returned as sent; the caller verifies them like pushed
     /// notifications (`AppStoreSignedDataVerifier.verifyNotification`).
-    /// - Throws: `AppStoreAPIError.requestRejected` for Apple's 4xx, with its `errorCode` (a start
+    /// - Throws: `AppStoreError.api` (`.requestRejected`) for Apple's 4xx, with its `errorCode` (a start
     ///   date more than 180 days back 4000012, a start not before the end 4000013, an invalid
-    ///   pagination token 4000014, an invalid start or end date 4000015 / 4000016); `AppStoreConfigurationError`
+    ///   pagination token 4000014, an invalid start or end date 4000015 / 4000016); `AppStoreError.configuration`
     ///   (401); `UpstreamError` (unreachable, 429, 5xx, unreadable).
     public func notificationHistory(startDate: Date, endDate: Date, paginationToken: String?) async throws -> AppStoreNotificationHistoryPage {
         let environment = notificationHistoryEnvironment

@@ -12,11 +12,11 @@ extension AppStoreServerAPIClient {
     /// the customer's subscriptions too, or none. So the entry is the one whose
     /// `originalTransactionId` is `transactionID`; when none is, the transaction is looked up with
     /// Get Transaction Info to learn its original id and type: one that is not an
-    /// `Auto-Renewable Subscription` is `AppStoreAPIError.notASubscription`.
-    /// - Throws: `AppStoreAPIError` (`.invalidTransactionID` before any request,
+    /// `Auto-Renewable Subscription` is `AppStoreError.api` (`.notASubscription`).
+    /// - Throws: `AppStoreError.api` (`.invalidTransactionID` before any request,
     ///   `.transactionNotFound` when both hosts answer 404, `.notASubscription`, `.requestRejected`);
-    ///   `AppStoreConfigurationError` (401); `UpstreamError` (unreachable, 429, 5xx, unreadable);
-    ///   `AppStoreVerificationError` when the signed data does not verify.
+    ///   `AppStoreError.configuration` (401); `UpstreamError` (unreachable, 429, 5xx, unreadable);
+    ///   `AppStoreError.verification` when the signed data does not verify.
     public func subscriptionStatus(transactionID: String) async throws -> AppStoreSubscriptionStatus {
         try Self.checkTransactionID(transactionID)
         for (baseURL, environment) in [(productionBaseURL, AppStoreEnvironment.production), (sandboxBaseURL, .sandbox)] {
@@ -30,8 +30,8 @@ extension AppStoreServerAPIClient {
                 // Not the original id: which subscription, if any, does the transaction belong to?
                 let transaction = try await self.transaction(id: transactionID)
                 guard transaction.isAutoRenewable, let original = transaction.originalTransactionID else {
-                    throw AppStoreAPIError(.notASubscription,
-                        "transaction \(transactionID) is a \(transaction.type ?? "purchase of unknown type"), not an auto-renewable subscription")
+                    throw AppStoreError.api(.init(.notASubscription,
+                        "transaction \(transactionID) is a \(transaction.type ?? "purchase of unknown type"), not an auto-renewable subscription"))
                 }
                 guard let entry = entries.first(where: { $0.originalTransactionId == original }) else {
                     throw UpstreamError(service: "app_store", kind: .invalidResponse,
@@ -44,8 +44,8 @@ extension AppStoreServerAPIClient {
                 try Self.throwForStatus(response, environment: environment)
             }
         }
-        throw AppStoreAPIError(.transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
-                               "transaction \(transactionID) is unknown to both the production and the sandbox App Store")
+        throw AppStoreError.api(.init(.transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
+                               "transaction \(transactionID) is unknown to both the production and the sandbox App Store"))
     }
 
     /// One `lastTransactions` item of a `StatusResponse`.
@@ -78,8 +78,8 @@ extension AppStoreServerAPIClient {
         let now = clock()
         let transaction = try verifier.verifyTransaction(signed, now: now)
         guard transaction.originalTransactionID == original else {
-            throw AppStoreVerificationError(.invalidFormat,
-                "the signed transaction of subscription \(original) names original transaction \(transaction.originalTransactionID ?? "(none)")")
+            throw AppStoreError.verification(.init(.invalidFormat,
+                "the signed transaction of subscription \(original) names original transaction \(transaction.originalTransactionID ?? "(none)")"))
         }
         let renewalInfo = try entry.signedRenewalInfo.map { try verifier.verifyRenewalInfo($0, now: now) }
         return AppStoreSubscriptionStatus(

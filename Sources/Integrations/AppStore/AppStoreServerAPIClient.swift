@@ -52,10 +52,10 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// Looks up transaction `id` in production, then in the sandbox, and verifies it.
-    /// - Throws: `AppStoreAPIError` (`.invalidTransactionID` before any request, `.transactionNotFound`
-    ///   when both answer 404, `.requestRejected` for other 4xx); `AppStoreConfigurationError` when
+    /// - Throws: `AppStoreError.api` (`.invalidTransactionID` before any request, `.transactionNotFound`
+    ///   when both answer 404, `.requestRejected` for other 4xx); `AppStoreError.configuration` when
     ///   Apple answers 401 (wrong issuer id, key id, key or bundle id); `UpstreamError` (service
-    ///   `app_store`) when unreachable, 429, 5xx or unreadable; `AppStoreVerificationError` when
+    ///   `app_store`) when unreachable, 429, 5xx or unreadable; `AppStoreError.verification` when
     ///   the signed transaction does not verify.
     public func transaction(id: String) async throws -> AppStoreTransaction {
         try Self.checkTransactionID(id)
@@ -75,31 +75,31 @@ public final class AppStoreServerAPIClient: Sendable {
                 try Self.throwForStatus(response, environment: environment)
             }
         }
-        throw AppStoreAPIError(.transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
-                               "transaction \(id) is unknown to both the production and the sandbox App Store")
+        throw AppStoreError.api(.init(.transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
+                               "transaction \(id) is unknown to both the production and the sandbox App Store"))
     }
 
     /// Refuses, before any request, an id that is not a string of at most 64 digits.
-    /// - Throws: `AppStoreAPIError.invalidTransactionID`.
+    /// - Throws: `AppStoreError.api` (`.invalidTransactionID`).
     static func checkTransactionID(_ id: String) throws {
         guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-            throw AppStoreAPIError(.invalidTransactionID, "an App Store transaction id is a string of digits")
+            throw AppStoreError.api(.init(.invalidTransactionID, "an App Store transaction id is a string of digits"))
         }
     }
 
     /// `GET` `path` on `baseURL` with the bearer token.
-    /// - Throws: `AppStoreConfigurationError` for a base URL that is not one; `UpstreamError` (service `app_store`).
+    /// - Throws: `AppStoreError.configuration` for a base URL that is not one; `UpstreamError` (service `app_store`).
     func get(_ baseURL: URL, path: String, environment: AppStoreEnvironment) async throws -> OutboundResponse {
         try await send("GET", baseURL, path: path, body: nil, environment: environment)
     }
 
     /// Sends `method` `path` (with its query) on `baseURL` with the bearer token and, when given, a JSON `body`.
-    /// - Throws: `AppStoreConfigurationError` for a base URL that is not one; `UpstreamError` (service `app_store`).
+    /// - Throws: `AppStoreError.configuration` for a base URL that is not one; `UpstreamError` (service `app_store`).
     func send(_ method: String, _ baseURL: URL, path: String, body: [UInt8]?, environment: AppStoreEnvironment) async throws -> OutboundResponse {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + path) else {
-            throw AppStoreConfigurationError("App Store Server API \(environment.rawValue) base URL \(base) is not a URL")
+            throw AppStoreError.configuration(.init("App Store Server API \(environment.rawValue) base URL \(base) is not a URL"))
         }
         var headers: [(name: String, value: String)] = [("Authorization", "Bearer " + (try bearerToken())), ("Accept", "application/json")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
@@ -112,22 +112,22 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// Throws the error an answer other than 200 or 404 stands for.
-    /// - Throws: always: `AppStoreConfigurationError` (401), `UpstreamError` (429, 5xx, other), `AppStoreAPIError` (4xx).
+    /// - Throws: always: `AppStoreError.configuration` (401), `UpstreamError` (429, 5xx, other), `AppStoreError.api` (4xx).
     static func throwForStatus(_ response: OutboundResponse, environment: AppStoreEnvironment) throws -> Never {
         struct AppleError: Decodable { let errorCode: Int?; let errorMessage: String? }
         let appleError = try? JSONDecoder().decode(AppleError.self, from: Data(response.body))
         let detail = appleError?.errorCode.map { " (errorCode \($0))" } ?? ""
         switch response.status {
         case 401:
-            throw AppStoreConfigurationError(
+            throw AppStoreError.configuration(.init(
                 "the App Store Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, "
-                    + "key_id, the .p8 private key and the app's bundle id")
+                    + "key_id, the .p8 private key and the app's bundle id"))
         case 429, 500...599:
             throw UpstreamError(service: "app_store", kind: .badStatus(response.status),
                                 message: "App Store Server API (\(environment.rawValue)) answered \(response.status)\(detail)")
         case 400...499:
-            throw AppStoreAPIError(.requestRejected, errorCode: appleError?.errorCode,
-                                   "the App Store Server API (\(environment.rawValue)) refused the request with \(response.status)\(detail)")
+            throw AppStoreError.api(.init(.requestRejected, errorCode: appleError?.errorCode,
+                                   "the App Store Server API (\(environment.rawValue)) refused the request with \(response.status)\(detail)"))
         default:
             throw UpstreamError(service: "app_store", kind: .badStatus(response.status),
                                 message: "App Store Server API (\(environment.rawValue)) answered an unexpected \(response.status)")
@@ -135,10 +135,10 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// The current bearer JWT, signed anew when the cached one is within a minute of expiring.
-    /// - Throws: `AppStoreConfigurationError` for a non-P-256 key, `CryptoError` if signing fails.
+    /// - Throws: `AppStoreError.configuration` for a non-P-256 key, `CryptoError` if signing fails.
     func bearerToken() throws -> String {
         guard privateKey.algorithm == .es256 else {
-            throw AppStoreConfigurationError("the App Store Server API key must be the P-256 .p8 key from App Store Connect")
+            throw AppStoreError.configuration(.init("the App Store Server API key must be the P-256 .p8 key from App Store Connect"))
         }
         let now = clock()
         if let cached = cachedToken.withLock({ $0 }), cached.expires.timeIntervalSince(now) > 60 { return cached.token }

@@ -59,21 +59,21 @@ public struct AppStoreSignedDataVerifier: Sendable {
     }
 
     /// Verifies a signed transaction (`signedTransactionInfo`, `subscription_transaction_jws`).
-    /// - Throws: `AppStoreVerificationError`: invalid format / certificate / signature, a bundle id
+    /// - Throws: `AppStoreError.verification`: invalid format / certificate / signature, a bundle id
     ///   other than `bundleID` (wrong app identifier), another environment (wrong environment).
     public func verifyTransaction(_ jws: String, now: Date = Date()) throws -> AppStoreTransaction {
         let what = "signed transaction"
         let transaction = try AppStoreJSON.decode(AppStoreTransaction.self, from: verifiedPayload(jws, what: what, now: now), what: what)
         guard transaction.bundleID == bundleID else {
-            throw AppStoreVerificationError(.wrongAppIdentifier,
-                "\(what) is for bundle id \(transaction.bundleID ?? "(none)"); this server is configured for \(bundleID)")
+            throw AppStoreError.verification(.init(.wrongAppIdentifier,
+                "\(what) is for bundle id \(transaction.bundleID ?? "(none)"); this server is configured for \(bundleID)"))
         }
         try checkEnvironment(transaction.environment, what: what)
         return transaction
     }
 
     /// Verifies a signed renewal info (`signedRenewalInfo`).
-    /// - Throws: `AppStoreVerificationError`, as for `verifyTransaction`; renewal infos carry no
+    /// - Throws: `AppStoreError.verification`, as for `verifyTransaction`; renewal infos carry no
     ///   bundle id, so only the environment is compared.
     public func verifyRenewalInfo(_ jws: String, now: Date = Date()) throws -> AppStoreRenewalInfo {
         let what = "signed renewal info"
@@ -84,7 +84,7 @@ public struct AppStoreSignedDataVerifier: Sendable {
 
     /// Verifies a notification's `signedPayload`, then its nested `data.signedTransactionInfo` and
     /// `data.signedRenewalInfo` when present (decoded into `data.transaction` / `data.renewalInfo`).
-    /// - Throws: `AppStoreVerificationError`: as for `verifyTransaction`; the bundle id, app Apple id
+    /// - Throws: `AppStoreError.verification`: as for `verifyTransaction`; the bundle id, app Apple id
     ///   (Production, when configured) and environment come from `data`, else `summary`, else `appData`.
     public func verifyNotification(_ signedPayload: String, now: Date = Date()) throws -> AppStoreNotification {
         let what = "notification"
@@ -92,12 +92,12 @@ public struct AppStoreSignedDataVerifier: Sendable {
             AppStoreNotification.self, from: verifiedPayload(signedPayload, what: what, now: now), what: what)
         let claimed = notification.claimedApp
         guard claimed.bundleID == bundleID else {
-            throw AppStoreVerificationError(.wrongAppIdentifier,
-                "notification is for bundle id \(claimed.bundleID ?? "(none)"); this server is configured for \(bundleID)")
+            throw AppStoreError.verification(.init(.wrongAppIdentifier,
+                "notification is for bundle id \(claimed.bundleID ?? "(none)"); this server is configured for \(bundleID)"))
         }
         if environment == .production, let appAppleID, claimed.appAppleID != appAppleID {
-            throw AppStoreVerificationError(.wrongAppIdentifier,
-                "notification is for app Apple id \(claimed.appAppleID.map(String.init) ?? "(none)"); this server is configured for \(appAppleID)")
+            throw AppStoreError.verification(.init(.wrongAppIdentifier,
+                "notification is for app Apple id \(claimed.appAppleID.map(String.init) ?? "(none)"); this server is configured for \(appAppleID)"))
         }
         try checkEnvironment(claimed.environment, what: what)
         if let signed = notification.data?.signedTransactionInfo {
@@ -111,8 +111,8 @@ public struct AppStoreSignedDataVerifier: Sendable {
 
     private func checkEnvironment(_ claimed: String?, what: String) throws {
         guard claimed == environment.rawValue else {
-            throw AppStoreVerificationError(.wrongEnvironment,
-                "\(what) belongs to environment \(claimed ?? "(none)"); this server expects \(environment.rawValue)")
+            throw AppStoreError.verification(.init(.wrongEnvironment,
+                "\(what) belongs to environment \(claimed ?? "(none)"); this server expects \(environment.rawValue)"))
         }
     }
 
@@ -129,7 +129,7 @@ public struct AppStoreSignedDataVerifier: Sendable {
             }
             return jws.payload
         } catch let error as CryptoError {
-            throw AppStoreVerificationError(error, verifying: what)
+            throw AppStoreError.verification(.init(error, verifying: what))
         }
     }
 

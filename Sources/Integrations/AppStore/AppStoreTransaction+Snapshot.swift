@@ -35,14 +35,14 @@ extension AppStoreTransaction {
     ///   - renewalInfo: The subscription's verified renewal info, if known.
     ///   - subscriptionStatus: A notification's `data.status`, if known.
     ///   - now: The time against which `expiresDate` is compared.
-    /// - Throws: `AppStoreVerificationError.invalidFormat` if the transaction has no
+    /// - Throws: `AppStoreError.verification` (`.invalidFormat`) if the transaction has no
     ///   `originalTransactionId` or `productId`.
     public func snapshot(renewalInfo: AppStoreRenewalInfo? = nil, subscriptionStatus: Int? = nil, now: Date = Date()) throws -> PurchaseSnapshot {
         guard let originalTransactionID, !originalTransactionID.isEmpty else {
-            throw AppStoreVerificationError(.invalidFormat, "signed transaction has no originalTransactionId")
+            throw AppStoreError.verification(.init(.invalidFormat, "signed transaction has no originalTransactionId"))
         }
         guard let productID, !productID.isEmpty else {
-            throw AppStoreVerificationError(.invalidFormat, "signed transaction has no productId")
+            throw AppStoreError.verification(.init(.invalidFormat, "signed transaction has no productId"))
         }
         let (status, expiresAt) = purchaseStatus(renewalInfo: renewalInfo, subscriptionStatus: subscriptionStatus, now: now)
         var snapshot = PurchaseSnapshot(

@@ -39,24 +39,24 @@ public enum AppleRootCertificates {
     ///
     /// A path whose file name is `AppleRootCA-G3.cer` (the configuration default) and that does
     /// not exist yields the embedded Apple Root CA - G3; any other missing file is an error.
-    /// - Throws: `AppStoreConfigurationError` for an unreadable file, a file that is not a
+    /// - Throws: `AppStoreError.configuration` for an unreadable file, a file that is not a
     ///   certificate, or an empty list.
     public static func load(paths: [String]) throws -> [Certificate] {
         guard !paths.isEmpty else {
-            throw AppStoreConfigurationError("apple.root_certificates is empty; list at least one root certificate file")
+            throw AppStoreError.configuration(.init("apple.root_certificates is empty; list at least one root certificate file"))
         }
         var certificates: [Certificate] = []
         for path in paths {
             let url = URL(fileURLWithPath: path)
             if !FileManager.default.fileExists(atPath: path), url.lastPathComponent == defaultFileName {
                 do { certificates.append(try appleRootCAG3) } catch {
-                    throw AppStoreConfigurationError("the embedded Apple Root CA - G3 cannot be parsed: \(error)")
+                    throw AppStoreError.configuration(.init("the embedded Apple Root CA - G3 cannot be parsed: \(error)"))
                 }
                 continue
             }
             let bytes: [UInt8]
             do { bytes = Array(try Data(contentsOf: url)) } catch {
-                throw AppStoreConfigurationError("cannot read root certificate file \(path)")
+                throw AppStoreError.configuration(.init("cannot read root certificate file \(path)"))
             }
             certificates += try parse(bytes, path: path)
         }
@@ -70,17 +70,17 @@ public enum AppleRootCertificates {
         let text = String(decoding: bytes, as: UTF8.self)
         guard text.contains(begin) else {
             do { return [try Certificate(der: bytes)] } catch {
-                throw AppStoreConfigurationError("\(path) is neither a DER nor a PEM certificate")
+                throw AppStoreError.configuration(.init("\(path) is neither a DER nor a PEM certificate"))
             }
         }
         var certificates: [Certificate] = []
         var rest = Substring(text)
         while let start = rest.range(of: begin) {
             guard let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex) else {
-                throw AppStoreConfigurationError("\(path) has a PEM certificate without its END line")
+                throw AppStoreError.configuration(.init("\(path) has a PEM certificate without its END line"))
             }
             do { certificates.append(try Certificate(pem: String(rest[start.lowerBound..<stop.upperBound]))) } catch {
-                throw AppStoreConfigurationError("\(path) has a PEM block that is not a certificate")
+                throw AppStoreError.configuration(.init("\(path) has a PEM block that is not a certificate"))
             }
             rest = rest[stop.upperBound...]
         }

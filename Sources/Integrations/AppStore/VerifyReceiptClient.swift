@@ -13,7 +13,7 @@ import Foundation
 /// | 21007 | a sandbox receipt sent to production | retried once against the sandbox |
 /// | 21008 | a production receipt sent to the sandbox | retried once against production |
 /// | 21005, 21009, 21100–21199 | Apple's servers are unavailable | retryable `UpstreamError` |
-/// | 21002, 21003, 21004, 21010, others | the receipt is refused | `VerifyReceiptError.invalidReceipt` |
+/// | 21002, 21003, 21004, 21010, others | the receipt is refused | `AppStoreError.receipt` (`.invalidReceipt`) |
 ///
 /// Retryable statuses are reported as `UpstreamError.Kind.badStatus(status)` (a verifyReceipt
 /// status ≥ 21000, so `retryable` is true) with service `app_store`.
@@ -46,13 +46,13 @@ public final class VerifyReceiptClient: Sendable {
     /// Verifies a base64 app receipt and returns its newest purchase, with every other purchase
     /// of the receipt in `otherPurchases` (one per `original_transaction_id` of
     /// `latest_receipt_info` and `receipt.in_app`, each its newest item).
-    /// - Throws: `VerifyReceiptError` when Apple refuses the receipt, it belongs to another app or
+    /// - Throws: `AppStoreError.receipt` when Apple refuses the receipt, it belongs to another app or
     ///   holds no purchase; `UpstreamError` (service `app_store`) when Apple is unreachable, asks
     ///   to retry, or answers something unreadable.
     public func verify(receiptBase64: String) async throws -> VerifiedReceipt {
         let receipt = receiptBase64.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !receipt.isEmpty, receipt.utf8.count <= Self.maximumReceiptLength else {
-            throw VerifyReceiptError(.invalidReceipt, status: 21002, "the receipt is empty or too large")
+            throw AppStoreError.receipt(.init(.invalidReceipt, status: 21002, "the receipt is empty or too large"))
         }
         var environment = firstEnvironment
         var switched = false
@@ -73,7 +73,7 @@ public final class VerifyReceiptClient: Sendable {
                 throw UpstreamError(service: "app_store", kind: .badStatus(answer.status),
                                     message: "verifyReceipt \(environment.rawValue) is temporarily unavailable (status \(answer.status))")
             default:
-                throw VerifyReceiptError(.invalidReceipt, status: answer.status, Self.describe(status: answer.status))
+                throw AppStoreError.receipt(.init(.invalidReceipt, status: answer.status, Self.describe(status: answer.status)))
             }
         }
     }
@@ -119,8 +119,8 @@ public final class VerifyReceiptClient: Sendable {
             throw UpstreamError(service: "app_store", kind: .invalidResponse, message: "verifyReceipt answered status 0 without a receipt")
         }
         guard receipt.bundle_id == bundleID else {
-            throw VerifyReceiptError(.wrongBundleID,
-                "the receipt is for bundle id \(receipt.bundle_id ?? "(none)"); this server is configured for \(bundleID)")
+            throw AppStoreError.receipt(.init(.wrongBundleID,
+                "the receipt is for bundle id \(receipt.bundle_id ?? "(none)"); this server is configured for \(bundleID)"))
         }
         let environmentName = answer.environment ?? environment.rawValue
         let requestDate = try date(receipt.request_date_ms, "request_date_ms")
@@ -147,7 +147,7 @@ public final class VerifyReceiptClient: Sendable {
                 return purchase
             }
         guard var first = purchases.first else {
-            throw VerifyReceiptError(.noPurchase, "the receipt holds no in-app purchase")
+            throw AppStoreError.receipt(.init(.noPurchase, "the receipt holds no in-app purchase"))
         }
         first.otherPurchases = Array(purchases.dropFirst())
         return first

@@ -44,7 +44,7 @@ public struct ExternalPurchaseEvent: Sendable, Equatable {
     public static let maximumProductIDLength = 128
 
     /// An event.
-    /// - Throws: `ExternalReportError.invalidReport` for an empty or over-long product id, a
+    /// - Throws: `UpstreamError.invalidReport` for an empty or over-long product id, a
     ///   period that ends before it starts, a quantity below 1, negative paid days, a negative
     ///   remaining amount, or an event that refers to itself.
     public init(
@@ -52,23 +52,23 @@ public struct ExternalPurchaseEvent: Sendable, Equatable {
         taxAdministrativeArea: String? = nil
     ) throws {
         guard !productID.isEmpty, productID.utf8.count <= Self.maximumProductIDLength else {
-            throw ExternalReportError.invalidReport("event \(id): product id must be 1–\(Self.maximumProductIDLength) bytes")
+            throw UpstreamError.invalidReport("event \(id): product id must be 1–\(Self.maximumProductIDLength) bytes")
         }
         switch kind {
         case .oneTimeBuy(let quantity):
-            guard quantity >= 1 else { throw ExternalReportError.invalidReport("event \(id): quantity \(quantity) is below 1") }
+            guard quantity >= 1 else { throw UpstreamError.invalidReport("event \(id): quantity \(quantity) is below 1") }
         case .subscriptionStart(let start, let end):
-            guard end > start else { throw ExternalReportError.invalidReport("event \(id): the period ends before it starts") }
+            guard end > start else { throw UpstreamError.invalidReport("event \(id): the period ends before it starts") }
         case .subscriptionRenewal(let initial, let start, let end, let paidDays):
-            guard end > start else { throw ExternalReportError.invalidReport("event \(id): the period ends before it starts") }
-            guard paidDays >= 0 else { throw ExternalReportError.invalidReport("event \(id): paid days \(paidDays) are negative") }
-            guard initial != id else { throw ExternalReportError.invalidReport("event \(id): a renewal cannot be its own first period") }
+            guard end > start else { throw UpstreamError.invalidReport("event \(id): the period ends before it starts") }
+            guard paidDays >= 0 else { throw UpstreamError.invalidReport("event \(id): paid days \(paidDays) are negative") }
+            guard initial != id else { throw UpstreamError.invalidReport("event \(id): a renewal cannot be its own first period") }
         case .refund(let refunded, let remaining):
-            guard remaining >= 0 else { throw ExternalReportError.invalidReport("event \(id): the remaining amount is negative") }
-            guard refunded != id else { throw ExternalReportError.invalidReport("event \(id): a refund cannot refund itself") }
+            guard remaining >= 0 else { throw UpstreamError.invalidReport("event \(id): the remaining amount is negative") }
+            guard refunded != id else { throw UpstreamError.invalidReport("event \(id): a refund cannot refund itself") }
         }
         if let area = taxAdministrativeArea, area.isEmpty || area.utf8.count > 64 {
-            throw ExternalReportError.invalidReport("event \(id): the administrative area must be 1–64 bytes")
+            throw UpstreamError.invalidReport("event \(id): the administrative area must be 1–64 bytes")
         }
         self.id = id
         self.productID = productID

@@ -3,7 +3,7 @@ import Foundation
 
 extension ExternalPurchaseReport {
     /// The `ExternalPurchaseReport` request body, members in the order of Apple's examples.
-    /// - Throws: `ExternalReportError.invalidReport` when an amount does not convert to milli-units
+    /// - Throws: `UpstreamError.invalidReport` when an amount does not convert to milli-units
     ///   or the currency is not one Apple reports in.
     public func body() throws -> [UInt8] {
         var members: [(key: String, value: JSONValue)] = [
@@ -16,11 +16,11 @@ extension ExternalPurchaseReport {
 
     /// The line item for `event`: a `OneTimeBuyLineItem`, `SubscriptionBuyLineItem` or
     /// `RefundLineItem` with exactly the fields Apple's page for it lists.
-    /// - Throws: `ExternalReportError.invalidReport` as `body()`.
+    /// - Throws: `UpstreamError.invalidReport` as `body()`.
     static func lineItem(_ event: ExternalPurchaseEvent) throws -> JSONValue {
         let currency = event.amount.currency
         guard reportingCurrencies.contains(currency) else {
-            throw ExternalReportError.invalidReport(
+            throw UpstreamError.invalidReport(
                 "Apple takes reports in \(currency) only with an exchange rate to EUR or USD, which Tollgate does not compute; price this product in a currency Apple lists for reportingCurrency")
         }
         let preTax = try ExternalReportAmount.milliUnits(event.amount.preTaxMinorUnits, currency: currency)

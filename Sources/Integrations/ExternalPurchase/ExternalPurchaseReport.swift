@@ -32,7 +32,7 @@ public struct ExternalPurchaseReport: Sendable, Equatable {
         guard !externalPurchaseID.isEmpty, externalPurchaseID.utf8.count <= Self.maximumExternalPurchaseIDLength,
             externalPurchaseID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            throw ExternalReportError.invalidReport("externalPurchaseId must be 1–128 printable ASCII characters")
+            throw UpstreamError.invalidReport("externalPurchaseId must be 1–128 printable ASCII characters")
         }
         self.requestIdentifier = requestIdentifier
         self.externalPurchaseID = externalPurchaseID
@@ -41,12 +41,12 @@ public struct ExternalPurchaseReport: Sendable, Equatable {
     }
 
     /// A report of the purchases made under the token.
-    /// - Throws: `ExternalReportError.invalidReport` when `events` is empty, two events share an
+    /// - Throws: `UpstreamError.invalidReport` when `events` is empty, two events share an
     ///   id, or an event cannot be a line item (see `lineItem(_:)`).
     public static func lineItems(requestIdentifier: UUID, externalPurchaseID: String, events: [ExternalPurchaseEvent]) throws -> Self {
-        guard !events.isEmpty else { throw ExternalReportError.invalidReport("a LINE_ITEM report needs at least one event") }
+        guard !events.isEmpty else { throw UpstreamError.invalidReport("a LINE_ITEM report needs at least one event") }
         guard Set(events.map(\.id)).count == events.count else {
-            throw ExternalReportError.invalidReport("two events of the report share an id")
+            throw UpstreamError.invalidReport("two events of the report share an id")
         }
         let report = try Self(requestIdentifier: requestIdentifier, externalPurchaseID: externalPurchaseID, status: .lineItem, events: events)
         for event in events { _ = try lineItem(event) }
@@ -54,13 +54,13 @@ public struct ExternalPurchaseReport: Sendable, Equatable {
     }
 
     /// A report of a token that led to no purchase.
-    /// - Throws: `ExternalReportError.invalidReport` for an unusable `externalPurchaseID`.
+    /// - Throws: `UpstreamError.invalidReport` for an unusable `externalPurchaseID`.
     public static func noLineItem(requestIdentifier: UUID, externalPurchaseID: String) throws -> Self {
         try Self(requestIdentifier: requestIdentifier, externalPurchaseID: externalPurchaseID, status: .noLineItem, events: [])
     }
 
     /// A report of a token Apple told us of that we have no record of.
-    /// - Throws: `ExternalReportError.invalidReport` for an unusable `externalPurchaseID`.
+    /// - Throws: `UpstreamError.invalidReport` for an unusable `externalPurchaseID`.
     public static func unrecognizedToken(requestIdentifier: UUID, externalPurchaseID: String) throws -> Self {
         try Self(requestIdentifier: requestIdentifier, externalPurchaseID: externalPurchaseID, status: .unrecognizedToken, events: [])
     }

@@ -39,9 +39,9 @@ public struct ExternalPurchaseReportClient: Sendable {
 
     /// Sends `report` to the host of its token's environment.
     /// - Returns: `.accepted`, or `.alreadyReported` for a resend of a report Apple accepted.
-    /// - Throws: `ExternalReportError` (`.invalidReport` before sending; `.rejected` for Apple's
+    /// - Throws: `UpstreamError.report` (`.invalidReport` before sending; `.rejected` for Apple's
     ///   400 with its `errorCode`s, or when the `requestIdentifier` was used for another token);
-    ///   `AppStoreConfigurationError` for 401 (the key) or 404 (the base URL); `UpstreamError`
+    ///   `AppStoreError.configuration` for 401 (the key) or 404 (the base URL); `UpstreamError`
     ///   (service `app_store`) when unreachable, 429, 5xx or unreadable (retry later, same report).
     public func send(_ report: ExternalPurchaseReport) async throws -> ExternalPurchaseReportOutcome {
         let body = try report.body()
@@ -62,12 +62,12 @@ public struct ExternalPurchaseReportClient: Sendable {
         case 400:
             let rejection = Self.rejection(response, environment: environment, action: "refused the report")
             guard rejection.fieldErrors.contains(where: { $0.errorCode == Self.duplicateValueErrorCode && $0.fieldName == "requestIdentifier" })
-            else { throw rejection }
-            guard let stored = try await retrieve(requestIdentifier: report.requestIdentifier, sandbox: report.isSandbox) else { throw rejection }
+            else { throw UpstreamError(report: rejection) }
+            guard let stored = try await retrieve(requestIdentifier: report.requestIdentifier, sandbox: report.isSandbox) else { throw UpstreamError(report: rejection) }
             guard stored.externalPurchaseID == report.externalPurchaseID else {
-                throw ExternalReportError(
+                throw UpstreamError(report: .init(
                     kind: .rejected, service: "app_store", httpStatus: 400, code: String(Self.duplicateValueErrorCode),
-                    message: "requestIdentifier \(report.requestIdentifierString) was already used for another token; each report needs its own")
+                    message: "requestIdentifier \(report.requestIdentifierString) was already used for another token; each report needs its own"))
             }
             return .alreadyReported(stored)
         default:
@@ -103,7 +103,7 @@ public struct ExternalPurchaseReportClient: Sendable {
             if rejection.code == String(Self.notFoundErrorCode) || rejection.fieldErrors.contains(where: { $0.errorCode == Self.notFoundErrorCode }) {
                 return nil
             }
-            throw rejection
+            throw UpstreamError(report: rejection)
         default:
             throw Self.failure(response, environment: environment, action: "refused to read the report")
         }
@@ -113,17 +113,17 @@ public struct ExternalPurchaseReportClient: Sendable {
     private static func failure(_ response: OutboundResponse, environment: AppStoreEnvironment, action: String) -> any Error {
         switch response.status {
         case 401:
-            return AppStoreConfigurationError(
-                "the External Purchase Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, key_id, the .p8 private key and the app's bundle id")
+            return AppStoreError.configuration(.init(
+                "the External Purchase Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, key_id, the .p8 private key and the app's bundle id"))
         case 404:
-            return AppStoreConfigurationError(
-                "the External Purchase Server API (\(environment.rawValue)) base URL answered 404: it must end in /externalPurchase")
+            return AppStoreError.configuration(.init(
+                "the External Purchase Server API (\(environment.rawValue)) base URL answered 404: it must end in /externalPurchase"))
         case 429, 500...599:
             return UpstreamError(
                 service: "app_store", kind: .badStatus(response.status),
                 message: "External Purchase Server API (\(environment.rawValue)) answered \(response.status)")
         case 400...499:
-            return rejection(response, environment: environment, action: action)
+            return UpstreamError(report: rejection(response, environment: environment, action: action))
         default:
             return UpstreamError(
                 service: "app_store", kind: .badStatus(response.status),
@@ -132,17 +132,17 @@ public struct ExternalPurchaseReportClient: Sendable {
     }
 
     /// Apple's refusal: a `SendReportErrorResponse` (`errors[]`) or a single `{errorCode, errorMessage}`.
-    private static func rejection(_ response: OutboundResponse, environment: AppStoreEnvironment, action: String) -> ExternalReportError {
+    private static func rejection(_ response: OutboundResponse, environment: AppStoreEnvironment, action: String) -> UpstreamError.Report {
         let object = GoogleJSON.object(response.body)
         let fieldErrors = (object?["errors"] as? [[String: Any]] ?? []).map { error in
-            ExternalReportError.FieldError(
+            UpstreamError.Report.FieldError(
                 errorCode: GoogleJSON.int(error["errorCode"]) ?? 0, errorMessage: String((error["errorMessage"] as? String ?? "").prefix(300)),
                 fieldName: (error["fieldName"] as? String).map { String($0.prefix(80)) },
                 lineItemID: (error["lineItemId"] as? String).map { String($0.prefix(128)) })
         }
         let code = GoogleJSON.int(object?["errorCode"]).map(String.init) ?? fieldErrors.first.map { String($0.errorCode) }
         let detail = (object?["errorMessage"] as? String).map { ": " + $0.prefix(300) } ?? ""
-        return ExternalReportError(
+        return UpstreamError.Report(
             kind: .rejected, service: "app_store", httpStatus: response.status, code: code,
             message: "the External Purchase Server API (\(environment.rawValue)) \(action) (\(response.status))\(detail)",
             fieldErrors: fieldErrors)

@@ -27,18 +27,18 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
     public static let maximumLength = 4096
 
     /// Decodes `token`. Padding (`=`) is accepted, as Apple's own examples carry it.
-    /// - Throws: `ExternalPurchaseTokenError` (`.malformed`, `.invalidField` naming the field).
+    /// - Throws: `AppStoreError.externalPurchaseToken` (`.malformed`, `.invalidField` naming the field).
     public init(decoding token: String) throws {
         guard !token.isEmpty, token.utf8.count <= Self.maximumLength else {
-            throw ExternalPurchaseTokenError(.malformed, "an external purchase token is 1–\(Self.maximumLength) characters of base64url")
+            throw AppStoreError.externalPurchaseToken(.init(.malformed, "an external purchase token is 1–\(Self.maximumLength) characters of base64url"))
         }
         var text = Substring(token)
         while text.hasSuffix("=") { text = text.dropLast() }
         guard let bytes = try? Base64URL.decode(String(text)) else {
-            throw ExternalPurchaseTokenError(.malformed, "the external purchase token is not base64url")
+            throw AppStoreError.externalPurchaseToken(.init(.malformed, "the external purchase token is not base64url"))
         }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
-            throw ExternalPurchaseTokenError(.malformed, "the external purchase token is not a JSON object")
+            throw AppStoreError.externalPurchaseToken(.init(.malformed, "the external purchase token is not a JSON object"))
         }
         appAppleID = try Self.integer(object, "appAppleId")
         bundleID = try Self.string(object, "bundleId")
@@ -47,7 +47,7 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
         guard externalPurchaseID.utf8.count <= ExternalPurchaseReport.maximumExternalPurchaseIDLength,
             externalPurchaseID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            throw ExternalPurchaseTokenError(.invalidField, field: "externalPurchaseId", "externalPurchaseId is not 1–128 printable ASCII characters")
+            throw AppStoreError.externalPurchaseToken(.init(.invalidField, field: "externalPurchaseId", "externalPurchaseId is not 1–128 printable ASCII characters"))
         }
         tokenType = object["tokenType"] == nil ? nil : try Self.string(object, "tokenType")
         expirationDate = object["tokenExpirationDate"] == nil
@@ -57,22 +57,22 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
     /// Decodes `token` and checks it was made for our app.
     /// - Parameters:
     ///   - appAppleID: our app's App Store id (`app.ios.app_apple_id`); nil skips that check.
-    /// - Throws: `ExternalPurchaseTokenError` (`.malformed`, `.invalidField`, `.wrongBundleID`, `.wrongAppAppleID`).
+    /// - Throws: `AppStoreError.externalPurchaseToken` (`.malformed`, `.invalidField`, `.wrongBundleID`, `.wrongAppAppleID`).
     public init(decoding token: String, bundleID: String, appAppleID: Int64?) throws {
         try self.init(decoding: token)
         try check(bundleID: bundleID, appAppleID: appAppleID)
     }
 
     /// Throws unless the token names our app.
-    /// - Throws: `ExternalPurchaseTokenError.wrongBundleID` or `.wrongAppAppleID`.
+    /// - Throws: `AppStoreError.externalPurchaseToken` (`.wrongBundleID`) or `.wrongAppAppleID`.
     public func check(bundleID: String, appAppleID: Int64?) throws {
         guard self.bundleID == bundleID else {
-            throw ExternalPurchaseTokenError(
-                .wrongBundleID, field: "bundleId", "the token was made for bundle id \(self.bundleID.prefix(200)), not \(bundleID)")
+            throw AppStoreError.externalPurchaseToken(.init(
+                .wrongBundleID, field: "bundleId", "the token was made for bundle id \(self.bundleID.prefix(200)), not \(bundleID)"))
         }
         if let appAppleID, self.appAppleID != appAppleID {
-            throw ExternalPurchaseTokenError(
-                .wrongAppAppleID, field: "appAppleId", "the token was made for app \(self.appAppleID), not \(appAppleID)")
+            throw AppStoreError.externalPurchaseToken(.init(
+                .wrongAppAppleID, field: "appAppleId", "the token was made for app \(self.appAppleID), not \(appAppleID)"))
         }
     }
 
@@ -81,7 +81,7 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
 
     private static func string(_ object: [String: Any], _ name: String) throws -> String {
         guard let value = object[name] as? String, !value.isEmpty else {
-            throw ExternalPurchaseTokenError(.invalidField, field: name, "\(name) is missing or not a non-empty string")
+            throw AppStoreError.externalPurchaseToken(.init(.invalidField, field: name, "\(name) is missing or not a non-empty string"))
         }
         return value
     }
@@ -91,7 +91,7 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
             number.doubleValue.isFinite, number.doubleValue.rounded() == number.doubleValue, number.doubleValue >= 0,
             number.doubleValue < 9.0e15
         else {
-            throw ExternalPurchaseTokenError(.invalidField, field: name, "\(name) is missing or not a non-negative integer")
+            throw AppStoreError.externalPurchaseToken(.init(.invalidField, field: name, "\(name) is missing or not a non-negative integer"))
         }
         return number.int64Value
     }

@@ -13,17 +13,17 @@ public struct ExternalReportAmount: Sendable, Equatable {
     public let taxMinorUnits: Int64
 
     /// An amount in `currency`.
-    /// - Throws: `ExternalReportError.invalidReport` for a currency that is not three upper-case
+    /// - Throws: `UpstreamError.invalidReport` for a currency that is not three upper-case
     ///   letters or a negative amount.
     public init(currency: String, preTaxMinorUnits: Int64, taxMinorUnits: Int64) throws {
         guard currency.utf8.count == 3, currency.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
-            throw ExternalReportError.invalidReport("currency \"\(currency.prefix(20))\" is not an ISO 4217 code (three upper-case letters)")
+            throw UpstreamError.invalidReport("currency \"\(currency.prefix(20))\" is not an ISO 4217 code (three upper-case letters)")
         }
         guard preTaxMinorUnits >= 0, taxMinorUnits >= 0 else {
-            throw ExternalReportError.invalidReport("amounts are never negative (pre-tax \(preTaxMinorUnits), tax \(taxMinorUnits)); a refund is its own event")
+            throw UpstreamError.invalidReport("amounts are never negative (pre-tax \(preTaxMinorUnits), tax \(taxMinorUnits)); a refund is its own event")
         }
         guard preTaxMinorUnits.addingReportingOverflow(taxMinorUnits).overflow == false else {
-            throw ExternalReportError.invalidReport("pre-tax amount plus tax overflows")
+            throw UpstreamError.invalidReport("pre-tax amount plus tax overflows")
         }
         self.currency = currency
         self.preTaxMinorUnits = preTaxMinorUnits
@@ -42,13 +42,13 @@ public struct ExternalReportAmount: Sendable, Equatable {
     }
 
     /// `minorUnits` of `currency` in milli-units (Apple's unit).
-    /// - Throws: `ExternalReportError.invalidReport` when it does not fit or is not a whole number of milli-units.
+    /// - Throws: `UpstreamError.invalidReport` when it does not fit or is not a whole number of milli-units.
     public static func milliUnits(_ minorUnits: Int64, currency: String) throws -> Int64 {
         try rescale(minorUnits, currency: currency, toDecimals: 3, unit: "milli-units")
     }
 
     /// `minorUnits` of `currency` in micros (Google's unit).
-    /// - Throws: `ExternalReportError.invalidReport` when it does not fit.
+    /// - Throws: `UpstreamError.invalidReport` when it does not fit.
     public static func micros(_ minorUnits: Int64, currency: String) throws -> Int64 {
         try rescale(minorUnits, currency: currency, toDecimals: 6, unit: "micros")
     }
@@ -59,13 +59,13 @@ public struct ExternalReportAmount: Sendable, Equatable {
             var factor: Int64 = 1
             for _ in 0..<(toDecimals - exponent) { factor *= 10 }
             let (value, overflow) = minorUnits.multipliedReportingOverflow(by: factor)
-            guard !overflow else { throw ExternalReportError.invalidReport("\(minorUnits) \(currency) minor units overflow in \(unit)") }
+            guard !overflow else { throw UpstreamError.invalidReport("\(minorUnits) \(currency) minor units overflow in \(unit)") }
             return value
         }
         var divisor: Int64 = 1
         for _ in 0..<(exponent - toDecimals) { divisor *= 10 }
         guard minorUnits % divisor == 0 else {
-            throw ExternalReportError.invalidReport("\(minorUnits) \(currency) minor units are not a whole number of \(unit)")
+            throw UpstreamError.invalidReport("\(minorUnits) \(currency) minor units are not a whole number of \(unit)")
         }
         return minorUnits / divisor
     }

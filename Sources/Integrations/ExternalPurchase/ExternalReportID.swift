@@ -14,11 +14,11 @@ public struct ExternalReportID: Sendable, Hashable, CustomStringConvertible {
     public static let maximumLength = 63
 
     /// Wraps `value`.
-    /// - Throws: `ExternalReportError.invalidReport` when it is empty, longer than 63 characters
+    /// - Throws: `UpstreamError.invalidReport` when it is empty, longer than 63 characters
     ///   or has a character outside `a-zA-Z0-9_-`.
     public init(_ value: String) throws {
         guard Self.isValid(value) else {
-            throw ExternalReportError.invalidReport(
+            throw UpstreamError.invalidReport(
                 "report id \"\(value.prefix(80))\" must be 1–63 characters of a-z, A-Z, 0-9, _ and - (Google's externalTransactionId rule)")
         }
         self.value = value

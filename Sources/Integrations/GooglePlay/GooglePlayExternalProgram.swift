@@ -35,20 +35,20 @@ public struct GooglePlayExternalProgram: Sendable, Equatable {
     public static let none = GooglePlayExternalProgram(unchecked: nil, nil)
 
     /// Programme fields.
-    /// - Throws: `ExternalReportError.invalidReport` for a program code with external offers
+    /// - Throws: `UpstreamError.invalidReport` for a program code with external offers
     ///   (the schema forbids it) or an app download without `installedAppPackage`.
     public init(transactionProgramCode: Int32? = nil, details: Details? = nil) throws {
         switch details {
         case .externalOffer(let linkType, let package, _, _):
             guard transactionProgramCode == nil else {
-                throw ExternalReportError.invalidReport("transactionProgramCode cannot be used for external offers transactions")
+                throw UpstreamError.invalidReport("transactionProgramCode cannot be used for external offers transactions")
             }
             if linkType == .appDownload, package?.isEmpty ?? true {
-                throw ExternalReportError.invalidReport("an external offer app download needs installedAppPackage")
+                throw UpstreamError.invalidReport("an external offer app download needs installedAppPackage")
             }
         case .externalContentLink(let linkType, let package, _):
             if linkType == .appDownload, package?.isEmpty ?? true {
-                throw ExternalReportError.invalidReport("an external content link app download needs installedAppPackage")
+                throw UpstreamError.invalidReport("an external content link app download needs installedAppPackage")
             }
         case nil:
             break

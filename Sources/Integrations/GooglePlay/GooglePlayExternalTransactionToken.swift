@@ -13,11 +13,11 @@ public struct GooglePlayExternalTransactionToken: Sendable, Hashable {
     public static let maximumLength = 4096
 
     /// Wraps `value`.
-    /// - Throws: `ExternalReportError.invalidReport` when it is empty, longer than 4096
+    /// - Throws: `UpstreamError.invalidReport` when it is empty, longer than 4096
     ///   characters, or has a character outside printable ASCII.
     public init(_ value: String) throws {
         guard !value.isEmpty, value.utf8.count <= Self.maximumLength, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw ExternalReportError.invalidReport("an external transaction token is 1–\(Self.maximumLength) printable ASCII characters")
+            throw UpstreamError.invalidReport("an external transaction token is 1–\(Self.maximumLength) printable ASCII characters")
         }
         self.value = value
     }

@@ -4,7 +4,7 @@ import Logging
 
 extension GooglePlayExternalTransactionsClient {
     /// The `ExternalTransaction` request body for `event` (a buy, a subscription start or a renewal).
-    /// - Throws: `ExternalReportError.invalidReport` for a refund, a first purchase without a
+    /// - Throws: `UpstreamError.invalidReport` for a refund, a first purchase without a
     ///   token, India without a state, or an amount that does not fit in micros.
     static func createBody(
         _ event: ExternalPurchaseEvent, token: GooglePlayExternalTransactionToken?, program: GooglePlayExternalProgram
@@ -18,7 +18,7 @@ extension GooglePlayExternalTransactionsClient {
         if let area = event.taxAdministrativeArea {
             address.append(("administrativeArea", .string(area)))
         } else if event.taxCountry.alpha2 == "IN" {
-            throw ExternalReportError.invalidReport("event \(event.id): Google needs the buyer's state (administrativeArea) for India")
+            throw UpstreamError.invalidReport("event \(event.id): Google needs the buyer's state (administrativeArea) for India")
         }
         members.append(("userTaxAddress", .object(address)))
         let subscription: JSONValue = ["subscriptionType": "RECURRING"]
@@ -32,7 +32,7 @@ extension GooglePlayExternalTransactionsClient {
         case .subscriptionRenewal(let initial, _, _, _):
             members.append(("recurringTransaction", ["initialExternalTransactionId": .string(initial.value), "externalSubscription": subscription]))
         case .refund:
-            throw ExternalReportError.invalidReport("event \(event.id) is a refund: send it with refund(_:)")
+            throw UpstreamError.invalidReport("event \(event.id) is a refund: send it with refund(_:)")
         }
         if let code = program.transactionProgramCode { members.append(("transactionProgramCode", .integer(Int64(code)))) }
         switch program.details {
@@ -57,10 +57,10 @@ extension GooglePlayExternalTransactionsClient {
 
     /// The `RefundExternalTransactionRequest` body for the refund `event`: `fullRefund` when nothing
     /// remains, else a `partialRefund` whose `refundId` is the event's id.
-    /// - Throws: `ExternalReportError.invalidReport` when `event` is not a refund or the amount does not fit.
+    /// - Throws: `UpstreamError.invalidReport` when `event` is not a refund or the amount does not fit.
     static func refundBody(_ event: ExternalPurchaseEvent) throws -> [UInt8] {
         guard case .refund(_, let remaining) = event.kind else {
-            throw ExternalReportError.invalidReport("event \(event.id) is not a refund")
+            throw UpstreamError.invalidReport("event \(event.id) is not a refund")
         }
         var members: [(key: String, value: JSONValue)] = [("refundTime", .string(timestamp(event.time)))]
         if remaining == 0 {
@@ -85,7 +85,7 @@ extension GooglePlayExternalTransactionsClient {
         return RFC3339.format(secondsSince1970: Int(seconds), milliseconds: Int(milliseconds - seconds * 1000))
     }
 
-    private static func missingToken(_ event: ExternalPurchaseEvent) -> ExternalReportError {
+    private static func missingToken(_ event: ExternalPurchaseEvent) -> UpstreamError {
         .invalidReport("event \(event.id) is a first purchase: Google needs the externalTransactionToken the app got from the Play Billing Library")
     }
 }

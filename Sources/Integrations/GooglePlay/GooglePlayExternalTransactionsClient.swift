@@ -20,7 +20,7 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
     /// Reports a buy, a subscription's first period or a renewal. A first purchase
     /// (`oneTimeBuy`, `subscriptionStart`) carries `token`; a renewal names its first period
     /// (`initialExternalTransactionId`) and ignores `token`.
-    /// - Throws: `ExternalReportError` (`.invalidReport` before sending; `.rejected` for Google's
+    /// - Throws: `UpstreamError.report` (`.invalidReport` before sending; `.rejected` for Google's
     ///   4xx with its `error.status`, or an id already used for another purchase);
     ///   `GooglePlayError` (`.unauthorized`, `.permissionDenied`, `.tokenRejected`: configuration);
     ///   `UpstreamError` (`play_store`) when unreachable, 429, 5xx or unreadable.
@@ -38,9 +38,9 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
             guard let existing = try await transaction(id: event.id) else { throw conflict }
             let preTax = try ExternalReportAmount.micros(event.amount.preTaxMinorUnits, currency: event.amount.currency)
             guard existing.originalPreTaxAmount == .init(micros: preTax, currency: event.amount.currency) else {
-                throw ExternalReportError(
-                    kind: .rejected, service: GooglePlayClient.service, httpStatus: 409, code: conflict.code,
-                    message: "externalTransactionId \(event.id) already names another transaction (\(existing.originalPreTaxAmount.micros) micros \(existing.originalPreTaxAmount.currency))")
+                throw UpstreamError(report: .init(
+                    kind: .rejected, service: GooglePlayClient.service, httpStatus: 409, code: conflict.reportError?.code,
+                    message: "externalTransactionId \(event.id) already names another transaction (\(existing.originalPreTaxAmount.micros) micros \(existing.originalPreTaxAmount.currency))"))
             }
             return .alreadyReported(existing)
         default:
@@ -67,7 +67,7 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
     /// - Throws: as `create(_:token:program:)`; `.rejected` with 404 when Google has no such transaction.
     public func refund(_ event: ExternalPurchaseEvent) async throws -> GooglePlayExternalTransactionOutcome {
         let body = try Self.refundBody(event)
-        guard case .refund(let refunded, let remaining) = event.kind else { throw ExternalReportError.invalidReport("not a refund") }
+        guard case .refund(let refunded, let remaining) = event.kind else { throw UpstreamError.invalidReport("not a refund") }
         let response = try await play.call("POST", ["externalTransactions", refunded.value], suffix: ":refund", body: body)
         switch response.status {
         case 200..<300:
@@ -104,13 +104,13 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
         }
     }
 
-    /// Google's refusal `{"error": {"code", "message", "status"}}` as an `ExternalReportError`.
-    static func rejection(_ response: OutboundResponse, what: String) -> ExternalReportError {
+    /// Google's refusal `{"error": {"code", "message", "status"}}` as an `UpstreamError.report`.
+    static func rejection(_ response: OutboundResponse, what: String) -> UpstreamError {
         let error = GoogleJSON.object(response.body)?["error"] as? [String: Any]
         let message = GoogleJSON.string(error?["message"]).map { ": " + $0.prefix(300) } ?? ""
-        return ExternalReportError(
+        return UpstreamError(report: .init(
             kind: .rejected, service: GooglePlayClient.service, httpStatus: response.status,
             code: GoogleJSON.string(error?["status"]).map { String($0.prefix(60)) },
-            message: "Google Play refused the \(what) (\(response.status))\(message)")
+            message: "Google Play refused the \(what) (\(response.status))\(message)"))
     }
 }

@@ -21,8 +21,8 @@ final class ClientConnection {
             try bound(deadline, service: service)
             do {
                 tls = try TLSClientConnection(fd: socket.fd, host: host, configuration: tlsConfiguration)
-            } catch let error as TLSError {
-                throw UpstreamError(service: service, kind: error.kind == .timeout ? .timedOut : .unreachable, message: "TLS with \(host): \(error)")
+            } catch let error as CryptoError {
+                throw UpstreamError(service: service, kind: error.kind == .tlsTimeout ? .timedOut : .unreachable, message: "TLS with \(host): \(error)")
             }
         }
     }
@@ -46,7 +46,7 @@ final class ClientConnection {
     func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant, service: String) throws {
         try bound(deadline, service: service)
         if let tls {
-            do { try tls.write(bytes) } catch let error as TLSError { throw Self.failure(error, service: service) }
+            do { try tls.write(bytes) } catch let error as CryptoError { throw Self.failure(error, service: service) }
             return
         }
         try UpstreamError.translating(service: service) { try socket.write(bytes) }
@@ -60,8 +60,8 @@ final class ClientConnection {
         if let tls {
             do {
                 return try tls.read(into: &buffer, count: 16_384) > 0
-            } catch let error as TLSError {
-                if error.kind == .io, error.description.contains("closed") { return false }
+            } catch let error as CryptoError {
+                if error.kind == .tlsIO, error.description.contains("closed") { return false }
                 throw Self.failure(error, service: service)
             }
         }
@@ -74,7 +74,7 @@ final class ClientConnection {
         }
     }
 
-    private static func failure(_ error: TLSError, service: String) -> UpstreamError {
-        UpstreamError(service: service, kind: error.kind == .timeout ? .timedOut : .unreachable, message: "TLS: \(error)")
+    private static func failure(_ error: CryptoError, service: String) -> UpstreamError {
+        UpstreamError(service: service, kind: error.kind == .tlsTimeout ? .timedOut : .unreachable, message: "TLS: \(error)")
     }
 }

@@ -78,42 +78,42 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
     }
 
     /// Checks what Stripe would reject, so the error names the cause before any network call.
-    /// - Throws: `StripeRequestError` naming the parameter and the limit.
+    /// - Throws: `StripeError.request` naming the parameter and the limit.
     public func validate() throws {
         guard !priceID.isEmpty, priceID.utf8.count <= 255, !priceID.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-            throw StripeRequestError(.invalidParameter, "price id must be a non-empty Stripe id without spaces")
+            throw StripeError.request(.init(.invalidParameter, "price id must be a non-empty Stripe id without spaces"))
         }
         guard quantity >= 1 else {
-            throw StripeRequestError(.invalidParameter, "quantity must be at least 1")
+            throw StripeError.request(.init(.invalidParameter, "quantity must be at least 1"))
         }
         for (name, url) in [("success_url", successURL), ("cancel_url", cancelURL)] {
             guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.utf8.count <= 5000 else {
-                throw StripeRequestError(.invalidParameter, "\(name) must be an absolute http(s) URL of at most 5000 bytes")
+                throw StripeError.request(.init(.invalidParameter, "\(name) must be an absolute http(s) URL of at most 5000 bytes"))
             }
         }
         if let clientReferenceID {
             guard !clientReferenceID.isEmpty, clientReferenceID.unicodeScalars.count <= Self.maxClientReferenceIDLength else {
-                throw StripeRequestError(.invalidParameter, "client_reference_id must be 1 to \(Self.maxClientReferenceIDLength) characters")
+                throw StripeError.request(.init(.invalidParameter, "client_reference_id must be 1 to \(Self.maxClientReferenceIDLength) characters"))
             }
         }
         if let customerEmail, customerEmail.isEmpty {
-            throw StripeRequestError(.invalidParameter, "customer_email must not be empty when given")
+            throw StripeError.request(.init(.invalidParameter, "customer_email must not be empty when given"))
         }
         guard metadata.count <= Self.maxMetadataKeys else {
-            throw StripeRequestError(.tooManyMetadataKeys, "metadata has \(metadata.count) keys; Stripe allows at most \(Self.maxMetadataKeys)")
+            throw StripeError.request(.init(.tooManyMetadataKeys, "metadata has \(metadata.count) keys; Stripe allows at most \(Self.maxMetadataKeys)"))
         }
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             let keyLength = key.unicodeScalars.count
             guard keyLength >= 1, keyLength <= Self.maxMetadataKeyLength, !key.contains("["), !key.contains("]") else {
-                throw StripeRequestError(
+                throw StripeError.request(.init(
                     .invalidMetadataKey,
-                    "metadata key \"\(key.prefix(60))\" must be 1 to \(Self.maxMetadataKeyLength) characters without square brackets (it has \(keyLength))")
+                    "metadata key \"\(key.prefix(60))\" must be 1 to \(Self.maxMetadataKeyLength) characters without square brackets (it has \(keyLength))"))
             }
             let valueLength = value.unicodeScalars.count
             guard valueLength <= Self.maxMetadataValueLength else {
-                throw StripeRequestError(
+                throw StripeError.request(.init(
                     .metadataValueTooLong,
-                    "metadata value of \"\(key)\" has \(valueLength) characters; Stripe allows at most \(Self.maxMetadataValueLength)")
+                    "metadata value of \"\(key)\" has \(valueLength) characters; Stripe allows at most \(Self.maxMetadataValueLength)"))
             }
         }
     }

@@ -43,7 +43,7 @@ public struct StripeCharge: Sendable, Equatable {
     }
 
     /// Decodes a `charge` object.
-    /// - Throws: `StripeDecodingError` when the JSON is malformed or a required field is missing.
+    /// - Throws: `StripeError.decoding` when the JSON is malformed or a required field is missing.
     public init(json: [UInt8]) throws {
         self = try StripeJSON.decode(Self.self, from: json, what: "charge")
     }

@@ -97,7 +97,7 @@ public struct StripeCheckoutSession: Sendable, Equatable {
     }
 
     /// Decodes a `checkout.session` object.
-    /// - Throws: `StripeDecodingError` when the JSON is malformed or a required field is missing.
+    /// - Throws: `StripeError.decoding` when the JSON is malformed or a required field is missing.
     public init(json: [UInt8]) throws {
         self = try StripeJSON.decode(Self.self, from: json, what: "checkout.session")
     }

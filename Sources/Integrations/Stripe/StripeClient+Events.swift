@@ -17,13 +17,13 @@ public struct StripeEventPage: Sendable {
 extension StripeClient {
     /// `GET /v1/events`: the events of `types` created in `[from, to]` (whole seconds, both ends
     /// included), `limit` per page (1–100), after `startingAfter` when paging.
-    /// - Throws: `StripeRequestError` (a bad cursor or limit, before sending), `StripeAPIError`,
+    /// - Throws: `StripeError.request` (a bad cursor or limit, before sending), `StripeError.api`,
     ///   `UpstreamError` (unreachable, 429, 5xx, or a page that is not a list of events).
     public func listEvents(
         from: Date, to: Date, types: [String], startingAfter: String? = nil, limit: Int = 100
     ) async throws -> StripeEventPage {
-        guard (1...100).contains(limit) else { throw StripeRequestError(.invalidConfiguration, "an event page holds 1 to 100 events") }
-        guard types.count <= 20 else { throw StripeRequestError(.invalidConfiguration, "Stripe filters on at most 20 event types") }
+        guard (1...100).contains(limit) else { throw StripeError.request(.init(.invalidConfiguration, "an event page holds 1 to 100 events")) }
+        guard types.count <= 20 else { throw StripeError.request(.init(.invalidConfiguration, "Stripe filters on at most 20 event types")) }
         if let startingAfter { try Self.validateID(startingAfter, prefix: "evt_", name: "event") }
         var query = [
             "created%5Bgte%5D=\(Self.seconds(from))", "created%5Blte%5D=\(Self.seconds(to))", "limit=\(limit)",
@@ -44,7 +44,7 @@ extension StripeClient {
                 let event = try StripeEvent(json: Array(element))
                 page.lastID = event.id
                 page.events.append(event)
-            } catch let error as StripeDecodingError {
+            } catch StripeError.decoding(let error) {
                 let id = (try? JSONDecoder().decode(EventID.self, from: Data(element)))?.id ?? ""
                 page.lastID = id.isEmpty ? page.lastID : id
                 page.unreadable.append((id, error.reason))
@@ -54,7 +54,7 @@ extension StripeClient {
     }
 
     /// `GET /v1/charges/{id}`: a charge named by a dispute that did not carry its payment intent.
-    /// - Throws: `StripeRequestError` (not a charge id), `StripeAPIError`, `UpstreamError`.
+    /// - Throws: `StripeError.request` (not a charge id), `StripeError.api`, `UpstreamError`.
     public func retrieveCharge(id: String) async throws -> StripeCharge {
         try Self.validateID(id, prefix: "ch_", name: "charge")
         let path = "/v1/charges/\(id)"
@@ -64,7 +64,7 @@ extension StripeClient {
     /// `GET /v1/invoice_payments?payment[type]=payment_intent&payment[payment_intent]=`: the
     /// invoices payment intent `id` paid. Since API version 2025-03-31 neither a Charge nor an
     /// Invoice (unless `payments` is expanded) names the other; this list is the link.
-    /// - Throws: `StripeRequestError` (not a payment intent id), `StripeAPIError`, `UpstreamError`.
+    /// - Throws: `StripeError.request` (not a payment intent id), `StripeError.api`, `UpstreamError`.
     public func invoiceIDs(paidBy id: String) async throws -> [String] {
         try Self.validateID(id, prefix: "pi_", name: "payment intent")
         let path = "/v1/invoice_payments"

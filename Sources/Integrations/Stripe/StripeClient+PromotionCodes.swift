@@ -17,13 +17,13 @@ extension StripeClient {
 
     /// The active promotion code whose customer-facing code is `code`, or nil when Stripe has none
     /// (`GET /v1/promotion_codes?code=...&active=true`).
-    /// - Throws: `StripeRequestError` (a code with characters Stripe codes never have),
-    ///   `StripeAPIError`, `UpstreamError`.
+    /// - Throws: `StripeError.request` (a code with characters Stripe codes never have),
+    ///   `StripeError.api`, `UpstreamError`.
     public func findPromotionCode(_ code: String) async throws -> StripePromotionCode? {
         let valid = !code.isEmpty && code.utf8.count <= 200
             && code.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0)) }
         guard valid else {
-            throw StripeRequestError(.invalidParameter, "a promotion code is 1 to 200 letters, digits, _, - or .")
+            throw StripeError.request(.init(.invalidParameter, "a promotion code is 1 to 200 letters, digits, _, - or ."))
         }
         let path = "/v1/promotion_codes"
         let request = try makeRequest(method: "GET", path: path, query: "code=\(code)&active=true&limit=1")

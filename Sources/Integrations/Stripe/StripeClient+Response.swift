@@ -2,14 +2,14 @@ import Foundation
 
 extension StripeClient {
     /// Sends `request` and maps the answer: 2xx → decoded object; 4xx with Stripe's error body →
-    /// `StripeAPIError`; 429, 5xx, other statuses, transport failures and unreadable bodies →
+    /// `StripeError.api`; 429, 5xx, other statuses, transport failures and unreadable bodies →
     /// `UpstreamError(service: "stripe")`.
     func perform<Object: Decodable>(_ request: OutboundRequest, path: String, decoding: Object.Type, what: String) async throws -> Object {
         let label = "\(request.method) \(Self.redacted(path))"
         let body = try await performBytes(request, path: path)
         do {
             return try StripeJSON.decode(Object.self, from: body, what: what)
-        } catch let error as StripeDecodingError {
+        } catch StripeError.decoding(let error) {
             throw UpstreamError(
                 service: "stripe", kind: .invalidResponse, message: "\(label): Stripe answered with an unreadable \(what): \(error.reason)")
         }
@@ -36,7 +36,7 @@ extension StripeClient {
             let detail = Self.apiError(response, requestID: requestID).map { ": \($0.message)" } ?? ""
             throw UpstreamError(service: "stripe", kind: .badStatus(response.status), message: "\(label): Stripe answered \(response.status)\(detail)")
         case 400..<500:
-            if let apiError = Self.apiError(response, requestID: requestID) { throw apiError }
+            if let apiError = Self.apiError(response, requestID: requestID) { throw StripeError.api(apiError) }
             throw UpstreamError(
                 service: "stripe", kind: .badStatus(response.status),
                 message: "\(label): Stripe answered \(response.status) without a Stripe error body")
@@ -65,11 +65,11 @@ extension StripeClient {
         let error: Inner
     }
 
-    static func apiError(_ response: OutboundResponse, requestID: String?) -> StripeAPIError? {
+    static func apiError(_ response: OutboundResponse, requestID: String?) -> StripeError.API? {
         guard let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)) else { return nil }
         let inner = body.error
         guard inner.type != nil || inner.message != nil else { return nil }
-        return StripeAPIError(
+        return StripeError.API(
             httpStatus: response.status, type: inner.type ?? "unknown", code: inner.code,
             message: inner.message ?? "Stripe gave no message", param: inner.param,
             requestID: requestID ?? inner.requestID)

@@ -10,9 +10,9 @@ import Foundation
 /// shapes the project's Stripe vectors carry. (The objects still read the older shapes too,
 /// because webhook payloads follow the endpoint's own version.)
 ///
-/// Failures: Stripe rejecting a request (4xx with an error body) → `StripeAPIError`; 429, 5xx,
+/// Failures: Stripe rejecting a request (4xx with an error body) → `StripeError.api`; 429, 5xx,
 /// timeouts, an unreachable host or a body that is not the expected JSON → `UpstreamError`
-/// with service `stripe`; a request Stripe would reject → `StripeRequestError` before sending.
+/// with service `stripe`; a request Stripe would reject → `StripeError.request` before sending.
 public struct StripeClient: Sendable {
     /// The pinned `Stripe-Version`.
     public static let apiVersion = "2025-03-31.basil"
@@ -46,14 +46,14 @@ public struct StripeClient: Sendable {
     /// `POST /v1/checkout/sessions`: a new hosted Checkout page for one price.
     /// - Parameter idempotencyKey: sent as `Idempotency-Key`; a retry with the same key returns
     ///   the same session instead of creating another (at most 255 printable ASCII characters).
-    /// - Throws: `StripeRequestError` (invalid request, before sending), `StripeAPIError`
+    /// - Throws: `StripeError.request` (invalid request, before sending), `StripeError.api`
     ///   (Stripe rejected it), `UpstreamError` (Stripe unavailable or unreadable).
     public func createCheckoutSession(_ request: CheckoutSessionRequest, idempotencyKey: String) async throws -> StripeCheckoutSession {
         try request.validate()
         guard !idempotencyKey.isEmpty, idempotencyKey.utf8.count <= 255,
             idempotencyKey.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E })
         else {
-            throw StripeRequestError(.invalidIdempotencyKey, "the idempotency key must be 1 to 255 printable ASCII characters without spaces")
+            throw StripeError.request(.init(.invalidIdempotencyKey, "the idempotency key must be 1 to 255 printable ASCII characters without spaces"))
         }
         let path = "/v1/checkout/sessions"
         var outbound = try makeRequest(method: "POST", path: path)
@@ -70,7 +70,7 @@ public struct StripeClient: Sendable {
     ///     so `subscription` is set on the result.
     ///   - expandLineItems: asks for the line items (`expand[]=line_items`), so `lineItemPriceIDs`
     ///     is set on the result.
-    /// - Throws: `StripeRequestError` (not a session id), `StripeAPIError` (e.g. `isResourceMissing`
+    /// - Throws: `StripeError.request` (not a session id), `StripeError.api` (e.g. `isResourceMissing`
     ///   for an unknown session), `UpstreamError`.
     public func retrieveCheckoutSession(
         id: String, expandSubscription: Bool = false, expandLineItems: Bool = false
@@ -84,7 +84,7 @@ public struct StripeClient: Sendable {
 
     /// `GET /v1/subscriptions/{id}`.
     /// - Parameter id: `sub_...`, checked before it goes into the URL.
-    /// - Throws: `StripeRequestError` (not a subscription id), `StripeAPIError`, `UpstreamError`.
+    /// - Throws: `StripeError.request` (not a subscription id), `StripeError.api`, `UpstreamError`.
     public func retrieveSubscription(id: String) async throws -> StripeSubscription {
         try Self.validateID(id, prefix: "sub_", name: "subscription")
         let path = "/v1/subscriptions/\(id)"
@@ -94,7 +94,7 @@ public struct StripeClient: Sendable {
 
     /// `POST /v1/billing_portal/sessions`: a customer-portal session for `customerID` whose
     /// page links back to `returnURL`.
-    /// - Throws: `StripeRequestError` (not a customer id), `StripeAPIError` (e.g. no portal
+    /// - Throws: `StripeError.request` (not a customer id), `StripeError.api` (e.g. no portal
     ///   configuration in the account), `UpstreamError`.
     public func createBillingPortalSession(customerID: String, returnURL: String) async throws -> StripeBillingPortalSession {
         try Self.validateID(customerID, prefix: "cus_", name: "customer")
@@ -110,14 +110,14 @@ public struct StripeClient: Sendable {
 
     /// Stripe ids are a prefix and letters, digits and underscores; anything else is refused so
     /// it can never change the request path.
-    /// - Throws: `StripeRequestError.invalidID`.
+    /// - Throws: `StripeError.request` (`.invalidID`).
     static func validateID(_ id: String, prefix: String, name: String) throws {
         let valid = id.hasPrefix(prefix) && id.utf8.count > prefix.utf8.count && id.utf8.count <= 255
             && id.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
             }
         guard valid else {
-            throw StripeRequestError(.invalidID, "not a Stripe \(name) id (expected \(prefix) followed by letters, digits or _)")
+            throw StripeError.request(.init(.invalidID, "not a Stripe \(name) id (expected \(prefix) followed by letters, digits or _)"))
         }
     }
 
@@ -126,7 +126,7 @@ public struct StripeClient: Sendable {
         while apiBase.hasSuffix("/") { apiBase.removeLast() }
         let text = apiBase + path + (query.map { "?" + $0 } ?? "")
         guard apiBase.hasPrefix("https://") || apiBase.hasPrefix("http://"), let url = URL(string: text) else {
-            throw StripeRequestError(.invalidConfiguration, "the Stripe API base \"\(apiBase)\" is not an http(s) URL")
+            throw StripeError.request(.init(.invalidConfiguration, "the Stripe API base \"\(apiBase)\" is not an http(s) URL"))
         }
         return OutboundRequest(
             method: method, url: url,

@@ -56,15 +56,15 @@ public struct StripeEvent: Sendable, Equatable {
     }
 
     /// Decodes a verified webhook body.
-    /// - Throws: `StripeDecodingError` when the body is not JSON, the envelope lacks `id`
+    /// - Throws: `StripeError.decoding` when the body is not JSON, the envelope lacks `id`
     ///   (`evt_...`), `type`, `created` or `livemode`, or a handled type's object is malformed.
     public init(json: [UInt8]) throws {
         let envelope = try StripeJSON.decode(Envelope.self, from: json, what: "event")
         guard envelope.id.hasPrefix("evt_") else {
-            throw StripeDecodingError(what: "event", reason: "field `id` does not start with evt_")
+            throw StripeError.decoding(.init(what: "event", reason: "field `id` does not start with evt_"))
         }
         guard !envelope.type.isEmpty else {
-            throw StripeDecodingError(what: "event", reason: "field `type` is empty")
+            throw StripeError.decoding(.init(what: "event", reason: "field `type` is empty"))
         }
         id = envelope.id
         type = envelope.type

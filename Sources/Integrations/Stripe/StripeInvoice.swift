@@ -55,7 +55,7 @@ public struct StripeInvoice: Sendable, Equatable {
     }
 
     /// Decodes an `invoice` object.
-    /// - Throws: `StripeDecodingError` when the JSON is malformed or a required field is missing.
+    /// - Throws: `StripeError.decoding` when the JSON is malformed or a required field is missing.
     public init(json: [UInt8]) throws {
         self = try StripeJSON.decode(Self.self, from: json, what: "invoice")
     }

@@ -3,16 +3,16 @@ import Foundation
 /// Decoding helpers shared by the Stripe objects: Unix-second timestamps, fields that are an id
 /// or an expanded object, metadata that may be null.
 enum StripeJSON {
-    /// Decodes `bytes` as `T`, turning every failure into a `StripeDecodingError` naming `what`.
+    /// Decodes `bytes` as `T`, turning every failure into a `StripeError.decoding` naming `what`.
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], what: String) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {
-            throw StripeDecodingError(what: what, decodingError: error)
-        } catch let error as StripeDecodingError {
+            throw StripeError.decoding(.init(what: what, decodingError: error))
+        } catch let error as StripeError {
             throw error
         } catch {
-            throw StripeDecodingError(what: what, reason: "could not be read as JSON")
+            throw StripeError.decoding(.init(what: what, reason: "could not be read as JSON"))
         }
     }
 

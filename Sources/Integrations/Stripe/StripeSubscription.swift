@@ -68,7 +68,7 @@ public struct StripeSubscription: Sendable, Equatable {
     }
 
     /// Decodes a `subscription` object.
-    /// - Throws: `StripeDecodingError` when the JSON is malformed or a required field is missing.
+    /// - Throws: `StripeError.decoding` when the JSON is malformed or a required field is missing.
     public init(json: [UInt8]) throws {
         self = try StripeJSON.decode(Self.self, from: json, what: "subscription")
     }

@@ -32,14 +32,14 @@ public struct StripeWebhookVerifier: Sendable {
     ///   - payload: the request body exactly as received.
     ///   - signatureHeader: the `Stripe-Signature` header value, nil when absent.
     ///   - now: the current time.
-    /// - Throws: `StripeWebhookError` (missing or malformed header, no v1 signature, no
+    /// - Throws: `StripeError.webhook` (missing or malformed header, no v1 signature, no
     ///   matching signature, timestamp outside tolerance); `CryptoError` if OpenSSL fails.
     public func verify(payload: [UInt8], signatureHeader: String?, now: Date) throws {
         guard let header = signatureHeader, !header.allSatisfy(\.isWhitespace) else {
-            throw StripeWebhookError.missingHeader
+            throw StripeError.webhook(.missingHeader)
         }
         let parsed = try Self.parse(header)
-        guard !parsed.v1.isEmpty else { throw StripeWebhookError.noV1Signature }
+        guard !parsed.v1.isEmpty else { throw StripeError.webhook(.noV1Signature) }
 
         let mac = try HMACSHA256(key: secret)
         var signed = Array("\(parsed.timestamp).".utf8)
@@ -51,20 +51,20 @@ public struct StripeWebhookVerifier: Sendable {
             guard let bytes = try? Hex.decode(candidate) else { continue }
             if ConstantTime.equals(bytes, expected) { matched = true }
         }
-        guard matched else { throw StripeWebhookError.noMatchingSignature }
+        guard matched else { throw StripeError.webhook(.noMatchingSignature) }
 
         guard let tolerance else { return }
         let toleranceSeconds = tolerance.components.seconds
         let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let (age, overflow) = nowSeconds.subtractingReportingOverflow(parsed.timestamp)
         if overflow || age > toleranceSeconds || age < -toleranceSeconds {
-            throw StripeWebhookError.timestampOutsideTolerance(
-                ageSeconds: overflow ? Int64.max : age, toleranceSeconds: toleranceSeconds)
+            throw StripeError.webhook(.timestampOutsideTolerance(
+                ageSeconds: overflow ? Int64.max : age, toleranceSeconds: toleranceSeconds))
         }
     }
 
     /// Verifies the delivery, then decodes it.
-    /// - Throws: `StripeWebhookError` as `verify` does, then `StripeDecodingError` for a body
+    /// - Throws: `StripeError.webhook` as `verify` does, then `StripeError.decoding` for a body
     ///   that is not a well-formed event.
     public func verifiedEvent(payload: [UInt8], signatureHeader: String?, now: Date) throws -> StripeEvent {
         try verify(payload: payload, signatureHeader: signatureHeader, now: now)
@@ -75,7 +75,7 @@ public struct StripeWebhookVerifier: Sendable {
     /// its `v1` values.
     static func parse(_ header: String) throws -> (timestamp: Int64, v1: [String]) {
         guard header.utf8.count <= maxHeaderBytes else {
-            throw StripeWebhookError.malformedHeader(reason: "longer than \(maxHeaderBytes) bytes")
+            throw StripeError.webhook(.malformedHeader(reason: "longer than \(maxHeaderBytes) bytes"))
         }
         var timestamp: Int64?
         var sawTimestamp = false
@@ -97,10 +97,10 @@ public struct StripeWebhookVerifier: Sendable {
             }
         }
         guard sawTimestamp else {
-            throw StripeWebhookError.malformedHeader(reason: "no t= timestamp")
+            throw StripeError.webhook(.malformedHeader(reason: "no t= timestamp"))
         }
         guard let timestamp else {
-            throw StripeWebhookError.malformedHeader(reason: "t= is not a Unix time in seconds")
+            throw StripeError.webhook(.malformedHeader(reason: "t= is not a Unix time in seconds"))
         }
         return (timestamp, v1)
     }

@@ -6,23 +6,19 @@ import Foundation
 /// seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, keyed by
 /// the base64-decoded part of the `whsec_...` secret.
 public struct StandardWebhookSigner: Sendable {
-    /// A secret that is not `whsec_` followed by base64.
-    public struct InvalidSecret: Error, Sendable, CustomStringConvertible {
-        public let description: String
-    }
-
     private let mac: HMACSHA256
 
-    /// - Throws: `InvalidSecret` (the message never contains the secret), `CryptoError` from OpenSSL.
+    /// - Throws: `CryptoError` (`.invalidKey` for a secret that is not `whsec_` followed by non-empty
+    ///   base64; the message never contains the secret), or from OpenSSL.
     public init(secret: String) throws {
         let encoded = secret.hasPrefix("whsec_") ? String(secret.dropFirst(6)) : secret
         let key: [UInt8]
         do {
             key = try Base64.decode(encoded)
         } catch {
-            throw InvalidSecret(description: "the webhook secret is not whsec_ followed by base64")
+            throw CryptoError(.invalidKey, "the webhook secret is not whsec_ followed by base64")
         }
-        guard !key.isEmpty else { throw InvalidSecret(description: "the webhook secret's key is empty") }
+        guard !key.isEmpty else { throw CryptoError(.invalidKey, "the webhook secret's key is empty") }
         mac = try HMACSHA256(key: key)
     }
 

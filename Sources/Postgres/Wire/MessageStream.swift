@@ -33,7 +33,7 @@ final class MessageStream {
     /// - Throws: `PostgresError` (`.timeout`, `.connection`).
     func send(_ messages: FrontendMessages) throws {
         if let tls {
-            do { try tls.write(messages.bytes) } catch let error as TLSError { throw Self.translate(error) }
+            do { try tls.write(messages.bytes) } catch let error as CryptoError { throw Self.translate(error) }
         } else {
             try PostgresError.translating { try socket.write(messages.bytes) }
         }
@@ -55,8 +55,8 @@ final class MessageStream {
     func startTLS(host: String, configuration: TLSClientConfiguration) throws {
         do {
             tls = try TLSClientConnection(fd: socket.fd, host: host, configuration: configuration)
-        } catch let error as TLSError {
-            throw error.kind == .timeout ? Self.translate(error) : PostgresError(.tls, "TLS with \(host) failed: \(error.message)")
+        } catch let error as CryptoError {
+            throw error.kind == .tlsTimeout ? Self.translate(error) : PostgresError(.tls, "TLS with \(host) failed: \(error.message)")
         }
     }
 
@@ -102,16 +102,16 @@ final class MessageStream {
             // zero-fills its chunk first, so the chunk must not scale with the message).
             if buffer.capacity < start + count { buffer.reserveCapacity(start + count) }
             if let tls {
-                do { _ = try tls.read(into: &buffer, count: Self.readSize) } catch let error as TLSError { throw Self.translate(error) }
+                do { _ = try tls.read(into: &buffer, count: Self.readSize) } catch let error as CryptoError { throw Self.translate(error) }
             } else {
                 try PostgresError.translating { try socket.read(into: &buffer, count: Self.readSize) }
             }
         }
     }
 
-    private static func translate(_ error: TLSError) -> PostgresError {
+    private static func translate(_ error: CryptoError) -> PostgresError {
         switch error.kind {
-        case .timeout: PostgresError(.timeout, "timed out waiting for the server (TLS)")
+        case .tlsTimeout: PostgresError(.timeout, "timed out waiting for the server (TLS)")
         default: PostgresError(.connection, error.message)
         }
     }

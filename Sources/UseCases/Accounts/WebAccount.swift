@@ -102,7 +102,7 @@ public struct WebAccount: Sendable {
         }
         do {
             return try await stripe.createBillingPortalSession(customerID: customer, returnURL: links.url("/account")).url
-        } catch let error as StripeAPIError {
+        } catch StripeError.api(let error) {
             logger.error("stripe_billing_portal_failed", [("type", .string(error.type)), ("code", .string(error.code ?? ""))])
             throw UseCaseError.upstreamUnavailable("Stripe could not open the billing page. Please try again later.")
         } catch is UpstreamError {

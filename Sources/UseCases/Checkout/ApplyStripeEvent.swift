@@ -70,10 +70,10 @@ public struct ApplyStripeEvent: Sendable {
         let event: StripeEvent
         do {
             event = try StripeWebhookVerifier(secret: webhookSecret).verifiedEvent(payload: payload, signatureHeader: signatureHeader, now: now)
-        } catch let error as StripeWebhookError {
+        } catch StripeError.webhook(let error) {
             (requestLogger ?? logger).warning("stripe_webhook_rejected", [("reason", .string(error.description))])
             throw UseCaseError.badRequest(error.description)
-        } catch let error as StripeDecodingError {
+        } catch StripeError.decoding(let error) {
             throw UseCaseError.badRequest("The event cannot be read: \(error)")
         }
         return Delivery(eventID: event.id, type: event.type, outcome: try await apply(event, now: now))
@@ -159,7 +159,7 @@ public struct ApplyStripeEvent: Sendable {
                 do {
                     let charge = try await stripe.retrieveCharge(id: dispute.chargeID)
                     references += [charge.paymentIntentID, charge.invoiceID]
-                } catch is StripeAPIError {
+                } catch StripeError.api {
                     // Stripe does not show that charge (another account's, a restricted key).
                 }
             }
@@ -185,7 +185,7 @@ public struct ApplyStripeEvent: Sendable {
         }), let intent = known.first(where: { $0.hasPrefix("pi_") }) {
             do {
                 references += try await stripe.invoiceIDs(paidBy: intent)
-            } catch is StripeAPIError {
+            } catch StripeError.api {
                 // Stripe refused the lookup (a key without that permission): nothing more to go on.
             }
         }

@@ -123,9 +123,9 @@ public struct CompleteCheckout: Sendable {
         let session: StripeCheckoutSession
         do {
             session = try await stripe.retrieveCheckoutSession(id: sessionID, expandSubscription: true)
-        } catch let error as StripeAPIError where error.isResourceMissing {
+        } catch StripeError.api(let error) where error.isResourceMissing {
             throw unknown
-        } catch is StripeRequestError {
+        } catch StripeError.request {
             throw unknown
         } catch is UpstreamError {
             throw UseCaseError.upstreamUnavailable("We could not confirm your payment with Stripe just now. Refresh this page in a minute.")

@@ -89,7 +89,7 @@ public struct LinkOutCheckout: Sendable {
             do {
                 decoded = try ExternalPurchaseToken(decoding: token)
                 if let bundleID = app.bundleID { try decoded.check(bundleID: bundleID, appAppleID: app.appAppleID) }
-            } catch let error as ExternalPurchaseTokenError {
+            } catch AppStoreError.externalPurchaseToken(let error) {
                 throw UseCaseError.badRequest("external_purchase_token is not this app's token: \(error.message)")
             }
             return .init(token: token, reporting: .apple, externalID: decoded.externalPurchaseID, program: rule.program, storefront: storefront)

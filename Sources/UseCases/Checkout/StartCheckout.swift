@@ -130,7 +130,7 @@ public struct StartCheckout: Sendable {
         let session: StripeCheckoutSession
         do {
             session = try await stripe.createCheckoutSession(request, idempotencyKey: idempotencyKey)
-        } catch let error as StripeAPIError {
+        } catch StripeError.api(let error) {
             logger.error(
                 "stripe_checkout_failed",
                 [("type", .string(error.type)), ("code", .string(error.code ?? "")), ("param", .string(error.param ?? "")),
@@ -172,9 +172,9 @@ public struct StartCheckout: Sendable {
             let found: StripePromotionCode?
             do {
                 found = try await stripe.findPromotionCode(code)
-            } catch is StripeRequestError {
+            } catch StripeError.request {
                 found = nil
-            } catch let error as StripeAPIError {
+            } catch StripeError.api(let error) {
                 logger.error("stripe_promotion_code_lookup_failed", [("code", .string(error.code ?? "")), ("message", .string(error.message))])
                 throw UseCaseError.upstreamUnavailable("Stripe could not check the promotion code. Please try again later.")
             } catch is UpstreamError {
@@ -188,7 +188,7 @@ public struct StartCheckout: Sendable {
     /// What the buyer is told when Stripe refuses the session: an unknown coupon is their input
     /// (400); an unknown price is the operator's configuration, named with its key (503);
     /// anything else is Stripe's (502, retryable).
-    private func refusal(_ error: StripeAPIError, order: Order, choice: CheckoutPlanChoice) -> UseCaseError {
+    private func refusal(_ error: StripeError.API, order: Order, choice: CheckoutPlanChoice) -> UseCaseError {
         let param = error.param ?? ""
         if error.isResourceMissing, param.hasPrefix("discounts"), let discount = order.discount {
             return .badRequest("The \(discount.inputName == "coupon" ? "coupon" : "promotion code") \(discount.text) is not valid.")

@@ -12,7 +12,7 @@ public struct EventEndpoint: Sendable {
     public let signer: StandardWebhookSigner
     public let types: [String]
 
-    /// - Throws: `UseCaseError.badRequest` for a URL that is not absolute http(s), `StandardWebhookSigner.InvalidSecret`.
+    /// - Throws: `UseCaseError.badRequest` for a URL that is not absolute http(s), `CryptoError` (`.invalidKey`) for a secret that is not `whsec_` + base64.
     public init(url: String, secret: String, types: [String] = ["*"]) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
             parsed.host != nil

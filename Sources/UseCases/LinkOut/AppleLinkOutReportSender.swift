@@ -11,21 +11,21 @@ public struct AppleLinkOutReportSender: LinkOutReportSender {
 
     public init(client: ExternalPurchaseReportClient) { self.client = client }
 
-    /// - Throws: `ExternalReportError` (the report is unusable or Apple refused it),
-    ///   `AppStoreConfigurationError`, `UpstreamError` (see `ExternalPurchaseReportClient.send`).
+    /// - Throws: `UpstreamError.report` (the report is unusable or Apple refused it),
+    ///   `AppStoreError.configuration`, `UpstreamError` (see `ExternalPurchaseReportClient.send`).
     public func send(_ report: LinkOutReportStore.Claimed, _ context: LinkOutReportContext) async throws {
         _ = try await client.send(try Self.report(report, context))
     }
 
     /// The Apple report for `report`.
-    /// - Throws: `ExternalReportError.invalidReport` for a token without its `externalPurchaseId`,
+    /// - Throws: `UpstreamError.invalidReport` for a token without its `externalPurchaseId`,
     ///   a `request_id` that is not a UUID, or a line Apple cannot take.
     static func report(_ report: LinkOutReportStore.Claimed, _ context: LinkOutReportContext) throws -> ExternalPurchaseReport {
         guard let purchaseID = context.tokenRecord.externalID else {
-            throw ExternalReportError.invalidReport("token \(context.tokenRecord.id) has no externalPurchaseId")
+            throw UpstreamError.invalidReport("token \(context.tokenRecord.id) has no externalPurchaseId")
         }
         guard let requestIdentifier = UUID(uuidString: report.requestID) else {
-            throw ExternalReportError.invalidReport("report \(report.id): request_id \(report.requestID) is not a UUID")
+            throw UpstreamError.invalidReport("report \(report.id): request_id \(report.requestID) is not a UUID")
         }
         if report.kind == .unrecognized {
             return try .unrecognizedToken(requestIdentifier: requestIdentifier, externalPurchaseID: purchaseID)

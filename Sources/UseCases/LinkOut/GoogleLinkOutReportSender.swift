@@ -11,11 +11,11 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
 
     public init(client: GooglePlayExternalTransactionsClient) { self.client = client }
 
-    /// - Throws: `ExternalReportError` (the report is unusable or Google refused it),
+    /// - Throws: `UpstreamError.report` (the report is unusable or Google refused it),
     ///   `GooglePlayError`, `UpstreamError` (see `GooglePlayExternalTransactionsClient`).
     public func send(_ report: LinkOutReportStore.Claimed, _ context: LinkOutReportContext) async throws {
         guard report.kind != .noPurchase, report.kind != .unrecognized else {
-            throw ExternalReportError.invalidReport("report \(report.id): Google takes no report of a token that led to nothing")
+            throw UpstreamError.invalidReport("report \(report.id): Google takes no report of a token that led to nothing")
         }
         let record = context.tokenRecord
         for line in report.lines {
@@ -24,7 +24,7 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
             case .purchase:
                 let token: GooglePlayExternalTransactionToken
                 do { token = try GooglePlayExternalTransactionToken(context.token) } catch {
-                    throw ExternalReportError.invalidReport("token \(record.id) is not a Google Play external transaction token")
+                    throw UpstreamError.invalidReport("token \(record.id) is not a Google Play external transaction token")
                 }
                 _ = try await client.create(event, token: token, program: try Self.program(record.program))
             case .renewal:
@@ -39,7 +39,7 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
 
     /// The programme fields of `program` (`link_out.rules[].program`): a link to a digital
     /// content offer under the external content links or the external offers programme.
-    /// - Throws: `ExternalReportError.invalidReport` for a programme Google reports do not belong to.
+    /// - Throws: `UpstreamError.invalidReport` for a programme Google reports do not belong to.
     static func program(_ program: String) throws -> GooglePlayExternalProgram {
         switch program {
         case "google_external_links":
@@ -48,7 +48,7 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
             return try GooglePlayExternalProgram(
                 details: .externalOffer(linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil, appDownloadEventExternalTransactionID: nil))
         default:
-            throw ExternalReportError.invalidReport("programme \(program) is not reported to Google")
+            throw UpstreamError.invalidReport("programme \(program) is not reported to Google")
         }
     }
 }

@@ -7,10 +7,10 @@ extension LinkOutReportLine {
     /// quantity 1, a subscription's first period, a renewal naming the first period's line
     /// (`firstLineID`), or a refund naming the line it refunds. The tax country is the storefront
     /// the app linked out from (ISO 3166-1 alpha-3, as StoreKit gives it).
-    /// - Throws: `ExternalReportError.invalidReport` when something the platforms need is missing
+    /// - Throws: `UpstreamError.invalidReport` when something the platforms need is missing
     ///   (an amount, a currency, a period, the first line) or unusable.
     func externalEvent(storefront: String, firstLineID: String?) throws -> ExternalPurchaseEvent {
-        func invalid(_ what: String) -> ExternalReportError { .invalidReport("line \(lineID): \(what)") }
+        func invalid(_ what: String) -> UpstreamError { .invalidReport("line \(lineID): \(what)") }
         guard let country = ISOCountry(code: storefront) else { throw invalid("storefront \(storefront) is not an ISO 3166-1 country") }
         guard let amountMinor, let currency else { throw invalid("the payment processor did not say the amount and currency") }
         let amount = try ExternalReportAmount(currency: currency, preTaxMinorUnits: Int64(amountMinor), taxMinorUnits: Int64(taxMinor ?? 0))

@@ -2,7 +2,7 @@ import Domain
 
 /// Sends one claimed report to its platform (Apple's External Purchase Server API, Google's
 /// external transactions). What they throw decides what becomes of the report: an
-/// `ExternalReportError` (the report is unusable, or the platform refused it) or a non-retryable
+/// `UpstreamError.report` (the report is unusable, or the platform refused it) or a non-retryable
 /// `UpstreamError` fails it for an operator to see; anything else (an outage, a configuration
 /// an operator can fix) sends it again later.
 public protocol LinkOutReportSender: Sendable {

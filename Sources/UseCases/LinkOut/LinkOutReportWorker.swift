@@ -11,7 +11,7 @@ import Synchronization
 /// PostgreSQL the claim's lease does it), then claims due reports a batch at a time, sends each
 /// with the sender of its platform, and records the outcome: sent; pending again after a backoff
 /// for a retryable failure (an outage, 429, 5xx, missing credentials) until `deadline` after the
-/// report was queued; failed for a refusal (`ExternalReportError`: the report is unusable or the
+/// report was queued; failed for a refusal (`UpstreamError.report`: the report is unusable or the
 /// platform refused it; an operator sees why in `tollgate admin reports`). Every
 /// `unpurchasedInterval` it also queues the reports of Apple tokens that led to nothing
 /// (`queueUnpurchased()`). A crash between the platform's answer and its recording sends that
@@ -121,9 +121,8 @@ public final class LinkOutReportWorker: Sendable {
             ])
             return .sent
         } catch let error as UpstreamError {
-            return failure(report, error: error.message, retryable: error.retryable)
-        } catch let error as ExternalReportError {
-            return failure(report, error: error.description, retryable: false)
+            // A refused report is shown whole (who refused, status, code, field errors).
+            return failure(report, error: error.reportError != nil ? error.description : error.message, retryable: error.retryable)
         } catch let waiting as Waiting {
             return failure(report, error: waiting.description, retryable: true)
         } catch {

@@ -64,11 +64,11 @@ public struct ApplyAppleNotification: Sendable {
         do {
             notification = try verifier.verifyNotification(signedPayload, now: now)
             verified = try notification.snapshot(now: now)
-        } catch let error as AppStoreVerificationError where error.kind == .wrongEnvironment || error.kind == .wrongAppIdentifier {
+        } catch AppStoreError.verification(let error) where error.kind == .wrongEnvironment || error.kind == .wrongAppIdentifier {
             // Chain and signature verified first: Apple sent it, to the wrong place. Its to stop, not to retry.
             logger.warning("apple_notification_ignored", [("kind", .string(error.kind.rawValue)), ("reason", .string(error.message))])
             return .ignored
-        } catch let error as AppStoreVerificationError {
+        } catch AppStoreError.verification(let error) {
             logger.warning("apple_notification_rejected", [("reason", .string(error.description))])
             throw UseCaseError.badRequest("The notification does not verify: \(error.description)")
         }

@@ -5,10 +5,10 @@ import Integrations
 /// | thrown | answer |
 /// | --- | --- |
 /// | `UpstreamError` (unreachable, timeout, 5xx, 429, unreadable) | `502 upstream_unavailable` (retryable) |
-/// | `AppStoreVerificationError`, `AppStoreAPIError`, `VerifyReceiptError` | `422 invalid_receipt` |
+/// | `AppStoreError.verification`, `AppStoreError.api`, `AppStoreError.receipt` | `422 invalid_receipt` |
 /// | `GooglePlayError` about the purchase (`purchase_not_found`, `request_rejected`) | `422 invalid_receipt` |
-/// | `StripeAPIError` (not an authentication failure), `StripeRequestError` (bad id) | `422 invalid_receipt` |
-/// | the store refusing our credentials (`AppStoreConfigurationError`, Google configuration errors, Stripe 401/403) | `503 not_configured`, naming the keys |
+/// | `StripeError.api` (not an authentication failure), `StripeError.request` (bad id) | `422 invalid_receipt` |
+/// | the store refusing our credentials (`AppStoreError.configuration`, Google configuration errors, Stripe 401/403) | `503 not_configured`, naming the keys |
 /// | anything else | rethrown (a 500 without details) |
 enum StoreErrors {
     /// Runs `body`, mapping store errors as in the table.
@@ -26,27 +26,27 @@ enum StoreErrors {
         switch error {
         case let error as UseCaseError:
             return error
-        case let error as UpstreamError:
+        case let error as UpstreamError where error.reportError == nil:
             return UseCaseError.upstreamUnavailable("\(storeName(error.service)) could not be reached; retry later.")
-        case let error as AppStoreVerificationError:
+        case AppStoreError.verification(let error):
             return invalidReceipt("The App Store data does not verify (\(error.kind.rawValue)): \(error.message).")
-        case let error as AppStoreAPIError:
+        case AppStoreError.api(let error):
             return invalidReceipt("The App Store does not know this transaction (\(error.kind.rawValue)): \(error.message).")
-        case let error as VerifyReceiptError:
+        case AppStoreError.receipt(let error):
             return invalidReceipt("The App Store refused the receipt (\(error.kind.rawValue)): \(error.message).")
-        case let error as AppStoreConfigurationError:
+        case AppStoreError.configuration(let error):
             return notConfigured("The App Store refused this server's credentials (apple.api.issuer_id, apple.api.key_id, apple.api.private_key_path, app.ios.bundle_id): \(error.message)")
         case let error as GooglePlayError:
             if error.isConfigurationError {
                 return notConfigured("Google Play refused this server's access (google.service_account_path, Play Console API access): \(error.message)")
             }
             return invalidReceipt("Google Play refused the purchase (\(error.kind.rawValue)): \(error.message).")
-        case let error as StripeAPIError:
+        case StripeError.api(let error):
             if error.isAuthenticationFailure {
                 return notConfigured("Stripe refused this server's key (stripe.secret_key).")
             }
             return invalidReceipt("Stripe refused the object: \(error.message)")
-        case let error as StripeRequestError:
+        case StripeError.request(let error):
             return invalidReceipt("Not a Stripe object this server can read: \(error)")
         default:
             return error

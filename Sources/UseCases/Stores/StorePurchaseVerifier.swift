@@ -58,7 +58,7 @@ public struct StorePurchaseVerifier: Sendable {
             let transaction: AppStoreTransaction
             do {
                 transaction = try verifier.verifyTransaction(signedTransaction, now: now)
-            } catch let error as AppStoreVerificationError where error.kind == .wrongEnvironment && verifier.environment == .production {
+            } catch AppStoreError.verification(let error) where error.kind == .wrongEnvironment && verifier.environment == .production {
                 transaction = try verifier.withEnvironment(.sandbox).verifyTransaction(signedTransaction, now: now)
             }
             return VerifiedStorePurchase(snapshot: try withDuration(try transaction.snapshot(now: now), now: now))

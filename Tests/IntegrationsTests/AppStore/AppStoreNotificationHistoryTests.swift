@@ -58,12 +58,12 @@ struct AppStoreNotificationHistoryTests {
         await #expect {
             _ = try await setup.client.notificationHistory(startDate: now.addingTimeInterval(-3600), endDate: now, paginationToken: "not-a-token")
         } throws: { error in
-            (error as? AppStoreAPIError).map { $0.kind == .requestRejected && $0.errorCode == 4000014 } ?? false
+            ((error as? AppStoreError)?.apiError).map { $0.kind == .requestRejected && $0.errorCode == 4000014 } ?? false
         }
         await #expect {
             _ = try await setup.client.notificationHistory(startDate: now.addingTimeInterval(-200 * 86400), endDate: now, paginationToken: nil)
         } throws: { error in
-            (error as? AppStoreAPIError)?.errorCode == 4000012
+            (error as? AppStoreError)?.apiError?.errorCode == 4000012
         }
     }
 

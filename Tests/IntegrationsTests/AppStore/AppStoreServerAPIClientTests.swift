@@ -108,7 +108,7 @@ struct AppStoreServerAPIClientTests {
         await #expect {
             _ = try await setup.client.transaction(id: "2000000000000303")
         } throws: { error in
-            (error as? AppStoreAPIError)?.kind == .transactionNotFound && (error as? AppStoreAPIError)?.errorCode == 4040010
+            (error as? AppStoreError)?.apiError?.kind == .transactionNotFound && (error as? AppStoreError)?.apiError?.errorCode == 4040010
         }
         #expect(setup.fake.requests.count == 2)
     }
@@ -121,7 +121,7 @@ struct AppStoreServerAPIClientTests {
             await #expect {
                 _ = try await setup.client.transaction(id: id)
             } throws: { error in
-                (error as? AppStoreAPIError)?.kind == .invalidTransactionID
+                (error as? AppStoreError)?.apiError?.kind == .invalidTransactionID
             }
         }
         #expect(setup.fake.requests.isEmpty)
@@ -131,17 +131,17 @@ struct AppStoreServerAPIClientTests {
     func unauthorized() async throws {
         let wrongKid = try await Self.setup(clientKeyID: "WRONGKEYID")
         defer { Task { await wrongKid.fake.stop() } }
-        await #expect(throws: AppStoreConfigurationError.self) { _ = try await wrongKid.client.transaction(id: "1") }
+        await #expect { _ = try await wrongKid.client.transaction(id: "1") } throws: { ($0 as? AppStoreError)?.configurationError != nil }
         #expect(wrongKid.fake.authenticationFailures == ["kid is not the key id"])
 
         let wrongKey = try await Self.setup(clientKey: try SigningKey.generateES256())
         defer { Task { await wrongKey.fake.stop() } }
-        await #expect(throws: AppStoreConfigurationError.self) { _ = try await wrongKey.client.transaction(id: "1") }
+        await #expect { _ = try await wrongKey.client.transaction(id: "1") } throws: { ($0 as? AppStoreError)?.configurationError != nil }
         #expect(wrongKey.fake.authenticationFailures.first?.hasPrefix("signature does not verify") == true)
 
         let wrongBundle = try await Self.setup(clientBundleID: "com.other.app")
         defer { Task { await wrongBundle.fake.stop() } }
-        await #expect(throws: AppStoreConfigurationError.self) { _ = try await wrongBundle.client.transaction(id: "1") }
+        await #expect { _ = try await wrongBundle.client.transaction(id: "1") } throws: { ($0 as? AppStoreError)?.configurationError != nil }
         #expect(wrongBundle.fake.authenticationFailures == ["bid is not the bundle id"])
     }
 
@@ -201,7 +201,7 @@ struct AppStoreServerAPIClientTests {
         await #expect {
             _ = try await setup.client.transaction(id: "8")
         } throws: { error in
-            (error as? AppStoreVerificationError)?.kind == .wrongAppIdentifier
+            (error as? AppStoreError)?.verificationError?.kind == .wrongAppIdentifier
         }
     }
 }

@@ -161,6 +161,6 @@ struct AppStoreSnapshotTests {
 
         // Apple's mock transaction has no ids: it verifies but cannot become a purchase.
         let idless = AppStoreTransaction(bundleID: "com.example", environment: "Sandbox")
-        #expect(throws: AppStoreVerificationError.self) { _ = try idless.snapshot(now: now) }
+        #expect { _ = try idless.snapshot(now: now) } throws: { ($0 as? AppStoreError)?.verificationError != nil }
     }
 }

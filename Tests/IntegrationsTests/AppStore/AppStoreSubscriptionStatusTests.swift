@@ -86,7 +86,7 @@ struct AppStoreSubscriptionStatusTests {
         await #expect {
             _ = try await setup.client.subscriptionStatus(transactionID: "2000000000005000")
         } throws: { error in
-            (error as? AppStoreAPIError)?.kind == .notASubscription
+            (error as? AppStoreError)?.apiError?.kind == .notASubscription
         }
         // The fake answered the statuses call with the customer's one subscription, as Apple does.
         #expect(setup.fake.requests.map(\.path).contains("/production/inApps/v1/subscriptions/2000000000005000"))
@@ -103,7 +103,7 @@ struct AppStoreSubscriptionStatusTests {
         await #expect {
             _ = try await setup.client.subscriptionStatus(transactionID: "2999999999999999")
         } throws: { error in
-            (error as? AppStoreAPIError)?.kind == .transactionNotFound
+            (error as? AppStoreError)?.apiError?.kind == .transactionNotFound
         }
     }
 }

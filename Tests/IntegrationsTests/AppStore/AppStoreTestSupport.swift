@@ -22,13 +22,13 @@ enum AppStoreTests {
     static func date(_ seconds: TimeInterval) -> Date { Date(timeIntervalSince1970: seconds) }
 }
 
-/// Expects `body` to throw an `AppStoreVerificationError` of `kind`.
-func expectVerificationError(_ kind: AppStoreVerificationError.Kind, sourceLocation: SourceLocation = #_sourceLocation,
+/// Expects `body` to throw an `AppStoreError.verification` of `kind`.
+func expectVerificationError(_ kind: AppStoreError.Verification.Kind, sourceLocation: SourceLocation = #_sourceLocation,
                              _ body: () throws -> Void) {
     do {
         try body()
         Issue.record("expected \(kind), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as AppStoreVerificationError {
+    } catch AppStoreError.verification(let error) {
         #expect(error.kind == kind, "got \(error)", sourceLocation: sourceLocation)
         #expect(!error.message.isEmpty, sourceLocation: sourceLocation)
     } catch {

@@ -180,8 +180,8 @@ struct AppStoreVectorTests {
 
         let garbage = directory.appendingPathComponent("garbage.cer")
         try Data("not a certificate".utf8).write(to: garbage)
-        #expect(throws: AppStoreConfigurationError.self) { _ = try AppleRootCertificates.load(paths: [garbage.path]) }
-        #expect(throws: AppStoreConfigurationError.self) { _ = try AppleRootCertificates.load(paths: [directory.appendingPathComponent("other.cer").path]) }
-        #expect(throws: AppStoreConfigurationError.self) { _ = try AppleRootCertificates.load(paths: []) }
+        #expect { _ = try AppleRootCertificates.load(paths: [garbage.path]) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
+        #expect { _ = try AppleRootCertificates.load(paths: [directory.appendingPathComponent("other.cer").path]) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
+        #expect { _ = try AppleRootCertificates.load(paths: []) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
     }
 }

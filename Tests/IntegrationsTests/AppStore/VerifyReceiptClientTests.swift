@@ -102,7 +102,7 @@ struct VerifyReceiptClientTests {
         await #expect {
             _ = try await Self.client(fake).verify(receiptBase64: "MIIbad")
         } throws: { error in
-            guard let error = error as? VerifyReceiptError else { return false }
+            guard let error = (error as? AppStoreError)?.receiptError else { return false }
             return error.kind == .invalidReceipt && error.status == status && !error.message.contains(Self.secret)
         }
     }
@@ -114,11 +114,11 @@ struct VerifyReceiptClientTests {
         fake.addReceipt("MIIok", environment: .production, answer: Self.valid("Production", [.init()]))
         await #expect {
             _ = try await Self.client(fake, secret: "wrong").verify(receiptBase64: "MIIok")
-        } throws: { error in (error as? VerifyReceiptError)?.status == 21004 }
+        } throws: { error in (error as? AppStoreError)?.receiptError?.status == 21004 }
         await #expect {
             _ = try await Self.client(fake).verify(receiptBase64: "MIIunknown")
-        } throws: { error in (error as? VerifyReceiptError)?.status == 21002 }
-        await #expect(throws: VerifyReceiptError.self) { _ = try await Self.client(fake).verify(receiptBase64: "  ") }
+        } throws: { error in (error as? AppStoreError)?.receiptError?.status == 21002 }
+        await #expect { _ = try await Self.client(fake).verify(receiptBase64: "  ") } throws: { ($0 as? AppStoreError)?.receiptError != nil }
     }
 
     @Test("A valid receipt of another app is refused")
@@ -128,7 +128,7 @@ struct VerifyReceiptClientTests {
         fake.addReceipt("MIIother", environment: .production, answer: Self.valid("Production", [.init()], bundleID: "com.other.app"))
         await #expect {
             _ = try await Self.client(fake).verify(receiptBase64: "MIIother")
-        } throws: { error in (error as? VerifyReceiptError)?.kind == .wrongBundleID }
+        } throws: { error in (error as? AppStoreError)?.receiptError?.kind == .wrongBundleID }
     }
 
     @Test("Snapshots: cancellation, expiry, renewal turned off, trial, no expiry")

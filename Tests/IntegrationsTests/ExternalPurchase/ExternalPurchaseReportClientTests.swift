@@ -150,7 +150,7 @@ struct ExternalPurchaseReportClientTests {
 
         let wrongKey = try await AppleReportHarness(clientKey: try SigningKey.generateES256())
         defer { Task { await wrongKey.stop() } }
-        await #expect(throws: AppStoreConfigurationError.self) { _ = try await wrongKey.client.send(report) }
+        await #expect { _ = try await wrongKey.client.send(report) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
         #expect(wrongKey.fake.authenticationFailures.count == 1)
     }
 
@@ -175,6 +175,7 @@ func expectUpstreamAppStore(sourceLocation: SourceLocation = #_sourceLocation, _
         Issue.record("expected UpstreamError, nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as UpstreamError {
         #expect(error.service == "app_store", sourceLocation: sourceLocation)
+        #expect(error.reportError == nil, "a refused report, not an outage: \(error)", sourceLocation: sourceLocation)
         return error
     } catch {
         Issue.record("expected UpstreamError, got \(error)", sourceLocation: sourceLocation)

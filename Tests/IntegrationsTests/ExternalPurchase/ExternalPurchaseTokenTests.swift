@@ -42,20 +42,20 @@ struct ExternalPurchaseTokenTests {
 
     @Test("A token for another app names what differs")
     func otherApp() throws {
-        let wrongBundle = #expect(throws: ExternalPurchaseTokenError.self) {
+        let wrongBundle = #expect(throws: AppStoreError.self) {
             try ExternalPurchaseToken(decoding: Self.plain, bundleID: "com.other", appAppleID: nil)
         }
-        #expect(wrongBundle?.kind == .wrongBundleID)
-        #expect(wrongBundle?.field == "bundleId")
-        let wrongApp = #expect(throws: ExternalPurchaseTokenError.self) {
+        #expect(wrongBundle?.tokenError?.kind == .wrongBundleID)
+        #expect(wrongBundle?.tokenError?.field == "bundleId")
+        let wrongApp = #expect(throws: AppStoreError.self) {
             try ExternalPurchaseToken(decoding: Self.plain, bundleID: "com.example", appAppleID: 42)
         }
-        #expect(wrongApp?.kind == .wrongAppAppleID)
-        #expect(wrongApp?.message.contains("1234567890") == true)
+        #expect(wrongApp?.tokenError?.kind == .wrongAppAppleID)
+        #expect(wrongApp?.tokenError?.message.contains("1234567890") == true)
     }
 
     @Test("Malformed tokens and missing or mistyped fields are refused, naming the field", arguments: [
-        ("", ExternalPurchaseTokenError.Kind.malformed, nil as String?),
+        ("", AppStoreError.ExternalToken.Kind.malformed, nil as String?),
         ("not base64 !", .malformed, nil),
         ("eyJ+Ly8i", .malformed, nil),
         (Base64URL.encode(Array("[1,2]".utf8)), .malformed, nil),
@@ -66,25 +66,25 @@ struct ExternalPurchaseTokenTests {
         (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1}"#.utf8)), .invalidField, "externalPurchaseId"),
         (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x","tokenType":7}"#.utf8)), .invalidField, "tokenType"),
     ])
-    func refused(token: String, kind: ExternalPurchaseTokenError.Kind, field: String?) {
-        let error = #expect(throws: ExternalPurchaseTokenError.self) { try ExternalPurchaseToken(decoding: token) }
-        #expect(error?.kind == kind)
-        #expect(error?.field == field)
+    func refused(token: String, kind: AppStoreError.ExternalToken.Kind, field: String?) {
+        let error = #expect(throws: AppStoreError.self) { try ExternalPurchaseToken(decoding: token) }
+        #expect(error?.tokenError?.kind == kind)
+        #expect(error?.tokenError?.field == field)
     }
 
     @Test("An over-long token is refused before decoding")
     func tooLong() {
-        let error = #expect(throws: ExternalPurchaseTokenError.self) {
+        let error = #expect(throws: AppStoreError.self) {
             try ExternalPurchaseToken(decoding: String(repeating: "A", count: ExternalPurchaseToken.maximumLength + 4))
         }
-        #expect(error?.kind == .malformed)
+        #expect(error?.tokenError?.kind == .malformed)
     }
 
     @Test("Google's external transaction token is opaque: only its shape is checked")
     func googleToken() throws {
         #expect(try GooglePlayExternalTransactionToken("abc.DEF-123_x").value == "abc.DEF-123_x")
-        #expect(throws: ExternalReportError.self) { try GooglePlayExternalTransactionToken("") }
-        #expect(throws: ExternalReportError.self) { try GooglePlayExternalTransactionToken("with space") }
-        #expect(throws: ExternalReportError.self) { try GooglePlayExternalTransactionToken(String(repeating: "a", count: 4097)) }
+        #expect { try GooglePlayExternalTransactionToken("") } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try GooglePlayExternalTransactionToken("with space") } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try GooglePlayExternalTransactionToken(String(repeating: "a", count: 4097)) } throws: { ($0 as? UpstreamError)?.reportError != nil }
     }
 }

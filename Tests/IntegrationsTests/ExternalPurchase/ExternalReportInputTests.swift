@@ -24,12 +24,12 @@ struct ExternalReportInputTests {
 
     @Test("Amounts refuse a bad currency, negative values, overflow and sub-milli fractions")
     func badAmounts() {
-        #expect(throws: ExternalReportError.self) { try ExternalReportAmount(currency: "eur", preTaxMinorUnits: 1, taxMinorUnits: 0) }
-        #expect(throws: ExternalReportError.self) { try ExternalReportAmount(currency: "EURO", preTaxMinorUnits: 1, taxMinorUnits: 0) }
-        #expect(throws: ExternalReportError.self) { try ExternalReportAmount(currency: "EUR", preTaxMinorUnits: -1, taxMinorUnits: 0) }
-        #expect(throws: ExternalReportError.self) { try ExternalReportAmount(currency: "EUR", preTaxMinorUnits: .max, taxMinorUnits: 1) }
-        #expect(throws: ExternalReportError.self) { try ExternalReportAmount.micros(.max / 100, currency: "EUR") }
-        #expect(throws: ExternalReportError.self) { try ExternalReportAmount.milliUnits(12345, currency: "CLF") }
+        #expect { try ExternalReportAmount(currency: "eur", preTaxMinorUnits: 1, taxMinorUnits: 0) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalReportAmount(currency: "EURO", preTaxMinorUnits: 1, taxMinorUnits: 0) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalReportAmount(currency: "EUR", preTaxMinorUnits: -1, taxMinorUnits: 0) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalReportAmount(currency: "EUR", preTaxMinorUnits: .max, taxMinorUnits: 1) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalReportAmount.micros(.max / 100, currency: "EUR") } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalReportAmount.milliUnits(12345, currency: "CLF") } throws: { ($0 as? UpstreamError)?.reportError != nil }
     }
 
     @Test("Countries convert between alpha-2 and alpha-3; unknown or user-assigned codes are refused")
@@ -51,30 +51,30 @@ struct ExternalReportInputTests {
         func event(_ kind: ExternalPurchaseEvent.Kind, id: String = "e_1", product: String = "p") throws -> ExternalPurchaseEvent {
             try ExternalPurchaseEvent(id: Events.id(id), productID: product, kind: kind, time: now, amount: amount, taxCountry: spain)
         }
-        #expect(throws: ExternalReportError.self) { try event(.oneTimeBuy(quantity: 0)) }
-        #expect(throws: ExternalReportError.self) { try event(.oneTimeBuy(quantity: 1), product: "") }
-        #expect(throws: ExternalReportError.self) { try event(.oneTimeBuy(quantity: 1), product: String(repeating: "p", count: 129)) }
-        #expect(throws: ExternalReportError.self) { try event(.subscriptionStart(periodStart: now, periodEnd: now)) }
-        #expect(throws: ExternalReportError.self) {
+        #expect { try event(.oneTimeBuy(quantity: 0)) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try event(.oneTimeBuy(quantity: 1), product: "") } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try event(.oneTimeBuy(quantity: 1), product: String(repeating: "p", count: 129)) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try event(.subscriptionStart(periodStart: now, periodEnd: now)) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect {
             try event(.subscriptionRenewal(initial: Events.id("e_1"), periodStart: now, periodEnd: now + 10, paidDaysBefore: 30))
-        }
-        #expect(throws: ExternalReportError.self) {
+        } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect {
             try event(.subscriptionRenewal(initial: Events.id("e_0"), periodStart: now, periodEnd: now + 10, paidDaysBefore: -1))
-        }
-        #expect(throws: ExternalReportError.self) { try event(.refund(refunded: Events.id("e_0"), remainingPreTaxMinorUnits: -1)) }
-        #expect(throws: ExternalReportError.self) { try event(.refund(refunded: Events.id("e_1"), remainingPreTaxMinorUnits: 0)) }
+        } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try event(.refund(refunded: Events.id("e_0"), remainingPreTaxMinorUnits: -1)) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try event(.refund(refunded: Events.id("e_1"), remainingPreTaxMinorUnits: 0)) } throws: { ($0 as? UpstreamError)?.reportError != nil }
         #expect(throws: Never.self) { try event(.oneTimeBuy(quantity: 3)) }
     }
 
     @Test("Reports refuse an empty LINE_ITEM report, shared event ids and bad externalPurchaseIds")
     func badReports() throws {
         let buy = try Events.oneTime("e_1", at: Date())
-        #expect(throws: ExternalReportError.self) { try ExternalPurchaseReport.lineItems(requestIdentifier: UUID(), externalPurchaseID: "t", events: []) }
-        #expect(throws: ExternalReportError.self) {
+        #expect { try ExternalPurchaseReport.lineItems(requestIdentifier: UUID(), externalPurchaseID: "t", events: []) } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect {
             try ExternalPurchaseReport.lineItems(requestIdentifier: UUID(), externalPurchaseID: "t", events: [buy, buy])
-        }
-        #expect(throws: ExternalReportError.self) { try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "") }
-        #expect(throws: ExternalReportError.self) { try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "a b") }
+        } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "") } throws: { ($0 as? UpstreamError)?.reportError != nil }
+        #expect { try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "a b") } throws: { ($0 as? UpstreamError)?.reportError != nil }
         let report = try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "SANDBOX_1")
         #expect(report.isSandbox)
         #expect(report.requestIdentifierString == report.requestIdentifierString.lowercased())

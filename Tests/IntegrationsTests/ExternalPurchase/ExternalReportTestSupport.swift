@@ -78,20 +78,21 @@ enum Events {
     }
 }
 
-/// Expects `body` to throw an `ExternalReportError` of `kind`; returns it.
+/// Expects `body` to throw an `UpstreamError.report` of `kind`; returns it.
 @discardableResult
 func expectReportError(
-    _ kind: ExternalReportError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
-) async -> ExternalReportError? {
+    _ kind: UpstreamError.Report.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async -> UpstreamError.Report? {
     do {
         try await body()
-        Issue.record("expected ExternalReportError.\(kind), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as ExternalReportError {
-        #expect(error.kind == kind, "got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected UpstreamError.report(\(kind)), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as UpstreamError {
+        #expect(error.reportError?.kind == kind, "got \(error)", sourceLocation: sourceLocation)
         #expect(!error.retryable, sourceLocation: sourceLocation)
-        return error
+        #expect(error.description == error.reportError?.description, sourceLocation: sourceLocation)
+        return error.reportError
     } catch {
-        Issue.record("expected ExternalReportError.\(kind), got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected UpstreamError.report(\(kind)), got \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }

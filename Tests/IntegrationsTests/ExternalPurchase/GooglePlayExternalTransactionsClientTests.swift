@@ -168,9 +168,9 @@ struct GooglePlayExternalTransactionsClientTests {
         _ = try await setup.client.create(Events.oneTime("p_9", at: setup.now - 1, country: "USA"), token: setup.token(), program: program)
         let details = setup.fake.externalTransactionRequests.last?.json?["externalContentLinkDetails"] as? [String: Any]
         #expect(details?["linkType"] as? String == "LINK_TO_DIGITAL_CONTENT_OFFER")
-        #expect(throws: ExternalReportError.self) {
+        #expect {
             try GooglePlayExternalProgram(transactionProgramCode: 1, details: .externalOffer(
                 linkType: nil, installedAppPackage: nil, appCategory: nil, appDownloadEventExternalTransactionID: nil))
-        }
+        } throws: { ($0 as? UpstreamError)?.reportError != nil }
     }
 }

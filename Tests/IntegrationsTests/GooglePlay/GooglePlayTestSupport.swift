@@ -102,6 +102,7 @@ func expectUpstream(sourceLocation: SourceLocation = #_sourceLocation, _ body: (
         Issue.record("expected UpstreamError, nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as UpstreamError {
         #expect(error.service == "play_store", sourceLocation: sourceLocation)
+        #expect(error.reportError == nil, "a refused report, not an outage: \(error)", sourceLocation: sourceLocation)
         return error
     } catch {
         Issue.record("expected UpstreamError, got \(error)", sourceLocation: sourceLocation)

@@ -80,9 +80,9 @@ struct StripeClientTests {
         _ = try await Self.client(fake).createCheckoutSession(request, idempotencyKey: "checkout-locale")
         #expect(fake.sessions.first?.parameters["locale"]?.string == "ja")
         request.locale = "klingon"
-        await #expect(throws: StripeAPIError.self) {
+        await #expect {
             _ = try await Self.client(fake).createCheckoutSession(request, idempotencyKey: "checkout-locale-2")
-        }
+        } throws: { ($0 as? StripeError)?.apiError != nil }
     }
 
     @Test("Headers: Bearer secret key, pinned Stripe-Version, Idempotency-Key, form content type")
@@ -135,12 +135,12 @@ struct StripeClientTests {
         await #expect {
             _ = try await client.createCheckoutSession(Self.subscriptionRequest(metadata: ["x": "y"]), idempotencyKey: "same")
         } throws: { error in
-            guard let apiError = error as? StripeAPIError else { return false }
+            guard let apiError = (error as? StripeError)?.apiError else { return false }
             return apiError.type == "idempotency_error" && apiError.httpStatus == 400 && !apiError.isResourceMissing
         }
     }
 
-    @Test("A wrong secret key is a 401 StripeAPIError that does not echo the key")
+    @Test("A wrong secret key is a 401 StripeError.api that does not echo the key")
     func wrongKey() async throws {
         let fake = try FakeStripe()
         defer { Task { await fake.stop() } }
@@ -148,7 +148,7 @@ struct StripeClientTests {
         await #expect {
             _ = try await Self.client(fake, secretKey: key).createCheckoutSession(Self.subscriptionRequest(), idempotencyKey: "k")
         } throws: { error in
-            guard let apiError = error as? StripeAPIError else { return false }
+            guard let apiError = (error as? StripeError)?.apiError else { return false }
             return apiError.httpStatus == 401 && apiError.isAuthenticationFailure && apiError.message.hasPrefix("Invalid API Key")
                 && !apiError.description.contains(key)
         }
@@ -228,7 +228,7 @@ struct StripeClientTests {
         #expect(try await client.retrieveSubscription(id: "sub_item").snapshot(observedAt: created, purchaserEmail: nil).status == .canceled)
     }
 
-    @Test("Unknown session or subscription: 404 resource_missing as StripeAPIError")
+    @Test("Unknown session or subscription: 404 resource_missing as StripeError.api")
     func unknownObjects() async throws {
         let fake = try FakeStripe()
         defer { Task { await fake.stop() } }
@@ -236,7 +236,7 @@ struct StripeClientTests {
         await #expect {
             _ = try await client.retrieveCheckoutSession(id: "cs_test_unknown")
         } throws: { error in
-            guard let apiError = error as? StripeAPIError else { return false }
+            guard let apiError = (error as? StripeError)?.apiError else { return false }
             return apiError.isResourceMissing && apiError.httpStatus == 404 && apiError.code == "resource_missing"
                 && apiError.message == "No such checkout.session: 'cs_test_unknown'" && apiError.type == "invalid_request_error"
                 && apiError.requestID?.hasPrefix("req_") == true
@@ -244,18 +244,18 @@ struct StripeClientTests {
         await #expect {
             _ = try await client.retrieveSubscription(id: "sub_unknown")
         } throws: { error in
-            (error as? StripeAPIError)?.isResourceMissing == true
+            (error as? StripeError)?.apiError?.isResourceMissing == true
         }
     }
 
-    @Test("A 400 error body becomes a StripeAPIError with message, code and param")
+    @Test("A 400 error body becomes a StripeError.api with message, code and param")
     func badRequest() async throws {
         let fake = try FakeStripe(knownPrices: ["price_monthly"])
         defer { Task { await fake.stop() } }
         await #expect {
             _ = try await Self.client(fake).createCheckoutSession(Self.subscriptionRequest(), idempotencyKey: "b1")
         } throws: { error in
-            guard let apiError = error as? StripeAPIError else { return false }
+            guard let apiError = (error as? StripeError)?.apiError else { return false }
             return apiError.httpStatus == 400 && apiError.code == "resource_missing" && apiError.param == "line_items[0][price]"
                 && apiError.message == "No such price: 'price_123'"
         }
@@ -310,19 +310,19 @@ struct StripeClientTests {
     }
 
     @Test("Metadata over Stripe's limits is refused before anything is sent", arguments: [
-        (Dictionary(uniqueKeysWithValues: (0...50).map { ("k\($0)", "v") }), StripeRequestError.Reason.tooManyMetadataKeys),
+        (Dictionary(uniqueKeysWithValues: (0...50).map { ("k\($0)", "v") }), StripeError.Request.Reason.tooManyMetadataKeys),
         ([String(repeating: "k", count: 41): "v"], .invalidMetadataKey),
         (["": "v"], .invalidMetadataKey),
         (["a[b]": "v"], .invalidMetadataKey),
         (["k": String(repeating: "é", count: 501)], .metadataValueTooLong),
     ])
-    func metadataLimits(_ metadata: [String: String], _ reason: StripeRequestError.Reason) async throws {
+    func metadataLimits(_ metadata: [String: String], _ reason: StripeError.Request.Reason) async throws {
         let fake = try FakeStripe()
         defer { Task { await fake.stop() } }
         await #expect {
             _ = try await Self.client(fake).createCheckoutSession(Self.subscriptionRequest(metadata: metadata), idempotencyKey: "m1")
         } throws: { error in
-            (error as? StripeRequestError)?.reason == reason
+            (error as? StripeError)?.requestError?.reason == reason
         }
         #expect(fake.receivedRequests.isEmpty)
     }
@@ -346,17 +346,17 @@ struct StripeClientTests {
             await #expect {
                 _ = try await client.retrieveCheckoutSession(id: id)
             } throws: { error in
-                (error as? StripeRequestError)?.reason == .invalidID
+                (error as? StripeError)?.requestError?.reason == .invalidID
             }
         }
         await #expect { _ = try await client.retrieveSubscription(id: "cs_test_1") } throws: { error in
-            (error as? StripeRequestError)?.reason == .invalidID
+            (error as? StripeError)?.requestError?.reason == .invalidID
         }
         for key in ["", "a b", "line\r\nX-Evil: 1", String(repeating: "k", count: 256)] {
             await #expect {
                 _ = try await client.createCheckoutSession(Self.subscriptionRequest(), idempotencyKey: key)
             } throws: { error in
-                (error as? StripeRequestError)?.reason == .invalidIdempotencyKey
+                (error as? StripeError)?.requestError?.reason == .invalidIdempotencyKey
             }
         }
         #expect(fake.receivedRequests.isEmpty)
@@ -396,7 +396,7 @@ struct StripeClientTests {
         #expect(decodedInvoice.periodStart != nil && decodedInvoice.periodStart == subscription?.currentPeriodStart)
 
         let other = fake.webhook(type: "customer.subscription.deleted", object: try #require(fake.subscriptionObject(id: subscriptionID)), created: now, secret: "whsec_other")
-        #expect(throws: StripeWebhookError.noMatchingSignature) {
+        #expect(throws: StripeError.webhook(.noMatchingSignature)) {
             try verifier.verify(payload: other.body, signatureHeader: other.signatureHeader, now: now)
         }
     }

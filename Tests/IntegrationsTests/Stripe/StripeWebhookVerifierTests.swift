@@ -41,7 +41,7 @@ struct StripeWebhookVerifierTests {
         do {
             try verifier.verify(payload: Array(testCase.payload.utf8), signatureHeader: testCase.header, now: now)
             outcome = "ok"
-        } catch let error as StripeWebhookError {
+        } catch StripeError.webhook(let error) {
             switch error {
             case .missingHeader: outcome = "missing_header"
             case .malformedHeader: outcome = "unable_to_extract_timestamp"
@@ -65,16 +65,16 @@ struct StripeWebhookVerifierTests {
         let event = try verifier.verifiedEvent(payload: body, signatureHeader: header, now: t)
         #expect(event.type == name)
 
-        #expect(throws: StripeWebhookError.timestampOutsideTolerance(ageSeconds: 301, toleranceSeconds: 300)) {
+        #expect(throws: StripeError.webhook(.timestampOutsideTolerance(ageSeconds: 301, toleranceSeconds: 300))) {
             try verifier.verify(payload: body, signatureHeader: header, now: t.addingTimeInterval(301))
         }
-        #expect(throws: StripeWebhookError.noMatchingSignature) {
+        #expect(throws: StripeError.webhook(.noMatchingSignature)) {
             try StripeWebhookVerifier(secret: "whsec_other_secret").verify(payload: body, signatureHeader: header, now: t)
         }
         for index in [0, body.count / 2, body.count - 1] {
             var tampered = body
             tampered[index] ^= 0x01
-            #expect(throws: StripeWebhookError.noMatchingSignature) {
+            #expect(throws: StripeError.webhook(.noMatchingSignature)) {
                 try verifier.verify(payload: tampered, signatureHeader: header, now: t)
             }
         }
@@ -83,8 +83,8 @@ struct StripeWebhookVerifierTests {
     @Test("A missing or blank header is its own error")
     func missingHeader() {
         let verifier = StripeWebhookVerifier(secret: "whsec_test_secret")
-        #expect(throws: StripeWebhookError.missingHeader) { try verifier.verify(payload: [], signatureHeader: nil, now: Date()) }
-        #expect(throws: StripeWebhookError.missingHeader) { try verifier.verify(payload: [], signatureHeader: "  ", now: Date()) }
+        #expect(throws: StripeError.webhook(.missingHeader)) { try verifier.verify(payload: [], signatureHeader: nil, now: Date()) }
+        #expect(throws: StripeError.webhook(.missingHeader)) { try verifier.verify(payload: [], signatureHeader: "  ", now: Date()) }
     }
 
     @Test("A header without an integer t is malformed")
@@ -94,7 +94,7 @@ struct StripeWebhookVerifierTests {
             var rejectedAsMalformed = false
             do {
                 try verifier.verify(payload: [], signatureHeader: header, now: Date())
-            } catch StripeWebhookError.malformedHeader {
+            } catch StripeError.webhook(.malformedHeader) {
                 rejectedAsMalformed = true
             } catch {
                 Issue.record("\(header): \(error)")
@@ -111,7 +111,7 @@ struct StripeWebhookVerifierTests {
         do {
             try verifier.verify(payload: body, signatureHeader: header, now: Self.date(1_700_000_412))
             Issue.record("a 412 s old timestamp was accepted")
-        } catch let error as StripeWebhookError {
+        } catch StripeError.webhook(let error) {
             #expect(error.description == "Stripe-Signature timestamp is 412 s old; tolerance is 300 s")
         }
     }
@@ -125,7 +125,7 @@ struct StripeWebhookVerifierTests {
         do {
             try verifier.verify(payload: body, signatureHeader: header, now: Self.date(1_700_000_000 - 3600))
             Issue.record("a timestamp an hour in the future was accepted")
-        } catch let error as StripeWebhookError {
+        } catch StripeError.webhook(let error) {
             #expect(error == .timestampOutsideTolerance(ageSeconds: -3600, toleranceSeconds: 300))
             #expect(error.description.contains("3600 s in the future"))
         }
@@ -137,7 +137,7 @@ struct StripeWebhookVerifierTests {
         let header = FakeStripe.signatureHeader(body: body, timestamp: 1_700_000_000, secret: "whsec_raw")
         let verifier = StripeWebhookVerifier(secret: "whsec_raw")
         try verifier.verify(payload: body, signatureHeader: header, now: Self.date(1_700_000_001))
-        #expect(throws: StripeWebhookError.noMatchingSignature) {
+        #expect(throws: StripeError.webhook(.noMatchingSignature)) {
             try verifier.verify(payload: Array(String(decoding: body, as: UTF8.self).utf8), signatureHeader: header, now: Self.date(1_700_000_001))
         }
     }
@@ -146,7 +146,7 @@ struct StripeWebhookVerifierTests {
     func wholeSecretIsTheKey() throws {
         let body = Array("{}".utf8)
         let header = FakeStripe.signatureHeader(body: body, timestamp: 1_700_000_000, secret: "test_secret")
-        #expect(throws: StripeWebhookError.noMatchingSignature) {
+        #expect(throws: StripeError.webhook(.noMatchingSignature)) {
             try StripeWebhookVerifier(secret: "whsec_test_secret").verify(payload: body, signatureHeader: header, now: Self.date(1_700_000_000))
         }
     }
@@ -155,8 +155,8 @@ struct StripeWebhookVerifierTests {
     func verifiedButMalformed() throws {
         let body = Array("not json".utf8)
         let header = FakeStripe.signatureHeader(body: body, timestamp: 1_700_000_000, secret: "whsec_x")
-        #expect(throws: StripeDecodingError.self) {
+        #expect {
             _ = try StripeWebhookVerifier(secret: "whsec_x").verifiedEvent(payload: body, signatureHeader: header, now: Self.date(1_700_000_000))
-        }
+        } throws: { ($0 as? StripeError)?.decodingError != nil }
     }
 }

@@ -156,7 +156,7 @@ extension FakeStripe.Core {
         let parameters: StripeFormValue
         do {
             parameters = try StripeFormValue.decode(rawBody)
-        } catch let error as StripeFormValue.DecodingError {
+        } catch let error as StripeSimulatorError {
             return invalid(error.message, param: error.param)
         } catch {
             return invalid("Invalid request body", param: nil)
