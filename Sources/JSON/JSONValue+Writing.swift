@@ -17,7 +17,7 @@ extension JSONValue {
     }
 
     /// The text of a number as `serialized()` writes it (`String(value)`: shortest round trip).
-    public static func numberText(_ value: Double) -> String {
+    private static func numberText(_ value: Double) -> String {
         value.isFinite ? String(value) : "null"
     }
 
