@@ -28,8 +28,8 @@ let package = Package(
         // JSON: the one JSONValue (ordered members), its byte-exact writer, and the strict reader
         // (StrictJSON.validate for request bodies; JSONValue.parse, the same validator building values).
         .target(name: "JSON", swiftSettings: strict),
-        // Routes on top of the core: router, request context, middleware, HTTPResponseError; query,
-        // form and strict JSON decoding.
+        // Routes on top of the core: router, request context, middleware, HTTPResponseError; query
+        // and form decoding, the JSON media type.
         .target(name: "HTTPRouting", dependencies: ["HTTPCore", "JSON", "Logging"], swiftSettings: strict),
         // Blocking TCP / Unix-domain client sockets with timeouts (SMTP, PostgreSQL, outbound HTTP).
         .target(name: "Sockets", swiftSettings: strict),
