@@ -25,15 +25,18 @@ let package = Package(
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
         // HTTP/1.1 on sockets: epoll, parser, serializer, connections, limits. Knows no routes.
         .target(name: "HTTPCore", dependencies: ["CLinux", "Logging", "Lifecycle"], swiftSettings: strict),
-        // Routes on top of the core: router, request context, middleware, HTTPResponseError; query,
-        // form and strict JSON decoding.
-        .target(name: "HTTPRouting", dependencies: ["HTTPCore", "Logging"], swiftSettings: strict),
+        // JSON: the one JSONValue (ordered members), its byte-exact writer, and the strict reader
+        // (StrictJSON.validate for request bodies; JSONValue.parse, the same validator building values).
+        .target(name: "JSON", swiftSettings: strict),
+        // Routes on top of the core: router, request context, middleware, HTTPResponseError; query
+        // and form decoding, the JSON media type.
+        .target(name: "HTTPRouting", dependencies: ["HTTPCore", "JSON", "Logging"], swiftSettings: strict),
         // Blocking TCP / Unix-domain client sockets with timeouts (SMTP, PostgreSQL, outbound HTTP).
         .target(name: "Sockets", swiftSettings: strict),
-        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Crypto", dependencies: ["COpenSSL", "JSON"], swiftSettings: strict),
         .target(name: "Templating", swiftSettings: strict),
         .target(name: "QRCode", swiftSettings: strict),
-        .target(name: "Configuration", swiftSettings: strict),
+        .target(name: "Configuration", dependencies: ["JSON"], swiftSettings: strict),
         // A PostgreSQL client (protocol v3: TLS, SCRAM-SHA-256, extended queries, a pool). Knows
         // nothing of Storage: Storage's PostgreSQL backend adapts it to the SQLDatabase seam.
         .target(name: "Postgres", dependencies: ["Sockets", "Crypto", "Logging"], swiftSettings: strict),
@@ -47,11 +50,11 @@ let package = Package(
         .target(name: "Mail", dependencies: ["Sockets", "Storage", "Domain", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
 
         // Clients and webhook verifiers of Stripe, the App Store and Google Play.
-        .target(name: "Integrations", dependencies: ["Sockets", "Domain", "Crypto", "Logging"], swiftSettings: strict),
+        .target(name: "Integrations", dependencies: ["Sockets", "Domain", "Crypto", "JSON", "Logging"], swiftSettings: strict),
 
         // Demo mode's Stripe: the part of Stripe's API Tollgate calls, its hosted checkout page's
         // actions and its signed webhooks, reached through the real Stripe client (in memory).
-        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "Templating", "Integrations", "Logging"], swiftSettings: strict),
+        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "JSON", "Templating", "Integrations", "Logging"], swiftSettings: strict),
 
         // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
         // claim a store purchase...), each given only what it uses. They own the rules.
@@ -63,7 +66,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "HTTPCore", "HTTPRouting", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases",
+                "HTTPCore", "HTTPRouting", "JSON", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases",
             ],
             swiftSettings: strict
         ),
@@ -103,26 +106,27 @@ let package = Package(
         // Tests.
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "Logging", "Crypto", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "JSON", "Logging", "Crypto", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
             exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md", "FakeAppleExternalPurchase/README.md"], swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting", "Logging"], swiftSettings: strict),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         // Against real loopback and Unix-domain listeners.
         .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
         // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Storage", "Domain", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration"], swiftSettings: strict),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "JSON"], swiftSettings: strict),
         .testTarget(name: "DomainTests", dependencies: ["Domain", "Storage", "Crypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "UseCasesTests", dependencies: ["UseCases", "Domain", "Storage", "Mail", "Integrations", "App", "Crypto", "Logging", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "TestSupport", "HTTPCore", "HTTPRouting"],
+            name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "JSON", "TestSupport", "HTTPCore", "HTTPRouting"],
             swiftSettings: strict),
         .testTarget(
             name: "MailTests", dependencies: ["Mail", "Domain", "Storage", "Templating", "Logging", "TestSupport"], exclude: ["Support/smtp_server.py"],
@@ -130,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "WebTests",
             dependencies: [
-                "Web", "App", "UseCases", "Domain", "Mail", "Configuration", "Crypto", "Logging", "Templating", "HTTPCore", "HTTPRouting", "Storage",
+                "Web", "App", "UseCases", "Domain", "Mail", "Configuration", "Crypto", "JSON", "Logging", "Templating", "HTTPCore", "HTTPRouting", "Storage",
                 "TestSupport", "StripeSimulator", "Integrations",
             ],
             swiftSettings: strict),

@@ -1,3 +1,4 @@
+import JSON
 /// Several problems at once, so `Result` can carry them.
 struct KeyProblems: Error {
     let problems: [KeyProblem]
@@ -62,7 +63,7 @@ extension ConfigKey {
     }
 
     static func decodePlan(_ value: JSONValue, path: String) -> Result<TollgateConfig.Plan, KeyProblems> {
-        guard case .object(let members) = value else {
+        guard let members = value.objectMembers else {
             return .failure(KeyProblems(problems: [KeyProblem(
                 path: path, message: "expected an object like {\"price_id\": \"price_...\", \"mode\": \"subscription\"}, got \(value.shortDescription)")]))
         }

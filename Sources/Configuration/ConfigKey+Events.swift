@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension ConfigKey {
     /// `events.endpoints`: `[{"url": "https://...", "secret": "whsec_..." | "secret_file": "/run/secrets/...",
@@ -25,15 +26,14 @@ extension ConfigKey {
             if problems.isEmpty { config[keyPath: keyPath] = endpoints }
             return problems
         }, encode: { config in
-            .array(config[keyPath: keyPath].map { endpoint in
-                .object(["url": .string(endpoint.url), "secret": .string(endpoint.secret), "types": .array(endpoint.types.map { .string($0) })])
+            .array(config[keyPath: keyPath].map { endpoint -> JSONValue in
+                ["url": .string(endpoint.url), "secret": .string(endpoint.secret), "types": .array(endpoint.types.map { .string($0) })]
             })
         }, maskNested: { value in
             guard case .array(let items) = value else { return value }
             return .array(items.map { item in
-                guard case .object(var members) = item else { return item }
-                if let secret = members["secret"] { members["secret"] = TollgateConfig.masked(secret) }
-                return .object(members)
+                guard case .object(let members) = item else { return item }
+                return .object(members.map { $0.key == "secret" ? (key: $0.key, value: TollgateConfig.masked($0.value)) : $0 })
             })
         })
     }
@@ -42,7 +42,7 @@ extension ConfigKey {
     static let eventSecretBytes = 24...64
 
     static func decodeEventEndpoint(_ value: JSONValue, path: String) -> Result<TollgateConfig.EventEndpoint, KeyProblems> {
-        guard case .object(let members) = value else {
+        guard let members = value.objectMembers else {
             return .failure(KeyProblems(problems: [KeyProblem(
                 path: path, message: "expected an object like {\"url\": \"https://...\", \"secret\": \"whsec_...\"}, got \(value.shortDescription)")]))
         }

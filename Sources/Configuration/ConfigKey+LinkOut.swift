@@ -1,3 +1,4 @@
+import JSON
 extension ConfigKey {
     /// `link_out.rules`: `[{"platform": "ios", "storefronts": ["USA"], "program": "us_link",
     /// "token_required": false}]`. Start-up refuses an unknown programme, one of another
@@ -27,11 +28,11 @@ extension ConfigKey {
             if problems.isEmpty { config[keyPath: keyPath] = rules }
             return problems
         }, encode: { config in
-            .array(config[keyPath: keyPath].map { rule in
-                .object([
+            .array(config[keyPath: keyPath].map { rule -> JSONValue in
+                [
                     "platform": .string(rule.platform.rawValue), "storefronts": .array(rule.storefronts.map { .string($0) }),
                     "program": .string(rule.program.rawValue), "token_required": .bool(rule.tokenRequired),
-                ])
+                ]
             })
         })
     }
@@ -39,7 +40,7 @@ extension ConfigKey {
     private static let example = #"[{"platform": "ios", "storefronts": ["USA"], "program": "us_link", "token_required": false}]"#
 
     static func decodeLinkOutRule(_ value: JSONValue, path: String) -> Result<TollgateConfig.LinkOutRule, KeyProblems> {
-        guard case .object(let members) = value else {
+        guard let members = value.objectMembers else {
             return .failure(KeyProblems(problems: [KeyProblem(path: path, message: "expected an object like \(example.dropFirst().dropLast()), got \(value.shortDescription)")]))
         }
         var problems: [KeyProblem] = []

@@ -1,3 +1,4 @@
+import JSON
 /// A problem found while decoding one key, before its source is attached.
 struct KeyProblem: Sendable, Equatable {
     let path: String
@@ -100,7 +101,7 @@ extension ConfigKey {
             case .success(let number): config[keyPath: keyPath] = number; return []
             case .failure(let problem): return [problem]
             }
-        }, encode: { .int($0[keyPath: keyPath]) })
+        }, encode: { .integer(Int64($0[keyPath: keyPath])) })
     }
 
     /// An integer within `range` that may stay unset.
@@ -111,7 +112,7 @@ extension ConfigKey {
             case .success(let number): config[keyPath: keyPath] = number; return []
             case .failure(let problem): return [problem]
             }
-        }, encode: { config in config[keyPath: keyPath].map { .int($0) } ?? .null })
+        }, encode: { config in config[keyPath: keyPath].map { .integer(Int64($0)) } ?? .null })
     }
 
     /// `true` or `false`.
@@ -153,7 +154,7 @@ extension ConfigKey {
     /// A dynamic-key object whose values are arrays of non-empty strings.
     static func stringListMap(_ path: String, _ keyPath: Path<[String: [String]]>) -> ConfigKey {
         ConfigKey(path: path, kind: .stringListMap, isSecret: false, isRequired: false, decode: { value, config in
-            guard case .object(let members) = value else {
+            guard let members = value.objectMembers else {
                 return [KeyProblem(path: path, message: "expected an object of arrays of strings, got \(value.shortDescription)")]
             }
             var problems: [KeyProblem] = []
@@ -172,14 +173,14 @@ extension ConfigKey {
             if problems.isEmpty { config[keyPath: keyPath] = result }
             return problems
         }, encode: { config in
-            .object(config[keyPath: keyPath].mapValues { .array($0.map { .string($0) }) })
+            .sortedObject(config[keyPath: keyPath].mapValues { .array($0.map { .string($0) }) })
         })
     }
 
     /// A dynamic-key object whose values are integers within bounds.
     static func integerMap(_ path: String, _ keyPath: Path<[String: Int]>, minimum: Int, maximum: Int) -> ConfigKey {
         ConfigKey(path: path, kind: .integerMap(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false, decode: { value, config in
-            guard case .object(let members) = value else {
+            guard let members = value.objectMembers else {
                 return [KeyProblem(path: path, message: "expected an object of integers, got \(value.shortDescription)")]
             }
             var problems: [KeyProblem] = []
@@ -189,7 +190,7 @@ extension ConfigKey {
                     problems.append(KeyProblem(path: path, message: "names must not be empty"))
                     continue
                 }
-                guard case .int(let number) = members[name, default: .null], (minimum...maximum).contains(number) else {
+                guard case .integer(let wide) = members[name, default: .null], let number = Int(exactly: wide), (minimum...maximum).contains(number) else {
                     problems.append(KeyProblem(
                         path: "\(path).\(name)",
                         message: "expected an integer \(minimum)–\(maximum), got \(members[name, default: .null].shortDescription)"))
@@ -200,14 +201,14 @@ extension ConfigKey {
             if problems.isEmpty { config[keyPath: keyPath] = result }
             return problems
         }, encode: { config in
-            .object(config[keyPath: keyPath].mapValues { .int($0) })
+            .sortedObject(config[keyPath: keyPath].mapValues { .integer(Int64($0)) })
         })
     }
 
     /// The `plans` object: name → `{"price_id": "...", "mode": "subscription" | "payment"}`.
     static func planMap(_ path: String, _ keyPath: Path<[String: TollgateConfig.Plan]>) -> ConfigKey {
         ConfigKey(path: path, kind: .planMap, isSecret: false, isRequired: false, decode: { value, config in
-            guard case .object(let members) = value else {
+            guard let members = value.objectMembers else {
                 return [KeyProblem(path: path, message: "expected an object of plans, got \(value.shortDescription)")]
             }
             var problems: [KeyProblem] = []
@@ -225,8 +226,8 @@ extension ConfigKey {
             if problems.isEmpty { config[keyPath: keyPath] = result }
             return problems
         }, encode: { config in
-            .object(config[keyPath: keyPath].mapValues { plan in
-                .object(["price_id": .string(plan.priceID), "mode": .string(plan.mode.rawValue)])
+            .sortedObject(config[keyPath: keyPath].mapValues { plan in
+                ["price_id": .string(plan.priceID), "mode": .string(plan.mode.rawValue)]
             })
         })
     }

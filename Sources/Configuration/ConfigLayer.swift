@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The values one source (the file, or the environment) sets, by key path, before typing.
 struct ConfigLayer {
@@ -44,7 +45,7 @@ extension ConfigLayer {
     /// unknown keys (with a suggestion) and sections that are not objects.
     static func fromFile(_ root: JSONValue, source: ConfigError.Source, problems: inout [ConfigError.Problem]) -> ConfigLayer {
         var layer = ConfigLayer()
-        guard case .object(let members) = root else {
+        guard let members = root.objectMembers else {
             problems.append(ConfigError.Problem(
                 keyPath: "", source: source, message: "the file must hold a JSON object, got \(root.shortDescription)"))
             return layer
@@ -74,7 +75,7 @@ extension ConfigLayer {
             } else if ConfigSchema.sections.contains(path) {
                 switch value {
                 case .null: break
-                case .object(let children): walk(children, section: path, source: source, problems: &problems)
+                case .object: walk(value.objectMembers ?? [:], section: path, source: source, problems: &problems)
                 default:
                     let names = ConfigSchema.childNames(of: path).filter { !$0.hasSuffix(ConfigSchema.fileSuffix) }
                     problems.append(ConfigError.Problem(
@@ -154,7 +155,7 @@ extension ConfigLayer {
             guard let number = Int(trimmed) else {
                 return .failure(JSONParseFailure(message: "expected an integer, got \(JSONValue.quoted(raw))"))
             }
-            return .success(.int(number))
+            return .success(.integer(Int64(number)))
         case .boolean:
             switch trimmed.lowercased() {
             case "true", "1", "yes", "on": return .success(.bool(true))

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Loads the configuration: one JSON file, then `TOLLGATE_*` environment overrides, then
 /// `*_file` secrets, then validation. With no file the service runs in demo mode.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// The checks that span keys or need more than a type: URLs, CIDRs, hashes, required keys.
 /// Also normalises a few values (trailing slashes of base URLs, hex case).

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Reads secrets named by `*_file` keys and `*_FILE` variables. Messages name the file and the
 /// reason, never the content.

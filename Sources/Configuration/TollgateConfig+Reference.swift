@@ -1,3 +1,4 @@
+import JSON
 extension TollgateConfig {
     /// The effective configuration as pretty-printed JSON (sorted keys, the file's key names),
     /// every secret replaced by `"********"` (or null when unset), for `tollgate config check`.
@@ -12,7 +13,7 @@ extension TollgateConfig {
             }
             Self.insert(value, at: key.path.split(separator: ".").map(String.init)[...], into: &root)
         }
-        return JSONValue.object(root).prettyPrinted()
+        return JSONValue.sortedObject(root).prettyPrinted()
     }
 
     /// Every configuration key: its path, environment variable, type (with ", required outside
@@ -56,8 +57,8 @@ extension TollgateConfig {
             return
         }
         var child: [String: JSONValue] = [:]
-        if case .object(let existing)? = object[first] { child = existing }
+        if let existing = object[first]?.objectMembers { child = existing }
         insert(value, at: path.dropFirst(), into: &child)
-        object[first] = .object(child)
+        object[first] = .sortedObject(child)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A strictly parsed JWS/JWT in compact serialization (RFC 7515 §7.1).
 ///

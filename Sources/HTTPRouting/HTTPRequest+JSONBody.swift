@@ -1,4 +1,5 @@
 import HTTPCore
+import JSON
 
 extension HTTPRequest {
     /// The media type of `Content-Type`, lower-cased, without parameters; nil when absent.

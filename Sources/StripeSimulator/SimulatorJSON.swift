@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// Stripe's JSON renderings of the simulator's objects (API version 2025-03-31.basil: period
 /// ends on subscription items, an invoice's subscription under `parent.subscription_details`).

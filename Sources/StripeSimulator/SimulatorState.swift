@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// Everything the simulator holds, in memory: the Stripe objects it created and the replies of
 /// idempotent requests. A restart forgets them (see `StripeSimulator`).

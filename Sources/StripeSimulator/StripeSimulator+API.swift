@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import HTTPRouting
 import Integrations
+import JSON
 
 /// A refusal in Stripe's error shape.
 struct APIFailure: Error {

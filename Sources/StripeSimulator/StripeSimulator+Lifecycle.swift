@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// What happens to the simulator's objects, and the events Stripe sends for each change.
 extension StripeSimulator {

@@ -93,6 +93,13 @@ struct ConfigFileTests {
         #expect(found.first?.message.contains("line 3, column 22") == true)
     }
 
+    @Test("a key given twice in the file is refused with its line and column, not silently overridden")
+    func duplicateKey() {
+        let found = problems(json: "{\n  \"listen\": {\"port\": 8080},\n  \"listen\": {\"port\": 9090}\n}")
+        #expect(found.count == 1)
+        #expect(found.first?.message == #"not valid JSON: duplicate key "listen" at line 3, column 3"#)
+    }
+
     @Test("a file that is not a JSON object is refused")
     func nonObjectRoot() {
         let found = problems(json: "[1, 2]")

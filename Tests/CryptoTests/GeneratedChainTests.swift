@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 import Testing
 
 /// Certificate chains made with the openssl command line, once per test process.

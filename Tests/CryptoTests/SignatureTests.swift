@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 import Testing
 
 @Suite struct SignatureTests {

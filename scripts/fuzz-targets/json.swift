@@ -1,11 +1,13 @@
 // libFuzzer target: the JSON body readers. StrictJSON (StrictJSONMiddleware, in front of every
 // route), the redeem fast path (FlatJSONObject) and decodeJSON's JSONDecoder fallback, cross-checked:
 // whatever the fast path reads is strict JSON; the fast path and JSONDecoder decode the same
-// values and refuse with the same words; and what StrictJSON accepts Foundation can parse.
+// values and refuse with the same words; what StrictJSON accepts Foundation can parse; and
+// JSONValue.parse (the same validator building values) reads exactly what StrictJSON accepts.
 // Built by scripts/fuzz.
 import Foundation
 @testable import HTTPCore
 @testable import HTTPRouting
+import JSON
 @testable import Web
 
 /// The redeem route's body: the hot path's FlatJSONDecodable type.
@@ -33,6 +35,12 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let violation = StrictJSON.validate(bytes)
     if FlatJSONObject(bytes) != nil, let violation {
         fatalError("FlatJSONObject read a body StrictJSON refuses: \(violation)")
+    }
+    do {
+        _ = try JSONValue.parse(bytes)
+        if let violation { fatalError("JSONValue.parse read a text StrictJSON refuses: \(violation)") }
+    } catch {
+        if error != violation { fatalError("JSONValue.parse refused \(error), StrictJSON.validate said \(String(describing: violation))") }
     }
     let request = HTTPRequest(method: .post, target: "/", headers: ["Content-Type": "application/json"], body: bytes)
     let fast = outcome { try request.decodeJSON(Body.self) }

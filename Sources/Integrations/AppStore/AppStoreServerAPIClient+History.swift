@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 extension AppStoreServerAPIClient {
     /// The host Get Notification History asks: the deployment's own environment (production

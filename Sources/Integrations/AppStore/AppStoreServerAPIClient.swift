@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 import Synchronization
 
 /// A client of the App Store Server API for looking up one transaction (STORES.md "App Store

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// A client of Apple's legacy `verifyReceipt` endpoint (STORES.md "Legacy verifyReceipt"), for
 /// `app_receipt_base64` and the receipts API.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 extension ExternalPurchaseReport {
     /// The `ExternalPurchaseReport` request body, members in the order of Apple's examples.

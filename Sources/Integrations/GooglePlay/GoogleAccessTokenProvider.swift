@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// Obtains OAuth access tokens for the Play Developer API with a service account (the JWT
 /// bearer grant of RFC 7523) and caches them.

@@ -1,5 +1,6 @@
 import HTTPCore
 import HTTPRouting
+import JSON
 
 /// Holds every body sent as JSON (`application/json`, `*/*+json`) to strict RFC 8259
 /// (`StrictJSON`) before its route runs, whichever reader the route then uses: Foundation's are

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Integrations
+import JSON
 import Testing
 import TestSupport
 

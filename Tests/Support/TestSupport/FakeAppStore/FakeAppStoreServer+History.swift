@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 
 extension FakeAppStoreServer {
     /// Sends `notification` as the App Store does: signs it with `signer` and records it in the

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 
 extension FakeAppStoreServer {
     /// Serves an auto-renewable subscription bought at `start` and renewed `periods - 1` times,

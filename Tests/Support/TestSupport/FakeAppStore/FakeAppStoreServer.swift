@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 import Synchronization
 
 /// A fake App Store on a loopback port: the App Store Server API's Get Transaction Info

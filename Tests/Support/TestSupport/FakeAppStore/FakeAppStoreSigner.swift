@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// Signs App Store data exactly as the App Store does: compact JWS, header
 /// `{"alg":"ES256","x5c":[leaf, intermediate, root]}` (standard base64 DER), ES256 signature as

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// The members of a signed transaction the fake App Store signs (`JWSTransactionDecodedPayload`).
 public struct FakeAppStoreTransaction: Sendable {

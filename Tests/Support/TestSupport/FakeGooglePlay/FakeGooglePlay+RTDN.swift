@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 extension FakeGooglePlay {
     /// The notification inside a Pub/Sub push of a real-time developer notification.

@@ -5,13 +5,39 @@
 /// duplicate keys in any object (compared after unescaping), lone UTF-16 surrogate escapes,
 /// unescaped control characters (U+0000–U+001F), invalid UTF-8 (overlong forms and encoded
 /// surrogates included), a byte-order mark, and nesting deeper than `maxDepth`.
+/// `JSONValue.parse` is this same validator, handing what it reads to a value builder.
 public enum StrictJSON {
-    /// Why a document was refused, and at which byte offset.
+    /// Why a document was refused: the reason and where, as a byte offset and as the line and
+    /// column (both from 1, columns counting characters) an editor shows.
     public struct Violation: Error, Equatable, Sendable, CustomStringConvertible {
         public let reason: String
         public let offset: Int
+        public let line: Int
+        public let column: Int
 
+        /// `reason` at `offset` of `bytes`, line and column counted there.
+        init(reason: String, offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+            self.reason = reason
+            self.offset = offset
+            var line = 1
+            var column = 1
+            for byte in bytes.prefix(offset) {
+                if byte == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1
+                }
+            }
+            self.line = line
+            self.column = column
+        }
+
+        /// "reason at byte N" (what a 400 answer shows).
         public var description: String { "\(reason) at byte \(offset)" }
+
+        /// "reason at line L, column C" (what a person editing a file needs).
+        public var lineAndColumnDescription: String { "\(reason) at line \(line), column \(column)" }
     }
 
     /// The nesting limit of `validate` unless told otherwise (also the most it allows).
@@ -20,8 +46,20 @@ public enum StrictJSON {
     /// Nil when `bytes` is one strict JSON text (any value, surrounded by optional whitespace)
     /// nested at most `maxDepth` (≤ 64) levels deep.
     public static func validate(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) -> Violation? {
-        bytes.withUnsafeBufferPointer { buffer -> Violation? in
-            var validator = Validator(bytes: buffer, maxDepth: maxDepth)
+        var none = NoEvents()
+        do throws(Violation) {
+            try run(bytes, maxDepth: maxDepth, events: &none)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Validates `bytes`, telling `events` what it reads.
+    static func run<Events: JSONEvents>(_ bytes: [UInt8], maxDepth: Int, events: inout Events) throws(Violation) {
+        let violation = bytes.withUnsafeBufferPointer { buffer -> Violation? in
+            var validator = Validator(bytes: buffer, maxDepth: maxDepth, events: events)
+            defer { events = validator.events }
             do throws(Violation) {
                 try validator.run()
                 return nil
@@ -29,23 +67,28 @@ public enum StrictJSON {
                 return error
             }
         }
+        if let violation { throw violation }
     }
 
     /// The validator proper. It reads through an unsafe buffer pointer because it runs on every
     /// JSON request body, the redemption hot path included; `bytes` lives for the whole run
     /// (the caller's `withUnsafeBufferPointer`) and every read is bounds-checked by hand first.
-    private struct Validator {
+    /// `Events` is `NoEvents` there (every call to it compiles to nothing, strings are not
+    /// collected), and a value builder for `JSONValue.parse`.
+    private struct Validator<Events: JSONEvents> {
         let bytes: UnsafeBufferPointer<UInt8>
         let maxDepth: Int
+        var events: Events
         var index = 0
         /// Open containers, innermost last: `{` or `[`.
         var containers = ContainerStack()
         /// The keys of the open objects, outermost first; see `KeyTable`.
         var keys = KeyTable()
 
-        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, events: Events) {
             self.bytes = bytes
             self.maxDepth = min(maxDepth, ContainerStack.capacity)
+            self.events = events
         }
 
         private enum Expecting { case value, valueOrClose, key, keyOrClose, separatorOrClose }
@@ -64,6 +107,7 @@ public enum StrictJSON {
                         }
                         index += 1
                         containers.removeLast()
+                        events.endContainer()
                         expecting = .separatorOrClose
                         continue
                     }
@@ -71,24 +115,36 @@ public enum StrictJSON {
                     case UInt8(ascii: "{"):
                         try open(byte)
                         keys.openObject()
+                        events.beginContainer(isObject: true)
                         expecting = .keyOrClose
                     case UInt8(ascii: "["):
                         try open(byte)
+                        events.beginContainer(isObject: false)
                         expecting = .valueOrClose
                     case UInt8(ascii: "\""):
-                        _ = try string(collecting: false)
+                        if Events.wantsValues {
+                            let value = try string(collecting: true)
+                            events.string(keys.withBytes(of: value, input: bytes) { String(decoding: $0, as: UTF8.self) })
+                        } else {
+                            _ = try string(collecting: false)
+                        }
                         expecting = .separatorOrClose
                     case UInt8(ascii: "t"):
                         try literal("true")
+                        events.literal(.bool(true))
                         expecting = .separatorOrClose
                     case UInt8(ascii: "f"):
                         try literal("false")
+                        events.literal(.bool(false))
                         expecting = .separatorOrClose
                     case UInt8(ascii: "n"):
                         try literal("null")
+                        events.literal(.null)
                         expecting = .separatorOrClose
                     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                        let start = index
                         try number()
+                        if Events.wantsValues { events.number(UnsafeBufferPointer(rebasing: bytes[start..<index])) }
                         expecting = .separatorOrClose
                     case 0xEF where bytes.count - index >= 3 && bytes[index + 1] == 0xBB && bytes[index + 2] == 0xBF:
                         throw fail("a byte-order mark is not allowed")
@@ -102,6 +158,7 @@ public enum StrictJSON {
                         index += 1
                         containers.removeLast()
                         keys.closeObject()
+                        events.endContainer()
                         expecting = .separatorOrClose
                         continue
                     }
@@ -114,6 +171,7 @@ public enum StrictJSON {
                         index = keyStart
                         throw fail("duplicate key \(keys.withBytes(of: key, input: bytes, quoted))")
                     }
+                    if Events.wantsValues { events.key(keys.withBytes(of: key, input: bytes) { String(decoding: $0, as: UTF8.self) }) }
                     skipWhitespace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("':' expected after a key") }
                     index += 1
@@ -131,8 +189,10 @@ public enum StrictJSON {
                     } else if byte == UInt8(ascii: "}") && container == UInt8(ascii: "{") {
                         containers.removeLast()
                         keys.closeObject()
+                        events.endContainer()
                     } else if byte == UInt8(ascii: "]") && container == UInt8(ascii: "[") {
                         containers.removeLast()
+                        events.endContainer()
                     } else {
                         index -= 1
                         throw fail("unexpected \(describe(byte)); expected ',' or '\(container == UInt8(ascii: "{") ? "}" : "]")'")
@@ -335,7 +395,7 @@ public enum StrictJSON {
             return length
         }
 
-        private func fail(_ reason: String) -> Violation { Violation(reason: reason, offset: index) }
+        private func fail(_ reason: String) -> Violation { Violation(reason: reason, offset: index, in: bytes) }
 
         private func describe(_ byte: UInt8) -> String {
             (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(hex(byte))"
@@ -357,116 +417,5 @@ public enum StrictJSON {
         }
 
         private func hex16(_ unit: UInt16) -> String { hex(UInt8(unit >> 8)) + hex(UInt8(unit & 0xFF)) }
-    }
-
-    /// The open containers as bits of one word (1 for an object), so nesting costs no allocation.
-    struct ContainerStack {
-        static let capacity = 64
-        private var bits: UInt64 = 0
-        private(set) var count = 0
-
-        var last: UInt8? {
-            guard count > 0 else { return nil }
-            return bits >> UInt64(count - 1) & 1 == 1 ? UInt8(ascii: "{") : UInt8(ascii: "[")
-        }
-
-        mutating func append(_ container: UInt8) {
-            precondition(count < Self.capacity, "StrictJSON nests at most 64 levels")
-            if container == UInt8(ascii: "{") { bits |= 1 << UInt64(count) } else { bits &= ~(1 << UInt64(count)) }
-            count += 1
-        }
-
-        mutating func removeLast() {
-            count -= 1
-        }
-    }
-
-    /// The keys of the open objects, for duplicate checks: references into the input (escaped
-    /// keys, rare, as their own unescaped bytes) in one flat list where each open object starts
-    /// with a mark. An object compares a new key with its earlier ones directly while it has
-    /// few, and through a hash set once it has many: typical bodies cost one allocation, and a
-    /// huge object is still checked in linear time.
-    struct KeyTable {
-        enum Key {
-            case none
-            case input(start: Int, end: Int)
-            case escaped(Int)
-            /// The start of an object; `previous` is where the enclosing object's keys begin.
-            case mark(previous: Int)
-        }
-
-        /// Past this many keys, an object gets a hash set.
-        static let linearLimit = 16
-
-        private var list: [Key] = []
-        /// Index in `list` of the innermost object's first key.
-        private var first = 0
-        /// Hash sets of the open objects that outgrew `linearLimit`, by their first key's index.
-        private var sets: [Int: Set<[UInt8]>] = [:]
-        /// Unescaped bytes of the keys that had escapes.
-        private var escapedKeys: [[UInt8]] = []
-        /// The escaped key being read.
-        private var building: [UInt8] = []
-
-        mutating func openObject() {
-            if list.capacity == 0 { list.reserveCapacity(Self.linearLimit) }
-            list.append(.mark(previous: first))
-            first = list.count
-        }
-
-        mutating func closeObject() {
-            guard case .mark(let previous) = list[first - 1] else { preconditionFailure("unbalanced KeyTable") }
-            if !sets.isEmpty { sets[first] = nil }
-            list.removeLast(list.count - (first - 1))
-            first = previous
-        }
-
-        /// Starts an escaped key with its plain prefix.
-        mutating func beginEscaped(copying input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
-            building = Array(UnsafeBufferPointer(rebasing: input[range]))
-        }
-
-        mutating func appendEscaped(_ scalar: Unicode.Scalar) {
-            building.append(contentsOf: scalar.utf8)
-        }
-
-        mutating func appendEscaped(_ input: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
-            building.append(contentsOf: UnsafeBufferPointer(rebasing: input[range]))
-        }
-
-        mutating func finishEscaped() -> Key {
-            escapedKeys.append(building)
-            return .escaped(escapedKeys.count - 1)
-        }
-
-        /// Records `key` in the innermost object; false when that object already has it.
-        mutating func insert(_ key: Key, input: UnsafeBufferPointer<UInt8>) -> Bool {
-            if list.count - first < Self.linearLimit {
-                for index in first..<list.count where equal(list[index], key, input: input) { return false }
-            } else {
-                if sets[first] == nil {
-                    sets[first] = Set(list[first...].map { withBytes(of: $0, input: input, Array.init) })
-                }
-                guard sets[first]!.insert(withBytes(of: key, input: input, Array.init)).inserted else { return false }
-            }
-            list.append(key)
-            return true
-        }
-
-        private func equal(_ a: Key, _ b: Key, input: UnsafeBufferPointer<UInt8>) -> Bool {
-            if case .input(let aStart, let aEnd) = a, case .input(let bStart, let bEnd) = b, aEnd - aStart != bEnd - bStart {
-                return false
-            }
-            return withBytes(of: a, input: input) { x in withBytes(of: b, input: input) { y in x.elementsEqual(y) } }
-        }
-
-        /// Calls `body` with the bytes `key` refers to.
-        func withBytes<R>(of key: Key, input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-            switch key {
-            case .none, .mark: return body(UnsafeBufferPointer(start: nil, count: 0))
-            case .input(let start, let end): return body(UnsafeBufferPointer(rebasing: input[start..<end]))
-            case .escaped(let index): return escapedKeys[index].withUnsafeBufferPointer(body)
-            }
-        }
     }
 }

@@ -1,6 +1,5 @@
 import Testing
-@testable import HTTPCore
-@testable import HTTPRouting
+import JSON
 
 /// `StrictJSON`: RFC 8259 exactly, including what Foundation's readers let through.
 @Suite struct StrictJSONTests {

@@ -1,44 +1,31 @@
-/// A JSON value whose objects keep their members in the order given, serialized deterministically
-/// (no whitespace, `/` not escaped), so signed JWT headers and claims can be reproduced byte for byte.
-public indirect enum JSONValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
-    /// A string.
-    case string(String)
-    /// An integer (JWT times, ids).
-    case integer(Int64)
-    /// `true` or `false`.
-    case bool(Bool)
-    /// `null`.
-    case null
-    /// An array.
-    case array([JSONValue])
-    /// An object; members are written in this order.
-    case object([(key: String, value: JSONValue)])
-
-    /// A string literal.
-    public init(stringLiteral value: String) { self = .string(value) }
-    /// An integer literal.
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    /// A boolean literal.
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// An object literal; source order is kept.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(elements.map { (key: $0.0, value: $0.1) })
-    }
-    /// An array literal.
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-
-    /// The compact UTF-8 serialization.
+extension JSONValue {
+    /// The compact UTF-8 serialization: no whitespace, members in order, `/` and non-ASCII not
+    /// escaped, control characters as `\n`, `\r`, `\t` or `\u00xx`. Deterministic, so signatures
+    /// over it can be reproduced. A non-finite `.number` (JSON has none) is written `null`.
     public func serialized() -> [UInt8] {
         var out = [UInt8]()
         write(into: &out)
         return out
     }
 
+    /// `value` as a JSON string literal, escaped as `serialized()` escapes strings.
+    public static func quoted(_ value: String) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(value.utf8.count + 2)
+        writeString(value, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The text of a number as `serialized()` writes it (`String(value)`: shortest round trip).
+    private static func numberText(_ value: Double) -> String {
+        value.isFinite ? String(value) : "null"
+    }
+
     private func write(into out: inout [UInt8]) {
         switch self {
         case .string(let value): Self.writeString(value, into: &out)
         case .integer(let value): out.append(contentsOf: String(value).utf8)
+        case .number(let value): out.append(contentsOf: Self.numberText(value).utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
         case .null: out.append(contentsOf: "null".utf8)
         case .array(let values):
