@@ -79,6 +79,21 @@ struct RouterTests {
         #expect(request.queryParameter("session_id") == "cs_1")
     }
 
+    @Test("The target splits at its first ? byte into path and query", arguments: [
+        ("/", "/", nil),
+        ("/?", "/", ""),
+        ("/a?b?c", "/a", "b?c"),
+        ("/caf\u{E9}?x=\u{E9}", "/caf\u{E9}", "x=\u{E9}"),
+        // A combining mark after ? makes one Character "?\u{301}", but the byte still splits.
+        ("/a?\u{301}x=1", "/a", "\u{301}x=1"),
+        ("?only", "", "only"),
+    ] as [(String, String, String?)])
+    func targetSplit(target: String, path: String, query: String?) {
+        let request = HTTPRequest(method: .get, target: target)
+        #expect(request.path == path)
+        #expect(request.query == query)
+    }
+
     @Test("Header lookup ignores ASCII case only")
     func headers() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]

@@ -16,6 +16,26 @@ struct PagesTests {
         Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
     }
 
+    @Test("A page's language: the link's locale (wherever it stands) before its lang, the first of each, then Accept-Language, then the default", arguments: [
+        ("/", nil, "en"),
+        ("/", "ja, de;q=0.5", "ja"),
+        ("/?locale=de", "ja", "de"),
+        ("/?lang=fr&locale=de", nil, "de"),
+        ("/?lang=fr&lang=de", nil, "fr"),
+        ("/?locale=es&locale=de", nil, "es"),
+        ("/?locale=xx&lang=fr", "ja", "ja"),
+        ("/?other=1", "de-AT", "de"),
+        ("/?", nil, "en"),
+    ] as [(String, String?, String)])
+    func pageLanguage(target: String, acceptLanguage: String?, expected: String) throws {
+        var headers = HTTPHeaders()
+        if let acceptLanguage { headers.add("Accept-Language", acceptLanguage) }
+        let request = HTTPRequest(method: .get, target: target, headers: headers)
+        #expect(try Self.pages().language(for: request) == expected)
+        // The purchase's kept language comes first of all.
+        #expect(try Self.pages().language(for: request, kept: "fr") == "fr")
+    }
+
     @Test("email_confirmed shows the address and the way back into the app, escaped")
     func emailConfirmed() throws {
         let page = try Self.pages().render("email_confirmed", ["email": "a<b>@example.com", "app_link": "exampleapp://account?x=1"])

@@ -27,7 +27,8 @@ public struct BuyerLanguage: Sendable {
     /// `acceptLanguage` (by quality) that one serves, else the default.
     public func choose(requested: String?, acceptLanguage: String?) -> String {
         if let requested, let language = match(requested) { return language }
-        for tag in Self.preferences(acceptLanguage ?? "") {
+        guard let acceptLanguage, !acceptLanguage.isEmpty else { return defaultLanguage }
+        for tag in Self.preferences(acceptLanguage) {
             if let language = match(tag) { return language }
         }
         return defaultLanguage

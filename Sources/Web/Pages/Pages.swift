@@ -10,21 +10,29 @@ import UseCases
 /// language costs one dictionary lookup per page.
 public struct Pages: Sendable {
     public let templates: LocalizedTemplates
-    /// Language → the values every page of that language gets.
-    private let site: [String: [String: TemplateValue]]
+    /// Language → what every page of that language is rendered with, resolved at start-up so
+    /// a page in a catalog's language costs one dictionary lookup.
+    private let languages: [String: LanguagePages]
     /// Chooses the buyer's language among the catalogs.
     public let buyerLanguage: BuyerLanguage
 
+    /// One language's templates and the values every page of it gets.
+    private struct LanguagePages: Sendable {
+        let site: [String: TemplateValue]
+        let library: TemplateLibrary
+    }
+
     public init(templates: LocalizedTemplates, appName: String, baseURL: String) {
         self.templates = templates
-        var site: [String: [String: TemplateValue]] = [:]
+        var languages: [String: LanguagePages] = [:]
         for language in templates.languages {
-            site[language] = [
+            let site: [String: TemplateValue] = [
                 "app_name": .string(appName), "base_url": .string(baseURL), "lang": .string(language),
                 "dir": .string(LanguageTag.isRightToLeft(language) ? "rtl" : "ltr"),
             ]
+            languages[language] = LanguagePages(site: site, library: templates.library(for: language))
         }
-        self.site = site
+        self.languages = languages
         buyerLanguage = BuyerLanguage(available: templates.languages, defaultLanguage: templates.defaultLanguage)
     }
 
@@ -33,9 +41,20 @@ public struct Pages: Sendable {
     /// `?lang=` in links mailed before it was named so), when a catalog serves it; else the
     /// browser's `Accept-Language`; else the default.
     public func language(for request: HTTPRequest, kept: String? = nil) -> String {
-        let requested = kept ?? request.queryParameter(Links.localeParameter) ?? request.queryParameter("lang")
-        if let requested, let language = buyerLanguage.match(requested) { return language }
+        if let requested = kept ?? Self.requestedLocale(request), let language = buyerLanguage.match(requested) { return language }
         return buyerLanguage.choose(requested: nil, acceptLanguage: request.headers["Accept-Language"])
+    }
+
+    /// The query's first `locale`, else its first `lang`; nil without a query (no parsing then:
+    /// every page asks, and most requests carry none).
+    static func requestedLocale(_ request: HTTPRequest) -> String? {
+        guard request.query != nil else { return nil }
+        var lang: String?
+        for item in request.queryItems {
+            if item.name == Links.localeParameter { return item.value }
+            if lang == nil, item.name == "lang" { lang = item.value }
+        }
+        return lang
     }
 
     /// Renders template `name` in `language` (nil: the default language; a language without
@@ -46,13 +65,20 @@ public struct Pages: Sendable {
         _ name: String, title: PageText? = nil, language: String? = nil, status: HTTPStatus = .ok,
         _ values: [String: TemplateValue] = [:]
     ) throws -> HTTPResponse {
-        let chosen = templates.language(for: language)
-        var context = site[chosen] ?? [:]
+        let chosen: String
+        let pages: LanguagePages
+        if let language, let exact = languages[language] {
+            (chosen, pages) = (language, exact)
+        } else {
+            chosen = templates.language(for: language)
+            pages = languages[chosen] ?? LanguagePages(site: [:], library: templates.library(for: chosen))
+        }
+        var context = pages.site
         if let title { context["title"] = .string(text(title, language: chosen)) }
         for (key, value) in values { context[key] = value }
         var body: [UInt8] = []
         body.reserveCapacity(4096)
-        try templates.library(for: chosen).render(name, .dictionary(context), into: &body)
+        try pages.library.render(name, .dictionary(context), into: &body)
         return .html(body, status: status)
     }
 
