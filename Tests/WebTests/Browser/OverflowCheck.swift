@@ -28,6 +28,10 @@ enum OverflowCheck {
         let label: String
         let scrollWidth: Int
         let clientWidth: Int
+        /// The frame document's `<html lang>` and how many elements it has: proof that the page
+        /// itself was measured, not an error answer in its place.
+        let lang: String?
+        let elements: Int
         /// Elements crossing an edge: `tag.class#id [left, right]`.
         let offenders: [String]
         /// Why the frame could not be measured (not loaded, not same-origin), else nil.
@@ -37,7 +41,7 @@ enum OverflowCheck {
 
         var description: String {
             if let error { return "\(label): not measured (\(error))" }
-            return "\(label): scrollWidth \(scrollWidth) in \(clientWidth)" + (offenders.isEmpty ? "" : ", crossing the edge: \(offenders.prefix(8).joined(separator: "; "))")
+            return "\(label) (lang \(lang ?? "none"), \(elements) elements): scrollWidth \(scrollWidth) in \(clientWidth)" + (offenders.isEmpty ? "" : ", crossing the edge: \(offenders.prefix(8).joined(separator: "; "))")
         }
     }
 
@@ -80,8 +84,10 @@ enum OverflowCheck {
             var width = root.clientWidth;
             entry.scrollWidth = root.scrollWidth;
             entry.clientWidth = width;
+            entry.lang = root.getAttribute("lang");
             entry.offenders = [];
             var all = document.body.querySelectorAll("*");
+            entry.elements = all.length;
             for (var i = 0; i < all.length; i++) {
               var element = all[i];
               var box = element.getBoundingClientRect();
@@ -114,6 +120,8 @@ enum OverflowCheck {
                 label: entry["label"] as? String ?? "?",
                 scrollWidth: entry["scrollWidth"] as? Int ?? 0,
                 clientWidth: entry["clientWidth"] as? Int ?? 0,
+                lang: entry["lang"] as? String,
+                elements: entry["elements"] as? Int ?? 0,
                 offenders: entry["offenders"] as? [String] ?? [],
                 error: entry["error"] as? String)
         }
