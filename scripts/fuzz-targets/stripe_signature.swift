@@ -1,5 +1,5 @@
 // libFuzzer target: the Stripe-Signature header parser and verifier. Any header must parse or
-// throw a StripeWebhookError; what parses must re-parse identically from its own parts; and a
+// throw StripeError.webhook; what parses must re-parse identically from its own parts; and a
 // header carrying the right v1 signature for its timestamp must verify (time check off).
 // Built by scripts/fuzz.
 import Crypto
@@ -17,15 +17,15 @@ public func fuzzStripeSignature(_ data: UnsafePointer<UInt8>, _ size: Int) -> In
     let parsed: (timestamp: Int64, v1: [String])
     do {
         parsed = try StripeWebhookVerifier.parse(header)
-    } catch is StripeWebhookError {
+    } catch StripeError.webhook {
         return 0
     } catch {
-        fatalError("not a StripeWebhookError: \(error)")
+        fatalError("not a StripeError.webhook: \(error)")
     }
     guard parsed.timestamp >= 0 else { fatalError("negative timestamp from \(header.debugDescription)") }
     do {
         try verifier.verify(payload: payload, signatureHeader: header, now: Date(timeIntervalSince1970: 0))
-    } catch is StripeWebhookError {
+    } catch StripeError.webhook {
     } catch {
         fatalError("verify threw \(error)")
     }
