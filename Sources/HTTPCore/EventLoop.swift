@@ -1,6 +1,7 @@
 internal import Glibc
 internal import CLinux
 internal import Foundation
+import Logging
 import Synchronization
 
 /// What ended a wait on the event loop.

@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import Synchronization
 
 /// Moves the WAL into the database file on its own connection and queue, so the fsyncs a
@@ -86,7 +87,7 @@ final class Checkpointer: Sendable {
     /// A failed checkpoint only means the WAL stays longer; the next one retries.
     private func checkpoint() {
         guard var logged = passive(), logged >= restartPages,
-            DispatchTime.now().uptimeNanoseconds >= restartNotBefore.load(ordering: .relaxed)
+            MonotonicClock.now() >= restartNotBefore.load(ordering: .relaxed)
         else { return }
         // RESTART holds writers while it copies what the last pass left. Passes that hold no one
         // come first, until one starts with little appended since the one before it began, or
@@ -111,7 +112,7 @@ final class Checkpointer: Sendable {
         }
         if restartFailures.add(1, ordering: .relaxed).newValue >= Self.restartAttempts {
             restartFailures.store(0, ordering: .relaxed)
-            restartNotBefore.store(DispatchTime.now().uptimeNanoseconds + Self.restartBackoff, ordering: .relaxed)
+            restartNotBefore.store(MonotonicClock.now() + Self.restartBackoff, ordering: .relaxed)
         }
     }
 

@@ -103,7 +103,7 @@ public final class SQLiteDatabase: SQLDatabase {
     ///   or the shared COMMIT fails).
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try checkOpen()
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = MonotonicClock.now()
         defer { recordWrite(since: started) }
         return try await writer.performGrouped(body)
     }
@@ -121,7 +121,7 @@ public final class SQLiteDatabase: SQLDatabase {
     ///   `write`/`writeSync` body (use that body's connection instead).
     public func writeSync<T>(_ body: (Connection) throws -> T) throws -> T {
         try checkOpen()
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = MonotonicClock.now()
         defer { recordWrite(since: started) }
         let result = try writer.performSync { connection in
             try connection.transaction(.immediate, body)
@@ -152,7 +152,7 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     private func recordWrite(since started: UInt64) {
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9
+        let seconds = MonotonicClock.seconds(since: started)
         writeLatencies.withLock { $0.observe(seconds) }
     }
 

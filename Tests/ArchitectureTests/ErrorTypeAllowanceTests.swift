@@ -19,12 +19,14 @@ struct ErrorTypeAllowanceTests {
     @Test("No module declares more public error types than it is allowed")
     func withinAllowance() throws {
         let graph = try ModuleGraphTests.graph()
+        let refiners = try PublicErrorTypes.errorProtocols(under: ModuleGraphTests.root + "/Sources")
+        #expect(refiners.contains("HTTPResponseError"), "the reader found no protocol refining Error: \(refiners)")
         var over: [String] = []
         var checked = 0
         for target in graph.targets.values.sorted(by: { $0.name < $1.name })
         where target.path.hasPrefix("Sources/") && target.kind != .systemLibrary {
             checked += 1
-            let declared = try PublicErrorTypes.declared(in: ModuleGraphTests.root + "/" + target.path)
+            let declared = try PublicErrorTypes.declared(in: ModuleGraphTests.root + "/" + target.path, refiners: refiners)
             let limit = Self.debts[target.name] ?? Self.allowed(target.name)
             if declared.count > limit {
                 over.append("\(target.name) declares \(declared.count) public error types, allowed \(limit): \(declared.joined(separator: ", "))")
@@ -37,10 +39,11 @@ struct ErrorTypeAllowanceTests {
     @Test("A module within the rule is not listed as a debt")
     func debtsAreStillOwed() throws {
         let graph = try ModuleGraphTests.graph()
+        let refiners = try PublicErrorTypes.errorProtocols(under: ModuleGraphTests.root + "/Sources")
         var settled: [String] = []
         for (module, _) in Self.debts.sorted(by: { $0.key < $1.key }) {
             let target = try #require(graph.targets[module], "\(module) is no target")
-            let count = try PublicErrorTypes.declared(in: ModuleGraphTests.root + "/" + target.path).count
+            let count = try PublicErrorTypes.declared(in: ModuleGraphTests.root + "/" + target.path, refiners: refiners).count
             if count <= Self.allowed(module) { settled.append("\(module) declares \(count): remove its debt") }
             else if count < Self.debts[module]! { settled.append("\(module) declares \(count): lower its debt to \(count)") }
         }
@@ -57,5 +60,21 @@ struct ErrorTypeAllowanceTests {
             "public struct ErrorLike: Sendable { let e: Error }",
         ].joined(separator: "\n")
         #expect(PublicErrorTypes.names(in: source) == ["AError", "Nested", "Boxed"])
+    }
+
+    @Test("A type that conforms through a protocol refining Error counts, however deep the refinement")
+    func refinedProtocols() {
+        let protocols = [
+            "public protocol HTTPResponseError: Error {", "protocol Coded: HTTPResponseError, Sendable {}",
+            "public protocol Shown: CustomStringConvertible {}",
+        ].joined(separator: "\n")
+        let refiners = PublicErrorTypes.errorProtocols(in: [protocols])
+        #expect(refiners == ["HTTPResponseError", "Coded"])
+        let source = [
+            "public struct APIError: HTTPResponseError, Equatable {", "public enum Deep: Sendable, Coded {}",
+            "public struct Plain: Shown {}", "struct Hidden: HTTPResponseError {}",
+        ].joined(separator: "\n")
+        #expect(PublicErrorTypes.names(in: source, refiners: refiners) == ["APIError", "Deep"])
+        #expect(PublicErrorTypes.names(in: source).isEmpty)
     }
 }

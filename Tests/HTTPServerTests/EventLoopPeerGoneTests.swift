@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import HTTPCore
+import Logging
 
 /// The epoll thread closes a socket whose peer left while its task waited to read, without
 /// waiting for that task to be scheduled: under load, closed connections are released at once.

@@ -153,7 +153,7 @@ public final class PostgresDatabase: SQLDatabase {
     /// - Throws: what `body` throws, `StorageError`.
     public func writeSync<T>(isolation: WriteIsolation, _ body: (Connection) throws -> T) throws -> T {
         try checkOpen()
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = MonotonicClock.now()
         defer { recordWrite(since: started) }
         var attempt = 1
         while true {
@@ -272,7 +272,7 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     private func recordWrite(since started: UInt64) {
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9
+        let seconds = MonotonicClock.seconds(since: started)
         writeLatencies.withLock { $0.observe(seconds) }
     }
 

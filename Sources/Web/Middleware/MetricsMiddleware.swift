@@ -1,5 +1,6 @@
 import HTTPCore
 import HTTPRouting
+import Logging
 
 /// Counts requests by route and status, their latency, those in flight, and their outcomes.
 struct MetricsMiddleware: Middleware {

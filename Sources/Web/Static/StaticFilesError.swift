@@ -1,14 +1,16 @@
-/// Why the static files could not be loaded at start-up.
-public struct StaticFilesError: Error, CustomStringConvertible, Sendable, Equatable {
+/// Why the static files could not be loaded at start-up. Internal: nobody switches on it, start-up
+/// prints its description (the path and what is wrong) and stops, so Web's one public error type
+/// stays `APIError`.
+struct StaticFilesError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file or directory concerned.
-    public let path: String
-    public let message: String
+    let path: String
+    let message: String
 
     /// An error about `path`.
-    public init(path: String, message: String) {
+    init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(path): \(message)" }
+    var description: String { "\(path): \(message)" }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// docs/ARCHITECTURE.md sends a newcomer to files and folders by name; each one it names must be
+/// there. A path is a backticked token of path characters with a `/` that does not start with one
+/// (those are routes): `Domain/Redemption/CodeKey.swift`, `Public/`, `Tests/WebTests/Browser`. It
+/// may be written from the checkout's root, from `Sources/` or `Tests/`, or as the tail of a
+/// longer path (`Schema/DomainMigrations.swift`); `*` and `...` stand for part of one name.
+@Suite("Paths the architecture document names")
+struct DocumentedPathsTests {
+    @Test("Every path docs/ARCHITECTURE.md names exists in the checkout")
+    func everyNamedPathExists() throws {
+        let text = try String(contentsOfFile: ModuleGraphTests.root + "/docs/ARCHITECTURE.md", encoding: .utf8)
+        let paths = Self.namedPaths(in: text)
+        #expect(paths.count > 40, "the reader found only \(paths.count) paths: \(paths)")
+        let tree = try Self.tree(under: ModuleGraphTests.root)
+        let missing = paths.filter { !Self.exists($0, in: tree) }
+        #expect(missing.isEmpty, "docs/ARCHITECTURE.md names paths that are not in the checkout: \(missing.joined(separator: ", "))")
+    }
+
+    @Test("The reader takes paths, not routes or prose, and a missing one is found missing")
+    func reader() {
+        let text = "see `Domain/Codes/` and `App/Services.swift` (`Integrations/*/...+Snapshot.swift`), not `/api/v1/redeem` or `a / b` or `plain`"
+        #expect(Self.namedPaths(in: text) == ["Domain/Codes/", "App/Services.swift", "Integrations/*/...+Snapshot.swift"])
+        let tree = ["Sources/App/Services.swift", "Sources/Domain/Codes", "Sources/Integrations/Stripe/Event+Snapshot.swift"]
+        #expect(Self.exists("App/Services.swift", in: tree))
+        #expect(Self.exists("Domain/Codes/", in: tree))
+        #expect(Self.exists("Codes/", in: tree))
+        #expect(Self.exists("Integrations/*/...+Snapshot.swift", in: tree))
+        #expect(!Self.exists("App/Locator.swift", in: tree))
+        #expect(!Self.exists("Integrations/*/...+Missing.swift", in: tree))
+    }
+
+    /// The backticked path tokens of `markdown`, in order, each once.
+    static func namedPaths(in markdown: String) -> [String] {
+        let token = try! NSRegularExpression(pattern: #"`([A-Za-z0-9_.*+-]+(?:/[A-Za-z0-9_.*+-]*)+)`"#)
+        var seen: Set<String> = [], paths: [String] = []
+        for match in token.matches(in: markdown, range: NSRange(markdown.startIndex..., in: markdown)) {
+            let path = String(markdown[Range(match.range(at: 1), in: markdown)!])
+            if seen.insert(path).inserted { paths.append(path) }
+        }
+        return paths
+    }
+
+    /// Whether `path` names an entry of `tree` (paths from the root, folders without a slash).
+    static func exists(_ path: String, in tree: [String]) -> Bool {
+        let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+        let name = NSRegularExpression.escapedPattern(for: trimmed)
+            .replacingOccurrences(of: #"\.\.\."#, with: "[^/]*").replacingOccurrences(of: #"\*"#, with: "[^/]*")
+        let pattern = try! NSRegularExpression(pattern: "(^|/)" + name + "$")
+        return tree.contains { pattern.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
+    }
+
+    /// Every file and folder under `root`, relative to it, without build products and git's own.
+    static func tree(under root: String) throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var entries: [String] = []
+        for case let relative as String in walker {
+            if relative.hasPrefix(".build") || relative.hasPrefix(".git") {
+                walker.skipDescendants()
+                continue
+            }
+            entries.append(relative)
+        }
+        return entries
+    }
+}
