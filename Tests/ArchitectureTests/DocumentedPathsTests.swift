@@ -51,12 +51,14 @@ struct DocumentedPathsTests {
         return tree.contains { pattern.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
     }
 
-    /// Every file and folder under `root`, relative to it, without build products and git's own.
+    /// Every file and folder under `root`, relative to it, without build products (any `.build*`
+    /// folder, nested packages' too) and git's own.
     static func tree(under root: String) throws -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
         var entries: [String] = []
         for case let relative as String in walker {
-            if relative.hasPrefix(".build") || relative.hasPrefix(".git") {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix(".build") || name == ".git" || name == ".swiftpm" {
                 walker.skipDescendants()
                 continue
             }
