@@ -75,6 +75,12 @@ struct ReconcileReceiptOnlyTests {
         // Asked once per period end: a second run asks nothing.
         let again = await harness.app.app.reconcile.run()
         #expect(again.first { $0.provider == "app_store" }?.checked == 0)
+
+        // The receipt is the buyer's: it goes with the account.
+        let holder = try #require(renewed.accountID)
+        let now = harness.clock.now
+        _ = try await harness.app.app.database.write { try AccountErasure.erase(accountID: holder, on: $0, now: now) }
+        #expect(try await harness.count("SELECT COUNT(*) FROM app_store_receipts") == 0)
     }
 
     @Test("A subscription Apple ended (renewal off, period over) is found ended; with the Server API configured no receipt is kept")
