@@ -2,7 +2,10 @@
    - [data-copy]: a hidden button is shown; a click copies its value, then says so in the
      element [data-copy-status] (texts come from the template: data-copied, data-copy-failed).
    - [data-auto-open]: on a phone, opens the app's link once per tab when the page loads
-     (the template decides where; a refresh or Back does not try again). */
+     (the template decides where: the success page its Open button's target, the /redeem landing
+     the app's scheme; a refresh or Back does not try again, so it never loops). A web link is
+     followed only on this page's own origin (the universal link of a well-configured base_url):
+     a link elsewhere could leave the buyer on a page that does not load, and the code is here. */
 (function () {
   "use strict";
 
@@ -56,11 +59,18 @@
     for (var j = 0; j < fallbacks.length; j++) { fallbacks[j].hidden = true; }
   }
 
+  function sameOrigin(url) {
+    var anchor = document.createElement("a");
+    anchor.href = url;
+    return anchor.protocol === window.location.protocol && anchor.host === window.location.host;
+  }
+
   function autoOpen() {
     var link = document.querySelector("[data-auto-open]");
     if (!link) { return; }
     var target = link.getAttribute("data-auto-open");
     if (!target) { return; }
+    if (/^https?:/i.test(target) && !sameOrigin(target)) { return; }
     var key = "tollgate-opened:" + target;
     try {
       if (window.sessionStorage.getItem(key)) { return; }

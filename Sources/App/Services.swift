@@ -141,7 +141,9 @@ public final class Services: Sendable {
         stripeSimulator = simulator
         let stripe = Self.stripeClient(config, simulator: simulator, serviceURL: serviceURL)
         let durations = ProductDurations(days: config.productsDurationDays)
-        let verifier = StorePurchaseVerifier(stores: stores, stripe: stripe, database: database, now: now, durations: durations, events: events)
+        let verifier = StorePurchaseVerifier(
+            stores: stores, stripe: stripe, database: database, now: now, durations: durations, events: events,
+            receiptVault: stores.appStoreAPI == nil && stores.verifyReceipt != nil ? AppStoreReceiptVault(secrets: secrets) : nil)
         storeVerifier = verifier
         let redirects = CheckoutRedirects(always: config.redemption.mode == .redirect, urls: config.redemption.redirectURLs)
         let completeCheckout = CompleteCheckout(

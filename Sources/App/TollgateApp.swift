@@ -79,7 +79,7 @@ public final class TollgateApp: Sendable {
         }
         let site = Site(
             settings: WebSettings(config), pages: pages, staticFiles: staticFiles, useCases: services.useCases, operations: operations,
-            preferTransactionLookup: services.stores.appStoreAPI != nil, extraRoutes: demoRoutes, now: now)
+            extraRoutes: demoRoutes, now: now)
         responder = site.responder
         var serverConfiguration = TollgateApp.serverConfiguration(config)
         serverConfiguration.connectionPriority = connectionPriority

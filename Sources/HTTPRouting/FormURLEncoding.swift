@@ -17,6 +17,15 @@ public enum FormURLEncoding {
         return items
     }
 
+    /// The values of parameter `name` in `text`, percent-decoded with `+` kept as `+` (as
+    /// RFC 3986 reads a query; `URLComponents` leaves `+` unescaped), in order.
+    public static func rawValues(named name: String, in text: String) -> [String] {
+        text.split(separator: "&", omittingEmptySubsequences: true).compactMap { pair in
+            guard let equals = pair.firstIndex(of: "="), percentDecode(pair[..<equals], plusIsSpace: true) == name else { return nil }
+            return percentDecode(pair[pair.index(after: equals)...]) ?? String(pair[pair.index(after: equals)...])
+        }
+    }
+
     /// Percent-decodes `text`; nil when an escape is malformed or the bytes are not UTF-8.
     public static func percentDecode(_ text: some StringProtocol, plusIsSpace: Bool = false) -> String? {
         let utf8 = Array(text.utf8)

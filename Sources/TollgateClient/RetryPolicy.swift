@@ -1,8 +1,9 @@
 import Foundation
 
 /// How often and how patiently the client retries a call that failed on the way: no answer
-/// (offline, refused, dropped), a `5xx` or a `429`. API.md: SDKs retry up to 6 times; a
-/// redemption carries the same `Idempotency-Key` on every attempt, so a retry never redeems twice.
+/// (offline, refused, dropped), a `5xx` or a `429`. API.md: SDKs retry up to 6 times, so the
+/// standard policy makes 7 attempts (the first and 6 retries); a redemption carries the same
+/// `Idempotency-Key` on every attempt, so a retry never redeems twice.
 @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included (at least 1).
@@ -15,15 +16,16 @@ public struct RetryPolicy: Sendable, Equatable {
     /// once with the `rate_limited` (or `5xx`) error, so the app can tell the user.
     public var maxRetryAfter: Duration
 
-    /// - Parameters: see the properties; the defaults wait 0.5, 1, 2, 4, 8 s (±25 %).
-    public init(maxAttempts: Int = 6, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8), maxRetryAfter: Duration = .seconds(60)) {
+    /// - Parameters: see the properties; the defaults make 7 attempts (6 retries) and wait 0.5, 1,
+    ///   2, 4, 8, 8 s (±25 %) between them.
+    public init(maxAttempts: Int = 7, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8), maxRetryAfter: Duration = .seconds(60)) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
     }
 
-    /// API.md's: 6 attempts with exponential backoff.
+    /// API.md's: up to 6 retries (7 attempts) with exponential backoff.
     public static let standard = RetryPolicy()
 
     /// The wait after failed attempt `attempt` (1-based): the backoff, or the server's

@@ -64,16 +64,17 @@ extension LiveServiceTests {
             }
         }
 
-        @Test("Six dropped connections: six attempts, then a retryable network error")
+        @Test("Seven dropped connections: the first attempt and API.md's 6 retries, then a retryable network error")
         func givesUp() async throws {
+            #expect(RetryPolicy.standard.maxAttempts - 1 == 6, "API.md: SDKs retry up to 6 times")
             try await LiveTollgate.run { live in
-                let proxy = try live.proxy(Array(repeating: .drop, count: 6))
+                let proxy = try live.proxy(Array(repeating: .drop, count: 7))
                 defer { proxy.stop() }
                 let error = await #expect(throws: TollgateClientError.self) {
                     try await live.client(through: proxy).redeem(code: "ZZZZ-ZZZZ-ZZZZ-ZZZZ", appUserID: "user-1")
                 }
                 #expect(error?.code == .network && error?.retryable == true && error?.status == nil)
-                #expect(proxy.received.count == 6)
+                #expect(proxy.received.count == 7)
             }
         }
 

@@ -32,13 +32,26 @@ struct CheckoutEligibilityTests {
         }
     }
 
-    @Test("A missing or unknown platform, or a storefront that is not three letters, is a bad request")
+    @Test("A missing or unknown platform, or a storefront that is not two or three letters, is a bad request")
     func badInput() {
         let check = CheckoutEligibility(policy: Self.policy)
-        for (platform, storefront) in [(nil, "USA"), ("web", "USA"), ("macos", "USA"), ("ios", nil), ("ios", "US"), ("ios", "US1"), ("ios", "UNITED")] {
+        for (platform, storefront) in [(nil, "USA"), ("web", "USA"), ("macos", "USA"), ("ios", nil), ("ios", "U"), ("ios", "US1"), ("ios", "UNITED"), ("ios", "É")] {
             #expect(throws: UseCaseError.self, "\(String(describing: platform)) \(String(describing: storefront))") {
                 try check.check(platform: platform, storefront: storefront)
             }
         }
+    }
+
+    @Test("An ISO 3166-1 alpha-2 storefront (Play's regionCode, paywall SDKs) is the same storefront as its alpha-3 code (STORES.md \"Country codes\")")
+    func alpha2IsAlpha3() throws {
+        let check = CheckoutEligibility(policy: Self.policy)
+        for (platform, alpha2, alpha3) in [("ios", "US", "USA"), ("ios", "de", "DEU"), ("ios", "Jp", "JPN"), ("android", "US", "USA"), ("ios", "FR", "FRA")] {
+            #expect(try check.check(platform: platform, storefront: alpha2) == check.check(platform: platform, storefront: alpha3), "\(alpha2)")
+            #expect(try CheckoutEligibility.storefront(alpha2) == alpha3)
+        }
+        #expect(try check.check(platform: "ios", storefront: "US").program == "us_link")
+        // Letters of no country stay as sent: no rule names them.
+        #expect(try !check.check(platform: "ios", storefront: "XK").linkOut)
+        #expect(try CheckoutEligibility.storefront("zzz") == "ZZZ")
     }
 }

@@ -35,7 +35,7 @@ struct LinkOutCheckoutHTTPTests {
             #expect(refused.jsonObject?["link_out"] as? Bool == false, "\(query)")
             #expect(refused.jsonObject?["program"] is NSNull && refused.jsonObject?["checkout_url"] is NSNull)
         }
-        for query in ["platform=web&storefront=USA", "platform=ios&storefront=US", "storefront=USA"] {
+        for query in ["platform=web&storefront=USA", "platform=ios&storefront=U", "platform=ios&storefront=U1", "storefront=USA"] {
             let bad = await Self.eligibility(harness, query)
             #expect(bad.status == .badRequest && bad.errorCode == "bad_request", "\(query): \(bad.text)")
         }

@@ -33,12 +33,17 @@ struct StoreKit1ClaimTests {
             .post, "/api/v1/iap/apple", headers: ["X-Api-Key": StoresHarness.apiKey, "Content-Type": "application/json"], body: body)
     }
 
-    @Test("An earlier period's transaction id claims its subscription in its newest state, not the receipt's newest purchase")
-    func claimsThatTransaction() async throws {
+    @Test(
+        "An earlier period's transaction id claims its subscription in its newest state, not the receipt's newest purchase; Cleeng's own camelCase body the same",
+        arguments: [
+            #"{"transaction_id":"1000000000000001","app_receipt_base64":"MIIT1RECEIPT"}"#,
+            #"{"transactionId":"1000000000000001","receiptData":"MIIT1RECEIPT"}"#,
+        ])
+    func claimsThatTransaction(body: String) async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         Self.addReceipt(harness)
-        let response = await Self.post(harness, #"{"transaction_id":"1000000000000001","app_receipt_base64":"MIIT1RECEIPT"}"#)
+        let response = await Self.post(harness, body)
         #expect(response.status == .ok, "\(response.text.prefix(400))")
         let purchase = try #require(response.jsonObject?["purchase"] as? [String: Any])
         #expect(purchase["product_id"] as? String == "com.example.monthly")
@@ -59,5 +64,18 @@ struct StoreKit1ClaimTests {
         #expect(response.text.contains("9999999999999999"))
         #expect(try await harness.count("SELECT count(*) FROM purchases") == 0)
         #expect(try await harness.count("SELECT count(*) FROM accounts") == 0)
+    }
+
+    @Test("Cleeng's camelCase body: a transaction the receipt does not hold is 422; receiptData alone or beside app_receipt_base64 is 400")
+    func cleengCamelCaseRefusals() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        Self.addReceipt(harness)
+        let missing = await Self.post(harness, #"{"transactionId":"9999999999999999","receiptData":"MIIT1RECEIPT"}"#)
+        #expect(missing.status == .unprocessableContent && missing.errorCode == "invalid_receipt")
+        let alone = await Self.post(harness, #"{"receiptData":"MIIT1RECEIPT"}"#)
+        #expect(alone.status == .badRequest && alone.errorCode == "bad_request")
+        let mixed = await Self.post(harness, #"{"transactionId":"1000000000000002","receiptData":"MIIT1RECEIPT","app_receipt_base64":"MIIT1RECEIPT"}"#)
+        #expect(mixed.status == .badRequest)
     }
 }

@@ -45,7 +45,7 @@ struct StoresVerifierTests {
         #expect(await apiError { try await verifier.appStore(transactionID: "not-digits") }?.code == "invalid_receipt")
     }
 
-    @Test("Play: a subscription token sent with another sku is 422; an unacknowledged purchase carries its acknowledgement")
+    @Test("Play: a subscription token sent with another sku is 422 unprocessable; an unacknowledged purchase carries its acknowledgement")
     func play() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -54,7 +54,7 @@ struct StoresVerifierTests {
         let verified = try await verifier.playStore(purchaseToken: "tok-x", productID: "pro_monthly")
         #expect(verified.acknowledgement == PlayAcknowledgement(kind: .subscription, productID: "pro_monthly", purchaseToken: "tok-x"))
         #expect(harness.google.acknowledgements.isEmpty, "verifying acknowledges nothing; recording does")
-        #expect(await apiError { try await verifier.playStore(purchaseToken: "tok-x", productID: "coins_lifetime") }?.code == "invalid_receipt")
+        #expect(await apiError { try await verifier.playStore(purchaseToken: "tok-x", productID: "coins_lifetime") }?.code == "unprocessable")
     }
 
     @Test("A store that is not configured is 503 naming its keys")

@@ -71,6 +71,8 @@ public enum AccountErasure {
                 [nowMS, nowMS, purchaseID])
             try forgetCheckouts("purchase_id = ?", [purchaseID], on: connection)
         }
+        // A kept App Store receipt (verifyReceipt-only deployments) is the buyer's: it goes too.
+        try AppStoreReceiptRepository.forget(purchaseIDs: purchaseIDs, on: connection)
         // Checkouts started but never paid, by one of its app users or addresses (one pass).
         let owners = appUserIDs + emails.sorted()
         if !owners.isEmpty {

@@ -388,5 +388,15 @@ public enum DomainMigrations {
             ALTER TABLE checkouts ADD COLUMN locale TEXT;
             ALTER TABLE purchases ADD COLUMN locale TEXT;
             """),
+        // verifyReceipt-only deployments (no App Store Server API key): the latest receipt of each
+        // App Store subscription, sealed (`AppStoreReceiptRepository`), so the reconciler can verify
+        // it again when a period ends without news.
+        Migration(id: "0450_app_store_receipts", sql: """
+            CREATE TABLE app_store_receipts (
+                purchase_id TEXT PRIMARY KEY REFERENCES purchases (id),
+                receipt_sealed BLOB NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            """),
     ]
 }

@@ -23,6 +23,9 @@ public struct DomainSecrets: Sendable {
     public let linkOutTokenHashKey: [UInt8]
     /// Derives `obfuscated_account_id` values.
     public let obfuscatedIDs: ObfuscatedID
+    /// AES-256-GCM key of the App Store receipts kept where verifyReceipt is the only way to ask
+    /// Apple (`AppStoreReceiptVault`): the reconciler verifies them again, so they are kept sealed.
+    public let appStoreReceiptKey: [UInt8]
 
     /// - Throws: `CryptoError` when key derivation fails.
     public init(secretKey: String) throws {
@@ -39,5 +42,6 @@ public struct DomainSecrets: Sendable {
         linkOutTokenKey = try derive("link-out-token-encryption")
         linkOutTokenHashKey = try derive("link-out-token-hash")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
+        appStoreReceiptKey = try derive("app-store-receipt-encryption")
     }
 }

@@ -58,7 +58,7 @@ public struct LinkOutCheckout: Sendable {
             throw UseCaseError.badRequest("Send platform (ios or android) and storefront (as the app's store reports it, e.g. USA) with the app's token.")
         }
         let allowed = try eligibility.check(platform: request.platform, storefront: request.storefront)
-        let storefront = (request.storefront ?? "").uppercased()
+        let storefront = try CheckoutEligibility.storefront(request.storefront)
         guard let rule = allowed.rule else {
             throw UseCaseError.badRequest("This app may not link out to web checkout from the \(storefront) storefront.")
         }

@@ -6,8 +6,9 @@ import Storage
 
 extension ReconcilePurchases {
     /// The reconciler of every provider this service is configured for: Stripe when its client is
-    /// (the demo's simulator included), the App Store when its Server API key is, Google Play when
-    /// its service account is; the others are skipped.
+    /// (the demo's simulator included), the App Store when its Server API key is (else, where
+    /// verifyReceipt is and receipts are kept, by verifying the kept receipts again), Google Play
+    /// when its service account is; the others are skipped.
     public init(
         database: Database, stripe: StripeClient?, applyStripeEvent: ApplyStripeEvent?, verifier: StorePurchaseVerifier,
         applyAppleNotification: ApplyAppleNotification, applyGoogleNotification: ApplyGoogleNotification, events: EventQueue,
@@ -21,6 +22,8 @@ extension ReconcilePurchases {
             reconcilers.append(
                 ReconcileAppStore(
                     api: api, notifications: applyAppleNotification, verifier: verifier, database: database, limits: limits, logger: logger))
+        } else if verifier.stores.verifyReceipt != nil, let vault = verifier.receiptVault {
+            reconcilers.append(ReconcileAppStoreReceipts(verifier: verifier, vault: vault, database: database, limits: limits, logger: logger))
         }
         if let play = verifier.stores.googlePlay {
             reconcilers.append(

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import Integrations
 import Storage
 
 /// `POST /api/v1/iap/gonative` and `POST /gonative/receipt`: a GoNative app's App Store receipt, verified with verifyReceipt
@@ -14,8 +15,21 @@ public struct ClaimGoNativeReceipt: Sendable {
         /// Stored, no longer active.
         case expired
         /// The store refused the receipt, with why.
-        case notVerified(String)
+        case notVerified(Refusal)
         case belongsToOtherAccount
+    }
+
+    /// Why the store refused a receipt: Apple's verifyReceipt `status` (21002, 21003, ...; nil when
+    /// Apple accepted a receipt that is not this app's or holds no purchase) and a sentence a
+    /// developer can act on. Never the receipt's bytes.
+    public struct Refusal: Sendable, Equatable {
+        public let status: Int?
+        public let reason: String
+
+        public init(status: Int?, reason: String) {
+            self.status = status
+            self.reason = reason
+        }
     }
 
     let verifier: StorePurchaseVerifier
@@ -46,9 +60,13 @@ public struct ClaimGoNativeReceipt: Sendable {
     public func claim(receipt: String, credential: Credential, now: Date) async throws -> Outcome {
         let verified: VerifiedStorePurchase
         do {
-            verified = try await verifier.appStore(receiptBase64: receipt)
-        } catch let error as UseCaseError where error.code == "invalid_receipt" {
-            return .notVerified(error.message)
+            verified = try await verifier.appStoreReceipt(receipt)
+        } catch AppStoreError.receipt(let refusal) {
+            return .notVerified(Refusal(status: refusal.status, reason: "The App Store refused the receipt (\(refusal.kind.rawValue)): \(refusal.message)."))
+        } catch {
+            let mapped = StoreErrors.apiError(for: error)
+            if let refused = mapped as? UseCaseError, refused.code == "invalid_receipt" { return .notVerified(Refusal(status: nil, reason: refused.message)) }
+            throw mapped
         }
         let policy = self.policy
         let catalog = self.catalog

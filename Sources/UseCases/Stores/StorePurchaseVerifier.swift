@@ -18,7 +18,8 @@ import Storage
 /// **Play: subscription or one-time product.** The sku alone does not say which it is, so
 /// `playStore` reads `subscriptionsv2` first and falls back to `products/{sku}` when Google does
 /// not know the token as a subscription. A subscription whose line items do not include the sku
-/// sent is refused (`422`): the client confused two purchases.
+/// sent is refused (`422 unprocessable`, as a mismatched App Store or Stripe product): the client
+/// confused two purchases.
 ///
 /// **Apple environments.** A deployment configured for Production accepts Sandbox data too
 /// where Apple's own flows send it (App Review and TestFlight buy in the sandbox): a signed
@@ -33,12 +34,17 @@ public struct StorePurchaseVerifier: Sendable {
     let events: EventQueue
     /// Expiries of non-renewing subscriptions.
     let durations: ProductDurations
+    /// Set where verifyReceipt is the only way to ask Apple: each verified receipt is kept, sealed,
+    /// for its App Store subscriptions (`AppStoreReceiptRepository`; the reconciler re-verifies it).
+    let receiptVault: AppStoreReceiptVault?
 
     /// A verifier over the configured store clients (and Stripe), the database and the clock.
+    /// - Parameter receiptVault: given only where no App Store Server API key is configured.
     public init(
         stores: StoreClients, stripe: StripeClient?, database: Database, now: @escaping @Sendable () -> Date,
-        durations: ProductDurations = ProductDurations(days: [:]), events: EventQueue = .disabled
+        durations: ProductDurations = ProductDurations(days: [:]), events: EventQueue = .disabled, receiptVault: AppStoreReceiptVault? = nil
     ) {
+        self.receiptVault = receiptVault
         self.durations = durations
         self.events = events
         self.stores = stores
@@ -105,13 +111,18 @@ public struct StorePurchaseVerifier: Sendable {
     /// that do not expire.
     /// - Throws: `UseCaseError` (422 invalid_receipt, 502 upstream_unavailable, 503 not configured).
     public func appStore(receiptBase64: String) async throws -> VerifiedStorePurchase {
-        try await StoreErrors.mapping {
-            guard let client = stores.verifyReceipt else { throw StoreErrors.notConfigured(StoreClients.Missing.verifyReceipt) }
-            let receipt = try await client.verify(receiptBase64: receiptBase64)
-            let now = self.now()
-            let snapshots = receipt.allPurchases.map { $0.snapshot(now: now, durations: durations) }
-            return VerifiedStorePurchase(snapshot: snapshots[0], alongside: Array(snapshots.dropFirst()))
-        }
+        try await StoreErrors.mapping { try await appStoreReceipt(receiptBase64) }
+    }
+
+    /// `appStore(receiptBase64:)` with the store's own errors: GoNative's claim reads Apple's
+    /// refusal (`AppStoreError.receipt`: its `status` and reason) to log and return it.
+    /// - Throws: `AppStoreError`, `UpstreamError`, `UseCaseError` (503 not configured).
+    func appStoreReceipt(_ receiptBase64: String) async throws -> VerifiedStorePurchase {
+        guard let client = stores.verifyReceipt else { throw StoreErrors.notConfigured(StoreClients.Missing.verifyReceipt) }
+        let receipt = try await client.verify(receiptBase64: receiptBase64)
+        let now = self.now()
+        let snapshots = receipt.allPurchases.map { $0.snapshot(now: now, durations: durations) }
+        return VerifiedStorePurchase(snapshot: snapshots[0], alongside: Array(snapshots.dropFirst()), receipt: receiptBase64)
     }
 
     /// Verifies a base64 app receipt and picks the purchase holding `transactionID` (StoreKit 1
@@ -131,7 +142,8 @@ public struct StorePurchaseVerifier: Sendable {
             var others = purchases
             let claimed = others.remove(at: index)
             return VerifiedStorePurchase(
-                snapshot: claimed.snapshot(now: now, durations: durations), alongside: others.map { $0.snapshot(now: now, durations: durations) })
+                snapshot: claimed.snapshot(now: now, durations: durations), alongside: others.map { $0.snapshot(now: now, durations: durations) },
+                receipt: receiptBase64)
         }
     }
 
@@ -175,14 +187,17 @@ public struct StorePurchaseVerifier: Sendable {
 
     /// Reads a Play subscription; with `expectedProductID` (`product` or `product:base_plan`), one
     /// of its line items must be it.
-    /// - Throws: `GooglePlayError`, `UpstreamError`.
+    /// - Throws: `GooglePlayError`, `UpstreamError`; `UseCaseError.unprocessable` when no line item
+    ///   is `expectedProductID`.
     func playSubscription(purchaseToken: String, expectedProductID: String?) async throws -> VerifiedStorePurchase {
         guard let play = stores.googlePlay else { throw StoreErrors.notConfigured(StoreClients.Missing.googlePlay) }
         let subscription = try await play.subscription(purchaseToken: purchaseToken)
         if let expected = expectedProductID, !expected.isEmpty, !subscription.lineItems.contains(where: { $0.matches(expected) }) {
             let bought = subscription.lineItems.map { [$0.productID, $0.basePlanID].compactMap { $0 }.joined(separator: ":") }
-            throw GooglePlayError(
-                .requestRejected, "the purchase token is a subscription to \(bought.joined(separator: ", ")), not \(expected)")
+            // The store knows the purchase; the caller named another product: the same 422
+            // `unprocessable` as a mismatched App Store or Stripe product (`naming(storeProductID:of:)`).
+            throw UseCaseError.unprocessable(
+                "The purchase token is a subscription to \(bought.joined(separator: ", ")), not \(expected); nothing was recorded.")
         }
         let snapshot = subscription.snapshot(purchaseToken: purchaseToken, observedAt: now())
         let acknowledgement = subscription.needsAcknowledgement
@@ -291,12 +306,21 @@ public struct StorePurchaseVerifier: Sendable {
     ) async throws -> T {
         let now = self.now()
         let events = self.events
+        let vault = receiptVault
         let result = try await database.write { connection in
             // A Play purchase Google voided stays refunded whatever a later read of its token says.
             let applied = try PurchaseRepository.apply(try ApplyPlayVoid.keepingVoid(purchase.snapshot, on: connection), on: connection, now: now)
             try events.purchaseApplied(applied, on: connection, now: now)
+            var recorded = [applied.purchase]
             for snapshot in purchase.alongside {
-                try events.purchaseApplied(try PurchaseRepository.apply(snapshot, on: connection, now: now), on: connection, now: now)
+                let other = try PurchaseRepository.apply(snapshot, on: connection, now: now)
+                try events.purchaseApplied(other, on: connection, now: now)
+                recorded.append(other.purchase)
+            }
+            if let receipt = purchase.receipt, let vault {
+                for subscription in recorded where subscription.platform == .appStore && subscription.expiresAt != nil {
+                    try AppStoreReceiptRepository.keep(receipt, purchaseID: subscription.id, vault: vault, on: connection, now: now)
+                }
             }
             return try effects(connection, applied)
         }

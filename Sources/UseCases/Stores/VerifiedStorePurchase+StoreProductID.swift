@@ -15,7 +15,7 @@ extension VerifiedStorePurchase {
         if let index = alongside.firstIndex(where: { $0.productID == storeProductID }) {
             var others = alongside
             let named = others.remove(at: index)
-            return VerifiedStorePurchase(snapshot: named, acknowledgement: acknowledgement, alongside: [snapshot] + others)
+            return VerifiedStorePurchase(snapshot: named, acknowledgement: acknowledgement, alongside: [snapshot] + others, receipt: receipt)
         }
         let held = ([snapshot.productID] + productAliases + alongside.map(\.productID)).filter { !$0.isEmpty }
         var unique: [String] = []

@@ -17,16 +17,20 @@ public struct VerifiedStorePurchase: Sendable, Equatable {
     /// Other ids the store names `snapshot`'s product by: for Stripe, the product (`prod_...`) of
     /// its price (`snapshot.productID` is the price). A caller's `store_product_id` may be either.
     public let productAliases: [String]
+    /// The App Store receipt (base64) the purchases were verified from, when they were: kept
+    /// sealed by `StorePurchaseVerifier.record` where verifyReceipt is the only way to ask Apple.
+    public let receipt: String?
 
     /// A verified purchase (and the other purchases the same proof vouches for).
     public init(
         snapshot: PurchaseSnapshot, acknowledgement: PlayAcknowledgement? = nil, alongside: [PurchaseSnapshot] = [],
-        productAliases: [String] = []
+        productAliases: [String] = [], receipt: String? = nil
     ) {
         self.snapshot = snapshot
         self.acknowledgement = acknowledgement
         self.alongside = alongside
         self.productAliases = productAliases
+        self.receipt = receipt
     }
 
     /// `snapshot` followed by `alongside`.

@@ -18,7 +18,10 @@ struct IAPAccountRoutes {
     struct AppleBody: Decodable {
         let subscriptionTransactionJws: String?
         let appReceiptBase64: String?
+        /// `transaction_id`, or Cleeng's camelCase `transactionId` (the same key once snake_case is read).
         let transactionId: String?
+        /// Cleeng's camelCase `receiptData`: the app receipt, sent with `transactionId`.
+        let receiptData: String?
         let customerDetails: CustomerDetails?
     }
 
@@ -44,11 +47,19 @@ struct IAPAccountRoutes {
         }
     }
 
-    /// Exactly one of the three proofs, or (StoreKit 1 integrations, Cleeng's `transactionId` +
-    /// `receiptData`) `transaction_id` with `app_receipt_base64`: that transaction from the receipt.
+    /// Exactly one of the three proofs, or (StoreKit 1 integrations) `transaction_id` with
+    /// `app_receipt_base64`, or Cleeng's own body `{"transactionId", "receiptData"}` (camelCase, its
+    /// documented shape): that transaction from the receipt.
     /// - Throws: `APIError.badRequest` for any other combination.
     static func appleProof(_ body: AppleBody) throws -> ClaimStorePurchase.Proof {
         func sent(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+        if let cleengReceipt = sent(body.receiptData) {
+            guard sent(body.appReceiptBase64) == nil, sent(body.subscriptionTransactionJws) == nil, let id = sent(body.transactionId) else {
+                throw APIError.badRequest(
+                    "receiptData comes with transactionId (Cleeng's StoreKit 1 body); send it with neither app_receipt_base64 nor subscription_transaction_jws.")
+            }
+            return .appStoreReceiptTransaction(receipt: cleengReceipt, transactionID: id)
+        }
         switch (sent(body.subscriptionTransactionJws), sent(body.appReceiptBase64), sent(body.transactionId)) {
         case (let jws?, nil, nil): return .appStoreSignedTransaction(jws)
         case (nil, let receipt?, nil): return .appStoreReceipt(receipt)

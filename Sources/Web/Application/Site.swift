@@ -125,11 +125,10 @@ public struct Site: Sendable {
     public let rateLimiter: RateLimiter
 
     /// - Parameters:
-    ///   - preferTransactionLookup: whether the App Store Server API is configured.
     ///   - extraRoutes: routes of parts outside the web layer (demo mode's Stripe), behind the global chain only.
     public init(
         settings: WebSettings, pages: Pages, staticFiles: StaticFiles, useCases cases: UseCaseSet, operations: Operations,
-        preferTransactionLookup: Bool, extraRoutes: RouteGroup = RouteGroup(), now: @escaping @Sendable () -> Date
+        extraRoutes: RouteGroup = RouteGroup(), now: @escaping @Sendable () -> Date
     ) {
         // Room for two failure keys per client address (per address, per address and app user) from
         // well over 100,000 addresses before pruning.
@@ -198,7 +197,7 @@ public struct Site: Sendable {
         ).add(to: &app, middleware)
 
         var partners = RouteGroup([ServerKeyMiddleware(serverKeys: settings.serverKeys)])
-        ReceiptsRoute(record: cases.recordReceipt, preferTransactionLookup: preferTransactionLookup, now: now).add(to: &partners)
+        ReceiptsRoute(record: cases.recordReceipt, now: now).add(to: &partners)
 
         var admin = RouteGroup([AdminTokenMiddleware(tokenHashes: settings.adminTokenHashes)])
         AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)

@@ -2,7 +2,7 @@ import HTTPCore
 import HTTPRouting
 import UseCases
 
-/// `GET /api/v1/checkout/eligibility?platform=ios|android&storefront=USA` (the app's key):
+/// `GET /api/v1/checkout/eligibility?platform=ios|android&storefront=USA` (or `US`; the app's key):
 /// whether the app may show its link to web checkout in that storefront (`CheckoutEligibility`).
 /// Answers `{"link_out", "program", "token_required", "checkout_url"}`; `checkout_url` is
 /// `/checkout/start` with the platform and storefront, for the app to add its plan, ids and
@@ -15,8 +15,10 @@ struct CheckoutEligibilityRoute {
         group.add(.get, "/api/v1/checkout/eligibility") { [eligibility, links] request, _ in
             let platform = request.queryParameter("platform")
             let answer = try eligibility.check(platform: platform, storefront: request.queryParameter("storefront"))
+            // The storefront as the rules name it (alpha-3), whichever form the app sent.
+            let storefront = try CheckoutEligibility.storefront(request.queryParameter("storefront"))
             let checkoutURL = answer.rule.map { rule in
-                links.url("/checkout/start") + "?platform=\(rule.platform.rawValue)&storefront=\((request.queryParameter("storefront") ?? "").uppercased())"
+                links.url("/checkout/start") + "?platform=\(rule.platform.rawValue)&storefront=\(storefront)"
             }
             return .json { json in
                 json.bool("link_out", answer.linkOut)

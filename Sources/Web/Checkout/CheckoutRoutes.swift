@@ -69,7 +69,8 @@ struct CheckoutRoutes {
         guard let code = completion.code else {
             throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.").onPage(.errorCodeRevoked)
         }
-        var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
+        // API.md: the success page opens the app by itself (once per tab; the code stays on the page).
+        var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]), autoOpen: true)
         if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))
         return try pages.render("success", language: pages.language(for: request, kept: completion.completed.checkout?.locale), values)

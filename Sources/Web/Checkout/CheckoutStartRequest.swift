@@ -15,7 +15,7 @@ struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
         "plan", "price_id", "plan_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
-        "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale",
+        "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale", "couponCode",
     ]
     /// The longest platform token accepted (Apple's and Google's are a few hundred characters).
     static let maxTokenBytes = 4096
@@ -49,7 +49,7 @@ struct CheckoutStartRequest {
         }
         var context: [String: String] = [:]
         if let encoded = value("ply_context") {
-            for (key, value) in try Self.decodePlyContext(encoded) { context["ply_" + key] = value }
+            for (key, value) in try Self.decodePlyContext(encoded, rawQuery: request.query) { context["ply_" + key] = value }
         }
         var namings = ["plan", "price_id", "plan_id"].compactMap { input in value(input).map { CheckoutPlanChoice.Naming(input: input, value: $0) } }
         if let price = context["ply_stripe_price_id"].map({ $0.trimmingCharacters(in: .whitespaces) }), !price.isEmpty {
@@ -65,7 +65,12 @@ struct CheckoutStartRequest {
         redirectURL = value("redirect_url")
         for (name, value) in try Self.customParameters(inputs) { context[name] = value }
         self.context = context
-        switch (value("promotion_code"), value("coupon")) {
+        // Cleeng's `couponCode` is a code the buyer typed: a promotion code, never a custom parameter.
+        let promotionCode = value("promotion_code") ?? value("couponCode")
+        if let typed = value("promotion_code"), let cleeng = value("couponCode"), typed != cleeng {
+            throw APIError.badRequest("promotion_code and couponCode name two different codes; send one.")
+        }
+        switch (promotionCode, value("coupon")) {
         case (let code?, nil): discount = .promotionCode(code)
         case (nil, let coupon?): discount = .coupon(coupon)
         case (nil, nil): discount = nil
@@ -141,6 +146,21 @@ struct CheckoutStartRequest {
             throw APIError.unsupportedMediaType("Send a form or JSON body.")
         }
         return items
+    }
+
+    /// `ply_context` as sent, where a query string's raw `+` was read as a space: Foundation's
+    /// `URLComponents` leaves `+` unescaped, so apps build such URLs. When the decoded value is not
+    /// valid, the query's own `ply_context` with `+` kept is tried (base64 has no spaces, so a
+    /// valid value never changes meaning).
+    /// - Throws: `APIError.badRequest` when neither reading is base64 of a JSON object.
+    static func decodePlyContext(_ encoded: String, rawQuery: String?) throws -> [String: String] {
+        do {
+            return try decodePlyContext(encoded)
+        } catch let error as APIError {
+            let raw = rawQuery.map { FormURLEncoding.rawValues(named: "ply_context", in: $0) } ?? []
+            guard let literal = raw.first(where: { $0.contains("+") }) else { throw error }
+            return try decodePlyContext(literal.trimmingCharacters(in: .whitespaces))
+        }
     }
 
     /// `ply_context`: base64 (standard or URL-safe, padding optional) of a JSON object whose

@@ -53,9 +53,18 @@ struct AppLinks {
         }
     }
 
+    /// What a page opens by itself on a phone, once: the success page its "Open" button's target
+    /// (iOS: the universal link, which iOS hands to the app where it can and else loads the
+    /// `/redeem/CODE` landing, a page with the code; Android: the intent, whose fallback is Google
+    /// Play with the code as install referrer); the landing the custom-scheme deeplink. Nil on desktop.
+    func autoOpenLink(for platform: ClientPlatform, landing: Bool) -> String? {
+        guard platform != .desktop else { return nil }
+        return landing ? deeplink : openLink(for: platform, landing: false)
+    }
+
     /// Template values shared by the success and redeem pages (see the comment at the top of
-    /// `templates/success.html`). `autoOpen` adds `auto_open`: the deeplink app.js tries once;
-    /// `landing`: the page is the universal link's own (`/redeem/CODE`).
+    /// `templates/success.html`). `autoOpen` adds `auto_open`, the link app.js follows once per tab
+    /// on a phone (`autoOpenLink`); `landing`: the page is the universal link's own (`/redeem/CODE`).
     func values(for platform: ClientPlatform, autoOpen: Bool = false, landing: Bool = false) -> [String: TemplateValue] {
         let ios = app.ios.appStoreURL
         let android = app.android.playStoreURL
@@ -70,7 +79,7 @@ struct AppLinks {
         ]
         if let deeplink { values["deeplink"] = .string(deeplink) }
         if let open = openLink(for: platform, landing: landing) { values["open_link"] = .string(open) }
-        if autoOpen, platform != .desktop, let deeplink { values["auto_open"] = .string(deeplink) }
+        if autoOpen, let target = autoOpenLink(for: platform, landing: landing) { values["auto_open"] = .string(target) }
         if let ios, platform != .android { values["app_store_url"] = .string(ios) }
         if let android, platform != .iOS { values["play_store_url"] = .string(playStoreWithReferrer ?? android) }
         // The label is the link itself: the words around the QR code are in the template.

@@ -1,5 +1,6 @@
 import Domain
 import HTTPCore
+import Logging
 import UseCases
 
 /// GoNative's answer to its postUrl: `200 {"success", "title", "message", "loadUrl"}`; the app
@@ -13,7 +14,7 @@ import UseCases
 /// | --- | --- | --- | --- |
 /// | stored, entitled | true | "Purchase complete" | the caller's (`/account`, or `/` for the app's API) |
 /// | stored, no longer entitled | false | "Purchase expired" | `/gonative/store` (buy again) |
-/// | receipt refused by the store | false | "Purchase not verified" | `/gonative/store` |
+/// | receipt refused by the store (with `error`: Apple's `status` and reason) | false | "Purchase not verified" | `/gonative/store` |
 /// | held by another account | false | "Purchase belongs to another account" | `/account` (which account this is) |
 /// | store unreachable (the postUrl) | false | "Purchase not confirmed yet" | `/gonative/store` |
 /// | not signed in (the postUrl) | false | "Sign in first" | `/account/sign-in?next=/gonative/store` |
@@ -54,9 +55,11 @@ enum GoNativeReply {
 
     static func answer(_ outcome: ClaimGoNativeReceipt.Outcome, words: Words, to next: Destinations) -> HTTPResponse {
         switch outcome {
-        case .notVerified:
-            // The store's reason is a developer's sentence in English: the buyer gets the catalog's.
-            return json(success: false, title: words(.goNativeNotVerifiedTitle), message: words(.goNativeNotVerified), loadURL: next.store)
+        case .notVerified(let refusal):
+            // The store's reason is a developer's sentence in English: the buyer gets the catalog's
+            // words, the app and its developer the reason and Apple's status in `error`.
+            return json(
+                success: false, title: words(.goNativeNotVerifiedTitle), message: words(.goNativeNotVerified), loadURL: next.store, refusal: refusal)
         case .belongsToOtherAccount:
             return json(
                 success: false, title: words(.goNativeOtherAccountTitle), message: words(.goNativeOtherAccount), loadURL: next.account)
@@ -91,12 +94,29 @@ enum GoNativeReply {
         }
     }
 
-    static func json(success: Bool, title: String, message: String, loadURL: String) -> HTTPResponse {
+    /// Logs the store's refusal of a receipt (Apple's `status` and reason; never the receipt), as
+    /// GoNative's docs recommend; other outcomes log nothing here.
+    static func log(_ outcome: ClaimGoNativeReceipt.Outcome, to logger: Logger) {
+        guard case .notVerified(let refusal) = outcome else { return }
+        var fields: [(String, LogValue)] = [("reason", .string(refusal.reason))]
+        if let status = refusal.status { fields.insert(("status", .int(status)), at: 0) }
+        logger.warning("gonative_receipt_refused", fields)
+    }
+
+    static func json(success: Bool, title: String, message: String, loadURL: String, refusal: ClaimGoNativeReceipt.Refusal? = nil) -> HTTPResponse {
         .json { json in
             json.bool("success", success)
             json.string("title", title)
             json.string("message", message)
             json.string("loadUrl", loadURL)
+            if let refusal {
+                json.object("error") { error in
+                    error.string("code", "invalid_receipt")
+                    error.string("message", refusal.reason)
+                    if let status = refusal.status { error.int("status", status) }
+                    error.bool("retryable", false)
+                }
+            }
         }
     }
 }

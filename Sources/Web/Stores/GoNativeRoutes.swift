@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
+import Logging
 import Templating
 import UseCases
 
@@ -37,12 +38,12 @@ struct GoNativeRoutes {
             ])
             return gate.refreshed(page, session, request: request)
         }
-        group.add(.post, "/gonative/receipt", maxBodyBytes: 512 * 1024) { [self] request, _ in
-            try await receipt(request)
+        group.add(.post, "/gonative/receipt", maxBodyBytes: 512 * 1024) { [self] request, context in
+            try await receipt(request, logger: context.logger)
         }
     }
 
-    private func receipt(_ request: HTTPRequest) async throws -> HTTPResponse {
+    private func receipt(_ request: HTTPRequest, logger: Logger) async throws -> HTTPResponse {
         let credential = Credential.webSession(WebCookies.value(WebCookies.session, in: request))
         // Not GoNative's request at all (no JSON, no receipt): a 400 in API.md's shape. Every
         // answer to a receipt, whatever became of it, is GoNative's 200.
@@ -52,7 +53,9 @@ struct GoNativeRoutes {
         let words = GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName)
         do {
             try await claim.checkSignedIn(credential, now: now())
-            return GoNativeReply.answer(try await claim.claim(receipt: body.receiptData, credential: credential, now: now()), words: words, to: next)
+            let outcome = try await claim.claim(receipt: body.receiptData, credential: credential, now: now())
+            GoNativeReply.log(outcome, to: logger)
+            return GoNativeReply.answer(outcome, words: words, to: next)
         } catch let error as UseCaseError {
             return GoNativeReply.refusal(error, words: words, to: next)
         }

@@ -25,12 +25,11 @@ struct ReceiptsRequest {
     /// The attribution stored on the purchase: `ply_context` members as `ply_<key>`, JSON text.
     let attribution: String?
 
-    /// - Parameter preferTransactionLookup: whether the App Store Server API is configured (an
-    ///   `original_transaction_id` is then used even when `receipt_data` is sent too).
-    /// - Throws: `APIError`: 400 for a missing or unknown `X-PLATFORM-TYPE` or a missing field,
+    /// - Throws: `APIError`: 400 for a missing or unknown `X-PLATFORM-TYPE`, a missing field, or
+    ///   both `original_transaction_id` and `receipt_data` (Purchasely's docs make them exclusive),
     ///   `422 unsupported_platform` for `APPGALLERY`, `422 unsupported_object_type` for a Stripe
     ///   object other than a subscription.
-    init(_ request: HTTPRequest, preferTransactionLookup: Bool) throws {
+    init(_ request: HTTPRequest) throws {
         let platform = (request.headers["X-PLATFORM-TYPE"] ?? "").trimmingCharacters(in: .whitespaces).uppercased()
         switch platform {
         case "APP_STORE", "PLAY_STORE", "STRIPE": break
@@ -49,13 +48,12 @@ struct ReceiptsRequest {
         userID = try AppUserIDInput.require(user, field: "user_id")
         switch platform {
         case "APP_STORE":
-            let transaction = present(body.originalTransactionId)
-            let receipt = present(body.receiptData)
-            if let transaction, preferTransactionLookup || receipt == nil {
-                source = .appStoreTransaction(transaction, productID: present(body.storeProductId))
-            } else if let receipt {
-                source = .appStoreReceipt(receipt, productID: present(body.storeProductId))
-            } else {
+            switch (present(body.originalTransactionId), present(body.receiptData)) {
+            case (let transaction?, nil): source = .appStoreTransaction(transaction, productID: present(body.storeProductId))
+            case (nil, let receipt?): source = .appStoreReceipt(receipt, productID: present(body.storeProductId))
+            case (_?, _?):
+                throw APIError.badRequest("Send original_transaction_id or receipt_data, not both: they are exclusive.")
+            case (nil, nil):
                 throw APIError.badRequest("An App Store receipt needs original_transaction_id or receipt_data.")
             }
         case "PLAY_STORE":

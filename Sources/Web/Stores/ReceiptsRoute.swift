@@ -9,13 +9,11 @@ import UseCases
 /// "entitlements": [...]}` with the entitlements of the account that now holds the purchase.
 struct ReceiptsRoute {
     let record: RecordReceipt
-    /// Whether the App Store Server API is configured (then `original_transaction_id` wins).
-    let preferTransactionLookup: Bool
     let now: @Sendable () -> Date
 
     func add(to group: inout RouteGroup) {
         group.add(.post, "/receipts", maxBodyBytes: 512 * 1024) { [self] request, context in
-            let input = try ReceiptsRequest(request, preferTransactionLookup: preferTransactionLookup)
+            let input = try ReceiptsRequest(request)
             let recorded = try await record.record(input.source, userID: input.userID, attribution: input.attribution, now: now())
             context.logger.info("receipt_recorded", [
                 ("platform", .string(recorded.purchase.platform.rawValue)), ("purchase_id", .string(recorded.purchase.id)),

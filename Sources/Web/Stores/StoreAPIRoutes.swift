@@ -16,7 +16,7 @@ import UseCases
 /// | --- | --- | --- | --- | --- |
 /// | stored, entitled | true | "Purchase complete" | what is unlocked, until when | `{base_url}/` |
 /// | stored, no longer entitled | false | "Purchase expired" | the purchase ended | `{base_url}/gonative/store` |
-/// | receipt refused (422 from the store) | false | "Purchase not verified" | why | `{base_url}/gonative/store` |
+/// | receipt refused (422 from the store) | false | "Purchase not verified" | why (and `error`: Apple's `status`, the reason) | `{base_url}/gonative/store` |
 /// | held by another account | false | "Purchase belongs to another account" | sign in to it | `{base_url}/account` |
 ///
 /// Store unreachable or not configured stay errors (`502` / `503` in the API.md shape).
@@ -54,10 +54,11 @@ struct StoreAPIRoutes {
             let body = try request.decodeJSON(GoNativeBody.self)
             // An invalid token is refused before Apple is asked anything.
             try await gonative.checkSignedIn(credential, now: now())
-            return try await middleware.idempotent("iap.gonative").handle(request, context: context) { _, _ in
-                GoNativeReply.answer(
-                    try await gonative.claim(receipt: body.receiptData, credential: credential, now: now()),
-                    words: GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName),
+            return try await middleware.idempotent("iap.gonative").handle(request, context: context) { _, context in
+                let outcome = try await gonative.claim(receipt: body.receiptData, credential: credential, now: now())
+                GoNativeReply.log(outcome, to: context.logger)
+                return GoNativeReply.answer(
+                    outcome, words: GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName),
                     to: GoNativeReply.Destinations(links: links, success: links.url("/")))
             }
         }

@@ -2,7 +2,8 @@ import HTTPCore
 import HTTPRouting
 
 /// `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json`, generated
-/// from config so emailed `/redeem/...` links open the app directly when it is installed.
+/// from config so emailed `/redeem/...` links open the app directly when it is installed, and
+/// (`webcredentials`) the app and the site share saved passwords.
 /// A platform that is not configured answers 404.
 struct WellKnownRoutes {
     let app: AppIdentity
@@ -30,6 +31,9 @@ struct WellKnownRoutes {
                         }
                     }
                 }
+                // Shared web credentials: Safari offers the app's saved passwords on /account and
+                // the app the site's (the app lists `webcredentials:<host>` in its entitlements).
+                json.object("webcredentials") { credentials in credentials.strings("apps", [appID]) }
             }
             response.headers.set("Cache-Control", "public, max-age=3600")
             return response

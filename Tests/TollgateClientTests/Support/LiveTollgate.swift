@@ -25,7 +25,7 @@ final class LiveTollgate: Sendable {
     static let apiKey = "pk_client_test_key"
     static let packageName = "com.example.app"
     /// Retries fast enough for tests; `Retry-After` up to 5 s is honoured.
-    static let quickRetries = RetryPolicy(maxAttempts: 6, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200), maxRetryAfter: .seconds(5))
+    static let quickRetries = RetryPolicy(maxAttempts: RetryPolicy.standard.maxAttempts, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200), maxRetryAfter: .seconds(5))
 
     let clock = ManualClock()
     let folder: String

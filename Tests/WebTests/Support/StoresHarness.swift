@@ -32,8 +32,10 @@ struct StoresHarness {
     let stripe: FakeStripe
     let app: TestApp
 
-    /// - Parameter extra: top-level config members replacing the harness's (e.g. `redemption`).
-    init(appleEnvironment: String = "Sandbox", extra: [String: Any] = [:]) async throws {
+    /// - Parameters:
+    ///   - extra: top-level config members replacing the harness's (e.g. `redemption`).
+    ///   - appStoreAPI: false for a verifyReceipt-only deployment (no `apple.api` key).
+    init(appleEnvironment: String = "Sandbox", appStoreAPI: Bool = true, extra: [String: Any] = [:]) async throws {
         let clock = self.clock
         files = try TemporaryDirectory()
         pki = try await FakeApplePKI.shared()
@@ -75,6 +77,10 @@ struct StoresHarness {
             ],
             "google": ["service_account_path": serviceAccount.path, "api_base": google.baseURL, "rtdn_token": Self.rtdnToken],
         ]
+        if !appStoreAPI, var apple = config["apple"] as? [String: Any] {
+            apple["api"] = nil
+            config["apple"] = apple
+        }
         for (key, value) in extra { config[key] = value }
         app = try TestApp(extra: config, now: clock.function)
     }
