@@ -77,7 +77,7 @@ struct WebAccountTests {
         _ = try await Self.signInByLink(harness, browser)
         let now = harness.clock.now
         try await harness.app.app.database.write { connection in
-            guard let account = try AccountRepository.find(email: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
+            guard let account = try AccountRepository.find(confirmedEmail: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
             let applied = try PurchaseRepository.apply(
                 PurchaseSnapshot(
                     platform: .appStore, externalID: "2000000000000042", productID: "com.example.yearly", status: .active,

@@ -70,7 +70,8 @@ struct CheckoutRoutes {
             throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.").onPage(.errorCodeRevoked)
         }
         var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]))
-        if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }
+        // The page says where the code was mailed only when it could be (one address rule, finding 8).
+        if let email = purchase.purchaserEmail, EmailAddressRule.accepts(email) { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))
         return try pages.render("success", language: pages.language(for: request, kept: completion.completed.checkout?.locale), values)
     }
