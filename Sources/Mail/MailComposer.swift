@@ -36,11 +36,11 @@ public struct MailComposer: Sendable {
         outboxID: String, template: String, recipient: String, recipientName: String?, parameters: [String: String],
         messageID: String, date: Date
     ) throws -> MailMessage {
+        let to = try MailAddress(recipient, displayName: recipientName)
         // Every recipient is held to the edge's whole rule (finding 8): what was accepted can be mailed.
         guard EmailAddressRule.accepts(recipient) else {
             throw MailError.permanent("invalid recipient address (expected ASCII local@domain with a dotted domain)")
         }
-        let to = try MailAddress(recipient, displayName: recipientName)
         let textName = "email/\(template).txt"
         let language = templates.language(for: parameters[Self.localeParameter])
         let templates = templates.library(for: language)

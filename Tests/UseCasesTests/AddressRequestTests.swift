@@ -44,11 +44,16 @@ struct AddressBench {
         try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM mail_outbox WHERE template = ?", [template])?.int("n") ?? 0 }
     }
 
-    /// The newest queued mail of `template`: its recipient and parameters (opened with the outbox's key).
-    func newest(_ template: String) throws -> (to: String, parameters: [String: String]) {
+    /// The newest queued mail of `template` (to `recipient` when given): its recipient and
+    /// parameters (opened with the outbox's key).
+    func newest(_ template: String, to recipient: String? = nil) throws -> (to: String, parameters: [String: String]) {
         let row = try require(try bench.database.readSync {
             try $0.queryOne(
-                "SELECT id, recipient, parameters FROM mail_outbox WHERE template = ? ORDER BY created_at DESC, id DESC LIMIT 1", [template])
+                """
+                SELECT id, recipient, parameters FROM mail_outbox WHERE template = ? AND recipient LIKE ?
+                ORDER BY created_at DESC, id DESC LIMIT 1
+                """,
+                [template, recipient ?? "%"])
         })
         let id = try row.string("id")
         let json = try OutboxCipher.open(try row.string("parameters"), outboxID: id, with: try OutboxCipher(key: bench.secrets.mailParameterKey))
@@ -56,8 +61,8 @@ struct AddressBench {
     }
 
     /// The token in the newest mail of `template`'s `parameter` URL.
-    func token(_ template: String, _ parameter: String) throws -> String {
-        try require(try newest(template).parameters[parameter]?.components(separatedBy: "token=").last)
+    func token(_ template: String, _ parameter: String, to recipient: String? = nil) throws -> String {
+        try require(try newest(template, to: recipient).parameters[parameter]?.components(separatedBy: "token=").last)
     }
 }
 
@@ -115,9 +120,9 @@ struct AddressRequestTests {
         let first = try await parts.setEmail.set("first@example.com", bearer: bearer, now: now)
         #expect(first.account.email == "old@example.com" && first.account.emailVerified && first.confirmationRequired)
         #expect(first.account.requestedEmail == "first@example.com")
-        let firstLink = try parts.token("email_confirmation", "confirm_url")
+        let firstLink = try parts.token("email_confirmation", "confirm_url", to: "first@example.com")
         _ = try await parts.setEmail.set("second@example.com", bearer: bearer, now: now)
-        let secondLink = try parts.token("email_confirmation", "confirm_url")
+        let secondLink = try parts.token("email_confirmation", "confirm_url", to: "second@example.com")
         #expect(try await parts.confirm.confirm(firstLink, now: now) == .rejected(.used), "a newer request ends the older link")
         #expect(try parts.account(account.id).confirmedEmail == "old@example.com")
         #expect(try await parts.confirm.confirm(secondLink, now: now) == .confirmed(email: "second@example.com"))

@@ -106,14 +106,10 @@ struct SignInRoutes {
     static let mailRequestLimit = 5
     static let mailRequestWindow: TimeInterval = 600
 
+    /// `{"email", "code_challenge"?}` (the decoder maps snake case).
     struct MailRequest: Decodable {
         let email: String
         let codeChallenge: String?
-
-        enum CodingKeys: String, CodingKey {
-            case email
-            case codeChallenge = "code_challenge"
-        }
     }
 
     /// `application/x-www-form-urlencoded` (OAuth's format) or a JSON object of strings.
