@@ -206,3 +206,19 @@ struct AddressRequestRouteTests {
         #expect(try await Self.mails(harness, "email_confirmation") == 1)
     }
 }
+
+/// Finding 8 for an address typed at Stripe's page (where our rule cannot run): no mail is
+/// queued to it and the success page does not say one was sent.
+@Suite("An address typed at Stripe that mail cannot reach")
+struct StripeTypedAddressTests {
+    @Test("The code is shown, no mail is queued to the address, the page names no address it mailed")
+    func unmailableStripeAddress() async throws {
+        let harness = try CheckoutHarness()
+        let session = try await harness.startCheckout("plan=monthly&app_user_id=user-1")
+        try harness.pay(session, email: #""q"@example.com"#)
+        let page = await harness.successPage(session)
+        #expect(page.status == .ok, "\(page.text.prefix(300))")
+        #expect(!page.text.contains("•••@"), "the page names no address it mailed the code to")
+        #expect(try await harness.count("SELECT count(*) FROM mail_outbox") == 0)
+    }
+}
