@@ -134,7 +134,7 @@ public final class Services: Sendable {
         let links = Links(baseURL: config.baseURL, appScheme: config.app.scheme)
         let products = ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID))
         let codeMail = CodeMail(mail: mail, links: links, products: products)
-        let authMail = AuthMail(mail: mail, links: links, now: now)
+        let authMail = AuthMail(mail: mail, links: links, now: now, secrets: secrets, resendInterval: policy.resendInterval)
         let listen = config.listen
         let serviceURL = serviceURL ?? { listen.localURL(port: listen.port) }
         let simulator = try Self.simulator(config, serviceURL: serviceURL, logger: logger, now: now, payLaterDelay: payLaterDelay)

@@ -2,8 +2,8 @@ import Domain
 
 /// An email address with an optional display name, validated for use in headers and SMTP.
 ///
-/// The address must be ASCII `local@domain` with no spaces, angle brackets, control characters or
-/// line breaks (no SMTPUTF8); the display name may be any text without a line break (non-ASCII
+/// The address must pass `EmailAddressRule`'s syntax (ASCII `local@domain`, no spaces,
+/// angle brackets, quotes, control characters or line breaks; no SMTPUTF8); the display name may be any text without a line break (non-ASCII
 /// names are written as RFC 2047 encoded words).
 public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
     /// `local@domain`.
@@ -38,24 +38,9 @@ public struct MailAddress: Sendable, Equatable, CustomStringConvertible {
         displayName.map { "\($0) <\(address)>" } ?? "<\(address)>"
     }
 
+    /// The one address rule's syntax (`EmailAddressRule`); recipients are held to the whole rule (`MailComposer`).
     private static func isValid(_ address: String) -> Bool {
-        let bytes = Array(address.utf8)
-        guard bytes.count >= 3, bytes.count <= 254 else { return false }
-        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")), at > 0, at < bytes.count - 1, at <= 64 else { return false }
-        for byte in bytes {
-            // Printable ASCII except the characters that would break a header or an SMTP path.
-            guard byte > 0x20, byte < 0x7F else { return false }
-            switch byte {
-            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ","),
-                 UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "["),
-                 UInt8(ascii: "]"):
-                return false
-            default:
-                continue
-            }
-        }
-        let domain = bytes[(at + 1)...]
-        return !domain.contains(UInt8(ascii: "@")) && domain.first != UInt8(ascii: ".") && domain.last != UInt8(ascii: ".")
+        EmailAddressRule.acceptsSyntax(address)
     }
 }
 

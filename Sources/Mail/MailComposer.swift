@@ -1,4 +1,5 @@
 import Foundation
+import Domain
 import Templating
 
 /// Renders an outbox row into a `MailMessage` with the templates under `templates/email/`.
@@ -36,6 +37,10 @@ public struct MailComposer: Sendable {
         messageID: String, date: Date
     ) throws -> MailMessage {
         let to = try MailAddress(recipient, displayName: recipientName)
+        // Every recipient is held to the edge's whole rule (finding 8): what was accepted can be mailed.
+        guard EmailAddressRule.accepts(recipient) else {
+            throw MailError.permanent("invalid recipient address (expected ASCII local@domain with a dotted domain)")
+        }
         let textName = "email/\(template).txt"
         let language = templates.language(for: parameters[Self.localeParameter])
         let templates = templates.library(for: language)

@@ -141,7 +141,7 @@ struct DeleteAccountCommandLineTests {
         let now = Date()
         let accountID = try database.writeSync { connection -> String in
             let account = try AccountRepository.findOrCreate(appUserID: "cli-user", secrets: secrets, on: connection, now: now).0
-            try AccountRepository.setEmail("gone@example.com", accountID: account.id, on: connection, now: now)
+            try AccountRepository.requestEmail("gone@example.com", accountID: account.id, on: connection, now: now)
             return account.id
         }
         database.close()

@@ -81,8 +81,11 @@ struct SessionRepositoryTests {
         defer { database.close() }
         let before = DomainMigrations.all.filter { $0.id < "0250" }
         _ = try Migrator(migrations: before).migrate(database)
-        let accountID = try database.writeSync {
-            try AccountRepository.findOrCreate(appUserID: "old-user", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id
+        // The account as that schema held it (the repository reads today's columns).
+        let accountID = "acc_old"
+        try database.writeSync {
+            try $0.execute(
+                "INSERT INTO accounts (id, obfuscated_id, email_verified, created_at, updated_at) VALUES (?, 'obf-old', 0, 0, 0)", [accountID])
         }
         let access = OpaqueTokenPair.make(), refresh = OpaqueTokenPair.make()
         let now = Fixtures.t0

@@ -112,6 +112,13 @@ import Testing
         #expect(String(decoding: SMTPSession.dotStuffed(Array("no final newline".utf8)), as: UTF8.self) == "no final newline\r\n.\r\n")
     }
 
+    /// Finding 8: the mailer refuses exactly what the edge refuses (`EmailAddressRule`), and takes what it takes.
+    @Test(arguments: ["a>,<evil@attacker.com", #""q"@example.com"#, "ünï@exämple.com"])
+    func addressesTheEdgeRefusesAreRefusedHere(address: String) {
+        #expect(throws: MailError.self) { try MailAddress(address) }
+        #expect(EmailAddressRule.normalized(address) == nil)
+    }
+
     @Test func lineBreaksInHeadersAreRefused() throws {
         #expect(throws: MailError.self) { try message(subject: "Hi\r\nBcc: victim@example.com").rendered() }
         #expect(throws: MailError.self) { try message(subject: "Hi\nthere").rendered() }

@@ -18,7 +18,7 @@ struct DeleteAccountTests {
         let accountID = redeemed.account.id
         let now = bench.now
         try bench.database.writeSync { connection in
-            try AccountRepository.setEmail("Buyer@Example.com", accountID: accountID, on: connection, now: now)
+            try AccountRepository.requestEmail("Buyer@Example.com", accountID: accountID, on: connection, now: now)
         }
         return (purchase, code, redeemed.tokens.accessToken, accountID)
     }

@@ -42,40 +42,41 @@ struct StoreClaimPlanTests {
         let signedIn: String?
         let holder: String?
         let hasEmail: Bool
-        let holderConfirmed: Bool
+        let proves: Bool
         let policy: OtherUserPolicy
         let expected: StoreClaimPlan
         var testDescription: String {
-            "signedIn=\(signedIn ?? "no") holder=\(holder ?? "none") email=\(hasEmail) confirmed=\(holderConfirmed) \(policy)"
+            "signedIn=\(signedIn ?? "no") holder=\(holder ?? "none") email=\(hasEmail) proves=\(proves) \(policy)"
         }
     }
 
     static let rows: [Row] = [
         // Signed in as A, no details: linked to A; B holds it → switch gives B's login, transfer moves it, reject refuses.
-        Row(signedIn: "A", holder: nil, hasEmail: false, holderConfirmed: false, policy: .switch,
+        Row(signedIn: "A", holder: nil, hasEmail: false, proves: false, policy: .switch,
             expected: .signedIn(account: "A", decision: .link, claimEmail: false)),
-        Row(signedIn: "A", holder: "B", hasEmail: false, holderConfirmed: false, policy: .switch,
+        Row(signedIn: "A", holder: "B", hasEmail: false, proves: false, policy: .switch,
             expected: .signedIn(account: "A", decision: .switchToHolder("B"), claimEmail: false)),
-        Row(signedIn: "A", holder: "B", hasEmail: false, holderConfirmed: true, policy: .transfer,
+        Row(signedIn: "A", holder: "B", hasEmail: false, proves: true, policy: .transfer,
             expected: .signedIn(account: "A", decision: .transfer, claimEmail: false)),
-        Row(signedIn: "A", holder: "B", hasEmail: false, holderConfirmed: true, policy: .reject,
+        Row(signedIn: "A", holder: "B", hasEmail: false, proves: true, policy: .reject,
             expected: .signedIn(account: "A", decision: .reject, claimEmail: false)),
         // Signed in as A with an email: as above, and A takes the address.
-        Row(signedIn: "A", holder: "A", hasEmail: true, holderConfirmed: true, policy: .switch,
+        Row(signedIn: "A", holder: "A", hasEmail: true, proves: true, policy: .switch,
             expected: .signedIn(account: "A", decision: .keep, claimEmail: true)),
-        // Not signed in, email: B holds it → B's login, B takes the email only while it has none confirmed.
-        Row(signedIn: nil, holder: "B", hasEmail: true, holderConfirmed: false, policy: .switch, expected: .holder("B", claimEmail: true)),
-        Row(signedIn: nil, holder: "B", hasEmail: true, holderConfirmed: true, policy: .switch, expected: .holder("B", claimEmail: false)),
-        Row(signedIn: nil, holder: nil, hasEmail: true, holderConfirmed: false, policy: .switch, expected: .createWithEmail),
+        // Not signed in, email: B holds it → B's login; B asks for the email (confirmed by mail, its
+        // confirmed one kept until then) only when the claim proved B (issue 43 item 3).
+        Row(signedIn: nil, holder: "B", hasEmail: true, proves: true, policy: .switch, expected: .holder("B", claimEmail: true)),
+        Row(signedIn: nil, holder: "B", hasEmail: true, proves: false, policy: .switch, expected: .holder("B", claimEmail: false)),
+        Row(signedIn: nil, holder: nil, hasEmail: true, proves: false, policy: .switch, expected: .createWithEmail),
         // Not signed in, no details.
-        Row(signedIn: nil, holder: "B", hasEmail: false, holderConfirmed: false, policy: .reject, expected: .holder("B", claimEmail: false)),
-        Row(signedIn: nil, holder: nil, hasEmail: false, holderConfirmed: false, policy: .switch, expected: .createAnonymous),
+        Row(signedIn: nil, holder: "B", hasEmail: false, proves: false, policy: .reject, expected: .holder("B", claimEmail: false)),
+        Row(signedIn: nil, holder: nil, hasEmail: false, proves: false, policy: .switch, expected: .createAnonymous),
     ]
 
     @Test("plans each row of the table", arguments: rows)
     func plans(_ row: Row) {
         let plan = StoreClaimPlan.decide(
-            signedIn: row.signedIn, holder: row.holder, hasEmail: row.hasEmail, holderEmailConfirmed: row.holderConfirmed, policy: row.policy)
+            signedIn: row.signedIn, holder: row.holder, hasEmail: row.hasEmail, claimProvesHolder: row.proves, policy: row.policy)
         #expect(plan == row.expected)
     }
 }

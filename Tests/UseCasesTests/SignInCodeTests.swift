@@ -57,7 +57,7 @@ struct SignInCodeTests {
         }
         #expect(try await signIn.signIn(email: "buyer@example.com", code: "abc", now: bench.now).refusal == .noLiveCode, "the fifth wrong try ends it")
         #expect(try await signIn.signIn(email: "buyer@example.com", code: code, now: bench.now).refusal == .noLiveCode)
-        bench.advance(61)
+        bench.advance(601)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let fresh = try Self.mailedCode(bench)
         #expect(try await signIn.signIn(email: "buyer@example.com", code: fresh, now: bench.now).refusal == nil)
@@ -76,7 +76,7 @@ struct SignInCodeTests {
         if first != othersCode {
             #expect(try await signIn.signIn(email: "buyer@example.com", code: othersCode, now: bench.now).refusal == .wrong(remaining: 4))
         }
-        bench.advance(61)
+        bench.advance(601)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let second = try Self.mailedCode(bench)
         if first != second {

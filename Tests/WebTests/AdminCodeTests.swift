@@ -67,7 +67,7 @@ struct AdminAccountTests {
         _ = await harness.redeem(code, appUserID: "user-7", deviceID: "phone-7")
         let account = try await harness.app.app.database.write { connection -> Domain.Account in
             let account = try #require(try AccountRepository.find(appUserID: "user-7", on: connection))
-            try AccountRepository.setEmail("seven@example.com", accountID: account.id, on: connection, now: harness.clock.now)
+            try AccountRepository.requestEmail("seven@example.com", accountID: account.id, on: connection, now: harness.clock.now)
             return account
         }
         #expect(await harness.app.send(.get, "/admin/v1/accounts?email=seven@example.com").status == .unauthorized)

@@ -43,7 +43,9 @@ struct GoNativeSignInCodeTests {
         let services = harness.app.app
         let now = harness.clock.now
         let accountID = try await services.database.write { connection in
-            try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now).id
+            let account = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)
+            try AccountRepository.confirmEmail("buyer@example.com", accountID: account.id, on: connection, now: now)
+            return account.id
         }
         let webView = CookieBrowser(harness.app)
         let sent = try await Self.askForMail(harness, webView, email: "buyer@example.com")
@@ -73,7 +75,8 @@ struct GoNativeSignInCodeTests {
         let services = harness.app.app
         let now = harness.clock.now
         _ = try await services.database.write { connection in
-            try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)
+            let account = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)
+            try AccountRepository.confirmEmail("buyer@example.com", accountID: account.id, on: connection, now: now)
         }
         let webView = CookieBrowser(harness.app)
         let sent = try await Self.askForMail(harness, webView, email: "buyer@example.com")

@@ -50,7 +50,7 @@ struct IAPAccountTests {
         try await harness.count("SELECT count(*) FROM mail_outbox WHERE template = '\(template)'")
     }
 
-    @Test("Not signed in, no details: a new account with a generated username and password, no mail", arguments: Store.allCases)
+    @Test("Not signed in, no details: a new account with a generated username and no password (nobody chose one), no mail", arguments: Store.allCases)
     func autoCreated(store: Store) async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -65,7 +65,7 @@ struct IAPAccountTests {
         let accountID = try #require(try await Self.signsInto(harness, response))
         let account = try await harness.app.app.database.read { try AccountRepository.require(id: accountID, on: $0) }
         #expect(account.username?.split(separator: "-").count == 3)
-        #expect(account.hasPassword)
+        #expect(!account.hasPassword, "issue 43 item 1: an account whose password no person chose has none")
         #expect(try await harness.count("SELECT count(*) FROM mail_outbox") == 0)
         // The same purchase again signs into the same account; nothing new is created.
         let again = try await Self.post(harness, store, reference: "3000000000000001")

@@ -77,7 +77,7 @@ struct WebAccountTests {
         _ = try await Self.signInByLink(harness, browser)
         let now = harness.clock.now
         try await harness.app.app.database.write { connection in
-            guard let account = try AccountRepository.find(email: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
+            guard let account = try AccountRepository.find(confirmedEmail: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
             let applied = try PurchaseRepository.apply(
                 PurchaseSnapshot(
                     platform: .appStore, externalID: "2000000000000042", productID: "com.example.yearly", status: .active,
@@ -156,9 +156,9 @@ struct WebAccountTests {
         #expect(await second.post("/account/resend", ["csrf": token]).status == .forbidden)
     }
 
-    /// A later sign-in for the same address (the throttle allows one link a minute).
+    /// A later sign-in for the same address (the throttle allows one sign-in mail per address per resend interval).
     static func signInByLinkAgain(_ harness: CheckoutHarness, _ browser: CookieBrowser) async throws -> HTTPResponse {
-        harness.clock.advance(61)
+        harness.clock.advance(601)
         return try await signInByLink(harness, browser)
     }
 
@@ -169,6 +169,7 @@ struct WebAccountTests {
         let hash = try await PasswordWork.hash("correct horse battery")
         let accountID = try await harness.app.app.database.write { connection in
             let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.secrets, on: connection, now: now)
+            try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: connection, now: now)
             try AccountRepository.setPasswordHash(hash, accountID: account.id, on: connection, now: now)
             return account.id
         }
@@ -201,6 +202,7 @@ struct WebAccountTests {
         let hash = try await PasswordWork.hash("correct horse battery")
         try await harness.app.app.database.write { connection in
             let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.secrets, on: connection, now: now)
+            try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: connection, now: now)
             try AccountRepository.setPasswordHash(hash, accountID: account.id, on: connection, now: now)
         }
         let browser = CookieBrowser(harness.app)

@@ -34,7 +34,7 @@ public enum AccountErasure {
     /// Erases `accountID`. Call inside a write transaction.
     /// - Throws: `StorageError`.
     public static func erase(accountID: String, on connection: Connection, now: Date) throws -> Outcome {
-        guard let account = try connection.queryOne("SELECT obfuscated_id, email, deleted_at FROM accounts WHERE id = ?", [accountID]) else {
+        guard let account = try connection.queryOne("SELECT obfuscated_id, email, requested_email, deleted_at FROM accounts WHERE id = ?", [accountID]) else {
             return .notFound
         }
         if try account.optionalInt64("deleted_at") != nil { return .alreadyDeleted }
@@ -42,6 +42,7 @@ public enum AccountErasure {
         let appUserIDs = try AccountRepository.appUserIDs(accountID: accountID, on: connection)
         var emails = Set<String>()
         if let email = try account.optionalString("email") { emails.insert(email.lowercased()) }
+        if let email = try account.optionalString("requested_email") { emails.insert(email.lowercased()) }
         for row in try connection.query("SELECT email FROM auth_tokens WHERE account_id = ? AND email IS NOT NULL", [accountID]) {
             emails.insert(try row.string("email").lowercased())
         }
@@ -97,7 +98,7 @@ public enum AccountErasure {
         try WebSessionRepository.revokeAll(accountID: accountID, on: connection, now: now)
         try connection.execute(
             """
-            UPDATE accounts SET email = NULL, email_verified = 0, username = NULL, password_hash = NULL, deleted_at = ?,
+            UPDATE accounts SET email = NULL, email_verified = 0, requested_email = NULL, email_requested_at = NULL, username = NULL, password_hash = NULL, deleted_at = ?,
                 session_generation = session_generation + 1, updated_at = ? WHERE id = ?
             """,
             [nowMS, nowMS, accountID])

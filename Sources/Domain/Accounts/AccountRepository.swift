@@ -3,13 +3,18 @@ import Storage
 
 /// Accounts and the app users (`app_user_id`, the SDK's user) that point at them.
 public enum AccountRepository {
-    /// Creates an account. Call inside a write transaction.
+    /// Creates an account; `email`, when given, is its first address *request* (unconfirmed: it
+    /// makes the account reachable by nothing until a mailed link or code confirms it). Call
+    /// inside a write transaction.
     public static func create(email: String? = nil, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> Account {
         let id = try EntityID.make("acc")
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
-            "INSERT INTO accounts (id, obfuscated_id, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)",
-            [id, try secrets.obfuscatedIDs.uuid(for: id), email?.lowercased(), nowMS, nowMS])
+            """
+            INSERT INTO accounts (id, obfuscated_id, email, email_verified, requested_email, email_requested_at, created_at, updated_at)
+            VALUES (?, ?, NULL, 0, ?, ?, ?, ?)
+            """,
+            [id, try secrets.obfuscatedIDs.uuid(for: id), email?.lowercased(), email == nil ? nil : nowMS, nowMS, nowMS])
         return try require(id: id, on: connection)
     }
 
@@ -85,30 +90,68 @@ public enum AccountRepository {
         ).map(Account.init(row:))
     }
 
-    /// The account with `email` confirmed, else the most recent one that set it unconfirmed.
-    public static func find(email: String, on connection: Connection) throws -> Account? {
+    /// The live account that most recently asked for `email` without having confirmed it yet
+    /// (a request opens nothing: callers only mail that account its confirmation link).
+    public static func find(requestedEmail email: String, on connection: Connection) throws -> Account? {
         try connection.queryOne(
-            "SELECT \(Account.columns) FROM accounts WHERE email = ? ORDER BY email_verified DESC, updated_at DESC LIMIT 1",
+            """
+            SELECT \(Account.columns) FROM accounts WHERE requested_email = ? AND deleted_at IS NULL
+            ORDER BY email_requested_at DESC, id DESC LIMIT 1
+            """,
             [email.lowercased()]
         ).map(Account.init(row:))
     }
 
-    /// Sets a new, unconfirmed email.
-    public static func setEmail(_ email: String, accountID: String, on connection: Connection, now: Date) throws {
+    /// Records an address request: the account keeps its confirmed address until `email` is
+    /// confirmed. Asking for the address it has confirmed already ends any other request.
+    public static func requestEmail(_ email: String, accountID: String, on connection: Connection, now: Date) throws {
+        let email = email.lowercased()
+        let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
-            "UPDATE accounts SET email = ?, email_verified = 0, updated_at = ? WHERE id = ?",
-            [email.lowercased(), Timestamp.milliseconds(now), accountID])
+            """
+            UPDATE accounts SET
+                requested_email = CASE WHEN email = ? AND email_verified = 1 THEN NULL ELSE ? END,
+                email_requested_at = CASE WHEN email = ? AND email_verified = 1 THEN NULL ELSE ? END,
+                updated_at = ? WHERE id = ?
+            """,
+            [email, email, email, nowMS, nowMS, accountID])
     }
 
-    /// Confirms `email` for the account (it becomes its address if it was not already).
-    /// - Throws: `DomainError` with reason `emailConfirmedElsewhere` when another account confirmed it first.
+    /// Confirms `email` for the account: it becomes its address, and a request for it ends.
+    /// Another account that confirmed it first keeps it, unless that account holds nothing but
+    /// the address (`holdsNothingButAddress`): then the address moves.
+    /// - Throws: `DomainError` with reason `emailConfirmedElsewhere` when another account keeps it.
     public static func confirmEmail(_ email: String, accountID: String, on connection: Connection, now: Date) throws {
+        let email = email.lowercased()
+        let nowMS = Timestamp.milliseconds(now)
         if let other = try find(confirmedEmail: email, on: connection), other.id != accountID {
-            throw DomainError(.emailConfirmedElsewhere)
+            guard try holdsNothingButAddress(accountID: other.id, on: connection) else { throw DomainError(.emailConfirmedElsewhere) }
+            try connection.execute(
+                "UPDATE accounts SET email = NULL, email_verified = 0, updated_at = ? WHERE id = ?", [nowMS, other.id])
         }
         try connection.execute(
-            "UPDATE accounts SET email = ?, email_verified = 1, updated_at = ? WHERE id = ?",
-            [email.lowercased(), Timestamp.milliseconds(now), accountID])
+            """
+            UPDATE accounts SET email = ?, email_verified = 1,
+                requested_email = CASE WHEN requested_email = ? THEN NULL ELSE requested_email END,
+                email_requested_at = CASE WHEN requested_email = ? THEN NULL ELSE email_requested_at END,
+                updated_at = ? WHERE id = ?
+            """,
+            [email, email, email, nowMS, accountID])
+    }
+
+    /// Whether the account holds nothing but its address (made by a sign-in): no purchase, no app
+    /// user, no password.
+    public static func holdsNothingButAddress(accountID: String, on connection: Connection) throws -> Bool {
+        let row = try connection.queryOne(
+            """
+            SELECT password_hash,
+                (SELECT COUNT(*) FROM purchases WHERE account_id = ?) AS purchases,
+                (SELECT COUNT(*) FROM app_users WHERE account_id = ? OR home_account_id = ?) AS app_users
+            FROM accounts WHERE id = ?
+            """,
+            [accountID, accountID, accountID, accountID])
+        guard let row else { return false }
+        return try row.optionalString("password_hash") == nil && row.int64("purchases") == 0 && row.int64("app_users") == 0
     }
 
     /// Stores a password hash (scrypt, self-describing).
@@ -137,10 +180,14 @@ public enum AccountRepository {
         throw DomainError(.conflict, "could not find a free username")
     }
 
-    /// Every account that has `email`, confirmed first.
+    /// Every account that has `email`, confirmed or requested, confirmed first.
     public static func all(email: String, on connection: Connection) throws -> [Account] {
         try connection.query(
-            "SELECT \(Account.columns) FROM accounts WHERE email = ? ORDER BY email_verified DESC, created_at", [email.lowercased()]
+            """
+            SELECT \(Account.columns) FROM accounts WHERE email = ? OR requested_email = ?
+            ORDER BY email_verified DESC, created_at
+            """,
+            [email.lowercased(), email.lowercased()]
         ).map(Account.init(row:))
     }
 

@@ -6,12 +6,16 @@ import Storage
 /// whose mail app opens links in another browser: typed on the page the buyer is on, it works
 /// once, for 10 minutes, and 5 wrong tries end it (a new mail is needed). Stored in `auth_tokens`
 /// (purpose `web_sign_in_code`) as an HMAC keyed by `DomainSecrets.signInCodeKey` over the
-/// address, the code and its issue time, never in plaintext; a newer mail ends older codes.
+/// address, the code and its issue time, never in plaintext; a newer mail ends older codes, and
+/// an address takes at most `maxWrongPerDay` wrong tries a day over all its codes.
 public enum SignInCodeRepository {
     /// Wrong tries a code survives.
     public static let maxAttempts = 5
     /// Digits in a code.
     public static let digits = 6
+    /// Wrong tries an address survives in a day, over all its codes: past them no code is taken
+    /// for it until the day's oldest wrong try is a day old.
+    public static let maxWrongPerDay = 10
 
     /// What a typed code did.
     public enum Check: Sendable, Equatable {
@@ -61,6 +65,7 @@ public enum SignInCodeRepository {
         let stored = try row.string("token_hash")
         let attempts = Int(try row.int64("attempts"))
         guard Timestamp.date(try row.int64("expires_at")) > now, attempts < maxAttempts else { return .noLiveCode }
+        guard try wrongToday(email: email, on: connection, now: now) < maxWrongPerDay else { return .noLiveCode }
         let code = typed.filter { $0 != " " && $0 != "-" }
         let candidate = try hash(code, email: email, issuedMS: try row.int64("created_at"), key: key)
         if code.count == digits, code.allSatisfy(\.isASCII), code.allSatisfy(\.isNumber),
@@ -74,6 +79,14 @@ public enum SignInCodeRepository {
         let endedAt: Int64? = tried >= maxAttempts ? Timestamp.milliseconds(now) : nil
         try connection.execute("UPDATE auth_tokens SET attempts = ?, used_at = ? WHERE token_hash = ?", [tried, endedAt, stored])
         return tried >= maxAttempts ? .noLiveCode : .wrong(remaining: maxAttempts - tried)
+    }
+
+    /// Wrong tries at the address's codes issued in the last 24 hours.
+    static func wrongToday(email: String, on connection: Connection, now: Date) throws -> Int {
+        let row = try connection.queryOne(
+            "SELECT COALESCE(SUM(attempts), 0) AS wrong FROM auth_tokens WHERE purpose = ? AND email = ? AND created_at > ?",
+            [AuthTokenRepository.Purpose.webSignInCode.rawValue, email, Timestamp.milliseconds(now.addingTimeInterval(-86400))])
+        return Int(try row?.int64("wrong") ?? 0)
     }
 
     /// Six uniformly random digits (rejection sampling: no digit is likelier than another).

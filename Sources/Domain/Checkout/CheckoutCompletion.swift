@@ -86,10 +86,10 @@ public struct CheckoutCompletion: Sendable {
                 if created { try events.accountCreated(account.id, on: connection, now: now) }
                 try PurchaseRepository.link(purchaseID: purchaseID, to: account.id, on: connection, now: now)
                 try events.purchaseLinked(current, to: account.id, on: connection, now: now)
-                // An account without an address takes the one it paid with, unconfirmed (as a store
-                // claim with customer details does): the app shows it, the web account finds it.
+                // An account without an address asks for the one it paid with (as a store claim with
+                // customer details does): the app shows it; only a mailed link or code confirms it.
                 if account.email == nil, let email = current.purchaserEmail {
-                    try AccountRepository.setEmail(email, accountID: account.id, on: connection, now: now)
+                    try AccountRepository.requestEmail(email, accountID: account.id, on: connection, now: now)
                 }
                 linkedAccount = try AccountRepository.find(id: account.id, on: connection) ?? account
             } else if let accountID = current.accountID {

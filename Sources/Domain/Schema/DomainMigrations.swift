@@ -388,6 +388,22 @@ public enum DomainMigrations {
             ALTER TABLE checkouts ADD COLUMN locale TEXT;
             ALTER TABLE purchases ADD COLUMN locale TEXT;
             """),
+        // Addresses as requests (API.md "Who may act for an account", Addresses): `email` holds
+        // only a confirmed address from now on; an address set but not confirmed is a request
+        // (`requested_email`), which makes the account reachable by nothing. Every unconfirmed
+        // address moves there, with the time it was last set. An account whose password no person
+        // chose has none (issue 43): the random password of an account made from a bare
+        // purchase (a generated username, and no sign-out everywhere since, which setting a
+        // password does) goes.
+        Migration(id: "0410_address_requests", sql: """
+            ALTER TABLE accounts ADD COLUMN requested_email TEXT;
+            ALTER TABLE accounts ADD COLUMN email_requested_at BIGINT;
+            UPDATE accounts SET requested_email = email, email_requested_at = updated_at, email = NULL
+                WHERE email IS NOT NULL AND email_verified = 0;
+            UPDATE accounts SET password_hash = NULL
+                WHERE username IS NOT NULL AND password_hash IS NOT NULL AND session_generation = 0 AND deleted_at IS NULL;
+            CREATE INDEX accounts_requested_email ON accounts (requested_email);
+            """),
         // verifyReceipt-only deployments (no App Store Server API key): the latest receipt of each
         // App Store subscription, sealed (`AppStoreReceiptRepository`), so the reconciler can verify
         // it again when a period ends without news.

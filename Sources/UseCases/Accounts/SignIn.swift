@@ -11,9 +11,7 @@ public struct SignIn: Sendable {
     /// The outcome of a password sign-in.
     public enum PasswordOutcome: Sendable {
         case signedIn(SessionRepository.Tokens)
-        /// The account has no password yet: a set-password link was mailed (at most every 10 minutes).
-        case passwordResetRequired
-        /// Unknown email or wrong password (one answer for both).
+        /// Unknown email, wrong password or no password: one answer (`PasswordCheck` mails what is due).
         case refused
     }
 
@@ -21,23 +19,34 @@ public struct SignIn: Sendable {
     let authMail: AuthMail
     let mail: MailQueue
     let logger: Logger
+    let passwords: PasswordCheck
 
-    public init(database: Database, authMail: AuthMail, mail: MailQueue, logger: Logger) {
+    /// - Parameter hasher: the password hash work (scrypt; tests count its calls).
+    public init(database: Database, authMail: AuthMail, mail: MailQueue, logger: Logger, hasher: any PasswordHashing = ScryptPasswords()) {
         self.database = database
         self.authMail = authMail
         self.mail = mail
         self.logger = logger
+        self.passwords = PasswordCheck(database: database, authMail: authMail, mail: mail, hasher: hasher)
     }
 
+    /// Signing the app in by mail (`POST /api/v1/auth/email`, `grant_type=email_code`).
+    public var byMail: MailSignIn { MailSignIn(database: database, authMail: authMail, mail: mail) }
+
     /// Consumes a login link and issues an authorization code; nil when the link is unknown,
-    /// expired or used.
+    /// expired or used. A link mailed to an address (`POST /api/v1/auth/email`) proves it: the
+    /// account it opens confirms it, and the challenge sent with that request binds the code.
     /// - Throws: `StorageError`, `CryptoError`.
     public func authorizationCode(forLoginLink token: String, codeChallenge: String?, now: Date) async throws -> String? {
         try await database.write { connection -> String? in
             guard case .valid(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
                 return nil
             }
-            return try AuthTokenRepository.issue(.authorizationCode, accountID: login.accountID, codeChallenge: codeChallenge, on: connection, now: now)
+            if let email = login.email {
+                guard try AddressProof.proved(email, accountID: login.accountID, on: connection, now: now) else { return nil }
+            }
+            return try AuthTokenRepository.issue(
+                .authorizationCode, accountID: login.accountID, codeChallenge: login.codeChallenge ?? codeChallenge, on: connection, now: now)
         }
     }
 
@@ -78,9 +87,8 @@ public struct SignIn: Sendable {
     /// Signs in with an email and password.
     /// - Throws: `StorageError`, `CryptoError`.
     public func password(email: String, password: String, now: Date) async throws -> PasswordOutcome {
-        switch try await PasswordCheck(database: database, authMail: authMail, mail: mail).verify(email: email, password: password, now: now) {
+        switch try await passwords.verify(email: email, password: password, now: now) {
         case .refused: return .refused
-        case .passwordNotSet: return .passwordResetRequired
         case .verified(let accountID):
             return .signedIn(try await database.write { try SessionRepository.issue(accountID: accountID, deviceID: nil, on: $0, now: now) })
         }

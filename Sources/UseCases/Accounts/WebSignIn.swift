@@ -7,7 +7,7 @@ import Storage
 /// link by email (10 minutes), the 6-digit code in the same mail (typed on the page the buyer is
 /// on, so a buyer inside an app's web view signs in there: `SignInCodeRepository`), or the
 /// account's password, any of which opens a cookie session (`WebSessionRepository`). Asking for a link answers the same whether or not the
-/// email is known; links to one account go out at most once a minute.
+/// email is known; sign-in mails to one address go out at most once per resend interval.
 public struct WebSignIn: Sendable {
     /// A signed-in browser's session.
     public typealias Session = WebSessionRepository.Session
@@ -16,15 +16,10 @@ public struct WebSignIn: Sendable {
     /// Why a sign-in link was refused.
     public typealias LinkRejection = AuthTokenRepository.Rejection
 
-    /// At most one link per account in this many seconds.
-    public static let linkInterval: TimeInterval = 60
-
     /// The outcome of a password sign-in.
     public enum PasswordOutcome: Sendable {
         case signedIn(WebSessionRepository.Issued)
-        /// The account has no password: a set-password link was mailed (at most every 10 minutes).
-        case passwordNotSet
-        /// Unknown email or wrong password (one answer for both).
+        /// Unknown email, wrong password or no password (one answer for all; `PasswordCheck`).
         case refused
     }
 
@@ -33,6 +28,7 @@ public struct WebSignIn: Sendable {
     let links: Links
     let secrets: DomainSecrets
     let passwords: PasswordCheck
+    let authMail: AuthMail
     let logger: Logger
 
     public init(database: Database, mail: MailQueue, links: Links, authMail: AuthMail, secrets: DomainSecrets, logger: Logger) {
@@ -41,30 +37,20 @@ public struct WebSignIn: Sendable {
         self.links = links
         self.secrets = secrets
         self.passwords = PasswordCheck(database: database, authMail: authMail, mail: mail)
+        self.authMail = authMail
         self.logger = logger
     }
 
-    /// Mails a sign-in link to `email` when it leads to an account (`account(for:)`). Otherwise
-    /// nothing is sent; the caller answers the same either way.
+    /// Mails a sign-in link to `email` when it leads to an account (`account(for:)`), at most
+    /// one sign-in mail per address per resend interval (`AuthMail`). Otherwise nothing is sent;
+    /// the caller answers the same either way.
     /// - Throws: `StorageError`, `CryptoError`, `MailError`.
     public func requestLink(email: String, now: Date) async throws {
         let email = email.lowercased()
-        let (mail, links, secrets) = (self.mail, self.links, self.secrets)
+        let (authMail, secrets) = (self.authMail, self.secrets)
         let queued = try await database.write { connection -> Bool in
-            guard let accountID = try Self.account(for: email, secrets: secrets, on: connection, now: now),
-                try ResendThrottle.claim("web-sign-in:" + accountID, interval: Self.linkInterval, on: connection, now: now)
-            else { return false }
-            let token = try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now)
-            let code = try SignInCodeRepository.issue(accountID: accountID, email: email, key: secrets.signInCodeKey, on: connection, now: now)
-            let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
-            try mail.enqueue(
-                key: "web-sign-in:\(try EntityID.make("m"))", template: "login_link", to: email,
-                parameters: AuthMail.localized([
-                    "login_url": links.url("/account/sign-in/link?token=" + token, locale: locale),
-                    "expiry_minutes": "10", "sign_in_code": code,
-                ], locale),
-                on: connection)
-            return true
+            guard let accountID = try Self.account(for: email, secrets: secrets, on: connection, now: now) else { return false }
+            return try authMail.queueSignIn(accountID: accountID, email: email, link: .web, on: connection)
         }
         if queued { mail.queued() }
     }
@@ -76,14 +62,21 @@ public struct WebSignIn: Sendable {
     /// web buyer who never opened the app). Nil when the address bought nothing and no account
     /// has it.
     static func account(for email: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> String? {
-        if let account = try AccountRepository.find(email: email, on: connection) { return account.id }
+        // Only a confirmed address leads to its account: a request proves nothing (issue 40, takeover 2).
+        if let account = try AccountRepository.find(confirmedEmail: email, on: connection) { return account.id }
         let purchases = try PurchaseRepository.forEmail(email, on: connection)
         guard !purchases.isEmpty else { return nil }
         if let holderID = purchases.last(where: { $0.accountID != nil })?.accountID,
-            let holder = try AccountRepository.find(id: holderID, on: connection), holder.email == nil,
+            let holder = try AccountRepository.find(id: holderID, on: connection), holder.confirmedEmail == nil,
             !(try AccountErasure.isDeleted(accountID: holder.id, on: connection))
         {
             return holder.id
+        }
+        // The account an earlier mail made for the address (it asks for nothing but it) is reused.
+        if let made = try AccountRepository.find(requestedEmail: email, on: connection), made.confirmedEmail == nil,
+            try AccountRepository.holdsNothingButAddress(accountID: made.id, on: connection)
+        {
+            return made.id
         }
         return try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now).id
     }
@@ -144,20 +137,14 @@ public struct WebSignIn: Sendable {
     }
 
     /// A session for `accountID` (nil when it was deleted) after a link or code sent to `email`
-    /// proved the address: the account's own gets confirmed, an account without one gets it
-    /// (unless another account confirmed it first).
+    /// proved the address: the account it opens confirms it (unless another account keeps it).
     private static func openSession(accountID: String, proving email: String?, on connection: Connection, now: Date) throws -> Issued? {
-        guard let account = try AccountRepository.find(id: accountID, on: connection),
-            !(try AccountErasure.isDeleted(accountID: account.id, on: connection))
-        else { return nil }
-        if let email, account.email == nil || (account.email == email && !account.emailVerified) {
-            do {
-                try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
-            } catch let error as DomainError where error.reason == .emailConfirmedElsewhere {
-                // Another account confirmed the address since: this one signs in unconfirmed.
-            }
+        if let email {
+            guard try AddressProof.proved(email, accountID: accountID, on: connection, now: now) else { return nil }
+        } else if try AccountRepository.find(id: accountID, on: connection) == nil || AccountErasure.isDeleted(accountID: accountID, on: connection) {
+            return nil
         }
-        return try WebSessionRepository.issue(accountID: account.id, on: connection, now: now)
+        return try WebSessionRepository.issue(accountID: accountID, on: connection, now: now)
     }
 
     /// Signs in with the account's email and password.
@@ -165,7 +152,6 @@ public struct WebSignIn: Sendable {
     public func signIn(email: String, password: String, now: Date) async throws -> PasswordOutcome {
         switch try await passwords.verify(email: email, password: password, now: now) {
         case .refused: return .refused
-        case .passwordNotSet: return .passwordNotSet
         case .verified(let accountID):
             return .signedIn(try await database.write { try WebSessionRepository.issue(accountID: accountID, on: $0, now: now) })
         }

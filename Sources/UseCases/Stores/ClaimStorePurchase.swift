@@ -17,6 +17,14 @@ public struct ClaimStorePurchase: Sendable {
         /// A StoreKit 1 receipt and the transaction to claim from it.
         case appStoreReceiptTransaction(receipt: String, transactionID: String)
         case play(purchaseToken: String, sku: String)
+
+        /// Whether the proof is what only the buyer's device holds (a receipt, a signed
+        /// transaction, a Play token), so it proves the account that holds the purchase (API.md
+        /// "login_url for B"); a bare transaction id proves the purchase only.
+        public var provesHolder: Bool {
+            if case .appStoreTransactionID = self { return false }
+            return true
+        }
     }
 
     /// What the app sent besides the proof.
@@ -42,7 +50,17 @@ public struct ClaimStorePurchase: Sendable {
         public let accountSwitched: Bool
         public let emailConfirmationRequired: Bool
         public let autoAccountCreated: Bool
+        /// Why customer details' address was not asked for on the account (`email_not_requested`),
+        /// nil when it was or none was sent.
+        public let emailNotRequested: EmailNotRequested?
         public let purchase: Purchase
+    }
+
+    /// Why a claim's customer email was left aside (API.md, issue 43 item 3).
+    public enum EmailNotRequested: String, Sendable {
+        /// Another account holds the purchase and this claim does not prove it (a bare
+        /// transaction id): that account is not touched.
+        case holderNotProved = "holder_not_proved"
     }
 
     let verifier: StorePurchaseVerifier
@@ -79,17 +97,6 @@ public struct ClaimStorePurchase: Sendable {
         case .appStoreReceiptTransaction(let receipt, let id): verified = try await verifier.appStore(receiptBase64: receipt, transactionID: id)
         case .play(let token, let sku): verified = try await verifier.playStore(purchaseToken: token, productID: sku)
         }
-        // An account made from a bare purchase gets a random password: hash it before taking the
-        // writer (scrypt is slow on purpose), only when such an account may be needed.
-        var prepared: String?
-        if claimant.bearer == nil, claimant.email == nil {
-            let snapshot = verified.snapshot
-            let held = try await database.read { connection in
-                try PurchaseRepository.find(platform: snapshot.platform, reference: snapshot.externalID, on: connection)?.accountID != nil
-            }
-            if !held { prepared = try await PasswordWork.hash(try OpaqueToken.generate()) }
-        }
-        let passwordHash = prepared
         let policy = self.policy
         let secrets = self.secrets
         let authMail = self.authMail
@@ -102,14 +109,14 @@ public struct ClaimStorePurchase: Sendable {
             if purchase.attribution == nil, let details = claimant.conversionDetails {
                 try PurchaseRepository.setOrigin(purchaseID: purchase.id, appUserID: nil, attribution: details, email: nil, on: connection)
             }
-            let holderConfirmed = try purchase.accountID.map { try AccountRepository.require(id: $0, on: connection).emailVerified } ?? false
             let plan = StoreClaimPlan.decide(
-                signedIn: signedIn, holder: purchase.accountID, hasEmail: claimant.email != nil, holderEmailConfirmed: holderConfirmed,
+                signedIn: signedIn, holder: purchase.accountID, hasEmail: claimant.email != nil, claimProvesHolder: proof.provesHolder,
                 policy: policy)
             var target: String
             var switched = false
             var autoCreated = false
             var confirmationRequired = false
+            var notRequested: EmailNotRequested?
             switch plan {
             case .signedIn(let account, let decision, let claimEmail):
                 switch decision {
@@ -127,31 +134,31 @@ public struct ClaimStorePurchase: Sendable {
                     try events.accountSwitched(appUserID: nil, from: account, to: holder, purchase: purchase, on: connection, now: now)
                 }
                 if claimEmail, let email = claimant.email {
-                    // The signed-in account takes the new address, unconfirmed.
-                    confirmationRequired = try authMail.claim(email, accountID: account, on: connection, now: now)
+                    // The signed-in account asks for the address; it keeps a confirmed one until then.
+                    confirmationRequired = try authMail.request(email, accountID: account, on: connection, now: now).confirmationRequired
                 }
             case .holder(let holder, let claimEmail):
                 target = holder
                 if claimEmail, let email = claimant.email {
-                    confirmationRequired = try authMail.claim(email, accountID: holder, on: connection, now: now)
+                    // Seed 004: the holder is updated, as an address request it confirms by mail.
+                    confirmationRequired = try authMail.request(email, accountID: holder, on: connection, now: now).confirmationRequired
+                } else if claimant.email != nil {
+                    notRequested = .holderNotProved
                 }
             case .createWithEmail:
                 let email = claimant.email ?? ""
-                let account = try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now)
+                let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
                 try events.accountCreated(account.id, on: connection, now: now)
                 try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
                 try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
-                try authMail.queueConfirmation(accountID: account.id, email: email, on: connection)
+                _ = try authMail.request(email, accountID: account.id, on: connection, now: now)
                 target = account.id
                 confirmationRequired = true
             case .createAnonymous:
-                guard let passwordHash else {
-                    // The purchase lost its holder between the first look and now: rare; a retry takes the right path.
-                    throw UseCaseError.unavailable("The purchase changed hands meanwhile; retry.")
-                }
+                // A generated username and no password: an account whose password no person chose
+                // has none, so adding an address later leads to seed 004's set-password mail.
                 let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
                 _ = try AccountRepository.assignUsername(accountID: account.id, on: connection, now: now)
-                try AccountRepository.setPasswordHash(passwordHash, accountID: account.id, on: connection, now: now)
                 try events.accountCreated(account.id, on: connection, now: now)
                 try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
                 try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
@@ -163,7 +170,7 @@ public struct ClaimStorePurchase: Sendable {
             let token = try AuthTokenRepository.issue(.login, accountID: target, on: connection, now: now)
             return Claimed(
                 account: try AccountRepository.require(id: target, on: connection), loginURL: links.url("/auth/login?token=" + token), accountSwitched: switched,
-                emailConfirmationRequired: confirmationRequired, autoAccountCreated: autoCreated,
+                emailConfirmationRequired: confirmationRequired, autoAccountCreated: autoCreated, emailNotRequested: notRequested,
                 purchase: try PurchaseRepository.require(id: purchase.id, on: connection))
         }
         if claimed.emailConfirmationRequired { mail.queued() }

@@ -75,7 +75,9 @@ struct IAPAccountRoutes {
     private func claimed(
         _ proof: ClaimStorePurchase.Proof, request: HTTPRequest, bearer: String?, email rawEmail: String?
     ) async throws -> HTTPResponse {
-        let email = try rawEmail.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailAddress.require($0) }
+        let email = try rawEmail.flatMap {
+            $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailAddress.require($0, field: "customer_details.email")
+        }
         let claimant = ClaimStorePurchase.Claimant(
             bearer: bearer, email: email, conversionDetails: Self.conversionDetails(request.body))
         let claimed = try await claim.claim(proof, by: claimant, now: now())
@@ -85,6 +87,7 @@ struct IAPAccountRoutes {
             json.bool("email_confirmation_required", claimed.emailConfirmationRequired)
             json.bool("auto_account_created", claimed.autoAccountCreated)
             json.bool("is_email_set", claimed.account.email != nil)
+            if let reason = claimed.emailNotRequested { json.string("email_not_requested", reason.rawValue) }
             json.object("extra") { $0.string("obfuscated_account_id", claimed.account.obfuscatedID) }
             PurchaseJSON.writePurchase(claimed.purchase, into: &json)
         }

@@ -7,7 +7,8 @@ import UseCases
 /// Signing in (`SignIn`): `GET /auth/login?token=` (the one-time `login_url`) hands the app an
 /// authorization code through its callback; `POST /auth/token` exchanges codes (optionally
 /// PKCE S256) and rotates refresh tokens; `POST /api/v1/auth/login` signs in with email and
-/// password, limited per client and per email.
+/// password, limited per client and per email (every attempt counts; one `401` for every
+/// refusal); `POST /api/v1/auth/email` mails a sign-in link and code (`grant_type=email_code`).
 struct SignInRoutes {
     let signIn: SignIn
     let pages: Pages
@@ -56,13 +57,17 @@ struct SignInRoutes {
             case "refresh_token":
                 guard let refresh = form["refresh_token"], !refresh.isEmpty else { throw APIError.badRequest("Send refresh_token.") }
                 return TokenResponse.json(try await signIn.refresh(refresh, now: now()))
+            case "email_code":
+                let email = try EmailAddress.require(form["email"] ?? "")
+                guard let code = form["code"], !code.isEmpty else { throw APIError.badRequest("Send the mailed 6-digit code as code.") }
+                return TokenResponse.json(try await signIn.byMail.exchange(email: email, code: code, now: now()))
             default:
-                throw APIError.badRequest("grant_type must be authorization_code or refresh_token.")
+                throw APIError.badRequest("grant_type must be authorization_code, email_code or refresh_token.")
             }
         }
     }
 
-    func addAPI(to group: inout RouteGroup) {
+    func addAPI(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.post, "/api/v1/auth/login", maxBodyBytes: 8192) { [self] request, context in
             let body = try request.decodeJSON(PasswordLogin.self)
             let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
@@ -73,16 +78,38 @@ struct SignInRoutes {
                     throw APIError.rateLimited(retryAfterSeconds: wait)
                 }
             }
+            // Every attempt counts, whatever its outcome (no oracle, finding 4).
+            for key in keys { limiter.record(key, window: Self.passwordFailureWindow, now: now) }
             switch try await signIn.password(email: email, password: body.password, now: now) {
             case .signedIn(let tokens):
                 return TokenResponse.json(tokens)
-            case .passwordResetRequired:
-                return .json { $0.string("status", "password_reset_required") }
             case .refused:
-                for key in keys { limiter.record(key, window: Self.passwordFailureWindow, now: now) }
                 throw APIError.unauthorized("The email or the password is wrong.")
             }
         }
+        group.add(
+            .post, "/api/v1/auth/email", maxBodyBytes: 4096,
+            [middleware.limit("auth-email", Self.mailRequestLimit, per: Self.mailRequestWindow)]
+        ) { [signIn, now] request, _ in
+            let body = try request.decodeJSON(MailRequest.self)
+            let email = try EmailAddress.require(body.email)
+            if let challenge = body.codeChallenge, challenge.count != 43 || (try? Base64URL.decode(challenge))?.count != 32 {
+                throw APIError.badRequest("code_challenge must be the base64url SHA-256 of the code verifier (S256).")
+            }
+            try await signIn.byMail.request(email: email, codeChallenge: body.codeChallenge, now: now())
+            return .json(status: .accepted) { $0.string("status", "sent_if_known") }
+        }
+    }
+
+    /// Mail sign-in requests a client may make per window (each address also gets at most one
+    /// sign-in mail per resend interval).
+    static let mailRequestLimit = 5
+    static let mailRequestWindow: TimeInterval = 600
+
+    /// `{"email", "code_challenge"?}` (the decoder maps snake case).
+    struct MailRequest: Decodable {
+        let email: String
+        let codeChallenge: String?
     }
 
     /// `application/x-www-form-urlencoded` (OAuth's format) or a JSON object of strings.

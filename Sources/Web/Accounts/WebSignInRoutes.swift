@@ -104,15 +104,12 @@ struct WebSignInRoutes {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
         }
+        // Every attempt counts (no oracle: an account without a password answers as a wrong one).
+        for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
         switch try await signIn.signIn(email: email, password: password, now: now) {
         case .signedIn(let issued):
             return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
-        case .passwordNotSet:
-            return try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), [
-                "masked_email": .string(EmailMask.mask(email)), "password_not_set": true,
-            ])
         case .refused:
-            for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
             return try form(request, next: next, email: email, error: pages.text(.errorPasswordWrong, language: pages.language(for: request)), status: .unauthorized)
         }
     }

@@ -186,8 +186,8 @@ public struct Site: Sendable {
             redeem: cases.redeem, entitlements: cases.listEntitlements, checkoutStatus: cases.checkoutStatus, resend: cases.resendCodes,
             now: now
         ).add(to: &app, middleware)
-        signIn.addAPI(to: &app)
-        emails.addAPI(to: &app)
+        signIn.addAPI(to: &app, middleware)
+        emails.addAPI(to: &app, middleware)
         AccountDataRoutes(delete: cases.deleteAccount, export: cases.exportAccount, now: now).add(to: &app)
         IAPAccountRoutes(claim: cases.claimStorePurchase, now: now).add(to: &app, middleware)
         CheckoutEligibilityRoute(eligibility: cases.checkoutEligibility, links: links).add(to: &app)

@@ -71,7 +71,8 @@ struct CheckoutRoutes {
         }
         // API.md: the success page opens the app by itself (once per tab; the code stays on the page).
         var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]), autoOpen: true)
-        if let email = purchase.purchaserEmail { values["masked_email"] = .string(EmailMask.mask(email)) }
+        // The page says where the code was mailed only when it could be (one address rule, finding 8).
+        if let email = purchase.purchaserEmail, EmailAddressRule.accepts(email) { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))
         return try pages.render("success", language: pages.language(for: request, kept: completion.completed.checkout?.locale), values)
     }

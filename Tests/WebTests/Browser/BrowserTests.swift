@@ -183,7 +183,7 @@ struct BrowserTests {
     static func signInLinkToken(_ harness: CheckoutHarness) async throws -> String {
         let now = harness.clock.now
         return try await harness.app.app.database.write { connection in
-            guard let account = try AccountRepository.find(email: "buyer@example.com", on: connection) else {
+            guard let account = try AccountRepository.find(confirmedEmail: "buyer@example.com", on: connection) else {
                 throw HarnessError("the buyer has no account")
             }
             return try AuthTokenRepository.issue(.webSignIn, accountID: account.id, email: "buyer@example.com", on: connection, now: now)
