@@ -15,7 +15,7 @@ extension AdminCommand {
             throw UsageError(message: "admin resend needs exactly one of --email and --purchase-id")
         }
         let resent = try await services.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
-        print("Sent code \(resent.codeID) to \(EmailMask.mask(resent.email)); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
+        print("Sent code \(resent.codeID) to \(TerminalText.safe(EmailMask.mask(resent.email))); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
         // Deliver now rather than waiting for the service's worker.
         await services.outboxWorker.runOnce()
     }

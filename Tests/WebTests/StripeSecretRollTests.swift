@@ -11,6 +11,15 @@ import TestSupport
 struct StripeSecretRollTests {
     static let newSecret = "whsec_rolled_in_this_week"
 
+    /// What Stripe sends during a roll: one `t=` and a `v1=` under each secret, new first.
+    static func rollHeader(_ body: [UInt8], at date: Date) -> String {
+        let timestamp = Int(date.timeIntervalSince1970)
+        let signatures = [newSecret, CheckoutHarness.webhookSecret].map {
+            FakeStripe.signatureHeader(body: body, timestamp: timestamp, secret: $0).split(separator: ",")[1]
+        }
+        return "t=\(timestamp),\(signatures.joined(separator: ","))"
+    }
+
     @Test("stripe.webhook_secrets [new, old]: events signed with old, with new, or with both (Stripe's roll header) are applied; another secret is refused")
     func anySecretOfTheList() async throws {
         let harness = try CheckoutHarness(webhookSecrets: [Self.newSecret, CheckoutHarness.webhookSecret])
@@ -23,11 +32,7 @@ struct StripeSecretRollTests {
         #expect(refused.status == .badRequest)
 
         let event = harness.stripe.webhook(type: "checkout.session.completed", object: object, created: harness.clock.now, id: "evt_both", signedAt: harness.clock.now)
-        let timestamp = Int(harness.clock.now.timeIntervalSince1970)
-        let signatures = [Self.newSecret, CheckoutHarness.webhookSecret].map {
-            FakeStripe.signatureHeader(body: event.body, timestamp: timestamp, secret: $0).split(separator: ",")[1]
-        }
-        let header = "t=\(timestamp),\(signatures.joined(separator: ","))"
+        let header = Self.rollHeader(event.body, at: harness.clock.now)
         let both = await harness.app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": header, "Content-Type": "application/json"], bytes: event.body)
         #expect(both.status == .ok, "\(both.text)")
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
@@ -40,11 +45,7 @@ struct StripeSecretRollTests {
         try harness.pay(id)
         let object = try #require(harness.stripe.sessionObject(id: id))
         let event = harness.stripe.webhook(type: "checkout.session.completed", object: object, created: harness.clock.now, id: "evt_roll", signedAt: harness.clock.now)
-        let timestamp = Int(harness.clock.now.timeIntervalSince1970)
-        let signatures = [Self.newSecret, CheckoutHarness.webhookSecret].map {
-            FakeStripe.signatureHeader(body: event.body, timestamp: timestamp, secret: $0).split(separator: ",")[1]
-        }
-        let header = "t=\(timestamp),\(signatures.joined(separator: ","))"
+        let header = Self.rollHeader(event.body, at: harness.clock.now)
         let response = await harness.app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": header, "Content-Type": "application/json"], bytes: event.body)
         #expect(response.status == .ok, "\(response.text)")
     }
