@@ -115,7 +115,7 @@ public final class Services: Sendable {
         let linkOutQueued: @Sendable () -> Void = { linkOutWorker.wake() }
         let catalog = EntitlementCatalog(config.entitlements)
         let vouching = StripeVouching(prices: Set(config.plans.values.map(\.priceID)).union(config.entitlements.values.joined()))
-        let endpoints = try config.events.endpoints.map { try EventEndpoint(url: $0.url, secret: $0.secret, types: $0.types) }
+        let endpoints = try config.events.endpoints.map { try EventEndpoint(url: $0.url, secrets: $0.secrets, types: $0.types) }
         eventEndpoints = endpoints
         let eventWorker = EventDeliveryWorker(
             database: database, endpoints: endpoints,
@@ -150,10 +150,10 @@ public final class Services: Sendable {
             database: database, stripe: stripe, completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events),
             codeMail: codeMail, vouching: vouching, redirects: redirects, linkOutQueued: linkOutQueued)
         operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
-        let webhookSecret = simulator?.keys.webhookSecret ?? config.stripe.webhookSecret
+        let webhookSecrets = simulator.map { [$0.keys.webhookSecret] } ?? config.stripe.webhookSecretList
         let applyStripeEvent = stripe.map {
             ApplyStripeEvent(
-                database: database, stripe: $0, webhookSecret: webhookSecret, completeCheckout: completeCheckout, vouching: vouching,
+                database: database, stripe: $0, webhookSecrets: webhookSecrets, completeCheckout: completeCheckout, vouching: vouching,
                 logger: logger, events: events, linkOutQueued: linkOutQueued)
         }
         let applyAppleNotification = ApplyAppleNotification(
@@ -217,7 +217,7 @@ public final class Services: Sendable {
         payLaterDelay: Duration
     ) throws -> StripeSimulator? {
         guard config.stripe.simulator else { return nil }
-        let keys = try SimulatorKeys(secretKey: config.secretKey, webhookSecret: config.stripe.webhookSecret)
+        let keys = try SimulatorKeys(secretKey: config.secretKey, webhookSecret: config.stripe.webhookSecretList.first)
         return StripeSimulator(
             keys: keys, publicBaseURL: config.baseURL, serviceURL: serviceURL, http: URLSessionHTTPClient(service: "stripe-simulator"),
             logger: logger, now: now, payLaterDelay: payLaterDelay)

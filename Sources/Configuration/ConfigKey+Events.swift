@@ -2,7 +2,7 @@ import Foundation
 import JSON
 
 extension ConfigKey {
-    /// `events.endpoints`: `[{"url": "https://...", "secret": "whsec_..." | "secret_file": "/run/secrets/...",
+    /// `events.endpoints`: `[{"url": "https://...", "secret": "whsec_..." | ["whsec_new", "whsec_old"] | "secret_file": "/run/secrets/...",
     /// "types": ["*"]}]`. The key is not a secret as a whole (the URLs are shown by `config check`);
     /// each `secret` is masked, never echoed in a message, and may be read from `secret_file`.
     static func eventEndpoints(_ path: String, _ keyPath: Path<[TollgateConfig.EventEndpoint]>) -> ConfigKey {
@@ -27,13 +27,18 @@ extension ConfigKey {
             return problems
         }, encode: { config in
             .array(config[keyPath: keyPath].map { endpoint -> JSONValue in
-                ["url": .string(endpoint.url), "secret": .string(endpoint.secret), "types": .array(endpoint.types.map { .string($0) })]
+                let secret: JSONValue = endpoint.secrets.count == 1 ? .string(endpoint.secret) : .array(endpoint.secrets.map { .string($0) })
+                return ["url": .string(endpoint.url), "secret": secret, "types": .array(endpoint.types.map { .string($0) })]
             })
         }, maskNested: { value in
             guard case .array(let items) = value else { return value }
             return .array(items.map { item in
                 guard case .object(let members) = item else { return item }
-                return .object(members.map { $0.key == "secret" ? (key: $0.key, value: TollgateConfig.masked($0.value)) : $0 })
+                return .object(members.map { member in
+                    guard member.key == "secret" else { return member }
+                    if case .array(let secrets) = member.value { return (key: member.key, value: .array(secrets.map(TollgateConfig.masked))) }
+                    return (key: member.key, value: TollgateConfig.masked(member.value))
+                })
             })
         })
     }
@@ -61,7 +66,7 @@ extension ConfigKey {
         case .failure:
             problems.append(KeyProblem(path: "\(path).url", message: "required: the URL events are POSTed to"))
         }
-        var secret = ""
+        var secrets: [String] = []
         let inline = members["secret"].flatMap { $0 == .null ? nil : $0 }
         let file = members["secret_file"].flatMap { $0 == .null ? nil : $0 }
         switch (inline, file) {
@@ -69,9 +74,27 @@ extension ConfigKey {
             problems.append(KeyProblem(path: "\(path).secret", message: "required: whsec_ followed by base64 of a random key (or secret_file)"))
         case (.some, .some):
             problems.append(KeyProblem(path: "\(path).secret", message: "both secret and secret_file are set; use only one"))
+        case (.array(let items)?, nil):
+            // A roll: every secret signs each delivery.
+            if items.isEmpty { problems.append(KeyProblem(path: "\(path).secret", message: "must list at least one whsec_ secret")) }
+            for (index, item) in items.enumerated() {
+                let itemPath = "\(path).secret[\(index)]"
+                switch decodeString(item, path: itemPath, secret: true) {
+                case .success(let text):
+                    if let message = secretProblem(text) {
+                        problems.append(KeyProblem(path: itemPath, message: message))
+                    } else if secrets.contains(text) {
+                        problems.append(KeyProblem(path: itemPath, message: "repeats an earlier secret of the list"))
+                    }
+                    secrets.append(text)
+                case .failure(let problem): problems.append(problem)
+                }
+            }
         case (let inline?, nil):
             switch decodeString(inline, path: "\(path).secret", secret: true) {
-            case .success(let text): secret = text
+            case .success(let text):
+                if let message = secretProblem(text) { problems.append(KeyProblem(path: "\(path).secret", message: message)) }
+                secrets = [text]
             case .failure(let problem): problems.append(problem)
             }
         case (nil, let file?):
@@ -81,13 +104,12 @@ extension ConfigKey {
             }
             let key = ConfigKey(path: "\(path).secret", kind: .string, isSecret: true, isRequired: false, decode: { _, _ in [] }, encode: { _ in .null })
             switch SecretFileReader.read(filePath, for: key) {
-            case .success(.string(let text)): secret = text
+            case .success(.string(let text)):
+                if let message = secretProblem(text) { problems.append(KeyProblem(path: "\(path).secret", message: message)) }
+                secrets = [text]
             case .success: break
             case .failure(let problem): problems.append(problem)
             }
-        }
-        if !secret.isEmpty, let message = secretProblem(secret) {
-            problems.append(KeyProblem(path: "\(path).secret", message: message))
         }
         var types = ["*"]
         if let raw = members["types"], raw != .null {
@@ -103,7 +125,7 @@ extension ConfigKey {
             }
         }
         return problems.isEmpty
-            ? .success(TollgateConfig.EventEndpoint(url: url, secret: secret, types: types)) : .failure(KeyProblems(problems: problems))
+            ? .success(TollgateConfig.EventEndpoint(url: url, secrets: secrets, types: types)) : .failure(KeyProblems(problems: problems))
     }
 
     /// What is wrong with a `whsec_` secret (never quoting it), or nil.

@@ -35,7 +35,7 @@ enum ConfigValueKind: Sendable, Equatable {
         case .stringListMap: return "object: name → array of strings"
         case .integerMap(let minimum, let maximum): return "object: name → integer \(minimum)–\(maximum)"
         case .planMap: return "object: name → {price_id, mode}"
-        case .eventEndpoints: return "array of {url, secret (or secret_file), types}"
+        case .eventEndpoints: return "array of {url, secret (one or a list during a roll; or secret_file), types}"
         case .linkOutRules: return "array of {platform, storefronts, program, token_required}"
         }
     }

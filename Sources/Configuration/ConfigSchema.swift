@@ -32,6 +32,7 @@ enum ConfigSchema {
 
         .optionalString("stripe.secret_key", \.stripe.secretKey, secret: true),
         .optionalString("stripe.webhook_secret", \.stripe.webhookSecret, secret: true),
+        .strings("stripe.webhook_secrets", \.stripe.webhookSecrets, secret: true),
         .string("stripe.api_base", \.stripe.apiBase),
         .boolean("stripe.allow_promotion_codes", \.stripe.allowPromotionCodes),
         .boolean("stripe.simulator", \.stripe.simulator),

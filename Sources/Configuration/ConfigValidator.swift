@@ -93,10 +93,12 @@ struct ConfigValidator {
             if config.stripe.secretKey == nil {
                 report("stripe.secret_key", "required when plans are configured (Stripe Checkout needs it)")
             }
-            if config.stripe.webhookSecret == nil {
-                report("stripe.webhook_secret", "required when plans are configured (to verify Stripe webhooks)")
+            if config.stripe.webhookSecretList.isEmpty {
+                report("stripe.webhook_secret", "required when plans are configured (to verify Stripe webhooks; or stripe.webhook_secrets during a roll)")
             }
         }
+        checkWebhookSecrets(config.stripe)
+        checkAppleEnvironment(config)
         // A duration for a product nothing grants is a typo: it would silently never apply.
         let granted = Set(config.entitlements.values.joined()).union(config.products)
         for product in config.productsDurationDays.keys.sorted() where !granted.contains(product) {
@@ -149,6 +151,44 @@ struct ConfigValidator {
             report("http.trusted_proxies[\(index)]",
                    "must be an IPv4 or IPv6 address or CIDR (10.0.0.0/8, 2001:db8::/32); got \(JSONValue.quoted(entry))")
         }
+    }
+
+    /// `stripe.webhook_secrets` replaces `stripe.webhook_secret` (never both); no empty or repeated entry.
+    private mutating func checkWebhookSecrets(_ stripe: TollgateConfig.Stripe) {
+        if stripe.webhookSecret != nil, !stripe.webhookSecrets.isEmpty {
+            report("stripe.webhook_secrets", "set either stripe.webhook_secret or stripe.webhook_secrets (a list, during a roll), not both")
+        }
+        var seen = Set<String>()
+        for (index, secret) in stripe.webhookSecrets.enumerated() {
+            if secret.isEmpty {
+                report("stripe.webhook_secrets[\(index)]", "must not be empty")
+            } else if !seen.insert(secret).inserted {
+                report("stripe.webhook_secrets[\(index)]", "repeats an earlier entry of the list")
+            }
+        }
+    }
+
+    /// `apple.environment: Xcode` checks no signature at all (StoreKit testing signs with a local
+    /// certificate): only for a service nobody else can reach, on loopback and not behind https,
+    /// or in demo mode.
+    private mutating func checkAppleEnvironment(_ config: TollgateConfig) {
+        guard config.apple.environment == .xcode, !config.isDemo else { return }
+        let loopback = Self.isLoopback(config.listen.host)
+        let https = config.baseURL.lowercased().hasPrefix("https://")
+        guard !loopback || https else { return }
+        let why = !loopback
+            ? "listen.host is \(JSONValue.quoted(config.listen.host)), not loopback"
+            : "base_url is https, so the service is published"
+        report("apple.environment",
+               "Xcode verifies no signature (anyone could forge a purchase): allowed only when the service listens on loopback (listen.host 127.0.0.1, ::1 or localhost) and base_url is not https, or in demo mode; \(why). Use Sandbox or Production")
+    }
+
+    /// Whether `host` is a loopback address or `localhost` (nothing off this machine reaches it).
+    static func isLoopback(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        if lower == "localhost" || lower == "::1" || lower == "[::1]" { return true }
+        let octets = lower.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     private mutating func checkURL(_ url: String?, _ path: String, rule: URLCheck.Rule) {

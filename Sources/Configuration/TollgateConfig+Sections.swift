@@ -116,6 +116,11 @@ extension TollgateConfig {
         public var secretKey: String?
         /// `stripe.webhook_secret` (secret): the `whsec_...` signing secret.
         public var webhookSecret: String?
+        /// `stripe.webhook_secrets` (secret): instead of `webhook_secret` while Stripe rolls its
+        /// signing secret, newest first; an event signed with any of them is accepted.
+        public var webhookSecrets: [String] = []
+        /// The signing secrets events are verified with: `webhook_secrets`, or the one `webhook_secret`.
+        public var webhookSecretList: [String] { webhookSecrets.isEmpty ? webhookSecret.map { [$0] } ?? [] : webhookSecrets }
         /// `stripe.api_base`, default `https://api.stripe.com`.
         public var apiBase = "https://api.stripe.com"
         /// `stripe.allow_promotion_codes`: let buyers enter Stripe promotion codes at checkout.

@@ -32,9 +32,16 @@ public struct FileTransport: MailTransport {
         }
         let final = directory + "/" + id + ".eml"
         let temporary = directory + "/." + id + ".eml.tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        // 0600 whatever the umask: a message holds a buyer's address and, often, a code.
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw MailError.transient("cannot write '\(temporary)': \(String(cString: strerror(errno)))")
+        }
+        guard fchmod(fd, 0o600) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            unlink(temporary)
+            throw MailError.transient("cannot set the mode of '\(temporary)': \(reason)")
         }
         var offset = 0
         var failure: String?

@@ -1,4 +1,5 @@
 import Crypto
+import Domain
 import Foundation
 
 /// Seals outbox parameters with AES-256-GCM: an email waiting in the outbox carries codes and
@@ -33,4 +34,17 @@ public struct OutboxCipher: Sendable {
             throw MailError.permanent("the sealed parameters cannot be opened with the configured key")
         }
     }
+}
+
+extension OutboxCipher {
+    /// Whether `stored` (an outbox row's parameters) opens with this key; plain JSON, written
+    /// without a cipher, always does (`tollgate check`).
+    public func opens(_ stored: String, outboxID: String) -> Bool {
+        (try? Self.open(stored, outboxID: outboxID, with: self)) != nil
+    }
+}
+
+extension SealedRowAudit.Column {
+    /// Mail parameters in the outbox (`OutboxCipher`; plain JSON when written without one).
+    public static let mailParameters = SealedRowAudit.Column(table: "mail_outbox", column: "parameters")
 }

@@ -43,6 +43,21 @@ enum FileSystem {
         return nil
     }
 
+    /// Creates `path` empty with mode 0600 whatever the umask, unless it exists, so SQLite (which
+    /// gives its `-wal`, `-shm` and `-journal` files the database file's mode) keeps every file of
+    /// the database private to the service's user. Returns nil on success or when the file
+    /// exists, else the reason.
+    static func createPrivateFile(_ path: String) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let failure = errno
+            return failure == EEXIST ? nil : "cannot create '\(path)': \(describe(failure))"
+        }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else { return "cannot set the mode of '\(path)': \(describe(errno))" }
+        return nil
+    }
+
     /// Removes `path` if it exists; errors are ignored (used for clean-up only).
     static func removeIfPresent(_ path: String) {
         unlink(path)

@@ -28,6 +28,11 @@ public final class SQLiteConnection: SQLConnection {
         _ = SQLiteConnection.processSettings
         self.counter = counter
         var db: OpaquePointer?
+        // A new database file is made 0600 first: SQLite would create it 0644 (and its -wal and -shm
+        // after it), readable by every user of the machine.
+        if !readOnly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:"), let reason = FileSystem.createPrivateFile(path) {
+            throw counter.record(StorageError(resultCode: SQLITE_CANTOPEN, message: "cannot open database '\(path)': \(reason)"))
+        }
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &db, flags, nil)

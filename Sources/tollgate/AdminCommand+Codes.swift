@@ -15,7 +15,7 @@ extension AdminCommand {
             throw UsageError(message: "admin resend needs exactly one of --email and --purchase-id")
         }
         let resent = try await services.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
-        print("Sent code \(resent.codeID) to \(EmailMask.mask(resent.email)); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
+        print("Sent code \(resent.codeID) to \(TerminalText.safe(EmailMask.mask(resent.email))); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
         // Deliver now rather than waiting for the service's worker.
         await services.outboxWorker.runOnce()
     }
@@ -31,10 +31,10 @@ extension AdminCommand {
     static func codes(_ services: Services, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin codes needs --email") }
         let codes = try await services.operatorActions.codes(email: email.lowercased())
-        print(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"].joined(separator: "\t"))
+        print(TerminalText.row(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"]))
         for code in codes {
-            print([code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
-                   code.redeemedAt.map(Timestamp.rfc3339) ?? ""].joined(separator: "\t"))
+            print(TerminalText.row([code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
+                   code.redeemedAt.map(Timestamp.rfc3339) ?? ""]))
         }
         print("\(codes.count) code(s)")
     }
@@ -43,13 +43,12 @@ extension AdminCommand {
     static func purchases(_ services: Services, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin purchases needs --email") }
         let purchases = try await services.operatorActions.purchases(email: email.lowercased())
-        print(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "RENEWS", "ACCOUNT", "ATTRIBUTION"].joined(separator: "\t"))
+        print(TerminalText.row(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "RENEWS", "ACCOUNT", "ATTRIBUTION"]))
         for purchase in purchases {
             // The attribution (paywall context, conversion_details) as stored: one line of JSON.
             let attribution = (purchase.attribution ?? "").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
-            print([purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
-                   purchase.expiresAt.map(Timestamp.rfc3339) ?? "", Self.renewal(of: purchase), purchase.accountID ?? "", attribution]
-                .joined(separator: "\t"))
+            print(TerminalText.row([purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
+                   purchase.expiresAt.map(Timestamp.rfc3339) ?? "", Self.renewal(of: purchase), purchase.accountID ?? "", attribution]))
         }
         print("\(purchases.count) purchase(s)")
     }
@@ -68,12 +67,12 @@ extension AdminCommand {
     static func accounts(_ services: Services, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin accounts needs --email") }
         let accounts = try await services.operatorActions.accounts(email: email.lowercased())
-        print(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"].joined(separator: "\t"))
+        print(TerminalText.row(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"]))
         for entry in accounts {
-            print([
+            print(TerminalText.row([
                 entry.account.id, entry.account.email ?? "", entry.account.emailVerified ? "yes" : "no", entry.account.username ?? "",
                 entry.appUserIDs.joined(separator: ","), String(entry.devices.count), String(entry.purchaseIDs.count),
-            ].joined(separator: "\t"))
+            ]))
         }
         print("\(accounts.count) account(s)")
     }

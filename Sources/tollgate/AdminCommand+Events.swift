@@ -11,12 +11,12 @@ extension AdminCommand {
             throw UsageError(message: "--status must be one of \(EventStore.statuses.joined(separator: ", "))")
         }
         let entries = try await services.operatorActions.events(status: status, limit: try limitOption(options))
-        print(["ID", "TYPE", "ENDPOINT", "STATUS", "ATTEMPTS", "OCCURRED", "LAST"].joined(separator: "\t"))
+        print(TerminalText.row(["ID", "TYPE", "ENDPOINT", "STATUS", "ATTEMPTS", "OCCURRED", "LAST"]))
         for entry in entries {
             let last = entry.lastError ?? entry.lastStatus.map { "HTTP \($0)" } ?? ""
-            print([
+            print(TerminalText.row([
                 entry.eventID, entry.type, entry.endpointID, entry.status, String(entry.attempts), Timestamp.rfc3339(entry.occurredAt), last,
-            ].joined(separator: "\t"))
+            ]))
         }
         print("\(entries.count) delivery(ies)")
     }

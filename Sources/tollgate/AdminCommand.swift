@@ -63,12 +63,12 @@ enum AdminCommand {
         }
         let limit = try limitOption(options)
         let entries = try await ViewOutbox(database: services.database).messages(status: options["status"], limit: limit)
-        print(["ID", "STATUS", "TEMPLATE", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"].joined(separator: "\t"))
+        print(TerminalText.row(["ID", "STATUS", "TEMPLATE", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"]))
         for entry in entries {
-            print([
+            print(TerminalText.row([
                 entry.id, entry.status, entry.template, entry.maskedRecipient, String(entry.attempts),
                 Timestamp.rfc3339(entry.createdAt), entry.lastError ?? "",
-            ].joined(separator: "\t"))
+            ]))
         }
         print("\(entries.count) message(s)")
     }

@@ -18,6 +18,8 @@ enum CommandLineTool {
           migrate            Apply pending database migrations and exit.
           config check       Validate the configuration and print it with secrets masked.
           backup FILE        Write a consistent copy of the live database to FILE.
+          check              Verify the database (a restored backup): integrity, a schema this build
+                             knows, every sealed row opening under the configured secret_key.
           admin outbox       List queued and sent mail (--status pending|sending|sent|failed, --limit N).
           admin resend       Email a fresh code (--email E or --purchase-id P).
           admin revoke ID    Revoke a redemption code.
@@ -68,6 +70,8 @@ enum CommandLineTool {
             return MigrateCommand.run(configPath: parsed.configPath)
         case .configCheck:
             return ConfigCheckCommand.run(configPath: parsed.configPath)
+        case .check:
+            return CheckCommand.run(configPath: parsed.configPath)
         case .backup(let destination):
             return await BackupCommand.run(configPath: parsed.configPath, destination: destination)
         case .eventsTest:

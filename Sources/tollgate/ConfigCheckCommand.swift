@@ -18,6 +18,11 @@ enum ConfigCheckCommand {
             return .configuration
         }
         for line in report(templates) { print(line) }
+        let refusals = ServeChecks.refusals(config)
+        guard refusals.isEmpty else {
+            for refusal in refusals { CommandLineTool.printError("serve would refuse to start: \(refusal)") }
+            return .configuration
+        }
         print(config.isDemo ? "Configuration is valid (demo mode: no file given)." : "Configuration is valid.")
         return .success
     }

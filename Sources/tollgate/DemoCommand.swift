@@ -16,7 +16,7 @@ enum DemoCommand {
         }
         guard let action = SimulatorLifecycleClient.Action(rawValue: action) else { return .usage }
         do {
-            let keys = try SimulatorKeys(secretKey: config.secretKey, webhookSecret: config.stripe.webhookSecret)
+            let keys = try SimulatorKeys(secretKey: config.secretKey, webhookSecret: config.stripe.webhookSecretList.first)
             let client = SimulatorLifecycleClient(
                 serviceURL: config.listen.localURL(port: config.listen.port), apiKey: keys.apiKey, http: URLSessionHTTPClient(service: "tollgate"))
             print("tollgate demo: " + (try await client.perform(action, email: email)))

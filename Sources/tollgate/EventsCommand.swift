@@ -19,7 +19,7 @@ enum EventsCommand {
             var allAccepted = true
             for answer in try await sender.send(now: Date()) {
                 let status = answer.status.map { "HTTP \($0)" } ?? "no answer"
-                print("\(answer.url)\t\(answer.endpointID)\t\(status)\t\(answer.milliseconds) ms\t\(answer.detail)")
+                print(TerminalText.row([answer.url, answer.endpointID, status, "\(answer.milliseconds) ms", answer.detail]))
                 allAccepted = allAccepted && answer.accepted
             }
             return allAccepted ? .success : .failure

@@ -2,6 +2,8 @@
 struct ParsedArguments: Equatable {
     enum Command: Equatable {
         case serve, migrate, configCheck, help, version
+        /// `check`: verify the database (integrity, schema, keys).
+        case check
         case backup(destination: String)
         /// `admin <action> [argument]`, e.g. `admin outbox`, `admin revoke CODE_ID`.
         case admin(action: String, argument: String?)
@@ -72,6 +74,9 @@ struct ParsedArguments: Equatable {
         case "migrate":
             try Self.expectCount(words, 1, "migrate")
             command = .migrate
+        case "check":
+            try Self.expectCount(words, 1, "check")
+            command = .check
         case "config":
             guard words.count == 2, words[1] == "check" else {
                 throw UsageError(message: "did you mean 'tollgate config check'?")

@@ -31,7 +31,7 @@ enum ReconcileCommand {
         }
         var healthy = true
         for report in await services.reconcile.run(since: start) {
-            print("\(report.provider)\t\(report.outcome)\tchecked \(report.checked)\tchanges \(report.changes)\(report.error.map { "\t\($0)" } ?? "")")
+            print("\(report.provider)\t\(report.outcome)\tchecked \(report.checked)\tchanges \(report.changes)\(report.error.map { "\t" + TerminalText.safe($0) } ?? "")")
             healthy = healthy && (report.outcome == "ok" || report.outcome == "busy")
         }
         return healthy ? .success : .failure

@@ -12,6 +12,11 @@ import Glibc
 enum ServeCommand {
     static func run(configPath: String?) async -> ExitStatus {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
+        let refusals = ServeChecks.refusals(config)
+        guard refusals.isEmpty else {
+            for refusal in refusals { CommandLineTool.printError("tollgate: cannot start: \(refusal)") }
+            return .configuration
+        }
         let logger = CommandLineTool.logger(for: config)
         defer { logger.sink.flush() }
         if config.isDemo {

@@ -122,6 +122,8 @@ final class TemporaryDirectory: Sendable {
             "secret_key": "cli-test-secret-key-0123456789abcdef012345",
             "app": ["name": "Example", "scheme": "exampleapp"],
             "stripe": ["secret_key": "sk_test_do_not_print_me_123", "webhook_secret": "whsec_do_not_print_me"],
+            // Outside demo mode `serve` refuses to start without an app key (issue 40, finding 9).
+            "api_keys": ["public": ["pk_cli_test"]],
             "mail": ["transport": "file", "file_dir": path + "/mail", "from": "Example <no-reply@example.com>"],
             "paths": ["templates_dir": ChildProcess.packageRoot + "/templates", "public_dir": ChildProcess.packageRoot + "/Public"],
         ]

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 import Storage
 import Testing
@@ -261,6 +262,21 @@ import Testing
         var bad = message
         bad.outboxID = "../escape"
         await #expect(throws: MailError.self) { try await transport.send(bad) }
+    }
+
+    @Test("A mail file is 0600 under a permissive umask (it holds an address and often a code)")
+    func fileTransportWritesPrivateFiles() async throws {
+        let previous = umask(0)
+        defer { umask(previous) }
+        let directory = try makeTemporaryDirectory() + "/outbox"
+        let transport = FileTransport(directory: directory)
+        let message = MailMessage(
+            outboxID: "0600mode", template: "t", from: try MailAddress("a@b.test"), to: try MailAddress("c@d.test"),
+            subject: "Hi", textBody: "Body", htmlBody: nil, messageID: "<0600mode@b.test>", date: Date())
+        try await transport.send(message)
+        var info = stat()
+        #expect(stat(directory + "/0600mode.eml", &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
     }
 
     @Test func logTransportLogsNoBodyAndMasksTheRecipient() async throws {

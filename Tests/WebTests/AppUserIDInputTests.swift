@@ -68,7 +68,8 @@ struct AppUserIDInputTests {
             }
         }
         #expect(schemas.count >= 7, "\(schemas.keys.sorted())")
-        let samples = ["user-1", "a\tb", "a\nb", "a\u{0B}b", "a\u{0C}b", "a\rb", "a\u{85}b", "a\u{2028}b", "a\u{2029}b", "\u{1F600}"]
+        let samples = ["user-1", "a\tb", "a\nb", "a\u{0B}b", "a\u{0C}b", "a\rb", "a\u{85}b", "a\u{2028}b", "a\u{2029}b", "\u{1F600}",
+                       "a\u{1B}[2Jb", "a\u{0}b", "a\u{7F}b", "a\u{9B}b", "a\u{202E}b", "a\u{200B}b", "a\u{FEFF}b", "é-ü"]
         for (place, schema) in schemas {
             #expect(schema["maxLength"] as? Int == AppUserIDInput.maxBytes, "\(place)")
             let pattern = try NSRegularExpression(pattern: try #require(schema["pattern"] as? String, "\(place)"))

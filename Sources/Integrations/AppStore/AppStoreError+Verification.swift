@@ -3,7 +3,8 @@ import Crypto
 extension AppStoreError {
     /// Why App Store signed data (a JWS transaction, renewal info or notification) was refused.
     ///
-    /// The five kinds are the outcomes STORES.md asks to distinguish; `message` says what exactly was
+    /// The first five kinds are the outcomes STORES.md asks to distinguish (`missingField`: data that
+    /// verifies but cannot be recorded); `message` says what exactly was
     /// wrong and never contains the signed data itself.
     public struct Verification: Sendable, Equatable, CustomStringConvertible {
         /// The distinguishable failures.
@@ -20,6 +21,10 @@ extension AppStoreError {
             case wrongAppIdentifier = "wrong_app_identifier"
             /// The payload belongs to another environment than the configured one.
             case wrongEnvironment = "wrong_environment"
+            /// Chain, signature, app and environment all verify, but the payload lacks a field
+            /// Tollgate needs to record it (its transaction ids, its product): not a forgery, not
+            /// a "does not verify".
+            case missingField = "missing_field"
         }
 
         /// What failed.

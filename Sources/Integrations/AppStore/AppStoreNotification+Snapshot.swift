@@ -57,7 +57,7 @@ extension AppStoreNotification {
     /// absent. `observedAt` is the notification's `signedDate` so that the domain can ignore a
     /// notification older than what it already applied (they arrive out of order).
     /// Call it on a verified notification: without `data.transaction` it returns nil.
-    /// - Throws: `AppStoreError.verification` (`.invalidFormat`) if the transaction lacks its ids.
+    /// - Throws: `AppStoreError.verification` (`.missingField`) if the transaction lacks its ids.
     public func snapshot(now: Date = Date()) throws -> PurchaseSnapshot? {
         guard let type, type.changesState, let data, let transaction = data.transaction else { return nil }
         var snapshot = try transaction.snapshot(renewalInfo: data.renewalInfo, subscriptionStatus: data.status, now: now)

@@ -37,7 +37,7 @@ public struct AppStoreSubscriptionStatus: Sendable, Equatable {
     /// 2 expired, 3 billing retry, 4 grace period until its end, 5 revoked; a revocation date
     /// means refunded or revoked whatever the status). `observedAt` is the transaction's
     /// `signedDate`: when Apple signed this answer.
-    /// - Throws: `AppStoreError.verification` (`.invalidFormat`) if the transaction lacks its ids.
+    /// - Throws: `AppStoreError.verification` (`.missingField`) if the transaction lacks its ids.
     public func snapshot(now: Date = Date()) throws -> PurchaseSnapshot {
         try transaction.snapshot(renewalInfo: renewalInfo, subscriptionStatus: status, now: now)
     }

@@ -35,14 +35,16 @@ extension AppStoreTransaction {
     ///   - renewalInfo: The subscription's verified renewal info, if known.
     ///   - subscriptionStatus: A notification's `data.status`, if known.
     ///   - now: The time against which `expiresDate` is compared.
-    /// - Throws: `AppStoreError.verification` (`.invalidFormat`) if the transaction has no
+    /// - Throws: `AppStoreError.verification` (`.missingField`) if the transaction has no
     ///   `originalTransactionId` or `productId`.
     public func snapshot(renewalInfo: AppStoreRenewalInfo? = nil, subscriptionStatus: Int? = nil, now: Date = Date()) throws -> PurchaseSnapshot {
+        // Called on verified data: what is missing is said as missing, never as "does not verify".
         guard let originalTransactionID, !originalTransactionID.isEmpty else {
-            throw AppStoreError.verification(.init(.invalidFormat, "signed transaction has no originalTransactionId"))
+            let alsoMissing = (transactionID ?? "").isEmpty ? " (nor a transactionId)" : ""
+            throw AppStoreError.verification(.init(.missingField, "the signed transaction verifies but has no originalTransactionId\(alsoMissing)"))
         }
         guard let productID, !productID.isEmpty else {
-            throw AppStoreError.verification(.init(.invalidFormat, "signed transaction has no productId"))
+            throw AppStoreError.verification(.init(.missingField, "the signed transaction verifies but has no productId"))
         }
         let (status, expiresAt) = purchaseStatus(renewalInfo: renewalInfo, subscriptionStatus: subscriptionStatus, now: now)
         var snapshot = PurchaseSnapshot(

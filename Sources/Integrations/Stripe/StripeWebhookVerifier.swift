@@ -6,7 +6,8 @@ import Foundation
 ///
 /// - header `t=<unix seconds>,v1=<hex>[,v1=<hex>...][,v0=<hex>]` (other schemes are ignored);
 /// - signed payload `"<t>." + raw body`, HMAC-SHA256 keyed by the whole secret string
-///   (including `whsec_`), lowercase hex; any `v1` matching passes (constant-time compare);
+///   (including `whsec_`), lowercase hex; any `v1` matching under any of the secrets passes
+///   (constant-time compare; Stripe signs with the old and the new secret during a roll);
 /// - the signature is checked first, then the timestamp, so a tolerance error always concerns
 ///   a genuine delivery: rejected when `t < now - tolerance`, and also when
 ///   `t > now + tolerance`. Stripe's own libraries do not check the future side; Tollgate does,
@@ -16,14 +17,20 @@ import Foundation
 public struct StripeWebhookVerifier: Sendable {
     /// How far `t` may be from now; nil disables the time check (replaying recorded events only).
     public let tolerance: Duration?
-    private let secret: [UInt8]
+    private let secrets: [[UInt8]]
 
     /// Longest header accepted: Stripe sends ~150 bytes, a few signatures during secret rolls.
     static let maxHeaderBytes = 8192
 
     /// A verifier for one endpoint secret (`whsec_...`).
     public init(secret: String, tolerance: Duration? = .seconds(300)) {
-        self.secret = Array(secret.utf8)
+        self.init(secrets: [secret], tolerance: tolerance)
+    }
+
+    /// A verifier for an endpoint whose secret Stripe is rolling (`stripe.webhook_secrets`): a
+    /// delivery passes when any `v1` in its header is its signature under any of `secrets`.
+    public init(secrets: [String], tolerance: Duration? = .seconds(300)) {
+        self.secrets = secrets.map { Array($0.utf8) }
         self.tolerance = tolerance
     }
 
@@ -41,15 +48,15 @@ public struct StripeWebhookVerifier: Sendable {
         let parsed = try Self.parse(header)
         guard !parsed.v1.isEmpty else { throw StripeError.webhook(.noV1Signature) }
 
-        let mac = try HMACSHA256(key: secret)
         var signed = Array("\(parsed.timestamp).".utf8)
         signed.append(contentsOf: payload)
-        let expected = try mac.authenticationCode(for: signed)
+        let expected = try secrets.map { try HMACSHA256(key: $0).authenticationCode(for: signed) }
         var matched = false
         for candidate in parsed.v1 {
-            // A candidate that is not 64 hex digits cannot match; the rest compare in constant time.
+            // A candidate that is not 64 hex digits cannot match; the rest compare in constant time,
+            // against every secret, so the time taken does not say which one matched.
             guard let bytes = try? Hex.decode(candidate) else { continue }
-            if ConstantTime.equals(bytes, expected) { matched = true }
+            for signature in expected where ConstantTime.equals(bytes, signature) { matched = true }
         }
         guard matched else { throw StripeError.webhook(.noMatchingSignature) }
 

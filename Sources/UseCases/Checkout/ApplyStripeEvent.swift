@@ -32,8 +32,9 @@ public struct ApplyStripeEvent: Sendable {
 
     let database: Database
     let stripe: StripeClient
-    /// `stripe.webhook_secret` (the simulator's in demo mode); nil when webhooks are not configured.
-    let webhookSecret: String?
+    /// `stripe.webhook_secrets` or `stripe.webhook_secret` (the simulator's in demo mode): an event
+    /// signed with any of them is accepted; empty when webhooks are not configured.
+    let webhookSecrets: [String]
     let completeCheckout: CompleteCheckout
     let webhookEvents: WebhookEvents
     let logger: Logger
@@ -43,11 +44,11 @@ public struct ApplyStripeEvent: Sendable {
     let linkOutQueued: @Sendable () -> Void
 
     public init(
-        database: Database, stripe: StripeClient, webhookSecret: String? = nil, completeCheckout: CompleteCheckout, vouching: StripeVouching,
-        logger: Logger, events: EventQueue = .disabled, linkOutQueued: @escaping @Sendable () -> Void = {}
+        database: Database, stripe: StripeClient, webhookSecret: String? = nil, webhookSecrets: [String] = [], completeCheckout: CompleteCheckout,
+        vouching: StripeVouching, logger: Logger, events: EventQueue = .disabled, linkOutQueued: @escaping @Sendable () -> Void = {}
     ) {
         self.linkOutQueued = linkOutQueued
-        self.webhookSecret = webhookSecret
+        self.webhookSecrets = webhookSecrets + (webhookSecret.map { [$0] } ?? [])
         self.vouching = vouching
         self.events = events
         self.database = database
@@ -64,12 +65,12 @@ public struct ApplyStripeEvent: Sendable {
     ///   with nothing stored, for a bad signature, a stale timestamp or an event that cannot be
     ///   read; else as `apply(_:now:)`.
     public func receive(payload: [UInt8], signatureHeader: String?, now: Date, requestLogger: Logger? = nil) async throws -> Delivery {
-        guard let webhookSecret else {
+        guard !webhookSecrets.isEmpty else {
             throw UseCaseError.notConfigured("Stripe webhooks are not configured on this server (stripe.webhook_secret, stripe.secret_key).")
         }
         let event: StripeEvent
         do {
-            event = try StripeWebhookVerifier(secret: webhookSecret).verifiedEvent(payload: payload, signatureHeader: signatureHeader, now: now)
+            event = try StripeWebhookVerifier(secrets: webhookSecrets).verifiedEvent(payload: payload, signatureHeader: signatureHeader, now: now)
         } catch StripeError.webhook(let error) {
             (requestLogger ?? logger).warning("stripe_webhook_rejected", [("reason", .string(error.description))])
             throw UseCaseError.badRequest(error.description)

@@ -14,12 +14,19 @@ public struct EventEndpoint: Sendable {
 
     /// - Throws: `UseCaseError.badRequest` for a URL that is not absolute http(s), `CryptoError` (`.invalidKey`) for a secret that is not `whsec_` + base64.
     public init(url: String, secret: String, types: [String] = ["*"]) throws {
+        try self.init(url: url, secrets: [secret], types: types)
+    }
+
+    /// An endpoint whose receiver is rolling its secret: every delivery is signed with each of
+    /// `secrets` (one `v1,` signature each in `webhook-signature`).
+    /// - Throws: as `init(url:secret:types:)`.
+    public init(url: String, secrets: [String], types: [String] = ["*"]) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
             parsed.host != nil
         else { throw UseCaseError.badRequest("events endpoint \(url) is not an absolute http or https URL") }
         self.url = parsed
         id = "ep_" + String(Hex.encode(try SHA256.hash(Array(url.utf8))).prefix(16))
-        signer = try StandardWebhookSigner(secret: secret)
+        signer = try StandardWebhookSigner(secrets: secrets)
         self.types = types
     }
 

@@ -70,6 +70,7 @@ public struct ApplyAppleNotification: Sendable {
             return .ignored
         } catch AppStoreError.verification(let error) {
             logger.warning("apple_notification_rejected", [("reason", .string(error.description))])
+            if error.kind == .missingField { throw UseCaseError.badRequest("The notification cannot be applied: \(error.description)") }
             throw UseCaseError.badRequest("The notification does not verify: \(error.description)")
         }
         let snapshot: PurchaseSnapshot?

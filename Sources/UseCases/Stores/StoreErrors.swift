@@ -5,7 +5,7 @@ import Integrations
 /// | thrown | answer |
 /// | --- | --- |
 /// | `UpstreamError` (unreachable, timeout, 5xx, 429, unreadable) | `502 upstream_unavailable` (retryable) |
-/// | `AppStoreError.verification`, `AppStoreError.api`, `AppStoreError.receipt` | `422 invalid_receipt` |
+/// | `AppStoreError.verification`, `AppStoreError.api`, `AppStoreError.receipt` | `422 invalid_receipt` (data that verifies but lacks its ids says what is missing) |
 /// | `GooglePlayError` about the purchase (`purchase_not_found`, `request_rejected`) | `422 invalid_receipt` |
 /// | `StripeError.api` (not an authentication failure), `StripeError.request` (bad id) | `422 invalid_receipt` |
 /// | the store refusing our credentials (`AppStoreError.configuration`, Google configuration errors, Stripe 401/403) | `503 not_configured`, naming the keys |
@@ -28,6 +28,8 @@ enum StoreErrors {
             return error
         case let error as UpstreamError where error.reportError == nil:
             return UseCaseError.upstreamUnavailable("\(storeName(error.service)) could not be reached; retry later.")
+        case AppStoreError.verification(let error) where error.kind == .missingField:
+            return invalidReceipt("The App Store data cannot be recorded (\(error.kind.rawValue)): \(error.message).")
         case AppStoreError.verification(let error):
             return invalidReceipt("The App Store data does not verify (\(error.kind.rawValue)): \(error.message).")
         case AppStoreError.api(let error):

@@ -209,6 +209,7 @@ public struct Site: Sendable {
 
         var router = Router()
         for group in [open, webhooks, app, partners, admin, extraRoutes] { router.add(group) }
-        responder = AppResponder(routes: router, metrics: operations.metrics, pages: pages)
+        responder = AppResponder(
+            routes: router, metrics: operations.metrics, pages: pages, https: settings.baseURL.lowercased().hasPrefix("https://"))
     }
 }

@@ -42,8 +42,11 @@ public final class Metrics: Sendable {
     /// Records a finished request. `route` is the matched pattern (never the raw path, so
     /// tokens in paths never become label values); unmatched requests use `unmatched`.
     /// `outcome` is what the handler said it did (`HTTPResponse.outcome`), if anything.
+    /// `method` is labelled as sent only when it is one of `knownMethods`; any other token
+    /// counts as `other`, so made-up methods cannot grow the exposition without bound.
     public func requestFinished(method: String, route: String, status: Int, outcome: String? = nil, seconds: Double) {
         inFlight.wrappingSubtract(1, ordering: .relaxed)
+        let method = Self.methodLabel(method)
         let key = RouteKey(method: method, route: route)
         let source = Self.webhookSources[route]
         state.withLock { state in
@@ -56,6 +59,12 @@ public final class Metrics: Sendable {
             }
         }
     }
+
+    /// The methods of RFC 9110 §9 (and PATCH) labelled by name; every other token is `other`.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
+
+    /// The label a request's method is counted under: its name if known, else `other`.
+    static func methodLabel(_ method: String) -> String { knownMethods.contains(method) ? method : "other" }
 
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 

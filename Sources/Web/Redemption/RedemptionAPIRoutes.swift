@@ -51,9 +51,7 @@ struct RedemptionAPIRoutes {
             [redeem, now] request, context in
             let body = try request.decodeJSON(RedeemBody.self)
             _ = try AppUserIDInput.require(body.appUserId)
-            if let device = body.deviceId, device.isEmpty || device.utf8.count > 255 {
-                throw APIError.badRequest("device_id must be 1 to 255 characters.")
-            }
+            if let device = body.deviceId { _ = try DeviceIDInput.require(device) }
             let now = now()
             let userKey = "redeem-user:" + (context.clientAddress ?? "") + "\n" + body.appUserId
             if let wait = limiter.retryAfter(userKey, limit: Self.failureLimit, now: now) {

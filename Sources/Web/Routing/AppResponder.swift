@@ -11,11 +11,16 @@ public struct AppResponder: HTTPResponder {
     /// For requests no route takes: 404, or 405 with `Allow`.
     private let unmatched: MiddlewareChain
     private let errors: ErrorMiddleware
+    /// Whether every answer carries `Strict-Transport-Security` (`base_url` is https).
+    private let https: Bool
 
     /// - Parameter routes: the routes with their group middleware; the global chain is added here.
-    public init(routes: Router, metrics: Metrics, pages: Pages) {
+    /// - Parameter https: whether `base_url` is https: then every answer, protocol errors included,
+    ///   carries `Strict-Transport-Security`.
+    public init(routes: Router, metrics: Metrics, pages: Pages, https: Bool = false) {
+        self.https = https
         let global: [any Middleware] = [
-            MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(), ErrorMiddleware(pages: pages),
+            MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(https: https), ErrorMiddleware(pages: pages),
             StrictJSONMiddleware(),
         ]
         var router = Router()
@@ -73,7 +78,7 @@ public struct AppResponder: HTTPResponder {
     public func protocolErrorResponse(status: HTTPStatus, message: String, info: RequestInfo) -> HTTPResponse {
         info.logger.info("rejected", [("status", .int(status.code)), ("reason", .string(message))])
         var response = HTTPResponse.apiError(APIError(status: status, code: APIError.code(for: status), message: message))
-        SecurityHeaders.apply(to: &response)
+        SecurityHeaders.apply(to: &response, https: https)
         return response
     }
 

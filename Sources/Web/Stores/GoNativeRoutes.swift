@@ -14,7 +14,8 @@ import UseCases
 /// is the `postUrl`: the app posts `{"receipt-data"}` with the web view's cookies, and every
 /// answer to a receipt is GoNative's `200 {"success", "title", "message", "loadUrl"}`
 /// (`GoNativeReply`), so a failure (signed out, refused, store down) is shown and the app posts
-/// again at its next launch. A body that is not GoNative's request is a `400`.
+/// again at its next launch. A body that is not GoNative's request is a `400`. A post whose
+/// `Origin` is another site's is refused in GoNative's shape, before anything is read or claimed.
 struct GoNativeRoutes {
     let claim: ClaimGoNativeReceipt
     let gate: WebSessionGate
@@ -51,6 +52,10 @@ struct GoNativeRoutes {
         guard !body.receiptData.isEmpty else { throw APIError.badRequest("receipt-data is empty: send the app receipt GoNative posts.") }
         let next = GoNativeReply.Destinations(links: links, success: links.url("/account"))
         let words = GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName)
+        // A cookie form posted from another site (the web view only ever posts from our pages).
+        if RequestOrigin.isForeign(request, baseURL: links.baseURL) {
+            return GoNativeReply.refusal(.forbidden("The request comes from another site."), words: words, to: next)
+        }
         do {
             try await claim.checkSignedIn(credential, now: now())
             let outcome = try await claim.claim(receipt: body.receiptData, credential: credential, now: now())

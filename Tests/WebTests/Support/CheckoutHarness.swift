@@ -26,7 +26,8 @@ struct CheckoutHarness {
     let app: TestApp
 
     /// - Parameter extra: top-level config members added to the harness's (e.g. `events`).
-    init(redemption: [String: Any] = [:], extra: [String: Any] = [:]) throws {
+    /// - Parameter webhookSecrets: when given, configured as `stripe.webhook_secrets` instead of the one `webhook_secret`.
+    init(redemption: [String: Any] = [:], extra: [String: Any] = [:], webhookSecrets: [String]? = nil) throws {
         let clock = self.clock
         stripe = try FakeStripe(webhookSecret: Self.webhookSecret, knownPrices: ["price_monthly", "price_lifetime", "price_elsewhere"], now: clock.function)
         var redemptionConfig: [String: Any] = ["code_ttl_seconds": 3600, "resend_interval_seconds": 600, "redirect_urls": ["https://example.com/welcome"]]
@@ -44,6 +45,9 @@ struct CheckoutHarness {
                 "android": ["package_name": "com.example.app", "sha256_cert_fingerprints": ["00:01:02:03:04:05:06:07:08:09:0A:0B:0C:0D:0E:0F:10:11:12:13:14:15:16:17:18:19:1A:1B:1C:1D:1E:1F"], "play_store_url": "https://play.google.com/store/apps/details?id=com.example.app"],
             ],
         ]
+        if let webhookSecrets {
+            config["stripe"] = ["secret_key": "sk_test_fake_123", "webhook_secrets": webhookSecrets, "api_base": stripe.baseURL]
+        }
         for (key, value) in extra { config[key] = value }
         app = try TestApp(extra: config, now: clock.function)
     }
