@@ -17,7 +17,7 @@ struct TerminalEscapeCommandLineTests {
         let hostile = "old\u{1B}]0;owned\u{7}\u{1B}[2J\r\tfake\u{202E}"
         try database.writeSync { connection in
             let account = try AccountRepository.findOrCreate(appUserID: hostile, secrets: secrets, on: connection, now: Date()).0
-            try AccountRepository.setEmail("escape@example.com", accountID: account.id, on: connection, now: Date())
+            try AccountRepository.requestEmail("escape@example.com", accountID: account.id, on: connection, now: Date())
         }
         database.close()
 
