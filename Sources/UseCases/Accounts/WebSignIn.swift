@@ -44,16 +44,15 @@ public struct WebSignIn: Sendable {
         self.logger = logger
     }
 
-    /// Mails a sign-in link to `email` when it leads to an account (`account(for:)`). Otherwise
-    /// nothing is sent; the caller answers the same either way.
+    /// Mails a sign-in link and code to `email` for the account the address opens
+    /// (`AddressSignInTarget`); the caller answers the same whatever happened. Links for one
+    /// account, or for an address that opens none yet, go out at most once a minute.
     /// - Throws: `StorageError`, `CryptoError`, `MailError`.
     public func requestLink(email: String, now: Date) async throws {
         let email = email.lowercased()
         let (mail, links, secrets) = (self.mail, self.links, self.secrets)
         let queued = try await database.write { connection -> Bool in
-            guard let accountID = try Self.account(for: email, secrets: secrets, on: connection, now: now),
-                try ResendThrottle.claim("web-sign-in:" + accountID, interval: Self.linkInterval, on: connection, now: now)
-            else { return false }
+            guard let accountID = try Self.account(for: email, secrets: secrets, on: connection, now: now) else { return false }
             let token = try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now)
             let code = try SignInCodeRepository.issue(accountID: accountID, email: email, key: secrets.signInCodeKey, on: connection, now: now)
             let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
@@ -69,23 +68,20 @@ public struct WebSignIn: Sendable {
         if queued { mail.queued() }
     }
 
-    /// The account a link for `email` signs into: the account with that address; else the
-    /// account holding the newest purchase made with it, when that account has no address of its
-    /// own (a checkout started from the app: the link proves the payer's address and gives it to
-    /// the account); else, when purchases were made with it, a new account for the address (a
-    /// web buyer who never opened the app). Nil when the address bought nothing and no account
-    /// has it.
+    /// The account a link for `email` is issued for, or nil when the throttle says wait: the
+    /// account the address opens (`AddressSignInTarget`), else, when the address bought something
+    /// or an account names it, an empty account without an address that stands for the new one
+    /// (the link is checked again when used: `openSession`). Nil for an address nothing knows.
     static func account(for email: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> String? {
-        if let account = try AccountRepository.find(email: email, on: connection) { return account.id }
-        let purchases = try PurchaseRepository.forEmail(email, on: connection)
-        guard !purchases.isEmpty else { return nil }
-        if let holderID = purchases.last(where: { $0.accountID != nil })?.accountID,
-            let holder = try AccountRepository.find(id: holderID, on: connection), holder.email == nil,
-            !(try AccountErasure.isDeleted(accountID: holder.id, on: connection))
-        {
-            return holder.id
+        let target = try AddressSignInTarget.resolve(email: email, on: connection)
+        if let accountID = target.accountID {
+            return try ResendThrottle.claim("web-sign-in:" + accountID, interval: Self.linkInterval, on: connection, now: now) ? accountID : nil
         }
-        return try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now).id
+        let known = try !PurchaseRepository.forEmail(email, on: connection).isEmpty || AccountRepository.find(email: email, on: connection) != nil
+        guard known, try ResendThrottle.claim("web-sign-in-new:" + email, interval: Self.linkInterval, on: connection, now: now) else {
+            return nil
+        }
+        return try AccountRepository.create(secrets: secrets, on: connection, now: now).id
     }
 
     /// Whether a sign-in link can still be used; changes nothing (its page is a GET).
@@ -105,7 +101,7 @@ public struct WebSignIn: Sendable {
             case .rejected(let rejection):
                 return .rejected(rejection)
             case .valid(let link):
-                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, on: connection, now: now) else {
+                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, secrets: secrets, on: connection, now: now) else {
                     return .rejected(.unknown)
                 }
                 return .valid(issued)
@@ -135,7 +131,7 @@ public struct WebSignIn: Sendable {
             case .noLiveCode: return .noLiveCode
             case .wrong(let remaining): return .wrong(remaining: remaining)
             case .accepted(let accountID):
-                guard let issued = try Self.openSession(accountID: accountID, proving: email, on: connection, now: now) else {
+                guard let issued = try Self.openSession(accountID: accountID, proving: email, secrets: secrets, on: connection, now: now) else {
                     return .noLiveCode
                 }
                 return .signedIn(issued)
@@ -143,21 +139,38 @@ public struct WebSignIn: Sendable {
         }
     }
 
-    /// A session for `accountID` (nil when it was deleted) after a link or code sent to `email`
-    /// proved the address: the account's own gets confirmed, an account without one gets it
-    /// (unless another account confirmed it first).
-    private static func openSession(accountID: String, proving email: String?, on connection: Connection, now: Date) throws -> Issued? {
-        guard let account = try AccountRepository.find(id: accountID, on: connection),
-            !(try AccountErasure.isDeleted(accountID: account.id, on: connection))
-        else { return nil }
-        if let email, account.email == nil || (account.email == email && !account.emailVerified) {
-            do {
-                try AccountRepository.confirmEmail(email, accountID: account.id, on: connection, now: now)
-            } catch let error as DomainError where error.reason == .emailConfirmedElsewhere {
-                // Another account confirmed the address since: this one signs in unconfirmed.
-            }
+    /// A session after a link or code sent to `email` proved the address, for the account the
+    /// address opens now (`AddressSignInTarget`, checked again at use: what changed since the mail
+    /// counts): the one that confirmed it; the web buyer's, which confirms it now; else the empty
+    /// account the link was issued for (or a new one), with the address confirmed. Nil when the
+    /// account was deleted.
+    private static func openSession(
+        accountID: String, proving email: String?, secrets: DomainSecrets, on connection: Connection, now: Date
+    ) throws -> Issued? {
+        guard let email else { return nil }
+        let opened: String
+        switch try AddressSignInTarget.resolve(email: email, on: connection) {
+        case .confirmed(let id):
+            opened = id
+        case .webBuyer(let id):
+            try AccountRepository.confirmEmail(email, accountID: id, on: connection, now: now)
+            opened = id
+        case .newAccount:
+            guard let issuedFor = try AccountRepository.find(id: accountID, on: connection),
+                !(try AccountErasure.isDeleted(accountID: issuedFor.id, on: connection))
+            else { return nil }
+            opened = try holdsNothing(issuedFor, on: connection) ? issuedFor.id : try AccountRepository.create(secrets: secrets, on: connection, now: now).id
+            try AccountRepository.confirmEmail(email, accountID: opened, on: connection, now: now)
         }
-        return try WebSessionRepository.issue(accountID: account.id, on: connection, now: now)
+        return try WebSessionRepository.issue(accountID: opened, on: connection, now: now)
+    }
+
+    /// An account made for a sign-in link that nothing has used yet: no address, no password, no
+    /// purchase, no app user.
+    private static func holdsNothing(_ account: Account, on connection: Connection) throws -> Bool {
+        guard account.email == nil, !account.hasPassword else { return false }
+        return try PurchaseRepository.forAccount(account.id, on: connection).isEmpty
+            && AccountRepository.appUserIDs(accountID: account.id, on: connection).isEmpty
     }
 
     /// Signs in with the account's email and password.

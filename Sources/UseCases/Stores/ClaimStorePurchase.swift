@@ -151,7 +151,7 @@ public struct ClaimStorePurchase: Sendable {
                 }
                 let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
                 _ = try AccountRepository.assignUsername(accountID: account.id, on: connection, now: now)
-                try AccountRepository.setPasswordHash(passwordHash, accountID: account.id, on: connection, now: now)
+                try AccountRepository.setGeneratedPasswordHash(passwordHash, accountID: account.id, on: connection, now: now)
                 try events.accountCreated(account.id, on: connection, now: now)
                 try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
                 try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
