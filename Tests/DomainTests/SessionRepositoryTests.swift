@@ -82,7 +82,7 @@ struct SessionRepositoryTests {
         let before = DomainMigrations.all.filter { $0.id < "0250" }
         _ = try Migrator(migrations: before).migrate(database)
         let accountID = try database.writeSync {
-            try AccountRepository.findOrCreate(appUserID: "old-user", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id
+            try AccountRepository.create(secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).id
         }
         let access = OpaqueTokenPair.make(), refresh = OpaqueTokenPair.make()
         let now = Fixtures.t0

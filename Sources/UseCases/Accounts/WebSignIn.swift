@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 import Logging
@@ -78,7 +79,9 @@ public struct WebSignIn: Sendable {
             return try ResendThrottle.claim("web-sign-in:" + accountID, interval: Self.linkInterval, on: connection, now: now) ? accountID : nil
         }
         let known = try !PurchaseRepository.forEmail(email, on: connection).isEmpty || AccountRepository.find(email: email, on: connection) != nil
-        guard known, try ResendThrottle.claim("web-sign-in-new:" + email, interval: Self.linkInterval, on: connection, now: now) else {
+        // The throttle keeps no address: its hash names it.
+        let addressKey = "web-sign-in-new:" + Hex.encode(try SHA256.hash(Array(email.utf8)))
+        guard known, try ResendThrottle.claim(addressKey, interval: Self.linkInterval, on: connection, now: now) else {
             return nil
         }
         return try AccountRepository.create(secrets: secrets, on: connection, now: now).id

@@ -74,7 +74,7 @@ struct RedemptionAPIRoutes {
             if let bearer = context.bearerToken {
                 subject = .bearer(bearer)
             } else if let appUserID = request.queryParameter("app_user_id") {
-                subject = .appUser(try AppUserIDInput.require(appUserID))
+                subject = .appUser(try AppUserIDInput.require(appUserID), secret: try AppUserSecretInput.fromQuery(request))
             } else {
                 throw APIError.badRequest("Send Authorization: Bearer <access_token> or ?app_user_id=.")
             }
