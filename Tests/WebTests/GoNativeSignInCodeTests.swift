@@ -42,8 +42,11 @@ struct GoNativeSignInCodeTests {
         defer { Task { await harness.stop() } }
         let services = harness.app.app
         let now = harness.clock.now
+        // Issue 40: an address opens the account that confirmed it (an unconfirmed one opens nothing).
         let accountID = try await services.database.write { connection in
-            try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now).id
+            let id = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now).id
+            try AccountRepository.confirmEmail("buyer@example.com", accountID: id, on: connection, now: now)
+            return id
         }
         let webView = CookieBrowser(harness.app)
         let sent = try await Self.askForMail(harness, webView, email: "buyer@example.com")

@@ -30,14 +30,17 @@ public struct SignIn: Sendable {
     }
 
     /// Consumes a login link and issues an authorization code; nil when the link is unknown,
-    /// expired or used.
+    /// expired or used. When the call that produced the link carried a `code_challenge` (a store
+    /// claim), the code keeps that one whatever the link's query says, so `/auth/token` requires its
+    /// verifier: a link handed to an app that sent a challenge is useless to anyone who copies it.
     /// - Throws: `StorageError`, `CryptoError`.
     public func authorizationCode(forLoginLink token: String, codeChallenge: String?, now: Date) async throws -> String? {
         try await database.write { connection -> String? in
             guard case .valid(let login) = try AuthTokenRepository.consume(token, purpose: .login, on: connection, now: now) else {
                 return nil
             }
-            return try AuthTokenRepository.issue(.authorizationCode, accountID: login.accountID, codeChallenge: codeChallenge, on: connection, now: now)
+            return try AuthTokenRepository.issue(
+                .authorizationCode, accountID: login.accountID, codeChallenge: login.codeChallenge ?? codeChallenge, on: connection, now: now)
         }
     }
 

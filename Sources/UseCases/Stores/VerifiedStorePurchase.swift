@@ -17,6 +17,9 @@ public struct VerifiedStorePurchase: Sendable, Equatable {
     /// Other ids the store names `snapshot`'s product by: for Stripe, the product (`prod_...`) of
     /// its price (`snapshot.productID` is the price). A caller's `store_product_id` may be either.
     public let productAliases: [String]
+    /// A signed transaction whose `inAppOwnershipType` is `FAMILY_SHARED`: it proves the purchase,
+    /// never the account that holds it ("Who may act for an account").
+    public var isFamilyShared = false
 
     /// A verified purchase (and the other purchases the same proof vouches for).
     public init(

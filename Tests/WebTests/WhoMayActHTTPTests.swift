@@ -1,0 +1,89 @@
+import Crypto
+import Domain
+import Foundation
+import HTTPCore
+import HTTPRouting
+import Testing
+import TestSupport
+
+@testable import App
+@testable import Web
+
+/// Issue 40's rules through the real router: install secrets on redeem, store claims that prove
+/// only the purchase (a family member's transaction), PKCE on the login link of an app that sent
+/// a challenge, and `Idempotency-Key` replays scoped to the caller.
+@Suite("Who may act for an account over HTTP")
+struct WhoMayActHTTPTests {
+    static let secret = "buyer-install-secret-0123456789abcdef"
+
+    @Test("A replayed idempotent answer: the same key and body from a caller without the first call's secret carries no session")
+    func replayedIdempotentAnswer() async throws {
+        let harness = try CheckoutHarness()
+        let id = try await harness.startCheckout("plan=monthly&email=buyer%40example.com")
+        try harness.pay(id, email: "buyer@example.com")
+        let page = await harness.successPage(id)
+        let code = try #require(CheckoutHarness.code(in: page))
+        let first = await harness.redeem(code, appUserID: "buyer", headers: ["Idempotency-Key": "redeem-1", "X-App-User-Secret": Self.secret])
+        #expect(first.jsonObject?["session"] != nil, "\(first.text.prefix(300))")
+        let replay = await harness.redeem(code, appUserID: "buyer", headers: ["Idempotency-Key": "redeem-1"])
+        #expect(replay.headers["Idempotent-Replayed"] == nil)
+        #expect(replay.jsonObject?["session"] == nil && replay.jsonObject?["secret_mismatch"] as? Bool == true, "\(replay.text.prefix(300))")
+        // The buyer's own repeat is replayed.
+        let again = await harness.redeem(code, appUserID: "buyer", headers: ["Idempotency-Key": "redeem-1", "X-App-User-Secret": Self.secret])
+        #expect(again.headers["Idempotent-Replayed"] == "true")
+    }
+
+    @Test("app_user_secret must be 22–128 characters of [A-Za-z0-9_-], else 400")
+    func secretShape() async throws {
+        let harness = try CheckoutHarness()
+        let short = await harness.redeem("AAAA-BBBB-CCCC-DDDD", appUserID: "u", headers: ["X-App-User-Secret": "too-short"])
+        #expect(short.status == .badRequest)
+        let start = await harness.app.send(.get, "/checkout/start?plan=monthly&app_user_id=u&app_user_secret=bad%20secret%20with%20spaces!!")
+        #expect(start.status == .badRequest)
+        let poll = await harness.app.send(
+            .get, "/api/v1/checkout/6a1f0c1e-2b3d-4c5e-8f70-9a8b7c6d5e4f?app_user_id=u&app_user_secret=x", headers: ["X-Api-Key": CheckoutHarness.apiKey])
+        #expect(poll.status == .badRequest)
+    }
+
+    @Test("A family member's transaction: a FAMILY_SHARED signed transaction or a bare transaction_id gets no login_url for the buyer's account")
+    func familyMembersTransaction() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let headers: HTTPHeaders = ["X-Api-Key": StoresHarness.apiKey, "Content-Type": "application/json"]
+        // The buyer claims with what their device holds.
+        let bought = harness.transaction("5000000000000001", expires: harness.clock.now.addingTimeInterval(86400), signedAt: harness.clock.now)
+        let jws = try harness.pki.signer(.valid).signTransaction(bought)
+        let buyer = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"subscription_transaction_jws":"\#(jws)"}"#)
+        let buyerAccount = try #require(try await IAPAccountTests.signsInto(harness, buyer))
+        // A family member's device holds the same purchase, shared.
+        var shared = bought
+        shared.inAppOwnershipType = "FAMILY_SHARED"
+        let sharedJWS = try harness.pki.signer(.valid).signTransaction(shared)
+        let family = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"subscription_transaction_jws":"\#(sharedJWS)"}"#)
+        #expect(family.status == .ok, "\(family.text.prefix(300))")
+        #expect(family.jsonObject?["login_url"] == nil && family.jsonObject?["session_required"] as? Bool == true)
+        #expect(family.jsonObject?["extra"] == nil, "the buyer's account is not named")
+        #expect(try await harness.purchase(.appStore, "5000000000000001")?.accountID == buyerAccount, "the buyer's account is not touched")
+    }
+
+    @Test("PKCE: a login_url made for a call that sent code_challenge needs the verifier at /auth/token, whatever the link's query says")
+    func pkceRequiredWhenChallengeSent() async throws {
+        let harness = try await StoresHarness()
+        defer { Task { await harness.stop() } }
+        let verifier = "verifier-" + String(repeating: "v", count: 50)
+        let challenge = Base64URL.encode(try SHA256.hash(Array(verifier.utf8)))
+        let transaction = harness.transaction("5100000000000001", expires: harness.clock.now.addingTimeInterval(86400), signedAt: harness.clock.now)
+        let jws = try harness.pki.signer(.valid).signTransaction(transaction)
+        let claim = await harness.app.send(
+            .post, "/api/v1/iap/apple", headers: ["X-Api-Key": StoresHarness.apiKey, "Content-Type": "application/json"],
+            body: #"{"subscription_transaction_jws":"\#(jws)","code_challenge":"\#(challenge)"}"#)
+        let url = try #require(claim.jsonObject?["login_url"] as? String)
+        // Someone who copied the link opens it without a challenge of their own.
+        let callback = await harness.app.send(.get, String(url.dropFirst("https://pay.example.com".count)))
+        let code = try #require(callback.headers["Location"]?.components(separatedBy: "code=").last)
+        let stolen = await harness.app.send(
+            .post, "/auth/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "grant_type=authorization_code&code=" + code)
+        #expect(stolen.status == .badRequest, "\(stolen.text.prefix(200))")
+        #expect(stolen.jsonObject?["access_token"] == nil)
+    }
+}
