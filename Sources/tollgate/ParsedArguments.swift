@@ -18,7 +18,7 @@ struct ParsedArguments: Equatable {
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
         "--month": "admin", "--since": "reconcile",
     ]
-    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account"]
+    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets"]
     static let demoActions = ["renew", "cancel", "refund"]
 
     var command: Command = .serve

@@ -83,6 +83,11 @@ extension RedemptionService {
             ? .proven
             : try AppUserSecretRepository.proof(appUserID: plan.appUserID, presented: plan.secret, bearerAccountID: nil, on: connection)
         guard proof == .proven || proof == .unproven else { return nil }
+        // A bearer of the app user's account binds this install's secret (at most `max_devices`).
+        if let bearer = plan.bearerAccountID, let secret = plan.secret, try row.optionalString("app_user_account") == bearer {
+            _ = try AppUserSecretRepository.bindWithBearer(
+                secret, appUserID: plan.appUserID, deviceID: deviceID, maxDevices: policy.maxDevices, on: connection, now: now)
+        }
         let proves = try proof == .proven || AccountFormation.isFormed(accountID: holder, by: purchase, on: connection)
         let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: try row.optionalString("home_account"), redeemer: holder)
         return .redeemed(try redeemed(

@@ -205,9 +205,15 @@ public struct RedemptionService: Sendable {
     ) throws -> Account {
         if let bearerAccountID {
             let account = try AccountRepository.require(id: bearerAccountID, on: connection)
-            if try AccountRepository.find(appUserID: appUserID, on: connection) == nil {
+            let current = try AccountRepository.find(appUserID: appUserID, on: connection)
+            if current == nil {
                 try AccountRepository.link(appUserID: appUserID, to: account.id, on: connection, now: now)
-                if let secret { try AppUserSecretRepository.bind(secret, appUserID: appUserID, deviceID: deviceID, on: connection, now: now) }
+            }
+            // A bearer of the app user's account binds this install's secret too (one per install,
+            // at most `max_devices`).
+            if let secret, current == nil || current?.id == account.id {
+                _ = try AppUserSecretRepository.bindWithBearer(
+                    secret, appUserID: appUserID, deviceID: deviceID, maxDevices: policy.maxDevices, on: connection, now: now)
             }
             return account
         }
