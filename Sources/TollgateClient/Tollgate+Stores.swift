@@ -32,6 +32,7 @@ extension Tollgate {
     private func claim(_ path: String, _ purchase: [String: Any], _ details: StoreClaimDetails) async throws -> StoreClaim {
         var body = purchase
         details.add(to: &body)
+        if details.appUserID != nil { body["app_user_secret"] = try await installSecret() }
         return try JSONCoding.decode(StoreClaim.self, from: try await send(try APIRequest.jsonPost(path, body)))
     }
 }

@@ -13,15 +13,20 @@ extension LiveServiceTests {
                 live.google.setSubscription(token: "play-token-client-1", state: .active, productID: "pro_monthly", expiry: expiry)
                 let storage = InMemoryTokenStorage()
                 let client = live.client(storage: storage)
-                let claim = try await client.claimPlay(token: "play-token-client-1", sku: "pro_monthly", details: StoreClaimDetails(referrerID: "ref-9"))
+                let verifier = "client-test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
+                let challenge = Base64URL.encode(try SHA256.hash(Array(verifier.utf8)))
+                // The app user and this install's secret go along (a new app user is bound to this install),
+                // and the challenge at the claim: the login link then needs the verifier.
+                let claim = try await client.claimPlay(
+                    token: "play-token-client-1", sku: "pro_monthly",
+                    details: StoreClaimDetails(referrerID: "ref-9", appUserID: "play-user", codeChallenge: challenge))
+                #expect(!claim.sessionRequired && !claim.secretMismatch)
                 #expect(claim.autoAccountCreated && !claim.emailConfirmationRequired && !claim.isEmailSet && !claim.accountSwitched)
                 #expect(claim.purchase.platform == "play_store" && claim.purchase.productID == "pro_monthly" && claim.purchase.status == "active")
                 #expect(claim.obfuscatedAccountID?.isEmpty == false)
                 #expect(await storage.load() == nil, "a claim alone signs nobody in")
 
-                let verifier = "client-test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
-                let challenge = Base64URL.encode(try SHA256.hash(Array(verifier.utf8)))
-                let login = claim.loginURL(codeChallenge: challenge)
+                let login = try #require(claim.loginURL)
                 #expect(login.host == "pay.example.com" && login.path == "/auth/login")
                 // The browser's part: the login page redirects into the app.
                 let page = await live.send(.get, login.path + "?" + (login.query ?? ""))
