@@ -9,15 +9,9 @@ import UseCases
 /// the account that confirmed it, the one web buyer's account, or a new one.
 @Suite("Addresses open accounts only by a mailed link or code")
 struct AddressSignInTests {
-    static func signIn(_ bench: UseCaseBench) -> WebSignIn {
-        WebSignIn(
-            database: bench.database, mail: bench.mail, links: bench.links, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction),
-            secrets: bench.secrets, logger: .disabled)
-    }
-
     /// Requests a link for `email` and uses it; the account it opened.
     static func signInByLink(_ bench: UseCaseBench, _ email: String) async throws -> String? {
-        let signIn = Self.signIn(bench)
+        let signIn = WebSignInTests.signIn(bench)
         bench.advance(1)  // the newest link is this one
         try await signIn.requestLink(email: email, now: bench.now)
         guard case .valid(let issued) = try await signIn.signIn(link: try WebSignInTests.linkToken(bench), now: bench.now) else { return nil }
