@@ -87,3 +87,24 @@ struct WhoMayActHTTPTests {
         #expect(stolen.jsonObject?["access_token"] == nil)
     }
 }
+
+extension WhoMayActHTTPTests {
+    @Test("POST /admin/v1/accounts/{id}/forget-secrets unbinds, behind the admin token, with a reason")
+    func forgetSecretsRoute() async throws {
+        let harness = try CheckoutHarness()
+        let now = Date()
+        let accountID = try await harness.app.app.database.write { [secrets = harness.app.app.secrets] connection in
+            let account = try AccountRepository.findOrCreate(appUserID: "phone-user", secrets: secrets, on: connection, now: now).0
+            try AppUserSecretRepository.bind(InstallSecret(Self.secret)!, appUserID: "phone-user", deviceID: nil, on: connection, now: now)
+            return account.id
+        }
+        var headers = TestApp.adminHeaders
+        headers.set("Content-Type", "application/json")
+        let path = "/admin/v1/accounts/\(accountID)/forget-secrets"
+        #expect(await harness.app.send(.post, path, headers: ["Content-Type": "application/json"], body: #"{"reason":"lost"}"#).status == .unauthorized)
+        #expect(await harness.app.send(.post, path, headers: headers, body: #"{"reason":""}"#).status == .badRequest)
+        let done = await harness.app.send(.post, path, headers: headers, body: #"{"reason":"lost phone"}"#)
+        #expect(done.status == .ok && done.jsonObject?["secrets_unbound"] as? Int == 1, "\(done.text.prefix(200))")
+        #expect(await harness.app.send(.post, "/admin/v1/accounts/acc_nobody/forget-secrets", headers: headers, body: #"{"reason":"x"}"#).status == .notFound)
+    }
+}
