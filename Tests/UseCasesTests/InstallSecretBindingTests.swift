@@ -83,3 +83,26 @@ struct InstallSecretBindingTests {
         #expect(try Self.proof(bench, "b", Self.second) == .proven)
     }
 }
+
+extension InstallSecretBindingTests {
+    @Test("A refused redemption (reject, another account holds it) and a secret that does not match create and bind nothing")
+    func failedCallsCreateNothing() throws {
+        let bench = try UseCaseBench()
+        let (_, code) = try bench.paidPurchase()
+        let service = RedemptionService(policy: RedemptionPolicy(onOtherUser: .reject, codeTTL: 3600), vault: bench.vault, secrets: bench.secrets)
+        let now = bench.now
+        _ = try bench.database.writeSync {
+            try service.redeem(codeText: code.display, appUserID: "a", secret: Self.first, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
+        }
+        let before = try bench.dump("app_users").count
+        let refused = try bench.database.writeSync {
+            try service.redeem(codeText: code.display, appUserID: "b", secret: Self.second, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
+        }
+        guard case .belongsToOtherUser = refused else { Issue.record("\(refused)"); return }
+        let mismatch = try bench.database.writeSync {
+            try service.redeem(codeText: code.display, appUserID: "a", secret: Self.second, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
+        }
+        guard case .secretMismatch = mismatch else { Issue.record("\(mismatch)"); return }
+        #expect(try bench.dump("app_users").count == before && bench.dump("app_user_secrets").count == 1)
+    }
+}

@@ -59,6 +59,12 @@ public struct RedemptionService: Sendable {
             ? .proven : try AppUserSecretRepository.proof(appUserID: appUserID, presented: secret, bearerAccountID: nil, on: connection)
         // A wrong or missing secret where one is bound proves nothing and links nothing.
         if proof == .mismatch { return .secretMismatch(purchase) }
+        // A refusal (`reject`) creates and binds nothing: decided before any app user is made.
+        if policy.onOtherUser == .reject, let holder = purchase.accountID,
+            try (bearerAccountID ?? AccountRepository.find(appUserID: appUserID, on: connection)?.id) != holder
+        {
+            return .belongsToOtherUser
+        }
 
         let redeemer = try redeemingAccount(
             appUserID: appUserID, secret: secret, deviceID: deviceID, through: purchase.id, bearerAccountID: bearerAccountID,
