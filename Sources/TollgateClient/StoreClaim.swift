@@ -28,7 +28,8 @@ public struct StoreClaim: Sendable, Equatable, Decodable {
     public let purchase: PurchaseInfo
 
     /// `loginURL` with a PKCE S256 `code_challenge` (base64url SHA-256 of your verifier, e.g. with
-    /// CryptoKit); pass the verifier to `signIn(authorizationCode:codeVerifier:)`.
+    /// CryptoKit); pass the verifier to `signIn(authorizationCode:codeVerifier:)`. Not needed with
+    /// this client's claims: they carry a challenge already, and the service keeps that one.
     public func loginURL(codeChallenge: String) -> URL? {
         guard let loginURL else { return nil }
         guard var components = URLComponents(url: loginURL, resolvingAgainstBaseURL: false) else { return loginURL }

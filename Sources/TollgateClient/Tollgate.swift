@@ -16,6 +16,8 @@ public actor Tollgate {
     /// The refresh in flight, shared by every call that met a `401` meanwhile: a rotated refresh
     /// token must be sent once (a second use revokes the sign-in).
     var refreshInFlight: Task<TokenSet, any Error>?
+    /// The PKCE verifier of the newest store claim's `loginURL`, used by `signIn(authorizationCode:)`.
+    var claimVerifier: String?
 
     /// - Parameters:
     ///   - configuration: base URL, public API key, URLSession, retry policy.

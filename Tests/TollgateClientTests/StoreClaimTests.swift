@@ -45,6 +45,36 @@ extension LiveServiceTests {
             }
         }
 
+        @Test("Every claim carries a PKCE challenge: the client that claimed signs in with its own verifier; a copied link signs no one else in")
+        func automaticPKCE() async throws {
+            try await LiveTollgate.run { live in
+                let expiry = live.clock.now.addingTimeInterval(30 * 86400)
+                live.google.setSubscription(token: "play-token-client-2", state: .active, productID: "pro_monthly", expiry: expiry)
+                let client = live.client()
+                let claim = try await client.claimPlay(token: "play-token-client-2", sku: "pro_monthly")
+                // Someone who copied the link opens it and tries the code with another client.
+                let login = try #require(claim.loginURL)
+                let page = await live.send(.get, login.path + "?" + (login.query ?? ""))
+                let callback = try #require(page.headers["Location"].flatMap(URL.init(string:)))
+                guard case .signIn(let code)? = client.link(from: callback) else {
+                    Issue.record("not a sign-in callback: \(callback)")
+                    return
+                }
+                let thief = await #expect(throws: TollgateClientError.self) { try await live.client().signIn(authorizationCode: code) }
+                #expect(thief?.code == .invalidGrant)
+                // The claiming client's next link signs in with the verifier it kept.
+                let again = try await client.claimPlay(token: "play-token-client-2", sku: "pro_monthly")
+                let second = try #require(again.loginURL)
+                let page2 = await live.send(.get, second.path + "?" + (second.query ?? ""))
+                guard case .signIn(let code2)? = client.link(from: try #require(page2.headers["Location"].flatMap(URL.init(string:)))) else {
+                    Issue.record("no callback")
+                    return
+                }
+                let tokens = try await client.signIn(authorizationCode: code2)
+                #expect(!tokens.accessToken.isEmpty)
+            }
+        }
+
         @Test("A purchase Google does not know is a typed, non-retryable invalid_receipt")
         func unknownPurchase() async throws {
             try await LiveTollgate.run { live in
