@@ -79,9 +79,13 @@ extension RedemptionService {
             try Self.isRepeat(status: status, holder: holder, redeemer: plan.bearerAccountID ?? row.optionalString("app_user_account")),
             let account = try AccountRepository.find(id: holder, on: connection)
         else { return nil }
+        // The app user's row came with the state query: only its secrets are read here.
         let proof: AppUserProof = plan.bearerAccountID != nil
             ? .proven
-            : try AppUserSecretRepository.proof(appUserID: plan.appUserID, presented: plan.secret, bearerAccountID: nil, on: connection)
+            : AppUserProof.judge(
+                exists: try row.optionalString("app_user_account") != nil,
+                bound: try AppUserSecretRepository.hashes(appUserID: plan.appUserID, on: connection), presented: plan.secret,
+                bearerHoldsIt: false)
         guard proof == .proven || proof == .unproven else { return nil }
         // A bearer of the app user's account binds this install's secret (at most `max_devices`).
         if let bearer = plan.bearerAccountID, let secret = plan.secret, try row.optionalString("app_user_account") == bearer {
