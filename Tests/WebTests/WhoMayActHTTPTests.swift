@@ -108,3 +108,43 @@ extension WhoMayActHTTPTests {
         #expect(await harness.app.send(.post, "/admin/v1/accounts/acc_nobody/forget-secrets", headers: headers, body: #"{"reason":"x"}"#).status == .notFound)
     }
 }
+
+extension WhoMayActHTTPTests {
+    @Test("The install secret given to /checkout/start is dropped: never in Stripe's metadata or the redirect; the paid checkout binds it")
+    func checkoutStartDropsTheSecret() async throws {
+        let harness = try CheckoutHarness(redemption: ["mode": "redirect"])
+        let id = try await harness.startCheckout("plan=monthly&app_user_id=u-redirect&app_user_secret=\(Self.secret)&placement=paywall_a")
+        let metadata = try #require(harness.stripe.session(id: id)?.metadata)
+        #expect(!metadata.values.contains { $0.contains(Self.secret) } && metadata["app_user_secret"] == nil)
+        try harness.pay(id, email: "redirect@example.com")
+        let landing = await harness.successPage(id)
+        let location = try #require(landing.headers["Location"])
+        #expect(!location.contains(Self.secret) && location.contains("placement=paywall_a"))
+        let bound = try await harness.app.app.database.read { try AppUserSecretRepository.hashes(appUserID: "u-redirect", on: $0) }
+        #expect(bound == [try #require(InstallSecret(Self.secret)).hash], "the paid checkout created the app user and bound its secret")
+        #expect(try await harness.count("SELECT COUNT(*) FROM checkouts WHERE app_user_secret_hash LIKE '%\(Self.secret)%'") == 0)
+    }
+}
+
+extension WhoMayActHTTPTests {
+    @Test("A code whose account holds more than its purchase: a stranger's redeem is success with the entitlements, session_required, no account, no email")
+    func strangerRedeemsAsGuest() async throws {
+        let harness = try CheckoutHarness()
+        let first = try await RedeemFlowTests.paidCode(harness)
+        let second = try await RedeemFlowTests.paidCode(harness)
+        let buyer: HTTPHeaders = ["X-App-User-Secret": Self.secret]
+        #expect(await harness.redeem(first, appUserID: "buyer", headers: buyer).jsonObject?["session"] != nil)
+        #expect(await harness.redeem(second, appUserID: "buyer", headers: buyer).jsonObject?["session"] != nil)
+        let stranger = await harness.redeem(first, appUserID: "stranger", headers: ["X-App-User-Secret": "stranger-install-secret-0123456789"])
+        let json = try #require(stranger.jsonObject)
+        #expect(json["status"] as? String == "success" && json["session_required"] as? Bool == true)
+        #expect(json["session"] == nil && json["account"] == nil && json["account_switched"] as? Bool == false)
+        let purchaser = (json["redemption_info"] as? [String: Any])?["purchaser_info"] as? [String: Any]
+        #expect(purchaser?["email"] is NSNull && purchaser?["stripe_customer_id"] is NSNull)
+        #expect(!stranger.text.contains("buyer@example.com"))
+        let entitlements = await harness.app.send(
+            .get, "/api/v1/entitlements?app_user_id=stranger", headers: ["X-Api-Key": CheckoutHarness.apiKey, "X-App-User-Secret": "stranger-install-secret-0123456789"])
+        let list = try #require(entitlements.jsonObject?["entitlements"] as? [[String: Any]])
+        #expect(list.first?["id"] as? String == "premium" && list.first?["active"] as? Bool == true)
+    }
+}
