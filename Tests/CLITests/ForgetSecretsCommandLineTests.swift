@@ -9,10 +9,7 @@ struct ForgetSecretsCommandLineTests {
     @Test("forget-secrets unbinds every install secret of the account's app users, is audited, and needs --account and --reason")
     func forgetsSecrets() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.writeConfig()
-        #expect(try await ChildProcess.run("tollgate", ["migrate", "--config", file]).status == 0)
-        let secrets = try DomainSecrets(secretKey: "cli-test-secret-key-0123456789abcdef012345")
-        let database = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        let (file, database, secrets) = try await directory.migrated()
         let now = Date()
         let secret = try #require(InstallSecret("lost-phone-install-secret-0123"))
         let accountID = try database.writeSync { connection -> String in
@@ -38,5 +35,16 @@ struct ForgetSecretsCommandLineTests {
         let audit = try check.readSync { try $0.query("SELECT action, actor, target FROM audit_log") }
         #expect(try audit.map { try $0.string("action") } == ["account.forget_secrets"])
         #expect(try audit.allSatisfy { try $0.string("actor").hasPrefix("cli:") && $0.string("target") == accountID })
+    }
+}
+
+extension TemporaryDirectory {
+    /// A configuration file, its database migrated by `tollgate migrate`, opened, and the secrets
+    /// the configuration's key gives.
+    func migrated() async throws -> (file: String, database: SQLiteDatabase, secrets: DomainSecrets) {
+        let file = try writeConfig()
+        #expect(try await ChildProcess.run("tollgate", ["migrate", "--config", file]).status == 0)
+        let secrets = try DomainSecrets(secretKey: "cli-test-secret-key-0123456789abcdef012345")
+        return (file, try SQLiteDatabase(path: path + "/db/tollgate.sqlite", readers: 1), secrets)
     }
 }
