@@ -17,8 +17,13 @@ public enum RedemptionResult: Sendable, Equatable, Decodable {
     /// `purchase_belongs_to_other_user`: another user redeemed it and the service is configured
     /// to refuse a second one (`on_other_user: reject`).
     case purchaseBelongsToOtherUser(code: String)
-    /// `error`: the service could not redeem it; `message` says why.
+    /// `error`: the service could not redeem it; `message` says why (also a `secret_mismatch`:
+    /// this install's secret is not one bound to the app user).
     case error(code: String, message: String)
+    /// A checkout poll's `success` for a caller that only named the app user (API.md "Who may act
+    /// for an account"): the purchase grants `entitlements`, but no session came; sign in (mail,
+    /// password) or redeem the code to reach the account.
+    case sessionRequired(entitlements: [Entitlement])
 
     /// What a successful redemption returns.
     public struct Success: Sendable, Equatable {
@@ -27,12 +32,17 @@ public enum RedemptionResult: Sendable, Equatable, Decodable {
         public let code: String?
         /// The purchase and the entitlements it grants.
         public let info: RedemptionInfo
-        /// The account that now holds the purchase (always sent by `POST /api/v1/redeem`).
+        /// The account that now holds the purchase (only with `session`).
         public let account: AccountInfo?
         /// True when this device joined the account of the first redeemer.
         public let accountSwitched: Bool
-        /// Tokens for `account` (always sent by `POST /api/v1/redeem`).
+        /// Tokens for `account`, when the caller proved it (its install secret, a bearer, or the
+        /// code for the account its purchase formed); nil with `sessionRequired`.
         public let session: TokenSet?
+
+        /// True when no session came: this app user holds the purchase's entitlements, but the
+        /// account holding it must be signed into some other way.
+        public var sessionRequired: Bool { session == nil }
 
         /// Makes a success value (for previews and tests).
         public init(code: String?, info: RedemptionInfo, account: AccountInfo?, accountSwitched: Bool, session: TokenSet?) {
@@ -45,7 +55,7 @@ public enum RedemptionResult: Sendable, Equatable, Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case status, code, account, session, expired, error
+        case status, code, account, session, expired, error, entitlements
         case redemptionInfo = "redemption_info"
         case accountSwitched = "account_switched"
     }
@@ -70,6 +80,8 @@ public enum RedemptionResult: Sendable, Equatable, Decodable {
         let status = try container.decode(String.self, forKey: .status)
         let code = try container.decodeIfPresent(String.self, forKey: .code)
         switch status {
+        case "success" where !container.contains(.redemptionInfo):
+            self = .sessionRequired(entitlements: try container.decodeIfPresent([Entitlement].self, forKey: .entitlements) ?? [])
         case "success":
             let account = try container.decodeIfPresent(AccountInfo.self, forKey: .account)
             let session = try container.decodeIfPresent(TokenSet.Wire.self, forKey: .session)

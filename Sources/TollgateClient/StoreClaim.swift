@@ -7,7 +7,13 @@ public struct StoreClaim: Sendable, Equatable, Decodable {
     /// Open in a browser session (`ASWebAuthenticationSession`): it ends at
     /// `{scheme}://auth/callback?code=...`, which `TollgateLink` parses and
     /// `Tollgate.signIn(authorizationCode:codeVerifier:)` exchanges. Valid 10 minutes, once.
-    public let loginURL: URL
+    /// Nil when the claim did not prove the account holding the purchase (a bare transaction id,
+    /// a family-shared transaction, another account holds it): see `sessionRequired`.
+    public let loginURL: URL?
+    /// True when no `loginURL` came: sign in by mail or password to reach the holding account.
+    public let sessionRequired: Bool
+    /// True when `appUserID` has install secrets bound and this install's is not one: nothing was linked.
+    public let secretMismatch: Bool
     /// True when the purchase belongs to another account and `loginURL` signs into that one.
     public let accountSwitched: Bool
     /// True when a confirmation mail went to the email given in `CustomerDetails`.
@@ -22,8 +28,10 @@ public struct StoreClaim: Sendable, Equatable, Decodable {
     public let purchase: PurchaseInfo
 
     /// `loginURL` with a PKCE S256 `code_challenge` (base64url SHA-256 of your verifier, e.g. with
-    /// CryptoKit); pass the verifier to `signIn(authorizationCode:codeVerifier:)`.
-    public func loginURL(codeChallenge: String) -> URL {
+    /// CryptoKit); pass the verifier to `signIn(authorizationCode:codeVerifier:)`. Not needed with
+    /// this client's claims: they carry a challenge already, and the service keeps that one.
+    public func loginURL(codeChallenge: String) -> URL? {
+        guard let loginURL else { return nil }
         guard var components = URLComponents(url: loginURL, resolvingAgainstBaseURL: false) else { return loginURL }
         var items = components.queryItems ?? []
         items += [URLQueryItem(name: "code_challenge", value: codeChallenge), URLQueryItem(name: "code_challenge_method", value: "S256")]
@@ -38,6 +46,8 @@ public struct StoreClaim: Sendable, Equatable, Decodable {
         case emailConfirmationRequired = "email_confirmation_required"
         case autoAccountCreated = "auto_account_created"
         case isEmailSet = "is_email_set"
+        case sessionRequired = "session_required"
+        case secretMismatch = "secret_mismatch"
     }
 
     private enum ExtraKeys: String, CodingKey {
@@ -48,7 +58,9 @@ public struct StoreClaim: Sendable, Equatable, Decodable {
     /// - Throws: `DecodingError` for a missing member.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        loginURL = try container.decode(URL.self, forKey: .loginURL)
+        loginURL = try container.decodeIfPresent(URL.self, forKey: .loginURL)
+        sessionRequired = try container.decodeIfPresent(Bool.self, forKey: .sessionRequired) ?? (loginURL == nil)
+        secretMismatch = try container.decodeIfPresent(Bool.self, forKey: .secretMismatch) ?? false
         accountSwitched = try container.decodeIfPresent(Bool.self, forKey: .accountSwitched) ?? false
         emailConfirmationRequired = try container.decodeIfPresent(Bool.self, forKey: .emailConfirmationRequired) ?? false
         autoAccountCreated = try container.decodeIfPresent(Bool.self, forKey: .autoAccountCreated) ?? false

@@ -5,14 +5,16 @@ import Foundation
 extension Tollgate {
     /// Exchanges the `code` of `{scheme}://auth/callback?code=...` (after a `loginURL`) for a
     /// session and stores it.
-    /// - Parameter codeVerifier: the PKCE verifier, when the login URL carried a `code_challenge`.
+    /// - Parameter codeVerifier: the PKCE verifier, when you sent your own `code_challenge`; nil uses
+    ///   the one this client made for its newest store claim (claims always carry a challenge).
     /// - Throws: `TollgateClientError` (`invalid_grant` for an unknown, used or expired code, or
     ///   a verifier that does not match).
     @discardableResult
     public func signIn(authorizationCode: String, codeVerifier: String? = nil) async throws -> TokenSet {
         var fields = [("grant_type", "authorization_code"), ("code", authorizationCode)]
-        if let codeVerifier { fields.append(("code_verifier", codeVerifier)) }
+        if let verifier = codeVerifier ?? claimVerifier { fields.append(("code_verifier", verifier)) }
         let tokens = try await grant(fields)
+        claimVerifier = nil
         try await storage.save(tokens)
         return tokens
     }

@@ -4,9 +4,14 @@ import Foundation
 @available(iOS 16, macOS 13, tvOS 16, watchOS 9, *)
 extension Tollgate {
     /// The `/checkout/start` URL for `request`, to open in the browser (Safari, not a web view:
-    /// Apple Pay and saved cards work there).
-    public nonisolated func checkoutURL(for request: CheckoutRequest) -> URL {
-        configuration.url(path: "/checkout/start", query: request.queryItems) ?? configuration.baseURL
+    /// Apple Pay and saved cards work there). With an app user it carries this install's secret,
+    /// which the service binds or checks when the checkout is paid (then drops: it never reaches
+    /// Stripe), so the poll can sign this install in.
+    /// - Throws: whatever the storage throws while reading the install secret.
+    public func checkoutURL(for request: CheckoutRequest) async throws -> URL {
+        var items = request.queryItems
+        if request.appUserID != nil { items.append(URLQueryItem(name: "app_user_secret", value: try await installSecret())) }
+        return configuration.url(path: "/checkout/start", query: items) ?? configuration.baseURL
     }
 
     /// Whether the app may link out to web checkout from `storefront` (StoreKit's
@@ -28,7 +33,9 @@ extension Tollgate {
     /// - Throws: `TollgateClientError` when the service cannot be reached or refuses the call.
     public func checkoutStatus(checkoutContextID: UUID, appUserID: String?) async throws -> CheckoutStatus {
         var request = APIRequest(method: "GET", path: "/api/v1/checkout/" + checkoutContextID.uuidString.lowercased())
-        if let appUserID { request.query = [URLQueryItem(name: "app_user_id", value: appUserID)] }
+        if let appUserID {
+            request.query = [URLQueryItem(name: "app_user_id", value: appUserID), URLQueryItem(name: "app_user_secret", value: try await installSecret())]
+        }
         let response: APIResponse
         do {
             response = try await send(request)

@@ -32,6 +32,13 @@ extension Tollgate {
     private func claim(_ path: String, _ purchase: [String: Any], _ details: StoreClaimDetails) async throws -> StoreClaim {
         var body = purchase
         details.add(to: &body)
+        if details.appUserID != nil { body["app_user_secret"] = try await installSecret() }
+        // Always a PKCE challenge: the login link then signs in only with this client's verifier.
+        if details.codeChallenge == nil {
+            let pkce = PKCE.make()
+            body["code_challenge"] = pkce.challenge
+            claimVerifier = pkce.verifier
+        }
         return try JSONCoding.decode(StoreClaim.self, from: try await send(try APIRequest.jsonPost(path, body)))
     }
 }

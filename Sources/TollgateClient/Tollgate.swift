@@ -16,6 +16,8 @@ public actor Tollgate {
     /// The refresh in flight, shared by every call that met a `401` meanwhile: a rotated refresh
     /// token must be sent once (a second use revokes the sign-in).
     var refreshInFlight: Task<TokenSet, any Error>?
+    /// The PKCE verifier of the newest store claim's `loginURL`, used by `signIn(authorizationCode:)`.
+    var claimVerifier: String?
 
     /// - Parameters:
     ///   - configuration: base URL, public API key, URLSession, retry policy.
@@ -38,7 +40,7 @@ public actor Tollgate {
     /// - Throws: `TollgateClientError` for a rejected request (`bad_request`, `unauthorized`, ...)
     ///   or when every attempt failed.
     public func redeem(code: String, appUserID: String, deviceID: String? = nil) async throws -> RedemptionResult {
-        var body: [String: Any] = ["code": code, "app_user_id": appUserID]
+        var body: [String: Any] = ["code": code, "app_user_id": appUserID, "app_user_secret": try await installSecret()]
         if let deviceID { body["device_id"] = deviceID }
         let response = try await send(try APIRequest.jsonPost("/api/v1/redeem", body))
         let result = try JSONCoding.decode(RedemptionResult.self, from: response)
@@ -51,8 +53,27 @@ public actor Tollgate {
     /// - Throws: `TollgateClientError` (`bad_request` when neither a session nor `appUserID` is there).
     public func entitlements(appUserID: String? = nil) async throws -> Entitlements {
         var request = APIRequest(method: "GET", path: "/api/v1/entitlements")
-        if let appUserID { request.query = [URLQueryItem(name: "app_user_id", value: appUserID)] }
+        if let appUserID {
+            request.query = [URLQueryItem(name: "app_user_id", value: appUserID), URLQueryItem(name: "app_user_secret", value: try await installSecret())]
+        }
         return try JSONCoding.decode(Entitlements.self, from: try await send(request))
+    }
+
+    // MARK: This install
+
+    /// This install's secret (`app_user_secret`): made once (256 random bits, base64url) and kept in
+    /// the storage beside the tokens. It is sent with `app_user_id` on redemptions, checkouts, their
+    /// polls and store claims, so the service knows the app user is this install's and can sign it
+    /// in without a code being typed ("Who may act for an account").
+    /// - Throws: whatever the storage throws.
+    public func installSecret() async throws -> String {
+        if let kept = try await storage.loadInstallSecret() { return kept }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let secret = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        try await storage.saveInstallSecret(secret)
+        return secret
     }
 
     // MARK: Deep links

@@ -19,4 +19,13 @@ extension AdminCommand {
         }
         print("\(outcomes.count) account(s) deleted")
     }
+
+    /// `admin forget-secrets --account ID --reason R`: unbinds every install secret of the
+    /// account's app users (support's "forget secrets"), audited under `cli:<user>`.
+    static func forgetSecrets(_ services: Services, options: [String: String]) async throws {
+        guard let accountID = options["account"], !accountID.isEmpty else { throw UsageError(message: "admin forget-secrets needs --account") }
+        guard let reason = options["reason"] else { throw UsageError(message: "admin forget-secrets needs --reason") }
+        let unbound = try await services.operatorActions.forgetSecrets(accountID: accountID, reason: reason, actor: actor, now: Date())
+        print("\(accountID)\t\(unbound) install secret(s) unbound")
+    }
 }

@@ -31,6 +31,9 @@ enum CommandLineTool {
           admin delete-account --email E
                              Delete every account with that email: personal data erased, sessions
                              ended, codes revoked, mail cancelled; purchases kept, detached.
+          admin forget-secrets --account ID --reason R
+                             Unbind every install secret of the account's app users (a lost phone):
+                             none proves anything until an install signs in again. Audited.
           events test        Send a signed test event to each events endpoint and print what it answered.
           reconcile          Look for what Stripe, Apple and Google notifications missed and apply it, once
                              (--since 72h reads from then instead of the stored cursors).

@@ -134,10 +134,7 @@ struct DeleteAccountCommandLineTests {
     @Test("delete-account erases the account of an email, is audited, and says so when there is none")
     func deletesByEmail() async throws {
         let directory = try TemporaryDirectory()
-        let file = try directory.writeConfig()
-        #expect(try await ChildProcess.run("tollgate", ["migrate", "--config", file]).status == 0)
-        let secrets = try DomainSecrets(secretKey: "cli-test-secret-key-0123456789abcdef012345")
-        let database = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
+        let (file, database, secrets) = try await directory.migrated()
         let now = Date()
         let accountID = try database.writeSync { connection -> String in
             let account = try AccountRepository.findOrCreate(appUserID: "cli-user", secrets: secrets, on: connection, now: now).0

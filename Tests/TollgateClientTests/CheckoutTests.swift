@@ -13,7 +13,7 @@ extension LiveServiceTests {
                     product: .plan("monthly"), appUserID: "user-3", checkoutContextID: contextID, email: "a+b@example.com",
                     paywallContext: .init(presentationID: "pres_1", placementID: "onboarding"),
                     parameters: ["utm_source": "newsletter", "campaign_name": "spring sale"])
-                let url = live.client().checkoutURL(for: request)
+                let url = try await live.client().checkoutURL(for: request)
                 #expect(url.path == "/checkout/start")
                 let query = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
                 #expect(query.contains("email=a%2Bb%40example.com"), "a + must not reach the server as a space")
@@ -29,7 +29,7 @@ extension LiveServiceTests {
                 #expect(session.metadata["checkout_context_id"] == contextID.uuidString.lowercased())
                 #expect(session.metadata["utm_source"] == "newsletter" && session.metadata["campaign_name"] == "spring sale")
                 #expect(session.metadata["ply_placement_id"] == "onboarding")
-                let byPrice = live.client().checkoutURL(for: CheckoutRequest(product: .priceID("price_monthly")))
+                let byPrice = try await live.client().checkoutURL(for: CheckoutRequest(product: .priceID("price_monthly")))
                 #expect(byPrice.query?.hasPrefix("price_id=price_monthly&checkout_context_id=") == true)
             }
         }
@@ -47,7 +47,7 @@ extension LiveServiceTests {
 
                 let request = CheckoutRequest(
                     product: .plan("monthly"), appUserID: "user-7", linkOut: .init(platform: "ios", storefront: "USA"))
-                let url = client.checkoutURL(for: request)
+                let url = try await client.checkoutURL(for: request)
                 let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
                 #expect(items["platform"] == "ios" && items["storefront"] == "USA" && items["external_purchase_token"] == nil)
                 let sessionID = try await live.startCheckout(url.path + "?" + (url.query ?? ""))
@@ -66,7 +66,7 @@ extension LiveServiceTests {
                     Issue.record("an unseen checkout must be pending")
                     return
                 }
-                let url = client.checkoutURL(for: request)
+                let url = try await client.checkoutURL(for: request)
                 let sessionID = try await live.startCheckout(url.path + "?" + (url.query ?? ""))
                 async let waited = client.waitForCheckout(
                     checkoutContextID: request.checkoutContextID, appUserID: "user-5", interval: .milliseconds(50), timeout: .seconds(30))
@@ -80,9 +80,10 @@ extension LiveServiceTests {
                 #expect(success.info.entitlements.first?.id == "premium" && success.info.entitlements.first?.active == true)
                 #expect(success.info.purchaserInfo.appUserID == "user-5")
                 #expect(try await client.entitlements(appUserID: "user-5").isActive("premium"))
-                if let session = success.session {
-                    #expect(await storage.load() == session, "a session in the poll result is stored")
-                }
+                // The checkout URL and the poll carried this install's secret: the poll signs the app in.
+                let session = try #require(success.session)
+                #expect(await storage.load() == session, "a session in the poll result is stored")
+                #expect(url.query?.contains("app_user_secret=\(try await client.installSecret())") == true)
             }
         }
 
@@ -98,6 +99,45 @@ extension LiveServiceTests {
                 }
                 let elapsed = ContinuousClock.now - started
                 #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(30), "gave up near the 0.4 s timeout (loose: the machine is shared)")
+            }
+        }
+    }
+}
+
+extension LiveServiceTests {
+    @Suite("The install secret")
+    struct InstallSecretTests {
+        @Test("Made once per install (43 base64url characters, 256 bits), kept in the storage, the same across clients sharing it, kept at sign-out")
+        func madeOnceAndKept() async throws {
+            try await LiveTollgate.run { live in
+                let storage = InMemoryTokenStorage()
+                let secret = try await live.client(storage: storage).installSecret()
+                #expect(secret.count == 43 && secret.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+                #expect(await storage.loadInstallSecret() == secret)
+                let again = live.client(storage: storage)
+                #expect(try await again.installSecret() == secret)
+                try await again.signOut()
+                #expect(try await again.installSecret() == secret, "signing out keeps the install's secret")
+                #expect(try await live.client().installSecret() != secret, "another install makes its own")
+            }
+        }
+
+        @Test("Another install naming the same app user without its secret gets no session from the poll")
+        func anotherInstallGetsNoSession() async throws {
+            try await LiveTollgate.run { live in
+                let client = live.client()
+                let request = CheckoutRequest(product: .plan("monthly"), appUserID: "user-7", email: "buyer@example.com")
+                let url = try await client.checkoutURL(for: request)
+                let sessionID = try await live.startCheckout(url.path + "?" + (url.query ?? ""))
+                _ = try await live.payAndLand(sessionID)
+                let stranger = live.client()
+                let status = try await stranger.checkoutStatus(checkoutContextID: request.checkoutContextID, appUserID: "user-7")
+                guard case .complete(let result?) = status, case .sessionRequired(let entitlements) = result else {
+                    Issue.record("expected complete without a session, got \(status)")
+                    return
+                }
+                #expect(entitlements.first?.id == "premium")
+                #expect(try await stranger.currentSession() == nil)
             }
         }
     }

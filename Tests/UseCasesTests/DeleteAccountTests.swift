@@ -20,7 +20,7 @@ struct DeleteAccountTests {
         try bench.database.writeSync { connection in
             try AccountRepository.requestEmail("Buyer@Example.com", accountID: accountID, on: connection, now: now)
         }
-        return (purchase, code, redeemed.tokens.accessToken, accountID)
+        return (purchase, code, try require(redeemed.tokens).accessToken, accountID)
     }
 
     /// Code emails to the buyer, waiting in the outbox as a checkout leaves them.

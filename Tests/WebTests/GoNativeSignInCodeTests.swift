@@ -42,6 +42,7 @@ struct GoNativeSignInCodeTests {
         defer { Task { await harness.stop() } }
         let services = harness.app.app
         let now = harness.clock.now
+        // Issue 40: an address opens the account that confirmed it (an unconfirmed one opens nothing).
         let accountID = try await services.database.write { connection in
             let account = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("buyer@example.com", accountID: account.id, on: connection, now: now)

@@ -83,11 +83,18 @@ struct SeedCheckoutTests {
     func pollGivesTheWholeSuccess() async throws {
         let harness = try CheckoutHarness()
         let contextID = "6a1f0c1e-2b3d-4c5e-8f70-9a8b7c6d5e4f"
-        let id = try await harness.startCheckout("plan=monthly&app_user_id=killed-app&checkout_context_id=\(contextID)")
+        // Issue 40: the install's secret goes with the checkout and the poll; naming the app user alone proves nothing.
+        let secret = "killed-app-install-secret-0123456789"
+        let id = try await harness.startCheckout("plan=monthly&app_user_id=killed-app&app_user_secret=\(secret)&checkout_context_id=\(contextID)")
+        #expect(harness.stripe.sessionObject(id: id).map { "\($0)".contains(secret) } == false, "the secret never reaches Stripe")
         try harness.pay(id, email: "Killed@Example.com")
         #expect(await harness.webhook("checkout.session.completed", object: try #require(harness.stripe.sessionObject(id: id))).status == .ok)
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey]
-        let poll = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app", headers: headers)
+        let named = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app", headers: headers)
+        let namedResult = try #require(named.jsonObject?["result"] as? [String: Any])
+        #expect(namedResult["session_required"] as? Bool == true && namedResult["session"] == nil && namedResult["code"] == nil)
+        #expect(namedResult["account"] == nil && namedResult["redemption_info"] == nil)
+        let poll = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app&app_user_secret=\(secret)", headers: headers)
         let result = try #require(poll.jsonObject?["result"] as? [String: Any])
         #expect(result["status"] as? String == "success")
         let code = try #require(result["code"] as? String)
@@ -104,11 +111,11 @@ struct SeedCheckoutTests {
         #expect(entitlements.status == .ok)
         #expect(entitlements.jsonObject?["account_id"] as? String == account["id"] as? String)
         // The code shown is the purchase's own: redeeming it is a repeat for the same account.
-        let redeemed = await harness.redeem(code, appUserID: "killed-app")
+        let redeemed = await harness.redeem(code, appUserID: "killed-app", headers: ["X-App-User-Secret": secret])
         #expect(redeemed.jsonObject?["status"] as? String == "success")
         #expect((redeemed.jsonObject?["account"] as? [String: Any])?["id"] as? String == account["id"] as? String)
         // Once redeemed, the poll no longer shows a code; a stranger still learns the status only.
-        let after = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app", headers: headers)
+        let after = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app", headers: ["X-Api-Key": CheckoutHarness.apiKey, "X-App-User-Secret": secret])
         #expect((after.jsonObject?["result"] as? [String: Any])?["code"] == nil)
         #expect((after.jsonObject?["result"] as? [String: Any])?["session"] != nil)
         let stranger = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=someone", headers: headers)

@@ -16,7 +16,7 @@ import UseCases
 struct WebAccountTests {
     /// A paid web checkout by `email` (no app involved): its success page has been shown.
     static func paidCheckout(_ harness: CheckoutHarness, email: String = "buyer@example.com") async throws {
-        let session = try await harness.startCheckout("plan=monthly&app_user_id=user-1&email=" + email.replacingOccurrences(of: "@", with: "%40"))
+        let session = try await harness.startCheckout("plan=monthly&email=" + email.replacingOccurrences(of: "@", with: "%40"))
         try harness.pay(session, email: email)
         #expect(await harness.successPage(session).status == .ok)
     }

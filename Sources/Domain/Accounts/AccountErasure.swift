@@ -88,6 +88,10 @@ public enum AccountErasure {
         }
 
         try connection.execute("UPDATE app_users SET home_account_id = account_id WHERE home_account_id = ? AND account_id <> ?", [accountID, accountID])
+        try AppUserSecretRepository.unbindAll(accountID: accountID, on: connection)
+        try connection.execute(
+            "DELETE FROM purchase_guests WHERE holder_account_id = ? OR app_user_id IN (SELECT app_user_id FROM app_users WHERE account_id = ?)",
+            [accountID, accountID])
         try connection.execute("DELETE FROM app_users WHERE account_id = ?", [accountID])
         let devicesRemoved = try connection.run("DELETE FROM devices WHERE account_id = ?", [accountID])
         try connection.execute("DELETE FROM auth_tokens WHERE account_id = ?", [accountID])

@@ -53,7 +53,11 @@ public enum AccountRepository {
 
     /// The account of `appUserID`, creating an anonymous one for an app user seen for the
     /// first time. Returns whether it was created.
-    public static func findOrCreate(appUserID: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> (Account, created: Bool) {
+    /// - Parameter joinedThrough: the purchase whose checkout or code brings a new app user
+    ///   ("formed by"); nil for anything else.
+    public static func findOrCreate(
+        appUserID: String, joinedThrough: String? = nil, secrets: DomainSecrets, on connection: Connection, now: Date
+    ) throws -> (Account, created: Bool) {
         if let account = try find(appUserID: appUserID, on: connection) {
             // Last-seen is coarse (a minute) so repeat requests do not each write.
             try connection.execute(
@@ -62,20 +66,24 @@ public enum AccountRepository {
             return (account, false)
         }
         let account = try create(secrets: secrets, on: connection, now: now)
-        try link(appUserID: appUserID, to: account.id, on: connection, now: now)
+        try link(appUserID: appUserID, to: account.id, joinedThrough: joinedThrough, on: connection, now: now)
         return (account, true)
     }
 
     /// Points `appUserID` at `accountID` (an account switch moves the app user). The first
     /// account an app user gets stays its home account.
-    public static func link(appUserID: String, to accountID: String, on connection: Connection, now: Date) throws {
+    /// - Parameter joinedThrough: the purchase whose checkout or code the app user joins through
+    ///   ("formed by"); nil when it joins any other way.
+    public static func link(appUserID: String, to accountID: String, joinedThrough: String? = nil, on connection: Connection, now: Date) throws {
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
             """
-            INSERT INTO app_users (app_user_id, account_id, home_account_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (app_user_id) DO UPDATE SET account_id = excluded.account_id, last_seen_at = excluded.last_seen_at
+            INSERT INTO app_users (app_user_id, account_id, home_account_id, created_at, last_seen_at, joined_through_purchase_id)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_user_id) DO UPDATE SET account_id = excluded.account_id, last_seen_at = excluded.last_seen_at,
+                joined_through_purchase_id = excluded.joined_through_purchase_id
             """,
-            [appUserID, accountID, accountID, nowMS, nowMS])
+            [appUserID, accountID, accountID, nowMS, nowMS, joinedThrough])
     }
 
     /// The account an app user was first given (an account switch does not change it).
@@ -154,10 +162,11 @@ public enum AccountRepository {
         return try row.optionalString("password_hash") == nil && row.int64("purchases") == 0 && row.int64("app_users") == 0
     }
 
-    /// Stores a password hash (scrypt, self-describing).
+    /// Stores a password hash (scrypt, self-describing) somebody chose.
     public static func setPasswordHash(_ hash: String, accountID: String, on connection: Connection, now: Date) throws {
         try connection.execute(
-            "UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?", [hash, Timestamp.milliseconds(now), accountID])
+            "UPDATE accounts SET password_hash = ?, password_generated = NULL, updated_at = ? WHERE id = ?",
+            [hash, Timestamp.milliseconds(now), accountID])
     }
 
     /// The stored password hash of an account, if it has one.

@@ -45,6 +45,7 @@ public enum DeviceRepository {
         for id in others.dropFirst(max(maxDevices, 1) - 1) {
             try connection.execute(
                 "UPDATE devices SET signed_out_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, id])
+            // Its sessions end and its install secret proves nothing any more.
             try SessionRepository.revoke(accountID: accountID, deviceID: id, on: connection, now: now)
             evicted.append(id)
         }

@@ -109,13 +109,17 @@ public enum SessionRepository {
             accountID: accountID, deviceID: try row.optionalString("device_id"), familyID: familyID, on: connection, now: now))
     }
 
-    /// Signs an account out everywhere (a password change).
+    /// Signs an account out everywhere (a password change): its sessions end and the install
+    /// secrets of its app users are unbound (they prove nothing until an install is signed in again).
     public static func revokeAll(accountID: String, on connection: Connection) throws {
         try connection.execute("UPDATE accounts SET session_generation = session_generation + 1 WHERE id = ?", [accountID])
+        try AppUserSecretRepository.unbindAll(accountID: accountID, on: connection)
     }
 
-    /// Ends every session of a device (signed out when the account passed `max_devices`).
+    /// Ends every session of a device (signed out when the account passed `max_devices`) and
+    /// unbinds the install secret kept for it.
     public static func revoke(accountID: String, deviceID: String, on connection: Connection, now: Date) throws {
+        try AppUserSecretRepository.unbind(accountID: accountID, deviceID: deviceID, on: connection)
         let nowMS = Timestamp.milliseconds(now)
         // A device without a row (never seen by `DeviceRepository.touch`) gets one, signed out,
         // so that its sessions' generation 0 is no longer current.

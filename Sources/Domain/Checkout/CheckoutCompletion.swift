@@ -82,16 +82,7 @@ public struct CheckoutCompletion: Sendable {
         if let appUserID, !appUserID.isEmpty {
             let current = try PurchaseRepository.require(id: purchaseID, on: connection)
             if current.accountID == nil {
-                let (account, created) = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now)
-                if created { try events.accountCreated(account.id, on: connection, now: now) }
-                try PurchaseRepository.link(purchaseID: purchaseID, to: account.id, on: connection, now: now)
-                try events.purchaseLinked(current, to: account.id, on: connection, now: now)
-                // An account without an address asks for the one it paid with (as a store claim with
-                // customer details does): the app shows it; only a mailed link or code confirms it.
-                if account.email == nil, let email = current.purchaserEmail {
-                    try AccountRepository.requestEmail(email, accountID: account.id, on: connection, now: now)
-                }
-                linkedAccount = try AccountRepository.find(id: account.id, on: connection) ?? account
+                linkedAccount = try linkToStarter(current, appUserID: appUserID, checkout: checkout, on: connection, now: now)
             } else if let accountID = current.accountID {
                 linkedAccount = try AccountRepository.find(id: accountID, on: connection)
             }
@@ -111,6 +102,33 @@ public struct CheckoutCompletion: Sendable {
             purchase: try PurchaseRepository.require(id: purchaseID, on: connection),
             checkout: try CheckoutRepository.find(sessionID: paid.sessionID, on: connection),
             issued: issued, code: code, linkedAccount: linkedAccount)
+    }
+
+    /// Links a paid purchase to the app user who started its checkout ("Who may act for an
+    /// account"): when the checkout proved the app user (its secret is one bound to it, or the
+    /// app user is new and the secret is bound now), or the app user has no secret bound (then the
+    /// purchase is linked without proof). A checkout that named an app user whose secrets it did
+    /// not carry links nothing: the purchase stays redeemable by its code. Returns the account.
+    func linkToStarter(_ purchase: Purchase, appUserID: String, checkout: CheckoutRecord?, on connection: Connection, now: Date) throws -> Account? {
+        try AccountRepository.lock(appUserID: appUserID, on: connection)
+        let secret = checkout?.appUserSecretHash.map(InstallSecret.init(hash:))
+        let proof = try AppUserSecretRepository.proof(appUserID: appUserID, presented: secret, bearerAccountID: nil, on: connection)
+        guard proof.mayLink else { return nil }
+        let (account, created) = try AccountRepository.findOrCreate(
+            appUserID: appUserID, joinedThrough: purchase.id, secrets: secrets, on: connection, now: now)
+        if created {
+            try events.accountCreated(account.id, on: connection, now: now)
+            if let secret { try AppUserSecretRepository.bind(secret, appUserID: appUserID, deviceID: nil, on: connection, now: now) }
+        }
+        try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, proved: proof.provesOnWrite, on: connection, now: now)
+        try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
+        // An account without an address asks for the one it paid with (as a store claim with
+        // customer details does): the app shows it. A request proves nothing: only a mailed link
+        // or code confirms it, and only a confirmed address opens an account (`AddressSignInTarget`).
+        if account.email == nil, let email = purchase.purchaserEmail {
+            try AccountRepository.requestEmail(email, accountID: account.id, on: connection, now: now)
+        }
+        return try AccountRepository.find(id: account.id, on: connection) ?? account
     }
 
     static func json(_ metadata: [String: String]) -> String? {

@@ -18,10 +18,12 @@ public struct CheckoutRecord: Sendable, Equatable {
     public let status: String
     /// The buyer's language chosen at the start (nil for checkouts from before it was kept).
     public let locale: String?
+    /// The hash of the install secret the checkout was started with, if any.
+    public let appUserSecretHash: String?
     public let createdAt: Date
 
     static let columns = """
-        session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context, purchase_id, status, locale, created_at
+        session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context, purchase_id, status, locale, app_user_secret_hash, created_at
         """
 
     init(row: Row) throws {
@@ -37,6 +39,7 @@ public struct CheckoutRecord: Sendable, Equatable {
         purchaseID = try row.optionalString("purchase_id")
         status = try row.string("status")
         locale = try row.optionalString("locale")
+        appUserSecretHash = try row.optionalString("app_user_secret_hash")
         createdAt = Timestamp.date(try row.int64("created_at"))
     }
 }

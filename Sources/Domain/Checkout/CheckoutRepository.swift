@@ -17,11 +17,15 @@ public enum CheckoutRepository {
         public var context: String
         /// The buyer's language (`BuyerLanguage`), kept for the purchase's pages and mails.
         public var locale: String?
+        /// The hash of the install secret the app sent (bound when the checkout is paid and
+        /// creates its app user; the secret itself is dropped at the edge).
+        public var appUserSecretHash: String?
 
         public init(
             sessionID: String, checkoutContextID: String?, appUserID: String?, plan: String?, priceID: String, mode: String,
-            email: String?, redirectURL: String?, context: String, locale: String? = nil
+            email: String?, redirectURL: String?, context: String, locale: String? = nil, appUserSecretHash: String? = nil
         ) {
+            self.appUserSecretHash = appUserSecretHash
             self.locale = locale
             self.sessionID = sessionID
             self.checkoutContextID = checkoutContextID
@@ -47,12 +51,12 @@ public enum CheckoutRepository {
         try connection.execute(
             """
             INSERT INTO checkouts (session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context,
-                locale, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)
+                locale, app_user_secret_hash, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)
             ON CONFLICT (session_id) DO NOTHING
             """,
             [
                 start.sessionID, start.checkoutContextID, start.appUserID, start.plan, start.priceID, start.mode,
-                start.email?.lowercased(), start.redirectURL, start.context, start.locale, nowMS, nowMS,
+                start.email?.lowercased(), start.redirectURL, start.context, start.locale, start.appUserSecretHash, nowMS, nowMS,
             ])
     }
 

@@ -136,8 +136,17 @@ public enum PurchaseRepository {
     /// Links the purchase to `accountID` (or unlinks with nil).
     public static func link(purchaseID: String, to accountID: String?, on connection: Connection, now: Date) throws {
         try connection.execute(
-            "UPDATE purchases SET account_id = ?, updated_at = ? WHERE id = ?",
+            "UPDATE purchases SET account_id = ?, linked_without_proof = NULL, updated_at = ? WHERE id = ?",
             [accountID, Timestamp.milliseconds(now), purchaseID])
+    }
+
+    /// Links the purchase to `accountID`, recording whether the caller proved that account ("Who
+    /// may act for an account"): a purchase linked without proof never counts against "formed by"
+    /// and never makes its account reachable through its address.
+    public static func link(purchaseID: String, to accountID: String, proved: Bool, on connection: Connection, now: Date) throws {
+        try connection.execute(
+            "UPDATE purchases SET account_id = ?, linked_without_proof = ?, updated_at = ? WHERE id = ?",
+            [accountID, proved ? 0 : 1, Timestamp.milliseconds(now), purchaseID])
     }
 
     /// Stores the checkout context the purchase came from (first writer wins).

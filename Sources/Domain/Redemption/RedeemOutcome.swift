@@ -13,18 +13,26 @@ public enum RedeemOutcome: Sendable {
     case expiredCode(ExpiredCode)
     /// `purchase_belongs_to_other_user` (policy `reject`).
     case belongsToOtherUser
+    /// The app user has secrets bound and the call carried none of them: nothing was linked and
+    /// the code stays redeemable (`secret_mismatch`).
+    case secretMismatch(Purchase)
 
     /// A successful link.
     public struct Redeemed: Sendable {
         public let code: RedemptionCode
         public let purchase: Purchase
-        /// The account that now holds the purchase, whose session is returned.
+        /// The account that now holds the purchase, whose session is returned when the caller
+        /// proved it (else the answer names no account).
         public let account: Account
         public let accountSwitched: Bool
-        public let tokens: SessionRepository.Tokens
+        /// Nil when the caller did not prove `account` (`session_required`).
+        public let tokens: SessionRepository.Tokens?
         /// Devices signed out to stay within `max_devices`.
         public let evictedDevices: [String]
         public let isEntitled: Bool
+
+        /// Whether the answer carries `session_required` instead of a session and the account.
+        public var sessionRequired: Bool { tokens == nil }
     }
 
     /// An expired code.

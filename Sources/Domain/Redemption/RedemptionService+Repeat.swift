@@ -15,17 +15,20 @@ extension RedemptionService {
         /// The code's row.
         public let codeID: String
         let appUserID: String
+        /// The install secret this call carries (checked again in the writer's transaction).
+        let secret: InstallSecret?
         let bearerAccountID: String?
 
         /// A plan for an app user without a bearer token, from a remembered repeat.
-        public init(code: RedemptionCode, codeID: String, appUserID: String) {
-            self.init(code: code, codeID: codeID, appUserID: appUserID, bearerAccountID: nil)
+        public init(code: RedemptionCode, codeID: String, appUserID: String, secret: InstallSecret? = nil) {
+            self.init(code: code, codeID: codeID, appUserID: appUserID, secret: secret, bearerAccountID: nil)
         }
 
-        init(code: RedemptionCode, codeID: String, appUserID: String, bearerAccountID: String?) {
+        init(code: RedemptionCode, codeID: String, appUserID: String, secret: InstallSecret?, bearerAccountID: String?) {
             self.code = code
             self.codeID = codeID
             self.appUserID = appUserID
+            self.secret = secret
             self.bearerAccountID = bearerAccountID
         }
     }
@@ -34,7 +37,8 @@ extension RedemptionService {
     /// user (or bearer) uses now; nil for anything else (first redemptions, other users,
     /// expired codes...). Read-only: call it on a reader.
     public func planRepeat(
-        code: RedemptionCode, record: RedemptionCodeRecord, appUserID: String, bearerAccountID: String?, on connection: Connection
+        code: RedemptionCode, record: RedemptionCodeRecord, appUserID: String, secret: InstallSecret? = nil, bearerAccountID: String?,
+        on connection: Connection
     ) throws -> RepeatPlan? {
         guard record.status == .redeemed,
             let holder = try connection.queryOne("SELECT account_id FROM purchases WHERE id = ?", [record.purchaseID])?
@@ -42,7 +46,7 @@ extension RedemptionService {
         else { return nil }
         let redeemer = try bearerAccountID ?? AccountRepository.find(appUserID: appUserID, on: connection)?.id
         guard Self.isRepeat(status: record.status, holder: holder, redeemer: redeemer) else { return nil }
-        return RepeatPlan(code: code, codeID: record.id, appUserID: appUserID, bearerAccountID: bearerAccountID)
+        return RepeatPlan(code: code, codeID: record.id, appUserID: appUserID, secret: secret, bearerAccountID: bearerAccountID)
     }
 
     /// A repeat: the code was redeemed and its purchase is held by the account the redeemer
@@ -61,7 +65,9 @@ extension RedemptionService {
 
     /// Finishes a repeat in the writer's transaction from what the database says now, or
     /// returns nil when it is no longer a repeat (the code was revoked or replaced, the
-    /// purchase moved, the app user switched accounts): then run `redeem`.
+    /// purchase moved, the app user switched accounts, the secret does not match): then run
+    /// `redeem`. The session goes out only while the rules still give one: the caller proved the
+    /// app user, or the account is still formed by the code's purchase.
     /// - Parameter session: credentials drafted before the transaction (see `SessionRepository.draft`).
     public func finishRepeat(
         _ plan: RepeatPlan, deviceID: String?, session: SessionRepository.Draft, on connection: Connection, now: Date
@@ -73,9 +79,23 @@ extension RedemptionService {
             try Self.isRepeat(status: status, holder: holder, redeemer: plan.bearerAccountID ?? row.optionalString("app_user_account")),
             let account = try AccountRepository.find(id: holder, on: connection)
         else { return nil }
+        // The app user's row came with the state query: only its secrets are read here.
+        let proof: AppUserProof = plan.bearerAccountID != nil
+            ? .proven
+            : AppUserProof.judge(
+                exists: try row.optionalString("app_user_account") != nil,
+                bound: try AppUserSecretRepository.hashes(appUserID: plan.appUserID, on: connection), presented: plan.secret,
+                bearerHoldsIt: false)
+        guard proof == .proven || proof == .unproven else { return nil }
+        // A bearer of the app user's account binds this install's secret (at most `max_devices`).
+        if let bearer = plan.bearerAccountID, let secret = plan.secret, try row.optionalString("app_user_account") == bearer {
+            _ = try AppUserSecretRepository.bindWithBearer(
+                secret, appUserID: plan.appUserID, deviceID: deviceID, maxDevices: policy.maxDevices, on: connection, now: now)
+        }
+        let proves = try proof == .proven || AccountFormation.isFormed(accountID: holder, by: purchase, on: connection)
         let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: try row.optionalString("home_account"), redeemer: holder)
         return .redeemed(try redeemed(
             plan.code, purchase: purchase, holder: account, ownAccountID: ownAccountID, appUserID: plan.appUserID, deviceID: deviceID,
-            session: session, on: connection, now: now))
+            session: proves ? session : nil, on: connection, now: now))
     }
 }

@@ -388,6 +388,35 @@ public enum DomainMigrations {
             ALTER TABLE checkouts ADD COLUMN locale TEXT;
             ALTER TABLE purchases ADD COLUMN locale TEXT;
             """),
+        // Who may act for an account (API.md, issue 40): install secrets bound to app users (an
+        // unkeyed SHA-256 of a value of >= 128 random bits), the app users that joined an account
+        // through a purchase's checkout or code ("formed by"), purchases linked by a caller that
+        // proved nothing, accounts whose password was generated (seed 004's, not set by anyone),
+        // the secret a checkout was started with (its hash, bound when the checkout is paid) and
+        // app users that hold one purchase's entitlements without joining its account.
+        Migration(id: "0400_install_secrets", sql: """
+            CREATE TABLE app_user_secrets (
+                app_user_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                device_id TEXT,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_user_id, secret_hash)
+            );
+            ALTER TABLE app_users ADD COLUMN joined_through_purchase_id TEXT;
+            ALTER TABLE purchases ADD COLUMN linked_without_proof INTEGER;
+            ALTER TABLE accounts ADD COLUMN password_generated INTEGER;
+            ALTER TABLE checkouts ADD COLUMN app_user_secret_hash TEXT;
+            CREATE TABLE purchase_guests (
+                purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                app_user_id TEXT NOT NULL,
+                holder_account_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                code_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (purchase_id, app_user_id)
+            );
+            CREATE INDEX purchase_guests_app_user ON purchase_guests (app_user_id);
+            """),
         // Addresses as requests (API.md "Who may act for an account", Addresses): `email` holds
         // only a confirmed address from now on; an address set but not confirmed is a request
         // (`requested_email`), which makes the account reachable by nothing. Every unconfirmed

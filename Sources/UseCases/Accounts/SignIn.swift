@@ -36,6 +36,9 @@ public struct SignIn: Sendable {
     /// Consumes a login link and issues an authorization code; nil when the link is unknown,
     /// expired or used. A link mailed to an address (`POST /api/v1/auth/email`) proves it: the
     /// account it opens confirms it, and the challenge sent with that request binds the code.
+    /// expired or used. When the call that produced the link carried a `code_challenge` (a store
+    /// claim), the code keeps that one whatever the link's query says, so `/auth/token` requires its
+    /// verifier: a link handed to an app that sent a challenge is useless to anyone who copies it.
     /// - Throws: `StorageError`, `CryptoError`.
     public func authorizationCode(forLoginLink token: String, codeChallenge: String?, now: Date) async throws -> String? {
         try await database.write { connection -> String? in

@@ -111,13 +111,15 @@ public struct WebAccount: Sendable {
     }
 
     /// The account's purchases, then web purchases made with its confirmed email that no account
-    /// holds, oldest first.
+    /// holds or that an account the address cannot open holds (API.md "Who may act for an
+    /// account": listed with "manage billing" and "email me the code"; the code proves the
+    /// purchase), oldest first.
     static func purchases(of account: Account, on connection: Connection) throws -> [Purchase] {
         var purchases = try PurchaseRepository.forAccount(account.id, on: connection)
         if let email = account.email, account.emailVerified {
             let held = Set(purchases.map(\.id))
             purchases += try PurchaseRepository.forEmail(email, platform: .stripe, on: connection)
-                .filter { $0.accountID == nil && !held.contains($0.id) }
+                .filter { !held.contains($0.id) }
         }
         return purchases.sorted { $0.createdAt < $1.createdAt }
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 import Logging
@@ -41,9 +42,9 @@ public struct WebSignIn: Sendable {
         self.logger = logger
     }
 
-    /// Mails a sign-in link to `email` when it leads to an account (`account(for:)`), at most
-    /// one sign-in mail per address per resend interval (`AuthMail`). Otherwise nothing is sent;
-    /// the caller answers the same either way.
+    /// Mails a sign-in link and code to `email` for the account the address opens
+    /// (`AddressSignInTarget`, through `account(for:)`), at most one sign-in mail per address per
+    /// resend interval (`AuthMail`); the caller answers the same whatever happened.
     /// - Throws: `StorageError`, `CryptoError`, `MailError`.
     public func requestLink(email: String, now: Date) async throws {
         let email = email.lowercased()
@@ -55,24 +56,15 @@ public struct WebSignIn: Sendable {
         if queued { mail.queued() }
     }
 
-    /// The account a link for `email` signs into: the account with that address; else the
-    /// account holding the newest purchase made with it, when that account has no address of its
-    /// own (a checkout started from the app: the link proves the payer's address and gives it to
-    /// the account); else, when purchases were made with it, a new account for the address (a
-    /// web buyer who never opened the app). Nil when the address bought nothing and no account
-    /// has it.
+    /// The account a link for `email` is issued for: the account the address opens
+    /// (`AddressSignInTarget`), else an account that holds nothing but the request for the address,
+    /// standing for the new one (the target is resolved again when the link or code is used:
+    /// `openSession`). Never nil today; optional for callers that stop on none.
     static func account(for email: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> String? {
-        // Only a confirmed address leads to its account: a request proves nothing (issue 40, takeover 2).
-        if let account = try AccountRepository.find(confirmedEmail: email, on: connection) { return account.id }
-        let purchases = try PurchaseRepository.forEmail(email, on: connection)
-        guard !purchases.isEmpty else { return nil }
-        if let holderID = purchases.last(where: { $0.accountID != nil })?.accountID,
-            let holder = try AccountRepository.find(id: holderID, on: connection), holder.confirmedEmail == nil,
-            !(try AccountErasure.isDeleted(accountID: holder.id, on: connection))
-        {
-            return holder.id
-        }
-        // The account an earlier mail made for the address (it asks for nothing but it) is reused.
+        let target = try AddressSignInTarget.resolve(email: email, on: connection)
+        if let accountID = target.accountID { return accountID }
+        // The account an earlier mail made for the address (it asks for nothing but it) is reused,
+        // so a buyer who asks twice does not leave two accounts behind.
         if let made = try AccountRepository.find(requestedEmail: email, on: connection), made.confirmedEmail == nil,
             try AccountRepository.holdsNothingButAddress(accountID: made.id, on: connection)
         {
@@ -98,7 +90,7 @@ public struct WebSignIn: Sendable {
             case .rejected(let rejection):
                 return .rejected(rejection)
             case .valid(let link):
-                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, on: connection, now: now) else {
+                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, secrets: secrets, on: connection, now: now) else {
                     return .rejected(.unknown)
                 }
                 return .valid(issued)
@@ -128,7 +120,7 @@ public struct WebSignIn: Sendable {
             case .noLiveCode: return .noLiveCode
             case .wrong(let remaining): return .wrong(remaining: remaining)
             case .accepted(let accountID):
-                guard let issued = try Self.openSession(accountID: accountID, proving: email, on: connection, now: now) else {
+                guard let issued = try Self.openSession(accountID: accountID, proving: email, secrets: secrets, on: connection, now: now) else {
                     return .noLiveCode
                 }
                 return .signedIn(issued)
@@ -136,15 +128,28 @@ public struct WebSignIn: Sendable {
         }
     }
 
-    /// A session for `accountID` (nil when it was deleted) after a link or code sent to `email`
-    /// proved the address: the account it opens confirms it (unless another account keeps it).
-    private static func openSession(accountID: String, proving email: String?, on connection: Connection, now: Date) throws -> Issued? {
-        if let email {
-            guard try AddressProof.proved(email, accountID: accountID, on: connection, now: now) else { return nil }
-        } else if try AccountRepository.find(id: accountID, on: connection) == nil || AccountErasure.isDeleted(accountID: accountID, on: connection) {
-            return nil
+    /// A session after a link or code sent to `email` proved the address, for the account the
+    /// address opens now (`AddressSignInTarget`, checked again at use: what changed since the mail
+    /// counts): the one that confirmed it; the web buyer's, which confirms it now; else the account
+    /// the link was issued for while it still holds nothing but the request for the address (or a
+    /// new one), which confirms it (`AddressProof`). Nil when the account was deleted.
+    private static func openSession(
+        accountID: String, proving email: String?, secrets: DomainSecrets, on connection: Connection, now: Date
+    ) throws -> Issued? {
+        guard let email else { return nil }
+        let opened: String
+        switch try AddressSignInTarget.resolve(email: email, on: connection) {
+        case .confirmed(let id), .webBuyer(let id):
+            opened = id
+        case .newAccount:
+            guard let issuedFor = try AccountRepository.find(id: accountID, on: connection),
+                !(try AccountErasure.isDeleted(accountID: issuedFor.id, on: connection))
+            else { return nil }
+            let holdsNothing = try issuedFor.confirmedEmail == nil && AccountRepository.holdsNothingButAddress(accountID: issuedFor.id, on: connection)
+            opened = holdsNothing ? issuedFor.id : try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now).id
         }
-        return try WebSessionRepository.issue(accountID: accountID, on: connection, now: now)
+        guard try AddressProof.proved(email, accountID: opened, on: connection, now: now) else { return nil }
+        return try WebSessionRepository.issue(accountID: opened, on: connection, now: now)
     }
 
     /// Signs in with the account's email and password.

@@ -50,12 +50,16 @@ public struct StartCheckout: Sendable {
         public var linkOut: LinkOutCheckout.Request
         /// The buyer's language (`BuyerLanguage`): Stripe's page, and kept for the purchase.
         public var locale: String?
+        /// The install's secret, kept as its hash with the checkout (bound or checked when paid).
+        public var appUserSecret: InstallSecret?
 
         public init(
             planNamings: [CheckoutPlanChoice.Naming], appUserID: String?, checkoutContextID: String?, email: String?, redirectURL: String?,
             discount: Discount? = nil, context: [String: String] = [:],
-            linkOut: LinkOutCheckout.Request = .init(platform: nil, storefront: nil, externalPurchaseToken: nil, externalTransactionToken: nil)
+            linkOut: LinkOutCheckout.Request = .init(platform: nil, storefront: nil, externalPurchaseToken: nil, externalTransactionToken: nil),
+            appUserSecret: InstallSecret? = nil
         ) {
+            self.appUserSecret = appUserSecret
             self.linkOut = linkOut
             self.planNamings = planNamings
             self.appUserID = appUserID
@@ -145,7 +149,8 @@ public struct StartCheckout: Sendable {
         let start = CheckoutRepository.Start(
             sessionID: session.id, checkoutContextID: order.checkoutContextID, appUserID: order.appUserID, plan: choice.name,
             priceID: choice.plan.priceID, mode: choice.plan.isOneTimePayment ? "payment" : "subscription", email: order.email,
-            redirectURL: order.redirectURL, context: Self.contextJSON(order.context), locale: order.locale)
+            redirectURL: order.redirectURL, context: Self.contextJSON(order.context), locale: order.locale,
+            appUserSecretHash: order.appUserSecret?.hash)
         do {
             let vault = tokenVault
             try await database.write { connection in

@@ -2,15 +2,20 @@ import Domain
 import Foundation
 import Storage
 
-/// `GET /api/v1/entitlements`: what the signed-in account (or an app user's account) may use.
+/// `GET /api/v1/entitlements`: what the signed-in account (or an app user) may use. A read by
+/// name gives entitlements only: `account_id` only to a caller that proves the account (its bearer,
+/// or the app user's bound secret: "Who may act for an account"). An app user's entitlements are
+/// its account's and those of purchases it holds as a guest (`PurchaseGuestRepository`).
 public struct ListEntitlements: Sendable {
     /// Whose entitlements.
     public enum Subject: Sendable {
         case bearer(String)
-        case appUser(String)
+        /// An app user named, with the install secret the call carried, if any.
+        case appUser(String, secret: InstallSecret?)
     }
 
-    /// The account (nil when the app user is unknown) and its entitlements.
+    /// The account (nil when the app user is unknown or the caller did not prove it) and the
+    /// entitlements.
     public struct Listing: Sendable {
         public let accountID: String?
         public let entitlements: [Entitlement]
@@ -27,13 +32,17 @@ public struct ListEntitlements: Sendable {
     /// - Throws: `UseCaseError.unauthorized` for an invalid bearer token, `StorageError`.
     public func list(for subject: Subject, now: Date) async throws -> Listing {
         let (accountID, purchases) = try await database.read { connection -> (String?, [Purchase]) in
-            let accountID: String?
             switch subject {
-            case .bearer(let token): accountID = try BearerSession.account(for: token, on: connection, now: now)
-            case .appUser(let appUserID): accountID = try AccountRepository.find(appUserID: appUserID, on: connection)?.id
+            case .bearer(let token):
+                guard let accountID = try BearerSession.account(for: token, on: connection, now: now) else { return (nil, []) }
+                return (accountID, try PurchaseRepository.forAccount(accountID, on: connection))
+            case .appUser(let appUserID, let secret):
+                guard let account = try AccountRepository.find(appUserID: appUserID, on: connection) else { return (nil, []) }
+                let proof = try AppUserSecretRepository.proof(appUserID: appUserID, presented: secret, bearerAccountID: nil, on: connection)
+                let purchases = try PurchaseRepository.forAccount(account.id, on: connection)
+                    + PurchaseGuestRepository.purchases(appUserID: appUserID, on: connection)
+                return (proof == .proven ? account.id : nil, purchases)
             }
-            guard let accountID else { return (nil, []) }
-            return (accountID, try PurchaseRepository.forAccount(accountID, on: connection))
         }
         return Listing(accountID: accountID, entitlements: catalog.entitlements(for: purchases, at: now))
     }

@@ -15,13 +15,16 @@ public struct RedeemCode: Sendable {
     public struct Request: Sendable {
         public let code: String
         public let appUserID: String
+        /// The install's secret (`app_user_secret`), when sent.
+        public let secret: InstallSecret?
         public let deviceID: String?
         /// The access token, when the app is signed in.
         public let bearer: String?
 
-        public init(code: String, appUserID: String, deviceID: String?, bearer: String?) {
+        public init(code: String, appUserID: String, secret: InstallSecret? = nil, deviceID: String?, bearer: String?) {
             self.code = code
             self.appUserID = appUserID
+            self.secret = secret
             self.deviceID = deviceID
             self.bearer = bearer
         }
@@ -35,6 +38,9 @@ public struct RedeemCode: Sendable {
         /// `expired_code`: whether a fresh code was emailed, and to which address.
         case expiredCode(resent: Bool, email: String?)
         case belongsToOtherUser
+        /// The app user has secrets bound and the call carried none of them: nothing linked
+        /// (`session_required`, `secret_mismatch`), the code stays redeemable.
+        case secretMismatch
         /// `error`: the code cannot be redeemed because stored data is broken.
         case error(message: String)
     }
@@ -44,10 +50,12 @@ public struct RedeemCode: Sendable {
         public let sentCode: String
         public let answer: Answer
 
-        /// Whether it counts toward the client's failure limit (unknown codes only).
+        /// Whether it counts toward the client's failure limit (unknown codes, secrets that do not match).
         public var isFailure: Bool {
-            if case .invalidCode = answer { return true }
-            return false
+            switch answer {
+            case .invalidCode, .secretMismatch: return true
+            default: return false
+            }
         }
     }
 
@@ -76,7 +84,7 @@ public struct RedeemCode: Sendable {
         // Normalized and hashed here, once, for every lookup below.
         let key = try CodeKey(normalizing: request.code, vault: redemption.vault)
         if request.bearer == nil, let key, let codeID = recentRepeats.codeID(codeHash: key.hash, appUserID: request.appUserID) {
-            let plan = RedemptionService.RepeatPlan(code: key.code, codeID: codeID, appUserID: request.appUserID)
+            let plan = RedemptionService.RepeatPlan(code: key.code, codeID: codeID, appUserID: request.appUserID, secret: request.secret)
             if let redeemed = try await finishRepeat(plan, deviceID: request.deviceID, now: now) {
                 return success(redeemed, sentCode: sentCode, now: now)
             }
@@ -90,7 +98,8 @@ public struct RedeemCode: Sendable {
             guard let key, let record = try CodeRepository.find(codeHash: key.hash, on: connection), record.status != .revoked
             else { return .unknown }
             if let plan = try redemption.planRepeat(
-                code: key.code, record: record, appUserID: request.appUserID, bearerAccountID: accountID, on: connection) {
+                code: key.code, record: record, appUserID: request.appUserID, secret: request.secret, bearerAccountID: accountID,
+                on: connection) {
                 return .repeatable(plan)
             }
             return .other
@@ -136,8 +145,8 @@ public struct RedeemCode: Sendable {
             let outcome: RedeemOutcome
             do {
                 outcome = try redemption.redeem(
-                    key, appUserID: request.appUserID, deviceID: request.deviceID, bearerAccountID: accountID, session: session,
-                    on: connection, now: now)
+                    key, appUserID: request.appUserID, secret: request.secret, deviceID: request.deviceID, bearerAccountID: accountID,
+                    session: session, on: connection, now: now)
             } catch let error as DomainError {
                 logger.error("redeem_failed", [("error", .string(error.description))])
                 return .error(message: "This code cannot be redeemed right now; contact support.")
@@ -149,6 +158,8 @@ public struct RedeemCode: Sendable {
                 return .invalidCode
             case .belongsToOtherUser:
                 return .belongsToOtherUser
+            case .secretMismatch:
+                return .secretMismatch
             case .expiredCode(let expired):
                 var mailed = false
                 if let fresh = expired.resent, let email = expired.email {

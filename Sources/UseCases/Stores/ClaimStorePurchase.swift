@@ -19,11 +19,14 @@ public struct ClaimStorePurchase: Sendable {
         case play(purchaseToken: String, sku: String)
 
         /// Whether the proof is what only the buyer's device holds (a receipt, a signed
-        /// transaction, a Play token), so it proves the account that holds the purchase (API.md
-        /// "login_url for B"); a bare transaction id proves the purchase only.
-        public var provesHolder: Bool {
-            if case .appStoreTransactionID = self { return false }
-            return true
+        /// transaction, a Play token), which proves the account holding the purchase; a bare
+        /// transaction id (or a family-shared transaction) proves the purchase only.
+        func provesHolder(_ verified: VerifiedStorePurchase) -> Bool {
+            switch self {
+            case .appStoreTransactionID: false
+            case .appStoreSignedTransaction: !verified.isFamilyShared
+            case .appStoreReceipt, .appStoreReceiptTransaction, .play: true
+            }
         }
     }
 
@@ -34,19 +37,34 @@ public struct ClaimStorePurchase: Sendable {
         public let email: String?
         /// `conversion_details` as JSON object text (the purchase's attribution, first one wins).
         public let conversionDetails: String?
+        /// `app_user_id` and `app_user_secret`: a matching pair counts as signed in.
+        public let appUserID: String?
+        public let secret: InstallSecret?
+        /// PKCE S256 challenge: `/auth/token` will require its verifier for the login link.
+        public let codeChallenge: String?
 
-        public init(bearer: String?, email: String?, conversionDetails: String?) {
+        public init(
+            bearer: String?, email: String?, conversionDetails: String?, appUserID: String? = nil, secret: InstallSecret? = nil,
+            codeChallenge: String? = nil
+        ) {
             self.bearer = bearer
             self.email = email
             self.conversionDetails = conversionDetails
+            self.appUserID = appUserID
+            self.secret = secret
+            self.codeChallenge = codeChallenge
         }
     }
 
     /// What the transaction decided.
     public struct Claimed: Sendable {
-        public let account: Account
-        /// Signs the app into `account` (one use, 10 minutes).
-        public let loginURL: String
+        /// The account that holds the purchase; nil when nothing was linked (`secretMismatch`).
+        public let account: Account?
+        /// Signs the app into `account` (one use, 10 minutes); nil when the caller did not prove
+        /// the account that holds the purchase (`session_required`).
+        public let loginURL: String?
+        /// The app user's bound secrets were not presented: nothing was linked to its account.
+        public var secretMismatch = false
         public let accountSwitched: Bool
         public let emailConfirmationRequired: Bool
         public let autoAccountCreated: Bool
@@ -102,36 +120,61 @@ public struct ClaimStorePurchase: Sendable {
         let authMail = self.authMail
         let links = self.links
         let events = self.events
+        let provesHolder = proof.provesHolder(verified)
         let claimed = try await verifier.record(verified) { connection, applied -> Claimed in
-            let signedIn = try BearerSession.account(for: claimant.bearer, on: connection, now: now)
+            var signedIn = try BearerSession.account(for: claimant.bearer, on: connection, now: now)
+            var appUserProof: AppUserProof?
+            if signedIn == nil, let appUserID = claimant.appUserID {
+                // An app user and its bound secret count as signed in; a wrong or missing one links nothing.
+                try AccountRepository.lock(appUserID: appUserID, on: connection)
+                let judged = try AppUserSecretRepository.proof(appUserID: appUserID, presented: claimant.secret, bearerAccountID: nil, on: connection)
+                appUserProof = judged
+                if judged == .proven { signedIn = try AccountRepository.find(appUserID: appUserID, on: connection)?.id }
+            }
             try PurchaseClaim.linkByOwnerHint(applied.purchase, events: events, on: connection, now: now)
             let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
+            if appUserProof == .mismatch {
+                var refused = Claimed(
+                    account: nil, loginURL: nil, accountSwitched: false, emailConfirmationRequired: false, autoAccountCreated: false, purchase: purchase)
+                refused.secretMismatch = true
+                return refused
+            }
             if purchase.attribution == nil, let details = claimant.conversionDetails {
                 try PurchaseRepository.setOrigin(purchaseID: purchase.id, appUserID: nil, attribution: details, email: nil, on: connection)
             }
             let plan = StoreClaimPlan.decide(
-                signedIn: signedIn, holder: purchase.accountID, hasEmail: claimant.email != nil, claimProvesHolder: proof.provesHolder,
+                signedIn: signedIn, holder: purchase.accountID, hasEmail: claimant.email != nil, claimProvesHolder: provesHolder,
                 policy: policy)
             var target: String
             var switched = false
             var autoCreated = false
             var confirmationRequired = false
             var notRequested: EmailNotRequested?
+            // Whether the caller proved `target`, the account that holds the purchase afterwards.
+            var proved = true
             switch plan {
             case .signedIn(let account, let decision, let claimEmail):
                 switch decision {
                 case .reject:
                     throw UseCaseError.purchaseBelongsToOtherUser
-                case .link, .transfer:
-                    try PurchaseRepository.link(purchaseID: purchase.id, to: account, on: connection, now: now)
+                case .link:
+                    try PurchaseRepository.link(purchaseID: purchase.id, to: account, proved: true, on: connection, now: now)
+                    try events.purchaseLinked(purchase, to: account, on: connection, now: now)
+                    target = account
+                case .transfer where provesHolder:
+                    try PurchaseRepository.link(purchaseID: purchase.id, to: account, proved: true, on: connection, now: now)
                     try events.purchaseLinked(purchase, to: account, on: connection, now: now)
                     target = account
                 case .keep:
                     target = account
-                case .switchToHolder(let holder):
+                case .switchToHolder(let holder) where provesHolder:
                     target = holder
                     switched = true
                     try events.accountSwitched(appUserID: nil, from: account, to: holder, purchase: purchase, on: connection, now: now)
+                case .switchToHolder, .transfer:
+                    // A bare transaction id or a family-shared transaction: the holder is not touched.
+                    target = purchase.accountID ?? account
+                    proved = false
                 }
                 if claimEmail, let email = claimant.email {
                     // The signed-in account asks for the address; it keeps a confirmed one until then.
@@ -139,7 +182,8 @@ public struct ClaimStorePurchase: Sendable {
                 }
             case .holder(let holder, let claimEmail):
                 target = holder
-                if claimEmail, let email = claimant.email {
+                proved = provesHolder
+                if provesHolder, claimEmail, let email = claimant.email {
                     // Seed 004: the holder is updated, as an address request it confirms by mail.
                     confirmationRequired = try authMail.request(email, accountID: holder, on: connection, now: now).confirmationRequired
                 } else if claimant.email != nil {
@@ -149,7 +193,7 @@ public struct ClaimStorePurchase: Sendable {
                 let email = claimant.email ?? ""
                 let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
                 try events.accountCreated(account.id, on: connection, now: now)
-                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
+                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, proved: provesHolder, on: connection, now: now)
                 try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
                 _ = try authMail.request(email, accountID: account.id, on: connection, now: now)
                 target = account.id
@@ -160,14 +204,26 @@ public struct ClaimStorePurchase: Sendable {
                 let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
                 _ = try AccountRepository.assignUsername(accountID: account.id, on: connection, now: now)
                 try events.accountCreated(account.id, on: connection, now: now)
-                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, on: connection, now: now)
+                try PurchaseRepository.link(purchaseID: purchase.id, to: account.id, proved: provesHolder, on: connection, now: now)
                 try events.purchaseLinked(purchase, to: account.id, on: connection, now: now)
                 target = account.id
                 autoCreated = true
             }
+            guard proved else {
+                // No login, nobody's account touched: the answer says `session_required`.
+                return Claimed(
+                    account: try AccountRepository.require(id: target, on: connection), loginURL: nil, accountSwitched: false,
+                    emailConfirmationRequired: confirmationRequired, autoAccountCreated: false, emailNotRequested: notRequested,
+                    purchase: try PurchaseRepository.require(id: purchase.id, on: connection))
+            }
+            // A new app user joins the account it proved, binding its secret (the call creates it).
+            if appUserProof == .bindsNew, let appUserID = claimant.appUserID, let secret = claimant.secret {
+                try AccountRepository.link(appUserID: appUserID, to: target, on: connection, now: now)
+                try AppUserSecretRepository.bind(secret, appUserID: appUserID, deviceID: nil, on: connection, now: now)
+            }
             // A receipt's other purchases go with the one claimed.
             _ = try PurchaseClaim.claimAlongside(verified.alongside, for: target, policy: policy, events: events, on: connection, now: now)
-            let token = try AuthTokenRepository.issue(.login, accountID: target, on: connection, now: now)
+            let token = try AuthTokenRepository.issue(.login, accountID: target, codeChallenge: claimant.codeChallenge, on: connection, now: now)
             return Claimed(
                 account: try AccountRepository.require(id: target, on: connection), loginURL: links.url("/auth/login?token=" + token), accountSwitched: switched,
                 emailConfirmationRequired: confirmationRequired, autoAccountCreated: autoCreated, emailNotRequested: notRequested,

@@ -67,7 +67,9 @@ public struct StorePurchaseVerifier: Sendable {
             } catch AppStoreError.verification(let error) where error.kind == .wrongEnvironment && verifier.environment == .production {
                 transaction = try verifier.withEnvironment(.sandbox).verifyTransaction(signedTransaction, now: now)
             }
-            return VerifiedStorePurchase(snapshot: try withDuration(try transaction.snapshot(now: now), now: now))
+            var verified = VerifiedStorePurchase(snapshot: try withDuration(try transaction.snapshot(now: now), now: now))
+            verified.isFamilyShared = transaction.inAppOwnershipType == "FAMILY_SHARED"
+            return verified
         }
     }
 

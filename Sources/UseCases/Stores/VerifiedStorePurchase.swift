@@ -20,6 +20,9 @@ public struct VerifiedStorePurchase: Sendable, Equatable {
     /// The App Store receipt (base64) the purchases were verified from, when they were: kept
     /// sealed by `StorePurchaseVerifier.record` where verifyReceipt is the only way to ask Apple.
     public let receipt: String?
+    /// A signed transaction whose `inAppOwnershipType` is `FAMILY_SHARED`: it proves the purchase,
+    /// never the account that holds it ("Who may act for an account").
+    public var isFamilyShared = false
 
     /// A verified purchase (and the other purchases the same proof vouches for).
     public init(

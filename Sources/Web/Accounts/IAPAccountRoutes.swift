@@ -1,3 +1,4 @@
+import Crypto
 import Domain
 import Foundation
 import HTTPCore
@@ -23,27 +24,54 @@ struct IAPAccountRoutes {
         /// Cleeng's camelCase `receiptData`: the app receipt, sent with `transactionId`.
         let receiptData: String?
         let customerDetails: CustomerDetails?
+        let appUserId: String?
+        let appUserSecret: String?
+        let codeChallenge: String?
     }
 
     struct GoogleBody: Decodable {
         let purchaseToken: String
         let sku: String
         let customerDetails: CustomerDetails?
+        let appUserId: String?
+        let appUserSecret: String?
+        let codeChallenge: String?
+    }
+
+    /// Who the app says it is besides a bearer: `app_user_id` + `app_user_secret` (a matching pair
+    /// counts as signed in), and the PKCE `code_challenge` the login link will require.
+    struct AppIdentity {
+        let appUserID: String?
+        let secret: InstallSecret?
+        let codeChallenge: String?
+
+        /// - Throws: `APIError.badRequest` for a malformed id, secret or challenge.
+        init(_ request: HTTPRequest, appUserID: String?, secret: String?, codeChallenge: String?) throws {
+            self.appUserID = try appUserID.map { try AppUserIDInput.require($0) }
+            self.secret = try AppUserSecretInput.read(request, fieldValue: secret)
+            if let challenge = codeChallenge, challenge.count != 43 || (try? Base64URL.decode(challenge))?.count != 32 {
+                throw APIError.badRequest("code_challenge must be the base64url SHA-256 (S256) of the code verifier.")
+            }
+            self.codeChallenge = codeChallenge
+        }
     }
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple"), BearerTokenMiddleware()]) { [self] request, context in
             let body = try request.decodeJSON(AppleBody.self)
             let proof = try Self.appleProof(body)
-            return try await claimed(proof, request: request, bearer: context.bearerToken, email: body.customerDetails?.email)
+            let identity = try AppIdentity(request, appUserID: body.appUserId, secret: body.appUserSecret, codeChallenge: body.codeChallenge)
+            return try await claimed(proof, request: request, bearer: context.bearerToken, identity: identity, email: body.customerDetails?.email)
         }
         group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google"), BearerTokenMiddleware()]) { [self] request, context in
             let body = try request.decodeJSON(GoogleBody.self)
             guard !body.purchaseToken.isEmpty, body.purchaseToken.utf8.count <= 4096, !body.sku.isEmpty, body.sku.utf8.count <= 255 else {
                 throw APIError.badRequest("purchase_token and sku must be non-empty.")
             }
+            let identity = try AppIdentity(request, appUserID: body.appUserId, secret: body.appUserSecret, codeChallenge: body.codeChallenge)
             return try await claimed(
-                .play(purchaseToken: body.purchaseToken, sku: body.sku), request: request, bearer: context.bearerToken, email: body.customerDetails?.email)
+                .play(purchaseToken: body.purchaseToken, sku: body.sku), request: request, bearer: context.bearerToken, identity: identity,
+                email: body.customerDetails?.email)
         }
     }
 
@@ -73,22 +101,28 @@ struct IAPAccountRoutes {
     }
 
     private func claimed(
-        _ proof: ClaimStorePurchase.Proof, request: HTTPRequest, bearer: String?, email rawEmail: String?
+        _ proof: ClaimStorePurchase.Proof, request: HTTPRequest, bearer: String?, identity: AppIdentity, email rawEmail: String?
     ) async throws -> HTTPResponse {
         let email = try rawEmail.flatMap {
             $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailAddress.require($0, field: "customer_details.email")
         }
         let claimant = ClaimStorePurchase.Claimant(
-            bearer: bearer, email: email, conversionDetails: Self.conversionDetails(request.body))
+            bearer: bearer, email: email, conversionDetails: Self.conversionDetails(request.body), appUserID: identity.appUserID,
+            secret: identity.secret, codeChallenge: identity.codeChallenge)
         let claimed = try await claim.claim(proof, by: claimant, now: now())
         return .json { json in
-            json.string("login_url", claimed.loginURL)
+            if let loginURL = claimed.loginURL { json.string("login_url", loginURL) }
             json.bool("account_switched", claimed.accountSwitched)
             json.bool("email_confirmation_required", claimed.emailConfirmationRequired)
             json.bool("auto_account_created", claimed.autoAccountCreated)
-            json.bool("is_email_set", claimed.account.email != nil)
+            if claimed.loginURL == nil { json.bool("session_required", true) }
+            if claimed.secretMismatch { json.bool("secret_mismatch", true) }
             if let reason = claimed.emailNotRequested { json.string("email_not_requested", reason.rawValue) }
-            json.object("extra") { $0.string("obfuscated_account_id", claimed.account.obfuscatedID) }
+            // The account is named only to a caller that proved it.
+            if claimed.loginURL != nil, let account = claimed.account {
+                json.bool("is_email_set", account.email != nil)
+                json.object("extra") { $0.string("obfuscated_account_id", account.obfuscatedID) }
+            }
             PurchaseJSON.writePurchase(claimed.purchase, into: &json)
         }
     }

@@ -205,6 +205,7 @@ public struct Site: Sendable {
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminReportRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
+        AdminSecretRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: settings.reconcileIntervalSeconds, now: now).add(to: &admin)
 
         var router = Router()

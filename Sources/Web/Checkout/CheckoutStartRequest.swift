@@ -14,8 +14,8 @@ import UseCases
 struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
-        "plan", "price_id", "plan_id", "app_user_id", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code", "coupon",
-        "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale", "couponCode",
+        "plan", "price_id", "plan_id", "app_user_id", "app_user_secret", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code",
+        "coupon", "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale", "couponCode",
     ]
     /// The longest platform token accepted (Apple's and Google's are a few hundred characters).
     static let maxTokenBytes = 4096
@@ -26,6 +26,9 @@ struct CheckoutStartRequest {
 
     var planNamings: [CheckoutPlanChoice.Naming]
     var appUserID: String?
+    /// The install's secret (`app_user_secret` or `X-App-User-Secret`): only its hash goes on, to
+    /// be bound or checked when the checkout is paid; never in Stripe metadata, a redirect or a log.
+    var appUserSecret: InstallSecret?
     var checkoutContextID: String?
     var email: String?
     var redirectURL: String?
@@ -57,6 +60,7 @@ struct CheckoutStartRequest {
         }
         planNamings = namings
         appUserID = try value("app_user_id").map { try AppUserIDInput.require($0) }
+        appUserSecret = try AppUserSecretInput.read(request, fieldValue: value("app_user_secret"))
         checkoutContextID = value("checkout_context_id")?.lowercased()
         if let id = checkoutContextID, UUIDInput.canonical(id) == nil {
             throw APIError.badRequest("checkout_context_id must be a UUID.")
@@ -122,7 +126,7 @@ struct CheckoutStartRequest {
     var order: StartCheckout.Order {
         StartCheckout.Order(
             planNamings: planNamings, appUserID: appUserID, checkoutContextID: checkoutContextID, email: email, redirectURL: redirectURL,
-            discount: discount, context: context, linkOut: linkOut)
+            discount: discount, context: context, linkOut: linkOut, appUserSecret: appUserSecret)
     }
 
     private static func inputs(_ request: HTTPRequest) throws -> [(name: String, value: String)] {

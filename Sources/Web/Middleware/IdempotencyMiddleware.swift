@@ -5,8 +5,11 @@ import HTTPRouting
 import UseCases
 
 /// `Idempotency-Key` on `/api/v1/*` POSTs: a repeat with the same key, caller and body gets the
-/// first answer back (kept 24 h, stored sealed); the same key with another body or another
-/// caller's credentials is `409 conflict`. Answers of 500 and above are not kept.
+/// first answer back (kept 24 h, stored sealed); the same key with another body is `409
+/// conflict`. Keys are scoped to the caller (API key plus bearer, or app user plus install secret:
+/// API.md's POST conventions), so one caller's key never replays, or blocks, another's answer, and
+/// a replay never carries a `session` or `login_url` to a caller without the first call's proof.
+/// Answers of 500 and above are not kept.
 struct IdempotencyMiddleware: Middleware {
     let replies: IdempotentReplies
     /// Keys are scoped per endpoint (`redeem`, `iap.apple`, ...).
@@ -19,8 +22,9 @@ struct IdempotencyMiddleware: Middleware {
             throw APIError.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.")
         }
         // The caller is part of the request: a key replays an answer only to whoever got it first.
-        let caller = (request.headers["Authorization"] ?? "") + "\n" + (request.headers["X-Api-Key"] ?? "")
+        let caller = Self.caller(request)
         let requestHash = Hex.encode(try SHA256.hash(Array("\(request.method.rawValue) \(request.path)\n\(caller)\n".utf8) + request.body))
+        let scope = self.scope + ":" + Hex.encode(try SHA256.hash(Array(caller.utf8)))
         let now = self.now()
         if let stored = try await replies.find(scope: scope, key: key, now: now) {
             guard stored.requestHash == requestHash else {
@@ -40,5 +44,19 @@ struct IdempotencyMiddleware: Middleware {
             try await replies.store(reply, scope: scope, key: key, now: now)
         }
         return response
+    }
+
+    /// Who is calling: the API key, the bearer, and the app user with its install secret (header
+    /// or body), each as sent.
+    static func caller(_ request: HTTPRequest) -> String {
+        var appUser = ""
+        if request.headers["Content-Type"]?.lowercased().hasPrefix("application/json") == true,
+            let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+        {
+            appUser = [object["app_user_id"], object["app_user_secret"]].map { ($0 as? String) ?? "" }.joined(separator: "\n")
+        }
+        return [
+            request.headers["X-Api-Key"] ?? "", request.headers["Authorization"] ?? "", request.headers["X-App-User-Secret"] ?? "", appUser,
+        ].joined(separator: "\n")
     }
 }

@@ -7,6 +7,8 @@ import UseCases
 /// response's `outcome` is the status, so failures count toward the client's limit.
 enum RedeemResponse {
     static let invalidOutcome = "invalid_code"
+    /// A secret that is not one bound to the app user: counted as a failure (guessing).
+    static let secretMismatchOutcome = "secret_mismatch"
 
     static func json(_ result: RedeemCode.Result, appUserID: String) -> HTTPResponse {
         let code = result.sentCode
@@ -17,16 +19,34 @@ enum RedeemResponse {
             response = .json(capacity: 1024) { json in
                 json.string("status", redeemed.isEntitled ? "success" : "expired_subscription")
                 json.string("code", redeemed.code.display)
-                PurchaseJSON.writeRedemptionInfo(redeemed.purchase, appUserID: appUserID, entitlements: entitlements, into: &json)
-                PurchaseJSON.writeAccount(redeemed.account, into: &json)
+                let proved = redeemed.tokens != nil
+                PurchaseJSON.writeRedemptionInfo(redeemed.purchase, appUserID: appUserID, entitlements: entitlements, proved: proved, into: &json)
                 json.bool("account_switched", redeemed.accountSwitched)
-                PurchaseJSON.writeSession(redeemed.tokens, into: &json)
+                if let tokens = redeemed.tokens {
+                    // The account and a session only for a caller that proved it.
+                    PurchaseJSON.writeAccount(redeemed.account, into: &json)
+                    PurchaseJSON.writeSession(tokens, into: &json)
+                } else {
+                    json.bool("session_required", true)
+                }
             }
             response.outcome = redeemed.isEntitled ? "success" : "expired_subscription"
         case .invalidCode:
             response = status(invalidOutcome, code)
         case .belongsToOtherUser:
             response = status("purchase_belongs_to_other_user", code)
+        case .secretMismatch:
+            // Linked nothing: the install's secret is not one bound to this app user.
+            response = .json { json in
+                json.string("status", "error")
+                json.string("code", code)
+                json.object("error") {
+                    $0.string("message", "This install's app_user_secret is not one bound to this app user: sign in, then redeem again.")
+                }
+                json.bool("session_required", true)
+                json.bool("secret_mismatch", true)
+            }
+            response.outcome = secretMismatchOutcome
         case .expiredCode(let resent, let email):
             response = .json { json in
                 json.string("status", "expired_code")

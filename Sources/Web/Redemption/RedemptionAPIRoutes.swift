@@ -27,12 +27,14 @@ struct RedemptionAPIRoutes {
     struct RedeemBody: FlatJSONDecodable {
         let code: String
         let appUserId: String
+        let appUserSecret: String?
         let deviceId: String?
 
         init?(flat: FlatJSONObject) {
             guard let code = flat.requiredString("code"), let appUserID = flat.requiredString("app_user_id") else { return nil }
             self.code = code
             self.appUserId = appUserID
+            self.appUserSecret = flat["app_user_secret"] ?? nil
             self.deviceId = flat["device_id"] ?? nil
         }
     }
@@ -45,19 +47,22 @@ struct RedemptionAPIRoutes {
         // Failures per address (loose: many users share one behind NAT) in middleware; per address
         // and app user (tight) in the handler, which has the body decoded.
         let addressFailures = middleware.limits(
-            [.init("redeem", Self.addressFailureLimit, per: Self.failureWindow)], counting: .outcomes([RedeemResponse.invalidOutcome]))
+            [.init("redeem", Self.addressFailureLimit, per: Self.failureWindow)],
+            counting: .outcomes([RedeemResponse.invalidOutcome, RedeemResponse.secretMismatchOutcome]))
         let limiter = middleware.limiter
         group.add(.post, "/api/v1/redeem", maxBodyBytes: 16 * 1024, [addressFailures, middleware.idempotent("redeem"), BearerTokenMiddleware()]) {
             [redeem, now] request, context in
             let body = try request.decodeJSON(RedeemBody.self)
             _ = try AppUserIDInput.require(body.appUserId)
+            let secret = try AppUserSecretInput.read(request, fieldValue: body.appUserSecret)
             if let device = body.deviceId { _ = try DeviceIDInput.require(device) }
             let now = now()
             let userKey = "redeem-user:" + (context.clientAddress ?? "") + "\n" + body.appUserId
             if let wait = limiter.retryAfter(userKey, limit: Self.failureLimit, now: now) {
                 throw APIError.rateLimited(retryAfterSeconds: wait)
             }
-            let input = RedeemCode.Request(code: body.code, appUserID: body.appUserId, deviceID: body.deviceId, bearer: context.bearerToken)
+            let input = RedeemCode.Request(
+                code: body.code, appUserID: body.appUserId, secret: secret, deviceID: body.deviceId, bearer: context.bearerToken)
             let result = try await redeem.redeem(input, now: now)
             if result.isFailure { limiter.record(userKey, window: Self.failureWindow, now: now) }
             return RedeemResponse.json(result, appUserID: body.appUserId)
@@ -67,7 +72,7 @@ struct RedemptionAPIRoutes {
             if let bearer = context.bearerToken {
                 subject = .bearer(bearer)
             } else if let appUserID = request.queryParameter("app_user_id") {
-                subject = .appUser(try AppUserIDInput.require(appUserID))
+                subject = .appUser(try AppUserIDInput.require(appUserID), secret: try AppUserSecretInput.fromQuery(request))
             } else {
                 throw APIError.badRequest("Send Authorization: Bearer <access_token> or ?app_user_id=.")
             }
@@ -79,7 +84,8 @@ struct RedemptionAPIRoutes {
         }
         group.add(.get, "/api/v1/checkout/{checkout_context_id}", [BearerTokenMiddleware()]) { [checkoutStatus, now] request, context in
             let caller = CheckoutStatus.Caller(
-                appUserID: try request.queryParameter("app_user_id").map { try AppUserIDInput.require($0) }, bearer: context.bearerToken)
+                appUserID: try request.queryParameter("app_user_id").map { try AppUserIDInput.require($0) },
+                secret: try AppUserSecretInput.fromQuery(request), bearer: context.bearerToken)
             let now = now()
             guard let contextID = UUIDInput.canonical(context.parameters["checkout_context_id"] ?? "") else {
                 throw APIError.badRequest("checkout_context_id must be a UUID (8-4-4-4-12 hex digits).")
@@ -89,14 +95,25 @@ struct RedemptionAPIRoutes {
                 switch status {
                 case .complete(let shown):
                     json.string("status", "complete")
-                    guard let shown else { return }
-                    json.object("result") { result in
-                        result.string("status", shown.purchase.isEntitled(at: now) ? "success" : "expired_subscription")
-                        if let code = shown.code { result.string("code", code.display) }
-                        PurchaseJSON.writeRedemptionInfo(shown.purchase, appUserID: caller.appUserID, entitlements: shown.entitlements, into: &result)
-                        PurchaseJSON.writeAccount(shown.account, into: &result)
-                        result.bool("account_switched", false)
-                        PurchaseJSON.writeSession(shown.tokens, into: &result)
+                    switch shown {
+                    case .statusOnly:
+                        return
+                    case .named(let isEntitled, let entitlements):
+                        json.object("result") { result in
+                            result.string("status", isEntitled ? "success" : "expired_subscription")
+                            PurchaseJSON.writeEntitlements(entitlements, withSource: false, into: &result)
+                            result.bool("session_required", true)
+                        }
+                    case .proved(let shown):
+                        json.object("result") { result in
+                            result.string("status", shown.purchase.isEntitled(at: now) ? "success" : "expired_subscription")
+                            if let code = shown.code { result.string("code", code.display) }
+                            PurchaseJSON.writeRedemptionInfo(
+                                shown.purchase, appUserID: caller.appUserID, entitlements: shown.entitlements, into: &result)
+                            PurchaseJSON.writeAccount(shown.account, into: &result)
+                            result.bool("account_switched", false)
+                            PurchaseJSON.writeSession(shown.tokens, into: &result)
+                        }
                     }
                 case .failed:
                     json.string("status", "failed")

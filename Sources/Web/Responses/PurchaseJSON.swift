@@ -30,13 +30,17 @@ enum PurchaseJSON {
         if let next = renewsToProductID { json.string("renews_to_product_id", next) }
     }
 
-    /// `redemption_info`: purchaser, purchase and the entitlements it grants.
-    static func writeRedemptionInfo(_ purchase: Purchase, appUserID: String?, entitlements: [Entitlement], into json: inout JSONWriter) {
+    /// `redemption_info`: purchaser, purchase and the entitlements it grants. `proved`: whether
+    /// the caller proved the account ("Who may act for an account"); else the purchaser's email and
+    /// customer are left out (no one's email to a caller that proved nothing).
+    static func writeRedemptionInfo(
+        _ purchase: Purchase, appUserID: String?, entitlements: [Entitlement], proved: Bool = true, into json: inout JSONWriter
+    ) {
         json.object("redemption_info") { info in
             info.object("purchaser_info") { purchaser in
-                purchaser.string("app_user_id", purchase.appUserID ?? appUserID)
-                purchaser.string("email", purchase.purchaserEmail)
-                purchaser.string("stripe_customer_id", purchase.platform == .stripe ? purchase.customerID : nil)
+                purchaser.string("app_user_id", proved ? purchase.appUserID ?? appUserID : appUserID)
+                purchaser.string("email", proved ? purchase.purchaserEmail : nil)
+                purchaser.string("stripe_customer_id", proved && purchase.platform == .stripe ? purchase.customerID : nil)
             }
             writePurchase(purchase, into: &info)
             writeEntitlements(entitlements, withSource: false, into: &info)
