@@ -135,7 +135,8 @@ public struct ClaimStorePurchase: Sendable {
             let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
             if appUserProof == .mismatch {
                 var refused = Claimed(
-                    account: nil, loginURL: nil, accountSwitched: false, emailConfirmationRequired: false, autoAccountCreated: false, purchase: purchase)
+                    account: nil, loginURL: nil, accountSwitched: false, emailConfirmationRequired: false, autoAccountCreated: false, emailNotRequested: nil,
+                    purchase: purchase)
                 refused.secretMismatch = true
                 return refused
             }
