@@ -37,6 +37,8 @@ enum AdminCommand {
                 try await reports(services, options: options)
             case "delete-account":
                 try await deleteAccount(services, options: options)
+            case "funnel":
+                try await funnel(services, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }

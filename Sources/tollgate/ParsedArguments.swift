@@ -16,9 +16,9 @@ struct ParsedArguments: Equatable {
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
-        "--month": "admin", "--since": "reconcile",
+        "--month": "admin", "--since": "reconcile, admin",
     ]
-    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account"]
+    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "funnel"]
     static let demoActions = ["renew", "cancel", "refund"]
 
     var command: Command = .serve

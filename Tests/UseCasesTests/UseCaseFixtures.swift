@@ -60,9 +60,12 @@ final class UseCaseBench: Sendable {
             catalog: EntitlementCatalog(["premium": ["price_monthly"]]), codeMail: codeMail, logger: .disabled)
     }
 
-    /// A paid web purchase with its first code, as a completed checkout leaves it.
-    func paidPurchase(_ subscription: String = "sub_1", email: String? = "buyer@example.com") throws -> (Purchase, RedemptionCode) {
-        let completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets)
+    /// A paid web purchase with its first code, as a completed checkout leaves it (with its
+    /// reminders scheduled by `reminders`).
+    func paidPurchase(
+        _ subscription: String = "sub_1", email: String? = "buyer@example.com", reminders: ReminderSchedule = .off
+    ) throws -> (Purchase, RedemptionCode) {
+        let completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, reminders: reminders)
         let snapshot = PurchaseSnapshot(
             platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
             expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: email, customerID: "cus_1")
