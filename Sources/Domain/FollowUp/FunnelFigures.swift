@@ -19,7 +19,8 @@ public struct FunnelFigures: Sendable, Equatable {
     public init(cohort: [BuyerJourneyRepository.CohortRow], now: Date) {
         paid = cohort.count
         successPageSeen = cohort.filter { $0.successSeenAt != nil }.count
-        let seconds = cohort.compactMap { row in row.linkedAt.map { max(0, $0.timeIntervalSince(row.paidAt)) } }.sorted()
+        // Whole milliseconds, as stored: no floating-point residue at a bucket's edge.
+        let seconds = cohort.compactMap { row in row.linkedAt.map { (max(0, $0.timeIntervalSince(row.paidAt)) * 1000).rounded() / 1000 } }.sorted()
         redeemed = seconds.count
         redeemedWithin5m = seconds.filter { $0 <= 300 }.count
         redeemedWithin1h = seconds.filter { $0 <= 3600 }.count
