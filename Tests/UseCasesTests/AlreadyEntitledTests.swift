@@ -73,16 +73,8 @@ struct AlreadyEntitledTests {
     func startRefuses() async throws {
         let bench = try UseCaseBench()
         let now = bench.now
-        let accountID = try bench.database.writeSync { connection -> String in
-            let (account, _) = try AccountRepository.findOrCreate(appUserID: "user-apple", secrets: bench.secrets, on: connection, now: now)
-            let applied = try PurchaseRepository.apply(
-                PurchaseSnapshot(
-                    platform: .appStore, externalID: "2000000001", productID: "com.example.monthly", status: .active,
-                    expiresAt: now.addingTimeInterval(86_400), observedAt: now),
-                on: connection, now: now)
-            try PurchaseRepository.link(purchaseID: applied.purchase.id, to: account.id, on: connection, now: now)
-            return account.id
-        }
+        let accountID = try bench.heldPurchase(
+            appUserID: "user-apple", platform: .appStore, externalID: "2000000001", productID: "com.example.monthly")
         let refusing = try Self.start(bench, refuses: true)
         let expected = AlreadyEntitledCheck.Refusal(entitlement: "premium", store: "app_store", manageURL: AlreadyEntitledCheck.appStoreManageURL)
         #expect(try await refusing.begin(Self.order(appUserID: "user-apple"), now: now) == .alreadyEntitled(expected))

@@ -38,16 +38,8 @@ struct ConsumptionRequestTests {
         try Self.known(stores, "2000000000009001")
         try Self.known(stores, "2000000000009002")
         // The app claimed 9002: its purchase is held by an account.
+        try bench.heldPurchase(appUserID: "user-1", platform: .appStore, externalID: "2000000000009002", productID: "com.example.monthly")
         let now = bench.now
-        try bench.database.writeSync { connection in
-            let (account, _) = try AccountRepository.findOrCreate(appUserID: "user-1", secrets: bench.secrets, on: connection, now: now)
-            let applied = try PurchaseRepository.apply(
-                PurchaseSnapshot(
-                    platform: .appStore, externalID: "2000000000009002", productID: "com.example.monthly", status: .active,
-                    expiresAt: now.addingTimeInterval(86_400), observedAt: now),
-                on: connection, now: now)
-            try PurchaseRepository.link(purchaseID: applied.purchase.id, to: account.id, on: connection, now: now)
-        }
         let wakes = WakeCounter()
         let notifications = ApplyAppleNotification(
             verifier: stores.verifier, database: bench.database, logger: .disabled, answersConsumptionRequests: true,

@@ -76,6 +76,24 @@ final class UseCaseBench: Sendable {
         return (completed.purchase, try require(completed.issued).code)
     }
 
+    /// A store purchase held by the account of `appUserID` (made now), as a claim by the app
+    /// leaves it; returns that account's id.
+    @discardableResult
+    func heldPurchase(appUserID: String, platform: Platform, externalID: String, productID: String) throws -> String {
+        let now = self.now
+        let secrets = self.secrets
+        return try database.writeSync { connection in
+            let (account, _) = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now)
+            let applied = try PurchaseRepository.apply(
+                PurchaseSnapshot(
+                    platform: platform, externalID: externalID, productID: productID, status: .active,
+                    expiresAt: now.addingTimeInterval(86_400), observedAt: now),
+                on: connection, now: now)
+            try PurchaseRepository.link(purchaseID: applied.purchase.id, to: account.id, on: connection, now: now)
+            return account.id
+        }
+    }
+
     /// Every table's name.
     func tables() throws -> [String] {
         try database.readSync { connection in

@@ -62,27 +62,13 @@ public final class ConsumptionInformationWorker: Sendable {
     /// Claims one batch of due answers and sends them; returns how many were claimed.
     @discardableResult
     public func sendDue() async -> Int {
-        let now = self.now()
+        let (now, clock) = (self.now(), self.now)
         let (batch, lease) = (configuration.batch, configuration.lease)
-        let claimed: [ConsumptionRequestQueue.Claimed]
-        do {
-            claimed = try await database.write(isolation: .readCommitted) {
-                try ConsumptionRequestQueue.claim(limit: batch, lease: lease, on: $0, now: now)
-            }
-        } catch {
-            logger.error("consumption.claim_failed", [("error", .string("\(error)"))])
-            return 0
-        }
-        for request in claimed {
-            let outcome = await attempt(request)
-            do {
-                let recordedAt = self.now()
-                try await database.write { try ConsumptionRequestQueue.record(request, outcome, on: $0, now: recordedAt) }
-            } catch {
-                logger.error("consumption.record_failed", [("request", .string(request.id)), ("error", .string("\(error)"))])
-            }
-        }
-        return claimed.count
+        return await ClaimedWork.drain(
+            database: database, logger: logger, event: "consumption", itemKey: "request", id: { $0.id },
+            claim: { try ConsumptionRequestQueue.claim(limit: batch, lease: lease, on: $0, now: now) },
+            handle: { await self.attempt($0) },
+            record: { request, outcome, connection in try ConsumptionRequestQueue.record(request, outcome, on: connection, now: clock()) })
     }
 
     private func attempt(_ request: ConsumptionRequestQueue.Claimed) async -> ConsumptionRequestQueue.Outcome {
