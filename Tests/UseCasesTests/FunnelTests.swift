@@ -53,6 +53,8 @@ struct FunnelTests {
         #expect(figures.unredeemedOver24h == 1, "the refunded one is not waiting")
         #expect(try await funnel.report(since: try #require(FunnelWindow.parse("1h")), now: bench.now).figures.paid == 0)
 
+        let waiting = try await funnel.unredeemed(since: .week, now: bench.now)
+        #expect(waiting.map(\.externalID) == ["sub_waiting"], "the console's list: neither redeemed nor refunded, paid over 24 h ago")
         #expect(try await funnel.observeRedemptions() == 2)
         #expect(try await funnel.observeRedemptions() == 0, "each first redemption is observed once")
         let histogram = funnel.times.snapshot()

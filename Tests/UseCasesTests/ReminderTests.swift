@@ -192,4 +192,22 @@ struct ReminderTests {
         await Self.worker(bench).runOnce()
         #expect(try Self.reminders(bench).isEmpty)
     }
+
+    @Test("The due scan reads the partial index on what is due, not the journeys of redeemed purchases")
+    func dueScanUsesTheIndex() throws {
+        let bench = try UseCaseBench()
+        let plan = try bench.database.readSync { connection -> String in
+            switch connection.dialect {
+            case .sqlite:
+                return try connection.query("EXPLAIN QUERY PLAN " + BuyerJourneyRepository.dueScanSQL, [Int64(0), 32])
+                    .map { try $0.string("detail") }.joined(separator: "\n")
+            case .postgresql:
+                // An empty table may be scanned sequentially; the index must at least be usable.
+                try connection.execute("SET LOCAL enable_seqscan = off")
+                return try connection.query("EXPLAIN " + BuyerJourneyRepository.dueScanSQL, [Int64(0), 32])
+                    .map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+            }
+        }
+        #expect(plan.contains("buyer_journeys_reminder_due"), "\(plan)")
+    }
 }

@@ -59,19 +59,13 @@ public enum BuyerJourneyRepository {
     /// (skipping those another instance holds on PostgreSQL), through `buyer_journeys_reminder_due`.
     /// - Throws: `StorageError`.
     public static func claimDue(limit: Int, on connection: Connection, now: Date) throws -> [Due] {
-        try connection.query(
-            """
-            SELECT purchase_id, paid_at, reminder_step FROM buyer_journeys
-            WHERE reminder_due_at IS NOT NULL AND reminder_due_at <= ?
-            ORDER BY reminder_due_at LIMIT ?\(connection.dialect.skipLockedClause)
-            """,
-            [Timestamp.milliseconds(now), limit]
-        ).map { row in
+        try connection.query(dueScanSQL + connection.dialect.skipLockedClause, [Timestamp.milliseconds(now), limit]).map { row in
             Due(purchaseID: try row.string("purchase_id"), paidAt: Timestamp.date(try row.int64("paid_at")), step: try row.int("reminder_step"))
         }
     }
 
-    /// The text of the due scan (for its query plan in docs/BENCHMARKS.md).
+    /// The due scan (its query plan is in docs/BENCHMARKS.md): the partial index on what is due,
+    /// never the redeemed journeys.
     public static let dueScanSQL = """
         SELECT purchase_id, paid_at, reminder_step FROM buyer_journeys
         WHERE reminder_due_at IS NOT NULL AND reminder_due_at <= ? ORDER BY reminder_due_at LIMIT ?
