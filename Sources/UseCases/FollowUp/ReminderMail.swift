@@ -44,7 +44,8 @@ public struct ReminderMail: Sendable {
         }
         var values = try codeMail.parameters(code: code, expiresAt: expiresAt, purchase: purchase, on: connection)
         let token = try ReminderUnsubscribeRepository.issue(purchaseID: purchase.id, on: connection, now: now)
-        let unsubscribe = codeMail.links.url("/mail/unsubscribe/" + token)
+        // In the mail's language, as its other links: the page it opens speaks it too.
+        let unsubscribe = codeMail.links.url("/mail/unsubscribe/" + token, locale: values[MailComposer.localeParameter])
         values[MailComposer.listUnsubscribeParameter] = unsubscribe
         values["unsubscribe_url"] = unsubscribe
         values[Self.purchaseParameter] = purchase.id

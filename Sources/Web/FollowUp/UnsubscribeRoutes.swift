@@ -16,13 +16,21 @@ struct UnsubscribeRoutes {
         group.add(.get, "/mail/unsubscribe/{token}") { [self] request, context in
             let token = context.parameters["token"] ?? ""
             guard try await unsubscribe.isUsable(token) else { throw Self.unusable }
-            return try pages.render("unsubscribe", language: pages.language(for: request), ["action": .string("/mail/unsubscribe/" + token)])
+            // The button posts back to the link as it came, its language (`?locale=`) kept.
+            let locale = request.queryParameter(Links.localeParameter).flatMap { Self.isLanguageTag($0) ? "?\(Links.localeParameter)=\($0)" : nil }
+            return try pages.render(
+                "unsubscribe", language: pages.language(for: request), ["action": .string("/mail/unsubscribe/" + token + (locale ?? ""))])
         }
         group.add(.post, "/mail/unsubscribe/{token}", maxBodyBytes: 4096) { [self] request, context in
             let token = context.parameters["token"] ?? ""
             guard try await unsubscribe.unsubscribe(token, now: now()) else { throw Self.unusable }
             return try pages.render("unsubscribe", language: pages.language(for: request), ["done": true])
         }
+    }
+
+    /// A language tag's characters (`pt-BR`), at most 35.
+    static func isLanguageTag(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 35 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
     }
 
     /// One answer for every token that cannot unsubscribe.

@@ -19,8 +19,7 @@ struct UnsubscribeBrowserTests {
         _ = try await BuyerFollowUpHTTPTests.paidUnlinked(harness, locale: "en")
         harness.clock.advance(3600)
         await BuyerFollowUpHTTPTests.remindAndDeliver(harness)
-        let link = try #require(try MailReader(directory: harness.app.directory.path + "/mail").link(containing: "/mail/unsubscribe/"))
-        let path = String(link[try #require(link.range(of: "/mail/unsubscribe/")).lowerBound...])
+        let path = try BuyerFollowUpHTTPTests.unsubscribePath(harness)
 
         try harness.app.app.start()
         let base = "http://127.0.0.1:\(harness.app.app.server.port)"
