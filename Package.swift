@@ -59,7 +59,7 @@ let package = Package(
         // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
         // claim a store purchase...), each given only what it uses. They own the rules.
         .target(
-            name: "UseCases", dependencies: ["Domain", "Storage", "Crypto", "Integrations", "Mail", "Logging"], swiftSettings: strict),
+            name: "UseCases", dependencies: ["Domain", "Storage", "Crypto", "Integrations", "Mail", "QRCode", "Logging"], swiftSettings: strict),
 
         // The web layer: decodes requests, calls one use case, encodes the answer or renders a
         // page. Routes, middleware, pages. No storage.

@@ -51,6 +51,10 @@ public final class Services: Sendable {
     public let linkOutWorker: LinkOutReportWorker
     /// The use cases the routes call.
     public let useCases: Site.UseCaseSet
+    /// Queues reminder mails as they fall due (`redemption.reminders`).
+    public let reminderWorker: ReminderWorker
+    /// Answers Apple's refund requests (`apple.consumption`).
+    public let consumptionWorker: ConsumptionInformationWorker
 
     /// Every migration of the service, in order (`TollgateMigrations`).
     public static var migrations: [Migration] { TollgateMigrations.all }
@@ -94,9 +98,12 @@ public final class Services: Sendable {
         let composer = MailComposer(templates: templates, from: try MailSetup.sender(config.mail.from), appName: config.app.name)
         secrets = try DomainSecrets(secretKey: config.secretKey)
         let mailCipher = try OutboxCipher(key: secrets.mailParameterKey)
+        var outboxConfiguration = OutboxWorkerConfiguration(cipher: mailCipher)
+        // Reminders leave only while their purchase still waits for its buyer.
+        outboxConfiguration.sendCheck = ReminderGate(database: database, now: now)
         let worker = OutboxWorker(
             database: database, transport: try MailSetup.transport(config, logger: logger), composer: composer,
-            configuration: OutboxWorkerConfiguration(cipher: mailCipher), logger: logger, now: now)
+            configuration: outboxConfiguration, logger: logger, now: now)
         outboxWorker = worker
         mail = MailQueue(
             cipher: mailCipher, messageIDDomain: MailSetup.host(of: config.baseURL) ?? "tollgate.localhost", now: now,
@@ -145,9 +152,14 @@ public final class Services: Sendable {
             stores: stores, stripe: stripe, database: database, now: now, durations: durations, events: events,
             receiptVault: stores.appStoreAPI == nil && stores.verifyReceipt != nil ? AppStoreReceiptVault(secrets: secrets) : nil)
         storeVerifier = verifier
+        let reminders = ReminderSchedule(offsets: config.redemption.effectiveReminders.map(TimeInterval.init))
+        reminderWorker = ReminderWorker(
+            database: database, schedule: reminders,
+            mail: ReminderMail(codeMail: codeMail, vault: vault, codeTTL: policy.codeTTL, events: events), logger: logger, now: now)
         let redirects = CheckoutRedirects(always: config.redemption.mode == .redirect, urls: config.redemption.redirectURLs)
         let completeCheckout = CompleteCheckout(
-            database: database, stripe: stripe, completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events),
+            database: database, stripe: stripe,
+            completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events, reminders: reminders),
             codeMail: codeMail, vouching: vouching, redirects: redirects, linkOutQueued: linkOutQueued)
         operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
         let webhookSecrets = simulator.map { [$0.keys.webhookSecret] } ?? config.stripe.webhookSecretList
@@ -156,9 +168,14 @@ public final class Services: Sendable {
                 database: database, stripe: $0, webhookSecrets: webhookSecrets, completeCheckout: completeCheckout, vouching: vouching,
                 logger: logger, events: events, linkOutQueued: linkOutQueued)
         }
+        let consumptionWorker = ConsumptionInformationWorker(
+            database: database, client: stores.appStoreAPI, sampleContentProvided: config.apple.consumption.sampleContentProvided,
+            logger: logger, now: now)
+        self.consumptionWorker = consumptionWorker
         let applyAppleNotification = ApplyAppleNotification(
             verifier: stores.appleVerifier, database: database, logger: logger, durations: durations, events: events,
-            linkOutVault: linkOutVault, linkOutQueued: linkOutQueued)
+            linkOutVault: linkOutVault, linkOutQueued: linkOutQueued, answersConsumptionRequests: config.apple.consumption.enabled,
+            consumptionQueued: { consumptionWorker.wake() })
         let applyGoogleNotification = ApplyGoogleNotification(
             rtdnToken: config.google.rtdnToken, packageName: config.app.android.packageName, verifier: verifier, database: database,
             logger: logger, now: now, events: events)
@@ -170,7 +187,10 @@ public final class Services: Sendable {
         reconcileWorker = ReconcileWorker(reconcile: reconcile, interval: .seconds(config.reconcile.intervalSeconds))
         let plans = config.plans.mapValues { CheckoutPlan(priceID: $0.priceID, isOneTimePayment: $0.mode == .payment) }
         let linkOutPolicy = LinkOutPolicy(config.linkOut)
-        useCases = Site.UseCaseSet(
+        let holdings = AlreadyEntitledCheck(
+            database: database, catalog: catalog, links: links, androidPackage: config.app.android.packageName,
+            refuses: config.checkout.onAlreadyEntitled == .refuse)
+        var cases = Site.UseCaseSet(
             redeem: RedeemCode(
                 database: database, redemption: redemption, recentRepeats: recentRepeats, catalog: catalog, codeMail: codeMail, logger: logger),
             lookUpCode: LookUpCode(database: database, vault: vault),
@@ -183,7 +203,7 @@ public final class Services: Sendable {
                 linkOut: LinkOutCheckout(
                     policy: linkOutPolicy,
                     app: .init(bundleID: config.app.ios.bundleID, appAppleID: config.app.ios.appAppleID.map(Int64.init))),
-                tokenVault: linkOutVault, logger: logger),
+                tokenVault: linkOutVault, logger: logger, alreadyEntitled: holdings),
             completeCheckout: completeCheckout,
             applyStripeEvent: applyStripeEvent, applyAppleNotification: applyAppleNotification,
             applyGoogleNotification: applyGoogleNotification,
@@ -206,7 +226,12 @@ public final class Services: Sendable {
             formTokens: FormTokens(secrets: secrets),
             operatorActions: operatorActions,
             idempotentReplies: IdempotentReplies(database: database, secrets: secrets),
-            checkoutEligibility: CheckoutEligibility(policy: linkOutPolicy), reconcile: reconcile.providers.isEmpty ? nil : reconcile)
+            checkoutEligibility: CheckoutEligibility(policy: linkOutPolicy, holdings: holdings, planPrices: plans.values.map(\.priceID).sorted()),
+            reconcile: reconcile.providers.isEmpty ? nil : reconcile)
+        cases.funnel = FunnelReport(database: database)
+        cases.unsubscribeReminders = UnsubscribeReminders(database: database)
+        cases.duplicates = DuplicateSubscriptionsReport(database: database)
+        useCases = cases
         retentionWorker = RetentionWorker(
             database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
     }

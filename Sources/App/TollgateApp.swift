@@ -90,7 +90,8 @@ public final class TollgateApp: Sendable {
     /// The long-running parts, started and stopped together.
     private var serviceGroup: ServiceGroup {
         ServiceGroup(
-            services: [server, services.outboxWorker, services.eventWorker, services.retentionWorker, services.reconcileWorker, services.linkOutWorker], logger: logger)
+            services: [server, services.outboxWorker, services.eventWorker, services.retentionWorker, services.reconcileWorker, services.linkOutWorker,
+                services.reminderWorker, services.consumptionWorker], logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT (or until the task is cancelled), then stops accepting, lets

@@ -164,6 +164,12 @@ extension ConfigLayer {
             }
         case .stringList:
             return parseList(trimmed)
+        case .increasingIntegers:
+            let list = trimmed.hasPrefix("[") ? trimmed : "[" + trimmed + "]"
+            switch JSONValue.parse(Data(list.utf8)) {
+            case .success(let value): return .success(value)
+            case .failure: return .failure(JSONParseFailure(message: "expected a JSON array of integers like [3600, 86400], got \(JSONValue.quoted(raw))"))
+            }
         case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules:
             switch JSONValue.parse(Data(trimmed.utf8)) {
             case .success(let value): return .success(value)

@@ -49,6 +49,8 @@ enum ConfigSchema {
         .string("apple.api.sandbox_base_url", \.apple.api.sandboxBaseURL),
         .string("apple.api.external_purchase_base_url", \.apple.api.externalPurchaseBaseURL),
         .string("apple.api.external_purchase_sandbox_base_url", \.apple.api.externalPurchaseSandboxBaseURL),
+        .boolean("apple.consumption.enabled", \.apple.consumption.enabled),
+        .boolean("apple.consumption.sample_content_provided", \.apple.consumption.sampleContentProvided),
 
         .optionalString("google.service_account_path", \.google.serviceAccountPath),
         .string("google.api_base", \.google.apiBase),
@@ -60,6 +62,7 @@ enum ConfigSchema {
         .choice("redemption.on_other_user", \.redemption.onOtherUser),
         .integer("redemption.max_devices", \.redemption.maxDevices, minimum: 1),
         .integer("redemption.resend_interval_seconds", \.redemption.resendIntervalSeconds, minimum: 0),
+        .increasingIntegers("redemption.reminders", \.redemption.reminders),
 
         .string("mail.from", \.mail.from),
         .choice("mail.transport", \.mail.transport),
@@ -90,6 +93,8 @@ enum ConfigSchema {
         .integer("reconcile.interval_seconds", \.reconcile.intervalSeconds, minimum: 0, maximum: 86_400),
 
         .linkOutRules("link_out.rules", \.linkOut.rules),
+
+        .choice("checkout.on_already_entitled", \.checkout.onAlreadyEntitled),
 
         .string("locales.default", \.locales.defaultLanguage),
         .optionalString("locales.dir", \.locales.dir),

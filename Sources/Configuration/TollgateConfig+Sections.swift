@@ -146,6 +146,8 @@ extension TollgateConfig {
         public var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
         /// `apple.api`: App Store Server API.
         public var api = API()
+        /// `apple.consumption`: answering refund requests (`CONSUMPTION_REQUEST`).
+        public var consumption = Consumption()
         /// The defaults.
         public init() {}
 
@@ -196,6 +198,9 @@ extension TollgateConfig {
         public var maxDevices = 5
         /// `redemption.resend_interval_seconds`, default 600.
         public var resendIntervalSeconds = 600
+        /// `redemption.reminders`: seconds after payment of each reminder mail; unset: `[3600, 86400]`
+        /// in redeem mode, none in redirect mode (`effectiveReminders`); `[]`: off.
+        public var reminders: [Int]?
         /// The defaults.
         public init() {}
     }

@@ -47,6 +47,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var reconcile: Reconcile
     /// `link_out`: where the app may link out to web checkout, under which programme.
     public var linkOut: LinkOut
+    /// `checkout`: what web checkout refuses.
+    public var checkout = Checkout()
     /// `locales`: the default language and the operator's catalogs.
     public var locales: Locales
     /// `log`: logging.

@@ -11,6 +11,7 @@ struct DeliveryContext: Sendable {
     let composer: MailComposer
     let policy: OutboxRetryPolicy
     let cipher: OutboxCipher?
+    var sendCheck: (any OutboxSendCheck)? = nil
     let logger: Logger
     let now: @Sendable () -> Date
 
@@ -23,9 +24,22 @@ struct DeliveryContext: Sendable {
         ])
         let outcome: Result<Void, MailError>
         do {
+            let parameters = try message.parameters(cipher: cipher)
+            if let sendCheck {
+                let reason: String?
+                do {
+                    reason = try await sendCheck.stopReason(template: message.template, parameters: parameters)
+                } catch {
+                    throw MailError.transient("the send check failed: \(error)")
+                }
+                if let reason {
+                    await drop(message, reason: reason, log: log)
+                    return
+                }
+            }
             let mail = try composer.compose(
                 outboxID: message.id, template: message.template, recipient: message.recipient,
-                recipientName: message.recipientName, parameters: try message.parameters(cipher: cipher),
+                recipientName: message.recipientName, parameters: parameters,
                 messageID: message.messageID, date: now())
             try await transport.send(mail)
             outcome = .success(())
@@ -37,6 +51,18 @@ struct DeliveryContext: Sendable {
         }
         do {
             try await record(outcome, for: message, log: log)
+        } catch {
+            log.error("mail.outbox.record_failed", [("error", .string("\(error)"))])
+        }
+    }
+
+    /// Removes a message its send check stopped: it never becomes mail.
+    private func drop(_ message: ClaimedMessage, reason: String, log: Logger) async {
+        do {
+            _ = try await database.write { connection in
+                try connection.run("DELETE FROM mail_outbox WHERE id = ? AND status = 'sending'", [message.id])
+            }
+            log.info("mail.not_sent", [("reason", .string(reason))])
         } catch {
             log.error("mail.outbox.record_failed", [("error", .string("\(error)"))])
         }

@@ -27,6 +27,9 @@ public struct MailComposer: Sendable {
     /// the outbox row; absent or unknown: the default language.
     public static let localeParameter = "locale"
 
+    /// The parameter carrying a message's one-click unsubscribe URL (`MailMessage.listUnsubscribe`).
+    public static let listUnsubscribeParameter = "list_unsubscribe"
+
     /// Renders template `template` for `recipient` with `parameters`, in the language of the
     /// `locale` parameter.
     /// - Throws: `MailError` (permanent) for an unknown template, a text template without a
@@ -66,9 +69,11 @@ public struct MailComposer: Sendable {
             context["subject"] = .string(subject)
             html = try templates.render("email/\(template)", .dictionary(context))
         }
-        return MailMessage(
+        var message = MailMessage(
             outboxID: outboxID, template: template, from: from, to: to, subject: subject, textBody: text,
             htmlBody: html, messageID: messageID, date: date)
+        message.listUnsubscribe = parameters[Self.listUnsubscribeParameter]
+        return message
     }
 
     /// Splits `Subject: ...\n\nbody` into the subject and the body.

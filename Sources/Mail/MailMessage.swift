@@ -21,6 +21,9 @@ public struct MailMessage: Sendable, Equatable {
     public var messageID: String
     /// The `Date` header.
     public var date: Date
+    /// The one-click unsubscribe URL (RFC 8058): written as `List-Unsubscribe: <url>` with
+    /// `List-Unsubscribe-Post: List-Unsubscribe=One-Click`; nil for mail one cannot leave.
+    public var listUnsubscribe: String? = nil
 
     /// Creates a message; nothing is validated until `rendered()`.
     public init(

@@ -26,6 +26,18 @@ enum MessageFormatter {
             "Message-ID: " + message.messageID,
             "MIME-Version: 1.0",
         ]
+        if let unsubscribe = message.listUnsubscribe {
+            try refuseLineBreaks(unsubscribe, field: "List-Unsubscribe URL")
+            guard unsubscribe.hasPrefix("https://") || unsubscribe.hasPrefix("http://"), EncodedWord.isPlainASCII(unsubscribe),
+                !unsubscribe.contains(" "), !unsubscribe.contains(">")
+            else {
+                throw MailError.permanent("invalid List-Unsubscribe URL (expected an http(s) URL)")
+            }
+            // RFC 8058; a long URL is folded onto a line of its own (header lines stay short).
+            let line = "List-Unsubscribe: <\(unsubscribe)>"
+            headers.append(line.utf8.count <= 78 ? line : "List-Unsubscribe:\r\n <\(unsubscribe)>")
+            headers.append("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
+        }
         var body: [UInt8] = []
         if let html = message.htmlBody {
             let boundary = self.boundary(for: message.messageID)

@@ -89,7 +89,7 @@ public actor OutboxWorker {
             attempted += batch.count
             let context = DeliveryContext(
                 database: database, transport: transport, composer: composer,
-                policy: configuration.retryPolicy, cipher: configuration.cipher, logger: logger, now: now)
+                policy: configuration.retryPolicy, cipher: configuration.cipher, sendCheck: configuration.sendCheck, logger: logger, now: now)
             await withTaskGroup(of: Void.self) { group in
                 for message in batch {
                     group.addTask { await context.deliver(message) }

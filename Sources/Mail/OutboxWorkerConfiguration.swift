@@ -13,6 +13,8 @@ public struct OutboxWorkerConfiguration: Sendable {
     public var retryPolicy: OutboxRetryPolicy
     /// Opens parameters that `Outbox.enqueue` sealed (nil when nothing is sealed).
     public var cipher: OutboxCipher?
+    /// Asked before each delivery whether the message should still leave (nil: all leave).
+    public var sendCheck: (any OutboxSendCheck)? = nil
 
     /// Creates a configuration: 4 at a time, 45-second lease, 15-second poll.
     public init(

@@ -39,6 +39,8 @@ enum AdminCommand {
                 try await deleteAccount(services, options: options)
             case "forget-secrets":
                 try await forgetSecrets(services, options: options)
+            case "funnel":
+                try await funnel(services, options: options)
             default:
                 throw UsageError(message: "unknown admin action '\(action)'")
             }

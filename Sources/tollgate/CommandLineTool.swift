@@ -28,6 +28,7 @@ enum CommandLineTool {
           admin accounts     List the accounts of an email, with app users and devices (--email E).
           admin events       List events to the app's backend (--status pending|delivered|failed, --limit N).
           admin reports      List link-out reports to Apple and Google and the month's figures (--month YYYY-MM, --limit N).
+          admin funnel       The redemption funnel of web purchases paid lately (--since 7d: <n>h or <n>d, 1h to 90d).
           admin delete-account --email E
                              Delete every account with that email: personal data erased, sessions
                              ended, codes revoked, mail cancelled; purchases kept, detached.

@@ -18,9 +18,11 @@ struct ParsedArguments: Equatable {
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
-        "--month": "admin", "--since": "reconcile", "--account": "admin", "--reason": "admin",
+        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin",
     ]
-    static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets"]
+    static let adminActions = [
+        "outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets", "funnel",
+    ]
     static let demoActions = ["renew", "cancel", "refund"]
 
     var command: Command = .serve

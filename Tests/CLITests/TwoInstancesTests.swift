@@ -34,9 +34,10 @@ struct TwoInstancesTests {
         }
     }
 
-    static func start(url: String, stripe: FakeStripe) async throws -> Instance {
+    /// - Parameter extra: top-level configuration members added (`redemption`, ...).
+    static func start(url: String, stripe: FakeStripe, extra: [String: Any] = [:]) async throws -> Instance {
         let directory = try TemporaryDirectory()
-        let config = try directory.writeConfig([
+        var members: [String: Any] = [
             "database": ["url": url, "max_connections": 6],
             "base_url": "https://pay.example.com",
             "api_keys": ["public": ["pk_two"]],
@@ -44,7 +45,9 @@ struct TwoInstancesTests {
             "plans": ["monthly": ["price_id": "price_monthly", "mode": "subscription"]],
             "entitlements": ["premium": ["price_monthly"]],
             "http": ["trusted_proxies": ["127.0.0.1/32"]],
-        ])
+        ]
+        for (key, value) in extra { members[key] = value }
+        let config = try directory.writeConfig(members)
         let (process, port) = try await ServeTests.startServer(["serve", "--config", config])
         return Instance(directory: directory, config: config, process: process, port: port)
     }

@@ -21,6 +21,8 @@ struct AppleStoreRulesTests {
         let apple: FakeAppStoreServer
         let verifier: AppStoreSignedDataVerifier
         let purchases: StorePurchaseVerifier
+        /// The App Store Server API client, on the fake.
+        let api: AppStoreServerAPIClient
 
         init(environment: AppStoreEnvironment = .sandbox, durations: [String: Int] = [:]) async throws {
             let bench = try UseCaseBench()
@@ -35,6 +37,7 @@ struct AppleStoreRulesTests {
                 issuerID: "issuer", keyID: "KEY123", privateKey: key, bundleID: AppleStoreRulesTests.bundleID,
                 productionBaseURL: apple.productionBaseURL, sandboxBaseURL: apple.sandboxBaseURL,
                 http: URLSessionHTTPClient(service: "app_store"), verifier: verifier, clock: bench.nowFunction)
+            self.api = api
             let receipts = VerifyReceiptClient(
                 sharedSecret: "shared-secret", productionURL: apple.productionReceiptURL, sandboxURL: apple.sandboxReceiptURL,
                 bundleID: AppleStoreRulesTests.bundleID, http: URLSessionHTTPClient(service: "app_store"))

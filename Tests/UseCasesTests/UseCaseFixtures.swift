@@ -60,9 +60,12 @@ final class UseCaseBench: Sendable {
             catalog: EntitlementCatalog(["premium": ["price_monthly"]]), codeMail: codeMail, logger: .disabled)
     }
 
-    /// A paid web purchase with its first code, as a completed checkout leaves it.
-    func paidPurchase(_ subscription: String = "sub_1", email: String? = "buyer@example.com") throws -> (Purchase, RedemptionCode) {
-        let completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets)
+    /// A paid web purchase with its first code, as a completed checkout leaves it (with its
+    /// reminders scheduled by `reminders`).
+    func paidPurchase(
+        _ subscription: String = "sub_1", email: String? = "buyer@example.com", reminders: ReminderSchedule = .off
+    ) throws -> (Purchase, RedemptionCode) {
+        let completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, reminders: reminders)
         let snapshot = PurchaseSnapshot(
             platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
             expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: email, customerID: "cus_1")
@@ -71,6 +74,24 @@ final class UseCaseBench: Sendable {
         let now = self.now
         let completed = try database.writeSync { try completion.complete(paid, on: $0, now: now) }
         return (completed.purchase, try require(completed.issued).code)
+    }
+
+    /// A store purchase held by the account of `appUserID` (made now), as a claim by the app
+    /// leaves it; returns that account's id.
+    @discardableResult
+    func heldPurchase(appUserID: String, platform: Platform, externalID: String, productID: String) throws -> String {
+        let now = self.now
+        let secrets = self.secrets
+        return try database.writeSync { connection in
+            let (account, _) = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: secrets, on: connection, now: now)
+            let applied = try PurchaseRepository.apply(
+                PurchaseSnapshot(
+                    platform: platform, externalID: externalID, productID: productID, status: .active,
+                    expiresAt: now.addingTimeInterval(86_400), observedAt: now),
+                on: connection, now: now)
+            try PurchaseRepository.link(purchaseID: applied.purchase.id, to: account.id, on: connection, now: now)
+            return account.id
+        }
     }
 
     /// Every table's name.

@@ -54,7 +54,13 @@ public struct CheckoutCompletion: Sendable {
     /// Where the new purchase, account and code are reported.
     public let events: EventQueue
 
-    public init(codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled) {
+    /// When the buyer of an unredeemed purchase is reminded (`redemption.reminders`).
+    public let reminders: ReminderSchedule
+
+    public init(
+        codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled, reminders: ReminderSchedule = .off
+    ) {
+        self.reminders = reminders
         self.codeTTL = codeTTL
         self.vault = vault
         self.secrets = secrets
@@ -67,6 +73,10 @@ public struct CheckoutCompletion: Sendable {
         snapshot.purchaserEmail = snapshot.purchaserEmail ?? paid.email
         let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
         let purchaseID = applied.purchase.id
+        // The funnel starts at the provider's payment time; a link below ends the reminders.
+        try BuyerJourneyRepository.start(
+            purchaseID: purchaseID, paidAt: snapshot.observedAt, linked: applied.purchase.accountID != nil, schedule: reminders,
+            on: connection, now: now)
         for alias in [paid.sessionID] + paid.aliases where alias != snapshot.externalID {
             try PurchaseRepository.addAlias(platform: snapshot.platform, alias: alias, purchaseID: purchaseID, on: connection)
         }

@@ -9,6 +9,11 @@ public struct EntitlementCatalog: Sendable {
         productsByEntitlement = mapping.keys.sorted().map { (id: $0, products: Set(mapping[$0] ?? [])) }
     }
 
+    /// The ids of the entitlements `productID` grants, sorted.
+    public func entitlementIDs(granting productID: String) -> [String] {
+        productsByEntitlement.filter { $0.products.contains(productID) }.map(\.id)
+    }
+
     /// The entitlements `purchases` grant at `now`, sorted by id. An entitlement any purchase
     /// maps to is listed; it is active when at least one of those purchases is entitled, and
     /// expires with the latest of them (nil when one never expires).

@@ -9,6 +9,12 @@ extension EventQueue {
     /// what the purchase grants changed.
     /// - Throws: `StorageError`, `CryptoError`.
     public func purchaseApplied(_ applied: PurchaseRepository.Applied, on connection: Connection, now: Date) throws {
+        // Paid twice: looked for only when the purchase has just become an active auto-renewing
+        // subscription of an account (a renewal of one that already was costs nothing here).
+        if applied.purchase.accountID != nil, applied.previous.map({ !DuplicateSubscriptions.isActiveAutoRenewing($0, at: now) }) ?? true {
+            try duplicatesFound(
+                DuplicateSubscriptions.recordPairs(with: applied.purchase, catalog: catalog, on: connection, now: now), on: connection, now: now)
+        }
         guard !subscriptions.isEmpty, applied.created || applied.stateChanged else { return }
         let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
         try record(
@@ -26,6 +32,9 @@ extension EventQueue {
     /// - Parameter before: the purchase as it was before the link.
     /// - Throws: `StorageError`, `CryptoError`.
     public func purchaseLinked(_ before: Purchase, to accountID: String, on connection: Connection, now: Date) throws {
+        if before.accountID != accountID, let linked = try PurchaseRepository.find(id: before.id, on: connection) {
+            try duplicatesFound(DuplicateSubscriptions.recordPairs(with: linked, catalog: catalog, on: connection, now: now), on: connection, now: now)
+        }
         guard !subscriptions.isEmpty, before.accountID != accountID else { return }
         let purchase = try PurchaseRepository.require(id: before.id, on: connection)
         if let from = before.accountID {
@@ -35,6 +44,21 @@ extension EventQueue {
             try entitlementsChanged(accountID: from, cause: purchase, on: connection, now: now)
         }
         try entitlementsChanged(accountID: accountID, cause: purchase, on: connection, now: now)
+    }
+
+    /// `purchase.duplicate` for each pair found now: the account, the entitlement both grant, and
+    /// both purchases (`data.purchases`).
+    /// - Throws: `StorageError`, `CryptoError`.
+    func duplicatesFound(_ pairs: [DuplicateSubscriptions.Pair], on connection: Connection, now: Date) throws {
+        guard wants(.purchaseDuplicate) else { return }
+        for pair in pairs {
+            var data = try EventData.account(pair.accountID, on: connection)
+            data["entitlement"] = pair.entitlement
+            data["purchases"] = [pair.first, pair.second].compactMap { EventData.purchase($0)["purchase"] }
+            try record(
+                .purchaseDuplicate, accountID: pair.accountID, scope: "duplicate:\(pair.first.id):\(pair.second.id)", data: data,
+                on: connection, now: now)
+        }
     }
 
     /// `entitlements.changed` with the account's full list (and the purchase that caused it).

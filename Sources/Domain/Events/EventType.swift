@@ -7,6 +7,9 @@ public enum EventType: String, Sendable, Hashable, CaseIterable {
     case purchaseUpdated = "purchase.updated"
     /// A purchase moved from one account to another (`transfer` policy, a claim).
     case purchaseTransferred = "purchase.transferred"
+    /// An account holds two active auto-renewing subscriptions granting the same entitlement
+    /// (paid twice); once per pair, `data.purchases` names both.
+    case purchaseDuplicate = "purchase.duplicate"
     /// A redemption code was issued (first code, resend, re-issue for an expired one).
     case codeIssued = "code.issued"
     /// A code was redeemed for the first time by an app user.

@@ -133,11 +133,13 @@ public enum PurchaseRepository {
             [platform.rawValue, alias, purchaseID])
     }
 
-    /// Links the purchase to `accountID` (or unlinks with nil).
+    /// Links the purchase to `accountID` (or unlinks with nil). A web purchase's first link is
+    /// its first redemption in the funnel, and ends its reminders (`BuyerJourneyRepository`).
     public static func link(purchaseID: String, to accountID: String?, on connection: Connection, now: Date) throws {
         try connection.execute(
             "UPDATE purchases SET account_id = ?, linked_without_proof = NULL, updated_at = ? WHERE id = ?",
             [accountID, Timestamp.milliseconds(now), purchaseID])
+        if accountID != nil { try BuyerJourneyRepository.markLinked(purchaseID: purchaseID, on: connection, now: now) }
     }
 
     /// Links the purchase to `accountID`, recording whether the caller proved that account ("Who

@@ -433,6 +433,69 @@ public enum DomainMigrations {
                 WHERE username IS NOT NULL AND password_hash IS NOT NULL AND session_generation = 0 AND deleted_at IS NULL;
             CREATE INDEX accounts_requested_email ON accounts (requested_email);
             """),
+        // Every buyer brought in (API.md): one row per paid web purchase with its funnel times
+        // (paid by the provider's clock, success page first served, first redeemed or linked) and
+        // its reminders (the next one's step and due time; NULL once linked, ended, unsubscribed or
+        // done, so the partial index holds only what may still be due), and the reminders'
+        // one-click unsubscribe tokens, stored as hashes. `linked_observed` marks a first
+        // redemption the time-to-redeem histogram has counted.
+        Migration(id: "0440_buyer_journeys", sql: """
+            CREATE TABLE buyer_journeys (
+                purchase_id TEXT PRIMARY KEY REFERENCES purchases (id),
+                paid_at BIGINT NOT NULL,
+                success_seen_at BIGINT,
+                linked_at BIGINT,
+                linked_observed INTEGER NOT NULL DEFAULT 0,
+                reminder_step INTEGER NOT NULL DEFAULT 0,
+                reminder_due_at BIGINT,
+                reminders_stopped_at BIGINT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX buyer_journeys_paid ON buyer_journeys (paid_at);
+            CREATE INDEX buyer_journeys_reminder_due ON buyer_journeys (reminder_due_at) WHERE reminder_due_at IS NOT NULL;
+            CREATE INDEX buyer_journeys_unobserved ON buyer_journeys (purchase_id) WHERE linked_at IS NOT NULL AND linked_observed = 0;
+            CREATE TABLE reminder_unsubscribes (
+                token_hash TEXT PRIMARY KEY,
+                purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                created_at BIGINT NOT NULL,
+                used_at BIGINT
+            );
+            CREATE INDEX reminder_unsubscribes_purchase ON reminder_unsubscribes (purchase_id);
+            """),
+        // Paid twice (API.md "Every buyer brought in"): each pair of active auto-renewing
+        // subscriptions of one account granting the same entitlement, recorded once (its
+        // `purchase.duplicate` event goes out then); the console re-checks that both are current.
+        Migration(id: "0441_duplicate_subscriptions", sql: """
+            CREATE TABLE duplicate_subscriptions (
+                first_purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                second_purchase_id TEXT NOT NULL REFERENCES purchases (id),
+                account_id TEXT NOT NULL,
+                entitlement TEXT NOT NULL,
+                detected_at BIGINT NOT NULL,
+                PRIMARY KEY (first_purchase_id, second_purchase_id)
+            );
+            CREATE INDEX duplicate_subscriptions_detected ON duplicate_subscriptions (detected_at);
+            """),
+        // Refund requests to Apple (API.md "Every buyer brought in"): the Send Consumption
+        // Information answers owed to CONSUMPTION_REQUEST notifications, a durable queue (one row
+        // per transaction, queued with the notification; `deadline_at` is Apple's 12-hour window).
+        Migration(id: "0442_consumption_requests", sql: """
+            CREATE TABLE consumption_requests (
+                id TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL UNIQUE,
+                original_transaction_id TEXT,
+                environment TEXT NOT NULL,
+                status TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                deadline_at BIGINT NOT NULL,
+                last_error TEXT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                sent_at BIGINT
+            );
+            CREATE INDEX consumption_requests_due ON consumption_requests (status, next_attempt_at);
+            """),
         // verifyReceipt-only deployments (no App Store Server API key): the latest receipt of each
         // App Store subscription, sealed (`AppStoreReceiptRepository`), so the reconciler can verify
         // it again when a period ends without news.

@@ -1,12 +1,29 @@
 import Domain
 import Integrations
+import Foundation
 
 /// `GET /api/v1/checkout/eligibility?platform=&storefront=`: whether the app may show its link to
 /// web checkout in a storefront, under which programme, and whether it must pass a token.
 public struct CheckoutEligibility: Sendable {
     let policy: LinkOutPolicy
+    /// What the buyer already holds (nil: not asked).
+    let holdings: AlreadyEntitledCheck?
+    /// The price ids of the configured plans.
+    let planPrices: [String]
 
-    public init(policy: LinkOutPolicy) { self.policy = policy }
+    public init(policy: LinkOutPolicy, holdings: AlreadyEntitledCheck? = nil, planPrices: [String] = []) {
+        self.policy = policy
+        self.holdings = holdings
+        self.planPrices = planPrices
+    }
+
+    /// Given an app user id: what it already holds of everything the web plans grant, so the app
+    /// can hide its web button (entitlement, store and management link only); nil when a web
+    /// plan would still grant something new.
+    /// - Throws: `StorageError`.
+    public func alreadyEntitled(appUserID: String, now: Date) async throws -> AlreadyEntitledCheck.Refusal? {
+        try await holdings?.holding(appUserID: appUserID, accountID: nil, priceIDs: planPrices, now: now)
+    }
 
     /// - Parameters:
     ///   - platform: `ios` or `android` (any case: `iOS` too).

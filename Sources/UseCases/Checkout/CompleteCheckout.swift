@@ -102,8 +102,20 @@ public struct CompleteCheckout: Sendable {
     ///   in redirect mode without a redirect URL), `StorageError`.
     public func landing(sessionID: String, now: Date) async throws -> Landing {
         let landing = try await paidOrNot(sessionID: sessionID, now: now)
-        if case .paid(let completion) = landing, let url = try redirects.url(for: completion) { return .redirect(url) }
+        if case .paid(let completion) = landing {
+            await recordSuccessSeen(purchaseID: completion.completed.purchase.id, now: now)
+            if let url = try redirects.url(for: completion) { return .redirect(url) }
+        }
         return landing
+    }
+
+    /// The funnel's "success page seen": the first time this page (or its redirect) is served.
+    /// A refresh only reads. Best effort: a failure to record never costs the buyer the page.
+    private func recordSuccessSeen(purchaseID: String, now: Date) async {
+        guard let seen = try? await database.read({ try BuyerJourneyRepository.successSeen(purchaseID: purchaseID, on: $0) }), !seen else {
+            return
+        }
+        _ = try? await database.write { try BuyerJourneyRepository.markSuccessSeen(purchaseID: purchaseID, on: $0, now: now) }
     }
 
     private func paidOrNot(sessionID: String, now: Date) async throws -> Landing {

@@ -52,6 +52,8 @@ public struct StartCheckout: Sendable {
         public var locale: String?
         /// The install's secret, kept as its hash with the checkout (bound or checked when paid).
         public var appUserSecret: InstallSecret?
+        /// The account signed in on this browser (its cookie session), if any.
+        public var accountID: String?
 
         public init(
             planNamings: [CheckoutPlanChoice.Naming], appUserID: String?, checkoutContextID: String?, email: String?, redirectURL: String?,
@@ -83,11 +85,15 @@ public struct StartCheckout: Sendable {
     let linkOut: LinkOutCheckout
     let tokenVault: LinkOutTokenVault
     let logger: Logger
+    /// Refuses a plan the buyer already holds (`checkout.on_already_entitled`); nil: never.
+    let alreadyEntitled: AlreadyEntitledCheck?
 
     public init(
         database: Database, stripe: StripeClient?, links: Links, plans: [String: CheckoutPlan], redirects: CheckoutRedirects,
-        allowPromotionCodes: Bool, linkOut: LinkOutCheckout, tokenVault: LinkOutTokenVault, logger: Logger
+        allowPromotionCodes: Bool, linkOut: LinkOutCheckout, tokenVault: LinkOutTokenVault, logger: Logger,
+        alreadyEntitled: AlreadyEntitledCheck? = nil
     ) {
+        self.alreadyEntitled = alreadyEntitled
         self.linkOut = linkOut
         self.tokenVault = tokenVault
         self.plans = plans
@@ -97,6 +103,27 @@ public struct StartCheckout: Sendable {
         self.links = links
         self.allowPromotionCodes = allowPromotionCodes
         self.logger = logger
+    }
+
+    /// What a start led to: Stripe's checkout page, or a refusal because the app user or the
+    /// signed-in account already holds what the plan grants.
+    public enum Begun: Sendable, Equatable {
+        case checkout(url: String)
+        case alreadyEntitled(AlreadyEntitledCheck.Refusal)
+    }
+
+    /// `start`, after checking (under `checkout.on_already_entitled: refuse`) that the buyer does
+    /// not already hold, from any store, everything the plan grants.
+    /// - Throws: as `start`.
+    public func begin(_ order: Order, now: Date) async throws -> Begun {
+        if let check = alreadyEntitled, check.refuses, order.appUserID != nil || order.accountID != nil {
+            let choice = try CheckoutPlanChoice(order.planNamings, plans: plans)
+            if let refusal = try await check.holding(
+                appUserID: order.appUserID, accountID: order.accountID, priceIDs: [choice.plan.priceID], now: now) {
+                return .alreadyEntitled(refusal)
+            }
+        }
+        return .checkout(url: try await start(order, now: now))
     }
 
     /// The URL of Stripe's checkout page for `order`.

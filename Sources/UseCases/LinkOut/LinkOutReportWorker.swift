@@ -80,33 +80,18 @@ public final class LinkOutReportWorker: Sendable {
     /// Ends the worker's sleep: a report was queued.
     public func wake() { signal.notify() }
 
-    /// Claims one batch of due reports and sends them; returns how many were claimed.
+    /// Claims one batch of due reports and sends them; returns how many were claimed. A report
+    /// whose outcome cannot be recorded stays `sending`: the lease sends it again, with the same
+    /// request id.
     @discardableResult
     public func sendDue() async -> Int {
-        let now = self.now()
+        let (now, clock) = (self.now(), self.now)
         let (batch, lease) = (configuration.batch, configuration.lease)
-        let claimed: [LinkOutReportStore.Claimed]
-        do {
-            // A claim is a work claim: SKIP LOCKED keeps instances apart, at READ COMMITTED as the
-            // mail and event claims (docs/POSTGRES-CONCURRENCY.md).
-            claimed = try await database.write(isolation: .readCommitted) {
-                try LinkOutReportStore.claim(limit: batch, lease: lease, on: $0, now: now)
-            }
-        } catch {
-            logger.error("link_out.claim_failed", [("error", .string("\(error)"))])
-            return 0
-        }
-        for report in claimed {
-            let outcome = await attempt(report)
-            do {
-                let recordedAt = self.now()
-                try await database.write { try LinkOutReportStore.record(report.id, outcome, on: $0, now: recordedAt) }
-            } catch {
-                // Left `sending`: the lease sends it again, with the same request id.
-                logger.error("link_out.record_failed", [("report", .string(report.id)), ("error", .string("\(error)"))])
-            }
-        }
-        return claimed.count
+        return await ClaimedWork.drain(
+            database: database, logger: logger, event: "link_out", itemKey: "report", id: { $0.id },
+            claim: { try LinkOutReportStore.claim(limit: batch, lease: lease, on: $0, now: now) },
+            handle: { await self.attempt($0) },
+            record: { report, outcome, connection in try LinkOutReportStore.record(report.id, outcome, on: connection, now: clock()) })
     }
 
     private func attempt(_ report: LinkOutReportStore.Claimed) async -> LinkOutReportStore.Outcome {

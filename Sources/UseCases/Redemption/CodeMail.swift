@@ -35,12 +35,17 @@ public struct CodeMail: Sendable {
     /// Written in the purchase's language (kept from its checkout; none: the default), which
     /// its links carry as `?locale=` so the pages they open speak it too.
     private func parameters(_ issued: CodeRepository.Issued, purchase: Purchase, on connection: Connection) throws -> [String: String] {
+        try parameters(code: issued.code, expiresAt: issued.record.expiresAt, purchase: purchase, on: connection)
+    }
+
+    /// The values every code mail carries, for `code` valid until `expiresAt`.
+    func parameters(code: RedemptionCode, expiresAt: Date, purchase: Purchase, on connection: Connection) throws -> [String: String] {
         let locale = try PurchaseLocale.of(purchaseID: purchase.id, on: connection)
         var values = [
-            "code": issued.code.display,
+            "code": code.display,
             "product_name": products.name(of: purchase.productID),
-            "redeem_url": links.url("/redeem/" + issued.code.display, locale: locale),
-            "expiry_text": LocaleFormat.dateTime(issued.record.expiresAt, language: locale ?? "en"),
+            "redeem_url": links.url("/redeem/" + code.display, locale: locale),
+            "expiry_text": LocaleFormat.dateTime(expiresAt, language: locale ?? "en"),
             "manage_url": links.url("/manage", locale: locale),
         ]
         if let locale = locale { values[MailComposer.localeParameter] = locale }

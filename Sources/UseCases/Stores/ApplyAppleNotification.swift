@@ -40,11 +40,19 @@ public struct ApplyAppleNotification: Sendable {
     let linkOutQueued: @Sendable () -> Void
     /// Seals the row of a token Apple told of that Tollgate never kept; nil: such tokens are not reported.
     let linkOutVault: LinkOutTokenVault?
+    /// `apple.consumption.enabled`: `CONSUMPTION_REQUEST` queues Apple's Send Consumption
+    /// Information answer (`ConsumptionInformationWorker`); off, it is only acknowledged.
+    let answersConsumptionRequests: Bool
+    /// Called after a commit that queued such an answer (wakes its worker).
+    let consumptionQueued: @Sendable () -> Void
 
     public init(
         verifier: AppStoreSignedDataVerifier?, database: Database, logger: Logger, durations: ProductDurations = ProductDurations(days: [:]),
-        events: EventQueue = .disabled, linkOutVault: LinkOutTokenVault? = nil, linkOutQueued: @escaping @Sendable () -> Void = {}
+        events: EventQueue = .disabled, linkOutVault: LinkOutTokenVault? = nil, linkOutQueued: @escaping @Sendable () -> Void = {},
+        answersConsumptionRequests: Bool = false, consumptionQueued: @escaping @Sendable () -> Void = {}
     ) {
+        self.answersConsumptionRequests = answersConsumptionRequests
+        self.consumptionQueued = consumptionQueued
         self.linkOutQueued = linkOutQueued
         self.linkOutVault = linkOutVault
         self.durations = durations
@@ -92,7 +100,13 @@ public struct ApplyAppleNotification: Sendable {
         let type = notification.notificationType + (notification.subtype.map { "/" + $0 } ?? "")
         let events = self.events
         let vault = linkOutVault
+        let consumption = answersConsumptionRequests ? Self.consumptionRequest(notification) : nil
         let applied = try await webhookEvents.record(uuid, type: type, now: now) { connection in
+            if let consumption {
+                try ConsumptionRequestQueue.enqueue(
+                    transactionID: consumption.transactionID, originalTransactionID: consumption.originalTransactionID,
+                    environment: consumption.environment, on: connection, now: now)
+            }
             if try Self.reportUnreportedToken(notification, vault: vault, on: connection, now: now) { return }
             guard let snapshot else { return }
             let result = try PurchaseRepository.apply(snapshot, on: connection, now: now)
@@ -100,10 +114,20 @@ public struct ApplyAppleNotification: Sendable {
             try PurchaseClaim.linkByOwnerHint(result.purchase, events: events, on: connection, now: now)
         }
         if applied, notification.notificationType == "EXTERNAL_PURCHASE_TOKEN" { linkOutQueued() }
+        if applied, consumption != nil { consumptionQueued() }
         logger.info("apple_notification", [
             ("uuid", .string(uuid)), ("type", .string(type)), ("duplicate", .bool(!applied)), ("changes_state", .bool(snapshot != nil)),
         ])
         return applied ? .applied : .duplicate
+    }
+
+    /// The transaction a `CONSUMPTION_REQUEST` asks about (nil for any other notification).
+    static func consumptionRequest(_ notification: AppStoreNotification) -> (transactionID: String, originalTransactionID: String?, environment: String)? {
+        guard notification.notificationType == "CONSUMPTION_REQUEST", let transaction = notification.data?.transaction,
+            let transactionID = transaction.transactionID
+        else { return nil }
+        let environment = transaction.environment ?? notification.data?.environment ?? AppStoreEnvironment.production.rawValue
+        return (transactionID, transaction.originalTransactionID, environment)
     }
 
     /// Acknowledges an App Store Server Notification version 1 (`notification_type`, unsigned):

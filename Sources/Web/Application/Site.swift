@@ -47,6 +47,12 @@ public struct Site: Sendable {
         /// The reconciler (`GET /admin/v1/reconcile`); nil when no provider is configured.
         public var reconcile: ReconcilePurchases?
         public var checkoutEligibility: CheckoutEligibility
+        /// The redemption funnel (`GET /admin/v1/funnel`, `tollgate_time_to_redeem_seconds`).
+        public var funnel: FunnelReport? = nil
+        /// One-click unsubscribe from reminder mails (`/mail/unsubscribe/{token}`).
+        public var unsubscribeReminders: UnsubscribeReminders? = nil
+        /// The accounts that pay twice for one entitlement (for the console).
+        public var duplicates: DuplicateSubscriptionsReport? = nil
 
         public init(
             redeem: RedeemCode, lookUpCode: LookUpCode, resendCodes: ResendCodes, listEntitlements: ListEntitlements,
@@ -146,8 +152,9 @@ public struct Site: Sendable {
             openConnections: operations.openConnections, events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
             }, retention: operations.retentionStats, reconcile: operations.reconcileStats,
-            linkOut: LinkOutMetrics(operations: cases.operatorActions), now: now
+            linkOut: LinkOutMetrics(operations: cases.operatorActions), funnel: cases.funnel, now: now
         ).add(to: &open)
+        if let unsubscribe = cases.unsubscribeReminders { UnsubscribeRoutes(unsubscribe: unsubscribe, pages: pages, now: now).add(to: &open) }
                 let home: [String: TemplateValue] = settings.demoHome.map { demo in
             ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
         } ?? [:]
@@ -155,16 +162,16 @@ public struct Site: Sendable {
         WellKnownRoutes(app: settings.app).add(to: &open)
         RedeemPageRoutes(lookUp: cases.lookUpCode, resend: cases.resendCodes, pages: pages, links: links, app: settings.app, now: now)
             .add(to: &open, middleware)
+        let gate = WebSessionGate(signIn: cases.webSignIn, forms: cases.formTokens, cookies: WebCookies(baseURL: settings.baseURL), now: now)
         CheckoutRoutes(
             start: cases.startCheckout, complete: cases.completeCheckout, pages: pages, links: links, products: products, app: settings.app,
-            now: now
+            now: now, gate: gate
         ).add(to: &open)
         let emails = EmailRoutes(setEmail: cases.setAccountEmail, confirm: cases.confirmEmail, pages: pages, links: links, now: now)
         emails.addPages(to: &open, middleware)
         PasswordRoutes(setPassword: cases.setPassword, pages: pages, links: links, now: now).add(to: &open)
         let signIn = SignInRoutes(signIn: cases.signIn, pages: pages, links: links, limiter: limiter, clientAddress: clientAddress, now: now)
         signIn.addPages(to: &open)
-        let gate = WebSessionGate(signIn: cases.webSignIn, forms: cases.formTokens, cookies: WebCookies(baseURL: settings.baseURL), now: now)
         WebSignInRoutes(signIn: cases.webSignIn, gate: gate, pages: pages, limiter: limiter, clientAddress: clientAddress, now: now)
             .add(to: &open, middleware)
         WebAccountRoutes(
@@ -190,7 +197,7 @@ public struct Site: Sendable {
         emails.addAPI(to: &app, middleware)
         AccountDataRoutes(delete: cases.deleteAccount, export: cases.exportAccount, now: now).add(to: &app)
         IAPAccountRoutes(claim: cases.claimStorePurchase, now: now).add(to: &app, middleware)
-        CheckoutEligibilityRoute(eligibility: cases.checkoutEligibility, links: links).add(to: &app)
+        CheckoutEligibilityRoute(eligibility: cases.checkoutEligibility, links: links, now: now).add(to: &app)
         StoreAPIRoutes(
             gonative: cases.claimGoNativeReceipt, products: settings.products, entitlements: settings.entitlements, appName: settings.app.name,
             pages: pages, links: links, now: now
@@ -207,6 +214,7 @@ public struct Site: Sendable {
         AdminAccountRoutes(delete: cases.deleteAccount, now: now).add(to: &admin)
         AdminSecretRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminReconcileRoutes(reconcile: cases.reconcile, intervalSeconds: settings.reconcileIntervalSeconds, now: now).add(to: &admin)
+        if let funnel = cases.funnel { AdminFunnelRoutes(funnel: funnel, now: now).add(to: &admin) }
 
         var router = Router()
         for group in [open, webhooks, app, partners, admin, extraRoutes] { router.add(group) }

@@ -16,6 +16,8 @@ struct CheckoutRoutes {
     let products: ProductNames
     let app: AppIdentity
     let now: @Sendable () -> Date
+    /// The browser's cookie session (a signed-in buyer's holdings count as the app user's).
+    var gate: WebSessionGate? = nil
 
     func add(to group: inout RouteGroup) {
         for method in [HTTPMethod.get, .post] {
@@ -25,8 +27,14 @@ struct CheckoutRoutes {
                 // Chosen once, here: kept with the checkout and its purchase for every later page and mail.
                 let language = pages.language(for: request, kept: input.locale)
                 order.locale = language
+                order.accountID = try await gate?.session(request)?.accountID
                 do {
-                    return .redirect(to: try await start.start(order, now: now()), status: .seeOther)
+                    switch try await start.begin(order, now: now()) {
+                    case .checkout(let url):
+                        return .redirect(to: url, status: .seeOther)
+                    case .alreadyEntitled(let refusal):
+                        return try AlreadyEntitledResponse.response(refusal, request: request, pages: pages, language: language)
+                    }
                 } catch let error as UseCaseError where error.kind == .notConfigured || error.kind == .upstreamUnavailable {
                     // A calm page with a way back: no status code, and no configuration key on it
                     // unless the key is what must change (a plan's price Stripe does not know).

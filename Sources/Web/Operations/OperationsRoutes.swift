@@ -24,6 +24,8 @@ struct OperationsRoutes {
     var reconcile: ReconcileStats?
     /// Link-out reports owed to the platforms.
     var linkOut: LinkOutMetrics?
+    /// The time-to-redeem histogram (first redemptions taken when scraped).
+    var funnel: FunnelReport?
     var now: @Sendable () -> Date = { Date() }
 
     func add(to group: inout RouteGroup) {
@@ -39,7 +41,7 @@ struct OperationsRoutes {
                 throw APIError(status: .serviceUnavailable, code: "upstream_unavailable", message: "The database does not accept writes.")
             }
         }
-        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention, reconcile, linkOut, now] _, _ in
+        group.add(.get, "/metrics") { [metrics, database, openConnections, outboxDepth, events, retention, reconcile, linkOut, funnel, now] _, _ in
             var text = PrometheusText()
             ProcessMetrics.write(to: &text)
             metrics.write(to: &text)
@@ -55,6 +57,13 @@ struct OperationsRoutes {
             if let retention { Self.write(retention.snapshot(), to: &text) }
             if let reconcile { ReconcileMetrics.write(reconcile, now: now(), to: &text) }
             if let linkOut { try await linkOut.write(to: &text, now: now()) }
+            if let funnel {
+                try await funnel.observeRedemptions()
+                text.family(
+                    "tollgate_time_to_redeem_seconds", .histogram,
+                    help: "Seconds from a web purchase's payment to its first redemption or link (each observed once).")
+                text.histogram("tollgate_time_to_redeem_seconds", [], funnel.times.snapshot())
+            }
             return .text(text.text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
     }

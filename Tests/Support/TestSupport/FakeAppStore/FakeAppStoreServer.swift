@@ -188,6 +188,7 @@ public final class FakeAppStoreServer: Sendable {
         var receipts: [Environment: [String: ReceiptAnswer]] = [:]
         var authenticationFailures: [String] = []
         var receiptRequests: [(environment: Environment, body: [String: String], excludeOldTransactions: Bool?)] = []
+        var consumption: [ConsumptionSeen] = []
     }
 
     /// Holds the mutable state; a class so that the server's handler closure can share it.
@@ -286,7 +287,7 @@ public final class FakeAppStoreServer: Sendable {
         if rest == ["verifyReceipt"], request.method == .post {
             return receipt(request, environment: environment, sharedSecret: sharedSecret, box: box)
         }
-        guard rest.count >= 3, rest[0] == "inApps", rest[1] == "v1" else {
+        guard rest.count >= 3, rest[0] == "inApps", rest[1] == "v1" || rest[1] == "v2" else {
             return .fakeJSON(["errorCode": 4040000, "errorMessage": "Not found."], status: .notFound)
         }
         if let failure = FakeAppStoreToken.check(request.headers["Authorization"], credentials: credentials, now: now) {
@@ -296,6 +297,9 @@ public final class FakeAppStoreServer: Sendable {
         if let forced = box.state.withLock({ $0.forcedLookupStatus[environment] }) {
             let code = forced == 429 ? 4290000 : forced * 10000
             return .appleError(code: code, message: forced == 429 ? "Rate limit exceeded." : "An unknown error occurred.", status: forced)
+        }
+        if rest.count == 5, rest[1] == "v2", rest[2] == "transactions", rest[3] == "consumption", request.method == .put {
+            return consumption(request, transactionID: rest[4], environment: environment, box: box)
         }
         if rest.count == 4, rest[2] == "transactions", request.method == .get {
             return transactionInfo(rest[3], environment: environment, now: now, box: box)
