@@ -22,6 +22,8 @@ enum ConfigValueKind: Sendable, Equatable {
     case eventEndpoints
     /// An array of link-out rules (`link_out.rules`).
     case linkOutRules
+    /// An array of named admin tokens (`admin.tokens`).
+    case adminTokens
 
     /// The type as written in the configuration reference.
     var documentation: String {
@@ -37,6 +39,7 @@ enum ConfigValueKind: Sendable, Equatable {
         case .planMap: return "object: name → {price_id, mode}"
         case .eventEndpoints: return "array of {url, secret (or secret_file), types}"
         case .linkOutRules: return "array of {platform, storefronts, program, token_required}"
+        case .adminTokens: return "array of {name, sha256}"
         }
     }
 }

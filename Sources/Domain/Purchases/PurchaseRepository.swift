@@ -57,7 +57,9 @@ public enum PurchaseRepository {
             if let old = snapshot.supersedesExternalID {
                 try addAlias(platform: snapshot.platform, alias: old, purchaseID: id, on: connection)
             }
-            return Applied(purchase: try require(id: id, on: connection), created: true, stateChanged: true)
+            let created = try require(id: id, on: connection)
+            try PurchaseHistory.record(created, source: snapshot.source ?? .default(for: snapshot.platform), on: connection, now: now)
+            return Applied(purchase: created, created: true, stateChanged: true)
         }
         // A snapshot named by a token a newer one replaced (Play `linkedPurchaseToken`) describes
         // the old order: Google expires it on an upgrade, while the purchase goes on under the new
@@ -97,6 +99,7 @@ public enum PurchaseRepository {
         let changed = isNewer
             && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID
                 || updated.willRenew != current.willRenew || updated.renewsToProductID != current.renewsToProductID)
+        if changed { try PurchaseHistory.record(updated, source: snapshot.source ?? .default(for: snapshot.platform), on: connection, now: now) }
         return Applied(purchase: updated, created: false, stateChanged: changed, previous: current)
     }
 
