@@ -48,6 +48,17 @@ final class SMTPSink: @unchecked Sendable {
         return names.compactMap { try? String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.map(MailReader.decodeQuotedPrintable)
     }
 
+    /// The messages that contain `text`, once there are `count` of them (waiting up to 60 s).
+    func messages(containing text: String, atLeast count: Int) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let found = messages().filter { $0.contains(text) }
+            if found.count >= count { return found }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("fewer than \(count) mails containing \(text) arrived at the SMTP sink: \(messages().map { $0.prefix(300) })")
+    }
+
     /// The first message that contains `text`, waiting up to 60 s for it to arrive.
     func message(containing text: String) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(60)
