@@ -51,6 +51,16 @@ public enum AuditLog {
         try connection.query("SELECT \(columns) FROM audit_log ORDER BY created_at DESC, id DESC LIMIT ?", [limit]).map(Entry.init(row:))
     }
 
+    /// The newest entries about any of `targets` (an account, its purchases, its codes), newest first.
+    public static func about(_ targets: [String], limit: Int, on connection: Connection) throws -> [Entry] {
+        guard !targets.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: targets.count).joined(separator: ", ")
+        return try connection.query(
+            "SELECT \(columns) FROM audit_log WHERE target IN (\(marks)) ORDER BY created_at DESC, id DESC LIMIT ?",
+            targets.map { $0 as any SQLBindable } + [limit]
+        ).map(Entry.init(row:))
+    }
+
     /// A page of entries, newest first, optionally of one actor or one action, older than
     /// `before` (the `created_at` of the previous page's last entry, in milliseconds).
     public static func page(actor: String?, action: String?, target: String? = nil, before: Int64?, limit: Int, on connection: Connection) throws -> [Entry] {

@@ -63,7 +63,8 @@ public struct ConsoleQueries: Sendable {
                 throw UseCaseError.notFound("No buyer \(buyerID).")
             }
             let mail = try records.email.map { try OutboxStore.messages(to: $0, limit: Self.pageSize, on: connection).map(ViewOutbox.message) } ?? []
-            let audit = try AuditLog.page(actor: nil, action: nil, target: buyerID, before: nil, limit: Self.pageSize, on: connection)
+            let targets = [buyerID] + [records.account?.id].compactMap { $0 } + records.purchases.map(\.id) + records.codes.map(\.id)
+            let audit = try AuditLog.about(Array(Set(targets)).sorted(), limit: Self.pageSize, on: connection)
             return Buyer(records: records, mail: mail, audit: audit)
         }
     }

@@ -99,7 +99,8 @@ struct ConsoleActionsTests {
         try console.bench.database.writeSync { connection in
             try connection.execute("UPDATE mail_outbox SET status = 'failed', attempts = 9")
             try connection.execute(
-                "INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, program, storefront, created_at) VALUES ('lot_1', 'apple', 'h', X'00', 'us_link', 'USA', 0)")
+                "INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, program, storefront, created_at) VALUES ('lot_1', 'apple', 'h', ?, 'us_link', 'USA', 0)",
+                [[UInt8]([0])])
             try connection.execute(
                 """
                 INSERT INTO link_out_reports (id, token_id, reporting, natural_key, purchase_id, kind, request_id, body, status, next_attempt_at, created_at, updated_at)

@@ -36,6 +36,10 @@ struct ConsoleQueriesTests {
         #expect(buyer.records.codes.first?.status == .redeemed && buyer.records.devices.map(\.deviceID) == ["device-1"])
         #expect(buyer.mail.map(\.template) == ["redemption_code"])
         await #expect(throws: UseCaseError.self) { _ = try await console.queries.buyer("acc_missing", by: Self.viewer) }
+        // What operators did to its purchases and codes shows on the buyer's page too.
+        _ = try await console.operatorActions.resend(
+            email: nil, purchaseID: purchase.id, by: AuditActor(name: "sue@example.com", role: .support, reason: "ticket"), now: console.bench.now)
+        #expect(try await console.queries.buyer(accountID, by: Self.viewer).audit.map(\.action) == ["code.resend"])
     }
 
     @Test("Attention lists a web purchase paid over 24 hours ago whose code was never redeemed, and not a redeemed one")
