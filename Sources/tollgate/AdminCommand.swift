@@ -41,17 +41,26 @@ enum AdminCommand {
                 throw UsageError(message: "unknown admin action '\(action)'")
             }
             return .success
-        } catch let error as APIError {
+        } catch {
+            return report(error, command: "admin \(action)")
+        }
+    }
+
+    /// Prints why `command` failed and returns its exit status: a refusal's own sentence, a usage
+    /// error's (status `usage`), or what failed.
+    static func report(_ error: any Error, command: String) -> ExitStatus {
+        switch error {
+        case let error as APIError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .failure
-        } catch let error as UseCaseError {
+        case let error as UseCaseError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .failure
-        } catch let error as UsageError {
+        case let error as UsageError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .usage
-        } catch {
-            CommandLineTool.printError("tollgate: admin \(action) failed: \(error)")
+        default:
+            CommandLineTool.printError("tollgate: \(command) failed: \(error)")
             return .failure
         }
     }

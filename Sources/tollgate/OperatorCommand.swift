@@ -54,15 +54,8 @@ enum OperatorCommand {
                 throw UsageError(message: "unknown operator action '\(action)'")
             }
             return .success
-        } catch let error as UseCaseError {
-            CommandLineTool.printError("tollgate: \(error.message)")
-            return .failure
-        } catch let error as UsageError {
-            CommandLineTool.printError("tollgate: \(error.message)")
-            return .usage
         } catch {
-            CommandLineTool.printError("tollgate: operator \(action) failed: \(error)")
-            return .failure
+            return AdminCommand.report(error, command: "operator \(action)")
         }
     }
 
