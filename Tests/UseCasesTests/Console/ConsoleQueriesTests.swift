@@ -74,3 +74,27 @@ struct ConsoleQueriesTests {
         #expect(anns.count == 10 && anns.allSatisfy { $0.actor == "ann@example.com" && $0.action == "code.revoke" })
     }
 }
+
+extension ConsoleQueriesTests {
+    @Test("A Play purchase is found by its order id (kept as an alias) and an App Store one by its original transaction id; neither by a prefix")
+    func storeIDs() async throws {
+        let console = ConsoleBench()
+        let now = console.bench.now
+        let (play, apple) = try console.bench.database.writeSync { connection -> (Purchase, Purchase) in
+            var snapshot = PurchaseSnapshot(
+                platform: .playStore, externalID: "token-abc", productID: "monthly", status: .active, expiresAt: now.addingTimeInterval(86400),
+                observedAt: now, transactionID: "GPA.1234-5678-9012-34567")
+            let play = try PurchaseRepository.apply(snapshot, on: connection, now: now).purchase
+            snapshot = PurchaseSnapshot(
+                platform: .appStore, externalID: "2000000123456789", productID: "monthly", status: .active, expiresAt: now.addingTimeInterval(86400),
+                observedAt: now)
+            return (play, try PurchaseRepository.apply(snapshot, on: connection, now: now).purchase)
+        }
+        #expect(try await console.queries.search("GPA.1234-5678-9012-34567", by: Self.viewer).map(\.buyerID) == [play.id])
+        #expect(try await console.queries.search("token-abc", by: Self.viewer).map(\.buyerID) == [play.id])
+        #expect(try await console.queries.search("2000000123456789", by: Self.viewer).map(\.buyerID) == [apple.id])
+        #expect(try await console.queries.search("GPA.1234", by: Self.viewer).isEmpty)
+        let history = try console.bench.database.readSync { try PurchaseHistory.changes(purchaseID: play.id, limit: 5, on: $0) }
+        #expect(history.map(\.source) == ["store_notification"])
+    }
+}
