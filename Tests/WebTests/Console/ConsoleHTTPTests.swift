@@ -181,3 +181,47 @@ struct ConsoleHTTPTests {
         }
     }
 }
+
+extension ConsoleHTTPTests {
+    @Test("An admin's export downloads the account's document and delete erases it; support sees neither button and is refused both")
+    func adminActions() async throws {
+        let console = try ConsoleHarness()
+        _ = try await console.paidPurchase()
+        let accountID = try #require(try await console.app.app.services.operatorActions.accounts(email: "buyer@example.com").first?.account.id)
+        let support = try await console.signedIn("sue@example.com", try await console.enrolled("sue@example.com", .support))
+        let admin = try await console.signedIn("ada@example.com", try await console.enrolled("ada@example.com", .admin))
+        let supportPage = await support.get("/console/accounts/\(accountID)")
+        #expect(supportPage.status == .ok && !supportPage.text.contains("/export") && !supportPage.text.contains("/delete"))
+        let supportToken = try #require(CookieBrowser.csrf(in: supportPage))
+        #expect(await support.post("/console/accounts/\(accountID)/export", ["csrf": supportToken, "reason": "buyer asked"]).status == .forbidden)
+        #expect(await support.post("/console/accounts/\(accountID)/delete", ["csrf": supportToken, "reason": "buyer asked"]).status == .forbidden)
+        let adminPage = await admin.get("/console/accounts/\(accountID)")
+        #expect(adminPage.text.contains("/console/accounts/\(accountID)/export") && adminPage.text.contains("/console/accounts/\(accountID)/delete"))
+        let adminToken = try #require(CookieBrowser.csrf(in: adminPage))
+        let export = await admin.post("/console/accounts/\(accountID)/export", ["csrf": adminToken, "reason": "buyer asked for their data"])
+        #expect(export.status == .ok && export.headers["Content-Disposition"]?.hasPrefix("attachment") == true && export.text.contains(accountID))
+        console.clock.advance(1)
+        let deleted = await admin.post("/console/accounts/\(accountID)/delete", ["csrf": adminToken, "reason": "buyer asked to be forgotten"])
+        #expect(deleted.status == .seeOther && deleted.headers["Location"] == "/console/?notice=done")
+        #expect(await admin.get("/console/accounts/\(accountID)").status == .notFound)
+        let actions = try await console.audit().prefix(2).map { "\($0.actor) \($0.action) \($0.reason ?? "")" }
+        #expect(actions == ["ada@example.com account.delete buyer asked to be forgotten", "ada@example.com account.export buyer asked for their data"])
+    }
+
+    @Test("Move, sign-out everywhere and a retry of an unknown mail go through their routes; an unknown retry kind is 404")
+    func supportActions() async throws {
+        let console = try ConsoleHarness()
+        let purchase = try await console.paidPurchase()
+        let accountID = try #require(try await console.app.app.services.operatorActions.accounts(email: "buyer@example.com").first?.account.id)
+        let admin = try await console.signedIn("ada@example.com", try await console.enrolled("ada@example.com", .admin))
+        let token = try #require(CookieBrowser.csrf(in: await admin.get("/console/")))
+        let moved = await admin.post("/console/purchases/\(purchase)/move", ["csrf": token, "reason": "wrong device", "app_user_id": "user-2"])
+        #expect(moved.status == .seeOther && moved.headers["Location"]?.hasPrefix("/console/accounts/") == true)
+        console.clock.advance(1)
+        let everywhere = await admin.post("/console/accounts/\(accountID)/sign-out-everywhere", ["csrf": token, "reason": "lost phone", "back": accountID])
+        #expect(everywhere.status == .seeOther && everywhere.headers["Location"] == "/console/accounts/\(accountID)?notice=done")
+        #expect(await admin.post("/console/retry/mail/nope", ["csrf": token, "reason": "retry"]).status == .notFound)
+        #expect(await admin.post("/console/retry/fax/nope", ["csrf": token, "reason": "retry"]).status == .notFound)
+        #expect(try await console.audit().prefix(2).map(\.action) == ["account.sign_out_everywhere", "purchase.move"])
+    }
+}
