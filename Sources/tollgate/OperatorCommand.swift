@@ -10,15 +10,13 @@ import Web
 /// `file` or `log` the link is printed too, since no real mail goes out.
 enum OperatorCommand {
     static func run(action: String, arguments: [String], role: String?, configPath: String?) async -> ExitStatus {
-        guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
         let services: Services
-        do {
-            services = try Services(config: config, logger: .disabled)
-        } catch {
-            CommandLineTool.printError("tollgate: cannot open the service: \(error)")
-            return .failure
+        switch AdminCommand.open(configPath) {
+        case .services(let opened): services = opened
+        case .failed(let status): return status
         }
         defer { services.database.close() }
+        let config = services.config
         let operators = services.console.operators
         let actor = AuditActor(name: AdminCommand.actor, role: .admin)
         let printsLinks = config.mail.transport == .file || config.mail.transport == .log
