@@ -18,6 +18,9 @@ public struct ConsoleSignIn: Sendable {
         self.lockout = lockout
     }
 
+    /// The longest a session lives (12 hours), however busy: the cookie's `Max-Age`.
+    public static let absoluteLifetime = ConsoleSessionRepository.absoluteLifetime
+
     /// A signed-in operator, found from the session cookie.
     public struct Session: Sendable {
         public let sessionID: String

@@ -77,7 +77,7 @@ struct ConsoleGate: Sendable {
     /// `response` that signs the browser in.
     func signingIn(_ response: HTTPResponse, cookieValue: String) -> HTTPResponse {
         var response = response
-        response.headers.add("Set-Cookie", setCookie(Self.cookie, cookieValue, maxAge: Int(ConsoleSessionRepository.absoluteLifetime)))
+        response.headers.add("Set-Cookie", setCookie(Self.cookie, cookieValue, maxAge: Int(ConsoleSignIn.absoluteLifetime)))
         response.headers.set("Cache-Control", "no-store")
         return response
     }
