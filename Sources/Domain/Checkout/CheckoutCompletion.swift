@@ -65,6 +65,7 @@ public struct CheckoutCompletion: Sendable {
     public func complete(_ paid: PaidCheckout, on connection: Connection, now: Date) throws -> Completed {
         var snapshot = paid.snapshot
         snapshot.purchaserEmail = snapshot.purchaserEmail ?? paid.email
+        snapshot.source = snapshot.source ?? .checkout
         let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
         let purchaseID = applied.purchase.id
         for alias in [paid.sessionID] + paid.aliases where alias != snapshot.externalID {

@@ -88,7 +88,7 @@ struct ConsoleActionsTests {
         let moved = try require(try console.bench.database.readSync { try PurchaseRepository.find(id: purchase.id, on: $0) })
         #expect(moved.accountID == target)
         let history = try console.bench.database.readSync { try PurchaseHistory.changes(purchaseID: purchase.id, limit: 10, on: $0) }
-        #expect(history.map(\.source) == ["operator", "stripe_webhook"])
+        #expect(history.map(\.source) == ["operator", "checkout"])
     }
 
     @Test("Retrying a failed mail or link-out report queues it again; support may not; an unknown id is not found")

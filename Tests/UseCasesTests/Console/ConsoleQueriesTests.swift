@@ -32,7 +32,7 @@ struct ConsoleQueriesTests {
         #expect(try await console.queries.search("buyer@example.com", by: Self.viewer).first?.buyerID == accountID)
         let buyer = try await console.queries.buyer(accountID, by: Self.viewer)
         #expect(buyer.records.email == "buyer@example.com" && buyer.records.appUserIDs == ["user-1"])
-        #expect(buyer.records.purchases.map(\.id) == [purchase.id] && buyer.records.history[purchase.id]?.first?.source == "stripe_webhook")
+        #expect(buyer.records.purchases.map(\.id) == [purchase.id] && buyer.records.history[purchase.id]?.first?.source == "checkout")
         #expect(buyer.records.codes.first?.status == .redeemed && buyer.records.devices.map(\.deviceID) == ["device-1"])
         #expect(buyer.mail.map(\.template) == ["redemption_code"])
         await #expect(throws: UseCaseError.self) { _ = try await console.queries.buyer("acc_missing", by: Self.viewer) }
