@@ -55,6 +55,8 @@ public final class Services: Sendable {
     public let reminderWorker: ReminderWorker
     /// Answers Apple's refund requests (`apple.consumption`).
     public let consumptionWorker: ConsumptionInformationWorker
+    /// The operators' console's use cases (`/console/`, `tollgate operator`).
+    public let console: ConsoleRoutes.UseCaseSet
 
     /// Every migration of the service, in order (`TollgateMigrations`).
     public static var migrations: [Migration] { TollgateMigrations.all }
@@ -232,6 +234,14 @@ public final class Services: Sendable {
         cases.unsubscribeReminders = UnsubscribeReminders(database: database)
         cases.duplicates = DuplicateSubscriptionsReport(database: database)
         useCases = cases
+        console = ConsoleRoutes.UseCaseSet(
+            signIn: ConsoleSignIn(database: database, secrets: secrets),
+            operators: ConsoleOperators(
+                database: database, mail: mail, links: links, secrets: secrets, issuer: (config.app.name.isEmpty ? "Tollgate" : config.app.name) + " console"),
+            queries: try ConsoleQueries(database: database, secrets: secrets),
+            actions: ConsoleActions(database: database, authMail: authMail, mail: mail, secrets: secrets, events: events, linkOutQueued: linkOutQueued),
+            operatorActions: operatorActions, deleteAccount: useCases.deleteAccount, exportAccount: useCases.exportAccount,
+            formTokens: useCases.formTokens)
         retentionWorker = RetentionWorker(
             database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
     }

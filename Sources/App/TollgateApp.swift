@@ -77,6 +77,9 @@ public final class TollgateApp: Sendable {
                 try pages.render("demo_checkout", language: pages.language(for: request, kept: locale), status: status, values)
             }.add(to: &demoRoutes)
         }
+        if config.console.enabled {
+            ConsoleRoutes(settings: WebSettings(config), pages: pages, useCases: services.console, now: now).add(to: &demoRoutes)
+        }
         let site = Site(
             settings: WebSettings(config), pages: pages, staticFiles: staticFiles, useCases: services.useCases, operations: operations,
             extraRoutes: demoRoutes, now: now)

@@ -14,10 +14,11 @@ extension WebSettings {
                 playStoreURL: config.app.android.playStoreURL))
         self.init(
             baseURL: config.baseURL, app: app, clientAddress: ClientAddressResolver(trustedProxies: config.http.trustedProxyNetworks),
-            publicAPIKeys: config.apiKeys.publicKeys, serverKeys: config.apiKeys.serverKeys, adminTokenHashes: config.admin.tokensSHA256,
+            publicAPIKeys: config.apiKeys.publicKeys, serverKeys: config.apiKeys.serverKeys, adminTokenHashes: config.admin.namedTokens.map(\.sha256),
             products: config.products, entitlements: config.entitlements,
             productNames: ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID)),
             reconcileIntervalSeconds: config.reconcile.intervalSeconds, demoHome: config.stripe.simulator ? Self.demoHome(config) : nil)
+        adminTokenNames = Dictionary(config.admin.namedTokens.map { ($0.sha256, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The home page's demo section: the plan `a#demo-buy` starts (`demo`, else the first by

@@ -24,6 +24,8 @@ enum ConfigValueKind: Sendable, Equatable {
     case linkOutRules
     /// An array of increasing positive integers (`redemption.reminders`).
     case increasingIntegers
+    /// An array of named admin tokens (`admin.tokens`).
+    case adminTokens
 
     /// The type as written in the configuration reference.
     var documentation: String {
@@ -40,6 +42,7 @@ enum ConfigValueKind: Sendable, Equatable {
         case .eventEndpoints: return "array of {url, secret (one or a list during a roll; or secret_file), types}"
         case .linkOutRules: return "array of {platform, storefronts, program, token_required}"
         case .increasingIntegers: return "array of increasing positive integers"
+        case .adminTokens: return "array of {name, sha256}"
         }
     }
 }

@@ -129,7 +129,7 @@ extension ConfigLayer {
         }
         for key in ConfigSchema.keys {
             switch key.kind {
-            case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules:
+            case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules, .adminTokens:
                 if name.hasPrefix(key.environmentName + "_") {
                     return message + "; \(key.path) is set as a whole: \(key.environmentName)='{\"...\": ...}' (JSON)"
                 }
@@ -170,11 +170,11 @@ extension ConfigLayer {
             case .success(let value): return .success(value)
             case .failure: return .failure(JSONParseFailure(message: "expected a JSON array of integers like [3600, 86400], got \(JSONValue.quoted(raw))"))
             }
-        case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules:
+        case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules, .adminTokens:
             switch JSONValue.parse(Data(trimmed.utf8)) {
             case .success(let value): return .success(value)
             case .failure(let failure):
-                let shape = kind == .eventEndpoints || kind == .linkOutRules ? "a JSON array" : "a JSON object"
+                let shape = kind == .eventEndpoints || kind == .linkOutRules || kind == .adminTokens ? "a JSON array" : "a JSON object"
                 return .failure(JSONParseFailure(message: "expected \(shape): \(failure.message)"))
             }
         }

@@ -24,6 +24,7 @@ enum ConfigSchema {
         .strings("api_keys.public", \.apiKeys.publicKeys),
         .strings("api_keys.server", \.apiKeys.serverKeys, secret: true),
         .strings("admin.tokens_sha256", \.admin.tokensSHA256),
+        .adminTokens("admin.tokens", \.admin.tokens),
 
         .planMap("plans", \.plans),
         .stringListMap("entitlements", \.entitlements),
@@ -100,6 +101,8 @@ enum ConfigSchema {
         .optionalString("locales.dir", \.locales.dir),
 
         .choice("log.level", \.log.level),
+
+        .boolean("console.enabled", \.console.enabled),
 
         .string("paths.templates_dir", \.paths.templatesDir),
         .string("paths.public_dir", \.paths.publicDir),

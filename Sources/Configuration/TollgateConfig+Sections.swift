@@ -93,6 +93,8 @@ extension TollgateConfig {
     public struct Admin: Sendable, Equatable {
         /// `admin.tokens_sha256`: lower-case hex SHA-256 of each admin bearer token.
         public var tokensSHA256: [String] = []
+        /// `admin.tokens`: named admin tokens (the name goes to the audit log).
+        public var tokens: [AdminToken] = []
         /// The defaults (no admin token: the admin API refuses everyone).
         public init() {}
     }

@@ -57,6 +57,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var paths: Paths
     /// True when no configuration file was given: the service runs as a local demo.
     public var isDemo: Bool
+    /// `console`: the operators' console.
+    public var console: Console
 
     /// The defaults of a configuration file (see the type's documentation).
     public init() {
@@ -80,6 +82,7 @@ public struct TollgateConfig: Sendable, Equatable {
         events = Events()
         retention = Retention()
         reconcile = Reconcile()
+        console = Console()
         linkOut = LinkOut()
         locales = Locales()
         log = Log()

@@ -27,5 +27,9 @@ public enum MailMigrations {
             CREATE INDEX mail_outbox_due ON mail_outbox (status, next_attempt_at);
             CREATE INDEX mail_outbox_created ON mail_outbox (created_at);
             """),
+        // The console lists the mail sent to one buyer (newest first) without a scan.
+        Migration(id: "0431_mail_recipient", sql: """
+            CREATE INDEX mail_outbox_recipient ON mail_outbox (recipient, created_at);
+            """),
     ]
 }

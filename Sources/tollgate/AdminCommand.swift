@@ -7,14 +7,28 @@ import Web
 /// `tollgate admin ...`: what operators do on the host, on the same database as the service
 /// (which may keep running: SQLite serializes the writers).
 enum AdminCommand {
-    static func run(action: String, argument: String?, options: [String: String], configPath: String?) async -> ExitStatus {
-        guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
-        let services: Services
+    /// The service a host command works on, or the exit status when it cannot be opened (the
+    /// configuration's problems or the error printed).
+    enum Opened {
+        case services(Services)
+        case failed(ExitStatus)
+    }
+
+    static func open(_ configPath: String?) -> Opened {
+        guard let config = CommandLineTool.loadConfig(configPath) else { return .failed(.configuration) }
         do {
-            services = try Services(config: config, logger: .disabled)
+            return .services(try Services(config: config, logger: .disabled))
         } catch {
             CommandLineTool.printError("tollgate: cannot open the service: \(error)")
-            return .failure
+            return .failed(.failure)
+        }
+    }
+
+    static func run(action: String, argument: String?, options: [String: String], configPath: String?) async -> ExitStatus {
+        let services: Services
+        switch open(configPath) {
+        case .services(let opened): services = opened
+        case .failed(let status): return status
         }
         defer { services.database.close() }
         do {
@@ -45,17 +59,26 @@ enum AdminCommand {
                 throw UsageError(message: "unknown admin action '\(action)'")
             }
             return .success
-        } catch let error as APIError {
+        } catch {
+            return report(error, command: "admin \(action)")
+        }
+    }
+
+    /// Prints why `command` failed and returns its exit status: a refusal's own sentence, a usage
+    /// error's (status `usage`), or what failed.
+    static func report(_ error: any Error, command: String) -> ExitStatus {
+        switch error {
+        case let error as APIError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .failure
-        } catch let error as UseCaseError {
+        case let error as UseCaseError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .failure
-        } catch let error as UsageError {
+        case let error as UsageError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .usage
-        } catch {
-            CommandLineTool.printError("tollgate: admin \(action) failed: \(error)")
+        default:
+            CommandLineTool.printError("tollgate: \(command) failed: \(error)")
             return .failure
         }
     }

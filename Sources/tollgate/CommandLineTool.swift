@@ -35,6 +35,12 @@ enum CommandLineTool {
           admin forget-secrets --account ID --reason R
                              Unbind every install secret of the account's app users (a lost phone):
                              none proves anything until an install signs in again. Audited.
+          operator add EMAIL --role viewer|support|admin
+                             Invite a person to the console at /console/ (mails the invitation;
+                             with mail.transport file or log, prints the link too).
+          operator list | role EMAIL ROLE | reset EMAIL | remove EMAIL
+                             List operators, change a role, invite again (forgets the password
+                             and authenticator), or remove an operator.
           events test        Send a signed test event to each events endpoint and print what it answered.
           reconcile          Look for what Stripe, Apple and Google notifications missed and apply it, once
                              (--since 72h reads from then instead of the stored cursors).
@@ -84,6 +90,8 @@ enum CommandLineTool {
             return await ReconcileCommand.run(since: parsed.options["since"], configPath: parsed.configPath)
         case .admin(let action, let argument):
             return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
+        case .operator(let action, let arguments):
+            return await OperatorCommand.run(action: action, arguments: arguments, role: parsed.options["role"], configPath: parsed.configPath)
         case .demo(let action):
             return await DemoCommand.run(action: action, email: parsed.options["email"] ?? "", configPath: parsed.configPath)
         }

@@ -13,17 +13,21 @@ struct ParsedArguments: Equatable {
         case eventsTest
         /// `reconcile [--since 72h]`: one reconcile run of every configured provider.
         case reconcile
+        /// `operator add EMAIL --role R | list | role EMAIL ROLE | reset EMAIL | remove EMAIL`.
+        case `operator`(action: String, arguments: [String])
     }
 
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
-        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin",
+        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin", "--role": "operator",
     ]
     static let adminActions = [
         "outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets", "funnel",
     ]
     static let demoActions = ["renew", "cancel", "refund"]
+    /// `operator` actions and how many words each takes after the action.
+    static let operatorActions: [String: Int] = ["add": 1, "list": 0, "role": 2, "reset": 1, "remove": 1]
 
     var command: Command = .serve
     var configPath: String?
@@ -112,10 +116,20 @@ struct ParsedArguments: Equatable {
                 throw UsageError(message: "'demo \(words[1])' needs --email E (the email the demo purchase was paid with) and nothing else")
             }
             command = .demo(action: words[1])
+        case "operator":
+            guard words.count >= 2, let count = Self.operatorActions[words[1]] else {
+                throw UsageError(message: "operator needs one of: add EMAIL --role viewer|support|admin, list, role EMAIL ROLE, reset EMAIL, remove EMAIL")
+            }
+            guard words.count == 2 + count else { throw UsageError(message: "'operator \(words[1])' takes \(count) argument(s)") }
+            guard options.keys.allSatisfy({ $0 == "role" }), (options["role"] != nil) == (words[1] == "add") else {
+                throw UsageError(message: "'operator add EMAIL' needs --role viewer|support|admin; the other operator actions take no option")
+            }
+            command = .operator(action: words[1], arguments: Array(words.dropFirst(2)))
         case let other?:
             throw UsageError(message: "unknown command '\(other)'")
         }
         if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if case .reconcile = command {
+        } else if case .operator = command {
         } else if let name = options.keys.sorted().first {
             throw UsageError(message: "--\(name) is only for 'tollgate admin'")
         }

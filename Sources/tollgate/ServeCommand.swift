@@ -24,13 +24,27 @@ enum ServeCommand {
         }
         keepFreedMemory()
         do {
-            try await TollgateApp(config: config, logger: logger).run { port in
+            let app = try TollgateApp(config: config, logger: logger)
+            // Demo mode's console admin: made once, its credentials shown on the terminal only (never logged).
+            let demoOperator = config.isDemo && config.console.enabled
+                ? try await app.services.console.operators.demoOperator(email: "admin@demo.localhost", now: Date()) : nil
+            try await app.run { port in
                 // One line for a person (the JSON log on standard error goes on as it is).
                 let address = config.isDemo
                     ? config.listen.localURL(port: port).replacingOccurrences(of: "127.0.0.1", with: "localhost") : config.baseURL
                 let line = "Tollgate is running at \(address)"
                     + (config.isDemo ? " (demo mode: open it in a browser and press Try a demo purchase; Ctrl-C stops it)" : "")
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                if let demoOperator {
+                    let console = """
+                        Console: \(address)/console/ (shown once, never logged; keep it)
+                          email \(demoOperator.email)
+                          password \(demoOperator.password)
+                          authenticator secret \(demoOperator.secret) (add it to an authenticator app: TOTP, SHA-1, 6 digits, 30 s)
+
+                        """
+                    FileHandle.standardOutput.write(Data(console.utf8))
+                }
             }
         } catch {
             CommandLineTool.printError("tollgate: cannot start: \(error)")

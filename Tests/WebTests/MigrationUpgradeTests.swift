@@ -50,10 +50,16 @@ struct MigrationUpgradeTests {
         #expect(previous.count < TollgateMigrations.all.count)
         _ = try Migrator(migrations: previous).migrate(old)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        let snapshot = PurchaseSnapshot(
-            platform: .appStore, externalID: "2000000000000042", productID: "com.example.monthly", status: .active,
-            expiresAt: t0.addingTimeInterval(86_400), observedAt: t0)
-        _ = try old.writeSync { try PurchaseRepository.apply(snapshot, on: $0, now: t0) }
+        // The purchase as the previous release wrote it (today's PurchaseRepository also writes tables
+        // that release did not have, such as purchase_history).
+        let ms = Timestamp.milliseconds(t0)
+        try old.writeSync { connection in
+            try connection.execute(
+                """
+                INSERT INTO purchases (id, platform, external_id, product_id, status, expires_at, observed_at, created_at, updated_at)
+                VALUES ('pur_old', 'app_store', '2000000000000042', 'com.example.monthly', 'active', ?, ?, ?, ?)
+                """, [ms + 86_400_000, ms, ms, ms])
+        }
         old.close()
 
         let app = try TollgateApp(config: config, logger: .disabled, now: { t0 })

@@ -51,6 +51,20 @@ struct ShippedLanguagesTests {
             "purchases": [["name": "Premium", "plan": "", "source": "Web", "status": "x", "when": ""]],
             "products": wide ? [["id": "com.example.monthly", "name": "Monthly"]] : [],
             "heading": "x", "advice": "x",
+            // The console's pages (templates/console_*.html).
+            "operator_email": "sue@example.com", "operator_role": "support", "can_support": true, "is_admin": .bool(wide),
+            "wrong": .bool(wide), "signed_out": .bool(wide), "enrolled": .bool(wide), "refused": .bool(wide), "used": .bool(wide),
+            "secret": "ABCD EFGH", "password_short": .bool(wide), "code_wrong": .bool(wide), "notice_done": .bool(wide), "seam_pending": .bool(wide),
+            "searched": true, "has_hits": .bool(wide), "hits": wide ? [["buyer_url": "/console/accounts/a", "email": "b•••@e•••.com", "matched": "email", "id": "a"]] : [],
+            "has_unredeemed": .bool(wide), "unredeemed": wide ? [["buyer_url": "/x", "email": "b•••@e•••.com", "product": "p", "created": "2026"]] : [],
+            "has_failed_mail": .bool(wide), "failed_mail": wide ? [["id": "m", "template": "t", "email": "e", "attempts": 3]] : [],
+            "has_entries": .bool(wide), "entries": wide ? [["when": "2026", "actor": "sue@example.com", "action": "code.resend"]] : [],
+            "has_account": .bool(wide), "account_id": "acc_1", "buyer_id": "acc_1", "can_confirm": .bool(wide), "can_sign_out_everywhere": .bool(wide),
+            "can_export": .bool(wide), "can_delete": .bool(wide), "app_users": [["id": "user-1"]],
+            "has_codes": .bool(wide), "codes": wide ? [["id": "c", "status": "live", "can_revoke": true]] : [],
+            "has_devices": .bool(wide), "devices": wide ? [["id": "d", "url_id": "d", "can_sign_out": true]] : [],
+            "has_mail": .bool(wide), "mail": wide ? [["id": "m", "template": "t", "status": "failed", "can_retry": true]] : [],
+            "has_audit": .bool(wide), "audit": wide ? [["when": "2026", "actor": "a", "action": "b"]] : [],
         ]
     }
 
@@ -58,7 +72,7 @@ struct ShippedLanguagesTests {
         "home", "success", "redeem", "redeem_expired", "redeem_resent", "checkout_cancel", "checkout_pending", "checkout_unavailable",
         "error", "account", "account_deleted", "account_link_sent", "account_sign_in", "account_sign_in_link", "email_confirm",
         "email_confirmed", "email_taken", "gonative_store", "link_expired", "link_resent", "set_password", "set_password_done",
-        "demo_checkout",
+        "demo_checkout", "console_sign_in", "console_invite", "console_home", "console_search", "console_buyer", "console_audit",
     ]
 
     @Test("Each shipped catalog has every key English has", arguments: shipped)

@@ -66,7 +66,7 @@ public struct AccountRecords: Sendable {
         let targets = [accountID] + purchases.map(\.id)
         let marks = Array(repeating: "?", count: targets.count).joined(separator: ", ")
         let audit = try connection.query(
-            "SELECT id, actor, action, target, details, created_at FROM audit_log WHERE target IN (\(marks)) ORDER BY created_at, id",
+            "SELECT \(AuditLog.columns) FROM audit_log WHERE target IN (\(marks)) ORDER BY created_at, id",
             targets.map { $0 as any SQLBindable }
         ).map(AuditLog.Entry.init(row:))
         return AccountRecords(account: account, appUsers: appUsers, devices: devices, purchases: purchases, codes: codes, audit: audit)

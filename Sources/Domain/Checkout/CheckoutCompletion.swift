@@ -71,6 +71,7 @@ public struct CheckoutCompletion: Sendable {
     public func complete(_ paid: PaidCheckout, on connection: Connection, now: Date) throws -> Completed {
         var snapshot = paid.snapshot
         snapshot.purchaserEmail = snapshot.purchaserEmail ?? paid.email
+        snapshot.source = snapshot.source ?? .checkout
         let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
         let purchaseID = applied.purchase.id
         // The funnel starts at the provider's payment time; a link below ends the reminders.

@@ -57,7 +57,10 @@ public enum PurchaseRepository {
             if let old = snapshot.supersedesExternalID {
                 try addAlias(platform: snapshot.platform, alias: old, purchaseID: id, on: connection)
             }
-            return Applied(purchase: try require(id: id, on: connection), created: true, stateChanged: true)
+            let created = try require(id: id, on: connection)
+            try PurchaseHistory.record(created, source: snapshot.source ?? .default(for: snapshot.platform), on: connection, now: now)
+            try keepOrderID(snapshot, purchaseID: id, on: connection)
+            return Applied(purchase: created, created: true, stateChanged: true)
         }
         // A snapshot named by a token a newer one replaced (Play `linkedPurchaseToken`) describes
         // the old order: Google expires it on an upgrade, while the purchase goes on under the new
@@ -97,6 +100,8 @@ public enum PurchaseRepository {
         let changed = isNewer
             && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID
                 || updated.willRenew != current.willRenew || updated.renewsToProductID != current.renewsToProductID)
+        if changed { try PurchaseHistory.record(updated, source: snapshot.source ?? .default(for: snapshot.platform), on: connection, now: now) }
+        try keepOrderID(snapshot, purchaseID: current.id, on: connection)
         return Applied(purchase: updated, created: false, stateChanged: changed, previous: current)
     }
 
@@ -124,6 +129,15 @@ public enum PurchaseRepository {
             throw DomainError(.notFound, "no purchase \(id)")
         }
         return purchase
+    }
+
+    /// A Play order id (`GPA.…`, the one a buyer's receipt shows) as an alias, so support finds the
+    /// purchase by it (the console's search); the purchase token stays the external id.
+    static func keepOrderID(_ snapshot: PurchaseSnapshot, purchaseID: String, on connection: Connection) throws {
+        guard snapshot.platform == .playStore, let orderID = snapshot.transactionID, !orderID.isEmpty, orderID != snapshot.externalID else { return }
+        try connection.executeDeferred(
+            "INSERT INTO purchase_aliases (platform, alias, purchase_id) VALUES (?, ?, ?) ON CONFLICT (platform, alias) DO NOTHING",
+            [snapshot.platform.rawValue, orderID, purchaseID])
     }
 
     /// Records another name for a purchase (idempotent).

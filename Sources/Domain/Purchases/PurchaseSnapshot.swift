@@ -44,6 +44,9 @@ public struct PurchaseSnapshot: Sendable, Equatable {
     /// The store offer the purchase was bought with (App Store `introductory`, `promotional`,
     /// `offer_code`, `win_back`; Play the offer id); nil when none or not said.
     public var offerType: String? = nil
+    /// What told us (the purchase history's source); nil: the platform's usual messenger
+    /// (`PurchaseHistory.Source.default(for:)`).
+    public var source: PurchaseHistory.Source? = nil
 
     public init(
         platform: Platform, externalID: String, productID: String, status: PurchaseStatus,

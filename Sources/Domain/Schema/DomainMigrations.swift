@@ -433,6 +433,66 @@ public enum DomainMigrations {
                 WHERE username IS NOT NULL AND password_hash IS NOT NULL AND session_generation = 0 AND deleted_at IS NULL;
             CREATE INDEX accounts_requested_email ON accounts (requested_email);
             """),
+        // The operators' console (API.md "The operators' console"): operators are people with a
+        // role, a scrypt password hash and a sealed TOTP secret (`totp_last_step`: a code works
+        // once); one-use invitations (72 h) and cookie sessions keep only hashes of their secrets.
+        // The audit log says why (`reason`) and from where (`client_address`), and is read newest
+        // first per operator or action. `purchase_history` is each change of a purchase with its
+        // source. The other indexes let the console find a buyer by any id without a scan.
+        Migration(id: "0430_console", sql: """
+            CREATE TABLE operators (
+                id TEXT PRIMARY KEY,
+                email TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL,
+                password_hash TEXT,
+                totp_sealed BLOB,
+                totp_last_step BIGINT,
+                enrolled_at BIGINT,
+                removed_at BIGINT,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            CREATE TABLE operator_invitations (
+                token_hash TEXT PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators (id),
+                totp_sealed BLOB NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX operator_invitations_operator ON operator_invitations (operator_id);
+            CREATE TABLE console_sessions (
+                id TEXT PRIMARY KEY,
+                operator_id TEXT NOT NULL REFERENCES operators (id),
+                secret_hash BLOB NOT NULL,
+                created_at BIGINT NOT NULL,
+                last_seen_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            );
+            CREATE INDEX console_sessions_operator ON console_sessions (operator_id);
+            ALTER TABLE audit_log ADD COLUMN reason TEXT;
+            ALTER TABLE audit_log ADD COLUMN client_address TEXT;
+            CREATE INDEX audit_log_actor ON audit_log (actor, created_at);
+            CREATE INDEX audit_log_action ON audit_log (action, created_at);
+            CREATE INDEX audit_log_target ON audit_log (target, created_at);
+            CREATE TABLE purchase_history (
+                id TEXT PRIMARY KEY,
+                purchase_id TEXT NOT NULL,
+                status TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                expires_at BIGINT,
+                source TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX purchase_history_purchase ON purchase_history (purchase_id, created_at);
+            CREATE INDEX purchases_customer ON purchases (customer_id);
+            CREATE INDEX purchases_app_user ON purchases (app_user_id);
+            CREATE INDEX purchases_external ON purchases (external_id);
+            CREATE INDEX purchase_aliases_alias ON purchase_aliases (alias);
+            CREATE INDEX purchases_platform_created ON purchases (platform, created_at);
+            CREATE INDEX redemption_codes_redeemed_account ON redemption_codes (redeemed_account_id);
+            CREATE INDEX link_out_reports_status ON link_out_reports (status, created_at);
+            """),
         // Every buyer brought in (API.md): one row per paid web purchase with its funnel times
         // (paid by the provider's clock, success page first served, first redeemed or linked) and
         // its reminders (the next one's step and due time; NULL once linked, ended, unsubscribed or

@@ -21,6 +21,9 @@ public struct DomainSecrets: Sendable {
     public let linkOutTokenKey: [UInt8]
     /// HMAC key of the lookup hash of those tokens (one row per token, found without the token).
     public let linkOutTokenHashKey: [UInt8]
+    /// AES-256-GCM key of the console operators' TOTP secrets (`OperatorRepository`): sealed at
+    /// rest like every other secret.
+    public let operatorTOTPKey: [UInt8]
     /// Derives `obfuscated_account_id` values.
     public let obfuscatedIDs: ObfuscatedID
     /// AES-256-GCM key of the App Store receipts kept where verifyReceipt is the only way to ask
@@ -41,6 +44,7 @@ public struct DomainSecrets: Sendable {
         signInCodeKey = try derive("web-sign-in-code")
         linkOutTokenKey = try derive("link-out-token-encryption")
         linkOutTokenHashKey = try derive("link-out-token-hash")
+        operatorTOTPKey = try derive("operator-totp-encryption")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
         appStoreReceiptKey = try derive("app-store-receipt-encryption")
     }

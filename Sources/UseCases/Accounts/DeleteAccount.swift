@@ -45,7 +45,7 @@ public struct DeleteAccount: Sendable {
                 else { throw error }
                 return .alreadyDeleted(accountID: issued)
             }
-            return try erase(accountID, actor: "app", on: connection, now: now)
+            return try erase(accountID, actor: AuditActor(name: "app", role: .viewer), on: connection, now: now)
         }
         events.queued()
         return outcome
@@ -54,6 +54,12 @@ public struct DeleteAccount: Sendable {
     /// An operator's deletion of `accountID` (`DELETE /admin/v1/accounts/{id}`).
     /// - Throws: `UseCaseError.notFound` for an unknown account.
     public func byOperator(accountID: String, actor: String, now: Date) async throws -> Outcome {
+        try await byOperator(accountID: accountID, by: AuditActor(name: actor, role: .admin), now: now)
+    }
+
+    /// `byOperator` for `actor`, whose role must allow it (`UseCaseError.forbidden`, nothing done).
+    public func byOperator(accountID: String, by actor: AuditActor, now: Date) async throws -> Outcome {
+        try OperatorActions.require(.deleteAccount, actor)
         let outcome = try await database.write { connection in
             try erase(accountID, actor: actor, on: connection, now: now)
         }
@@ -67,13 +73,13 @@ public struct DeleteAccount: Sendable {
         let outcomes = try await database.write { connection -> [Outcome] in
             let accounts = try AccountRepository.all(email: email, on: connection)
             guard !accounts.isEmpty else { throw UseCaseError.notFound("No account has this email address.") }
-            return try accounts.map { try erase($0.id, actor: actor, on: connection, now: now) }
+            return try accounts.map { try erase($0.id, actor: AuditActor(name: actor, role: .admin), on: connection, now: now) }
         }
         events.queued()
         return outcomes
     }
 
-    private func erase(_ accountID: String, actor: String, on connection: Connection, now: Date) throws -> Outcome {
+    private func erase(_ accountID: String, actor: AuditActor, on connection: Connection, now: Date) throws -> Outcome {
         switch try AccountErasure.erase(accountID: accountID, on: connection, now: now) {
         case .notFound:
             throw UseCaseError.notFound("No account \(accountID).")
@@ -83,7 +89,7 @@ public struct DeleteAccount: Sendable {
             let mail = try Outbox.forget(recipients: erased.emails, on: connection, now: now)
             try events.accountDeleted(erased, on: connection, now: now)
             try AuditLog.record(
-                actor: actor, action: "account.delete", target: accountID,
+                actor, action: "account.delete", target: accountID,
                 details: "personal data erased; \(erased.purchaseIDs.count) purchase(s) detached, \(erased.codesRevoked) code(s) revoked, "
                     + "\(erased.devicesRemoved) device(s) removed, \(mail.cancelled) unsent email(s) cancelled",
                 on: connection, now: now)

@@ -39,3 +39,22 @@ public struct ExportAccount: Sendable {
         }
     }
 }
+
+extension ExportAccount {
+    /// An operator's export of `accountID` (the console's `/console/accounts/{id}/export`), audited;
+    /// `actor`'s role must allow it (`UseCaseError.forbidden`, nothing read).
+    /// - Throws: `UseCaseError.forbidden`, `.notFound`, `StorageError`.
+    public func byOperator(accountID: String, by actor: AuditActor, now: Date) async throws -> Document {
+        try OperatorActions.require(.exportAccount, actor)
+        let catalog = self.catalog
+        return try await database.write { connection in
+            guard try !AccountErasure.isDeleted(accountID: accountID, on: connection),
+                let records = try AccountRecords.read(accountID: accountID, on: connection)
+            else { throw UseCaseError.notFound("No account \(accountID).") }
+            try AuditLog.record(actor, action: "account.export", target: accountID, details: "data export downloaded", on: connection, now: now)
+            return Document(
+                records: records, entitlements: catalog.entitlements(for: records.purchases, at: now),
+                mail: try Outbox.entries(to: records.emails, on: connection), exportedAt: now)
+        }
+    }
+}

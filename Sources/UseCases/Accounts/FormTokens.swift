@@ -18,11 +18,20 @@ public struct FormTokens: Sendable {
         case session(String)
         /// A visitor before sign-in: the value of the visitor cookie.
         case visitor(String)
+        /// An operator's console session (its id).
+        case console(String)
+        /// A visitor of the console's sign-in page: the value of its own visitor cookie.
+        case consoleVisitor(String)
+        /// An operator's invitation page: the invitation's token (secret, in its URL).
+        case invitation(String)
 
         var text: String {
             switch self {
             case .session(let id): "session:" + id
             case .visitor(let value): "visitor:" + value
+            case .console(let id): "console:" + id
+            case .consoleVisitor(let value): "console-visitor:" + value
+            case .invitation(let token): "invitation:" + token
             }
         }
     }

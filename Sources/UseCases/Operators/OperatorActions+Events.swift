@@ -18,12 +18,18 @@ extension OperatorActions {
     /// Returns how many deliveries were queued.
     /// - Throws: `UseCaseError.notFound` for an unknown event, `StorageError`.
     public func redeliver(eventID: String, actor: String, now: Date) async throws -> Int {
+        try await redeliver(eventID: eventID, by: AuditActor(name: actor, role: .admin), now: now)
+    }
+
+    /// `redeliver` for `actor`, whose role must allow it (`UseCaseError.forbidden`, nothing done).
+    public func redeliver(eventID: String, by actor: AuditActor, now: Date) async throws -> Int {
+        try Self.require(.retryDelivery, actor)
         let window = events.retryWindow
         let queued = try await database.write { connection -> Int in
             guard let count = try EventStore.redeliver(eventID: eventID, retryWindow: window, on: connection, now: now) else {
                 throw UseCaseError.notFound("No event \(eventID).")
             }
-            try AuditLog.record(actor: actor, action: "event.redeliver", target: eventID, details: "\(count) deliveries queued", on: connection, now: now)
+            try AuditLog.record(actor, action: "event.redeliver", target: eventID, details: "\(count) deliveries queued", on: connection, now: now)
             return count
         }
         events.queued()

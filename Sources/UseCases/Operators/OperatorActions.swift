@@ -30,6 +30,12 @@ public struct OperatorActions: Sendable {
     /// newest active web purchase of an email. Operators are not throttled.
     /// - Throws: `UseCaseError.notFound` when there is no such purchase or it has no email.
     public func resend(email: String?, purchaseID: String?, actor: String, now: Date) async throws -> Resent {
+        try await resend(email: email, purchaseID: purchaseID, by: AuditActor(name: actor, role: .admin), now: now)
+    }
+
+    /// `resend` for `actor`, whose role must allow it (`UseCaseError.forbidden`, nothing done).
+    public func resend(email: String?, purchaseID: String?, by actor: AuditActor, now: Date) async throws -> Resent {
+        try Self.require(.resendCode, actor)
         let redemption = self.redemption
         let codeMail = self.codeMail
         let resent = try await database.write { connection -> Resent in
@@ -49,8 +55,8 @@ public struct OperatorActions: Sendable {
             let issued = try redemption.resendNow(purchase: purchase, email: address, on: connection, now: now)
             try codeMail.queueResent(issued, purchase: purchase, to: address, on: connection)
             try AuditLog.record(
-                actor: actor, action: "code.resend", target: purchase.id,
-                details: "code \(issued.record.id) (…\(issued.record.hint)) to \(EmailMask.mask(address))", on: connection, now: now)
+                actor, action: "code.resend", target: purchase.id,
+                details: "code \(issued.record.id) to \(EmailMask.mask(address))", on: connection, now: now)
             return Resent(email: address, codeID: issued.record.id, expiresAt: issued.record.expiresAt)
         }
         codeMail.queued()
@@ -60,10 +66,16 @@ public struct OperatorActions: Sendable {
     /// Revokes a code so it answers `invalid_code`.
     /// - Throws: `UseCaseError.notFound` for an unknown code id.
     public func revoke(codeID: String, actor: String, now: Date) async throws -> RedemptionCodeRecord {
-        try await database.write { connection in
+        try await revoke(codeID: codeID, by: AuditActor(name: actor, role: .admin), now: now)
+    }
+
+    /// `revoke` for `actor`, whose role must allow it (`UseCaseError.forbidden`, nothing done).
+    public func revoke(codeID: String, by actor: AuditActor, now: Date) async throws -> RedemptionCodeRecord {
+        try Self.require(.revokeCode, actor)
+        return try await database.write { connection in
             guard try CodeRepository.find(id: codeID, on: connection) != nil else { throw UseCaseError.notFound("No code \(codeID).") }
             let changed = try CodeRepository.revoke(id: codeID, on: connection, now: now)
-            try AuditLog.record(actor: actor, action: "code.revoke", target: codeID, details: changed ? "revoked" : "already revoked", on: connection, now: now)
+            try AuditLog.record(actor, action: "code.revoke", target: codeID, details: changed ? "revoked" : "already revoked", on: connection, now: now)
             return try CodeRepository.require(id: codeID, on: connection)
         }
     }
@@ -115,6 +127,14 @@ public struct OperatorActions: Sendable {
                     devices: try DeviceRepository.active(accountID: account.id, on: connection),
                     purchaseIDs: try PurchaseRepository.forAccount(account.id, on: connection).map(\.id))
             }
+        }
+    }
+
+    /// Refuses `actor` unless its role holds `permission`: the one check every operator action makes.
+    /// - Throws: `UseCaseError.forbidden`.
+    static func require(_ permission: OperatorRole.Permission, _ actor: AuditActor) throws {
+        guard actor.role.allows(permission) else {
+            throw UseCaseError.forbidden("Your role (\(actor.role.rawValue)) does not allow this; ask an admin.")
         }
     }
 

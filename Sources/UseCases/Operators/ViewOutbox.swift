@@ -48,12 +48,15 @@ public struct ViewOutbox: Sendable {
             }
             wanted = parsed
         }
-        return try await store.outboxEntries(status: wanted, limit: limit).map { entry in
-            Message(
-                id: entry.id, template: entry.template, maskedRecipient: entry.maskedRecipient, status: entry.status.rawValue,
-                attempts: entry.attempts, lastError: entry.lastError, messageID: entry.messageID, createdAt: entry.createdAt,
-                nextAttemptAt: entry.status == .pending ? entry.nextAttemptAt : nil, sentAt: entry.sentAt)
-        }
+        return try await store.outboxEntries(status: wanted, limit: limit).map(Self.message)
+    }
+
+    /// An outbox entry as operators see it (metadata only, the address masked).
+    static func message(_ entry: OutboxEntry) -> Message {
+        Message(
+            id: entry.id, template: entry.template, maskedRecipient: entry.maskedRecipient, status: entry.status.rawValue,
+            attempts: entry.attempts, lastError: entry.lastError, messageID: entry.messageID, createdAt: entry.createdAt,
+            nextAttemptAt: entry.status == .pending ? entry.nextAttemptAt : nil, sentAt: entry.sentAt)
     }
 
     /// The outbox's depth (`/metrics`).

@@ -12,7 +12,7 @@ struct AdminAccountRoutes {
     func add(to group: inout RouteGroup) {
         group.add(.delete, "/admin/v1/accounts/{id}") { [delete, now] _, context in
             let outcome = try await delete.byOperator(
-                accountID: context.parameters["id"] ?? "", actor: context.authenticatedAs ?? "admin", now: now())
+                accountID: context.parameters["id"] ?? "", by: AdminActor.from(context), now: now())
             return .json { json in
                 json.string("status", "deleted")
                 json.string("account_id", outcome.accountID)

@@ -23,7 +23,7 @@ struct AdminCodeRoutes {
                 throw APIError.badRequest("Send exactly one of email and purchase_id.")
             }
             let resent = try await operations.resend(
-                email: body.email?.lowercased(), purchaseID: body.purchaseId, actor: context.authenticatedAs ?? "admin", now: now())
+                email: body.email?.lowercased(), purchaseID: body.purchaseId, by: AdminActor.from(context), now: now())
             return .json { json in
                 json.string("sent_to", EmailMask.mask(resent.email))
                 json.string("code_id", resent.codeID)
@@ -31,7 +31,7 @@ struct AdminCodeRoutes {
             }
         }
         group.add(.post, "/admin/v1/codes/{id}/revoke") { [operations, now] _, context in
-            let record = try await operations.revoke(codeID: context.parameters["id"] ?? "", actor: context.authenticatedAs ?? "admin", now: now())
+            let record = try await operations.revoke(codeID: context.parameters["id"] ?? "", by: AdminActor.from(context), now: now())
             return .json { json in
                 json.string("code_id", record.id)
                 json.string("status", record.status.rawValue)

@@ -22,7 +22,7 @@ struct AdminEventRoutes {
         }
         group.add(.post, "/admin/v1/events/{id}/redeliver") { [operations, now] _, context in
             let id = context.parameters["id"] ?? ""
-            let queued = try await operations.redeliver(eventID: id, actor: context.authenticatedAs ?? "admin", now: now())
+            let queued = try await operations.redeliver(eventID: id, by: AdminActor.from(context), now: now())
             return .json { json in
                 json.string("id", id)
                 json.string("status", "pending")

@@ -206,7 +206,7 @@ public struct Site: Sendable {
         var partners = RouteGroup([ServerKeyMiddleware(serverKeys: settings.serverKeys)])
         ReceiptsRoute(record: cases.recordReceipt, now: now).add(to: &partners)
 
-        var admin = RouteGroup([AdminTokenMiddleware(tokenHashes: settings.adminTokenHashes)])
+        var admin = RouteGroup([AdminTokenMiddleware(tokenHashes: settings.adminTokenHashes, names: settings.adminTokenNames)])
         AdminCodeRoutes(operations: cases.operatorActions, now: now).add(to: &admin)
         AdminOutboxRoutes(outbox: operations.outbox).add(to: &admin)
         AdminEventRoutes(operations: cases.operatorActions, now: now).add(to: &admin)

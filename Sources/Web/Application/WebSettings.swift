@@ -37,6 +37,9 @@ public struct WebSettings: Sendable {
     public var reconcileIntervalSeconds: Int
     /// Set in demo mode only.
     public var demoHome: DemoHome?
+    /// Admin token hash (lower-case hex) → the name the audit log gives its user (`admin.tokens`;
+    /// `admin.tokens_sha256` as "admin token 1", ...). Hashes without a name are audited as `admin:<prefix>`.
+    public var adminTokenNames: [String: String] = [:]
 
     public init(
         baseURL: String, app: AppIdentity, clientAddress: ClientAddressResolver, publicAPIKeys: [String], serverKeys: [String],

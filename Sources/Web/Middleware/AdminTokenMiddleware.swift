@@ -5,12 +5,16 @@ import HTTPRouting
 
 /// Operators' `Authorization: Bearer <admin token>` on `/admin/v1/*`: the SHA-256 of the token
 /// must be one of `admin.tokens_sha256` (the tokens themselves are never stored). The handler
-/// finds the audit name (`admin:<first 8 hex of the token hash>`) in `context.authenticatedAs`.
+/// finds the audit name (the token's name in `admin.tokens`, "admin token N" for the Nth of
+/// `admin.tokens_sha256`, else `admin:<first 8 hex of the token hash>`) in `context.authenticatedAs`.
 struct AdminTokenMiddleware: Middleware {
     let hashes: [[UInt8]]
+    /// Hash (lower-case hex) → audit name.
+    let names: [String: String]
 
-    init(tokenHashes: [String]) {
+    init(tokenHashes: [String], names: [String: String] = [:]) {
         hashes = tokenHashes.compactMap { try? Hex.decode($0) }
+        self.names = names
     }
 
     func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
@@ -32,6 +36,7 @@ struct AdminTokenMiddleware: Middleware {
             throw APIError.unauthorized("Send an admin token as Authorization: Bearer <token>.")
         }
         guard KeyList.contains(hashes, digest) else { throw APIError.unauthorized("The admin token is not valid.") }
-        return "admin:" + Hex.encode(digest).prefix(8)
+        let hex = Hex.encode(digest)
+        return names[hex] ?? "admin:" + hex.prefix(8)
     }
 }

@@ -75,16 +75,18 @@ enum HeadlessChromium {
         return nil
     }
 
-    /// Loads `load.url` once in a fresh profile under `scratch`.
+    /// Loads `load.url` once in a fresh profile under `scratch`, or in `profile` when given: a
+    /// profile kept from one load to the next keeps its cookies, as one person's browser does
+    /// through a flow of several pages (the caller removes it).
     /// - Throws: `ChildProcessError` when Chromium cannot be started; an error when its profile
     ///   cannot be written.
-    static func run(_ load: BrowserLoad, scratch: String) async throws -> BrowserResult {
+    static func run(_ load: BrowserLoad, scratch: String, profile kept: String? = nil) async throws -> BrowserResult {
         guard let chromium = executable else {
             throw ChildProcessError(description: "chromium is not installed: run scripts/install-test-tools")
         }
-        let profile = scratch + "/profile-" + UUID().uuidString
+        let profile = kept ?? scratch + "/profile-" + UUID().uuidString
         try writeProfile(at: profile, javaScript: load.javaScript, zoom: load.device.zoom)
-        defer { try? FileManager.default.removeItem(atPath: profile) }
+        defer { if kept == nil { try? FileManager.default.removeItem(atPath: profile) } }
         var arguments = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
