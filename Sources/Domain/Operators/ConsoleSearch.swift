@@ -38,10 +38,14 @@ public enum ConsoleSearch {
         }
         if text.contains("@") {
             let email = text.lowercased()
+            // The address a buyer writes from may be one their account asked for and never confirmed.
             for account in try connection.query(
-                "SELECT id, email, created_at FROM accounts WHERE email = ? AND deleted_at IS NULL ORDER BY created_at DESC LIMIT ?", [email, limit])
+                """
+                SELECT id, COALESCE(email, requested_email) AS shown, created_at FROM accounts
+                WHERE (email = ? OR requested_email = ?) AND deleted_at IS NULL ORDER BY created_at DESC LIMIT ?
+                """, [email, email, limit])
             {
-                add(Hit(buyerID: try account.string("id"), accountID: try account.string("id"), purchaseID: nil, email: try account.optionalString("email"),
+                add(Hit(buyerID: try account.string("id"), accountID: try account.string("id"), purchaseID: nil, email: try account.optionalString("shown"),
                         matched: "email", createdAt: Timestamp.date(try account.int64("created_at"))))
             }
             for row in try connection.query(

@@ -21,7 +21,7 @@ struct ConsoleActionsTests {
         guard case .redeemed(let redeemed, _) = result.answer else { throw Missing() }
         let accountID = redeemed.account.id
         let now = console.bench.now
-        try console.bench.database.writeSync { try AccountRepository.setEmail("buyer@example.com", accountID: accountID, on: $0, now: now) }
+        try console.bench.database.writeSync { try AccountRepository.requestEmail("buyer@example.com", accountID: accountID, on: $0, now: now) }
         return (purchase, accountID)
     }
 

@@ -19,7 +19,7 @@ struct ConsoleBench {
     var queries: ConsoleQueries { try! ConsoleQueries(database: bench.database, secrets: bench.secrets) }
     var actions: ConsoleActions {
         ConsoleActions(
-            database: bench.database, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction), mail: bench.mail,
+            database: bench.database, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction, secrets: bench.secrets), mail: bench.mail,
             secrets: bench.secrets, events: .disabled)
     }
     var operatorActions: OperatorActions { OperatorActions(database: bench.database, redemption: bench.redemption, codeMail: bench.codeMail) }
