@@ -25,8 +25,12 @@ final class BrowserSession: Sendable {
     private struct PageState {
         var messages: [String] = []
         var loads = 0
+        /// Times the main frame stopped loading: a load that ends without a load event (a page
+        /// that sends itself to an app link the browser cannot open) ends here.
+        var stops = 0
         var loading = false
         var mainFrame = ""
+        var url = ""
         var lastEvent = ContinuousClock.now
     }
 
@@ -110,7 +114,7 @@ final class BrowserSession: Sendable {
         guard corners.count == 8 else { throw DevToolsError("\(selector) is not visible: nothing to click") }
         let x = (corners[0] + corners[2] + corners[4] + corners[6]) / 4
         let y = (corners[1] + corners[3] + corners[5] + corners[7]) / 4
-        let before = waitingForLoad ? startLoad() : 0
+        let before = waitingForLoad ? startLoad() : (0, 0)
         for type in ["mousePressed", "mouseReleased"] {
             _ = try await send("Input.dispatchMouseEvent", [
                 "type": .string(type), "x": .number(x), "y": .number(y), "button": "left", "clickCount": 1,
@@ -152,6 +156,9 @@ final class BrowserSession: Sendable {
     /// Every console message, uncaught exception, log entry and failed load so far.
     var messages: [String] { page.withLock { $0.messages } }
 
+    /// The address of the document the tab shows (after redirects).
+    var url: String { page.withLock { $0.url } }
+
     /// Closes the tab and throws its context away (cookies, storage, cache).
     func close() async {
         pipe.onEvents(of: session, nil)
@@ -169,25 +176,25 @@ final class BrowserSession: Sendable {
         return found
     }
 
-    /// Marks a load as begun; the number of load events before it.
-    private func startLoad() -> Int {
+    /// Marks a load as begun; the load events and stops before it.
+    private func startLoad() -> (loads: Int, stops: Int) {
         page.withLock { state in
             state.loading = true
             state.lastEvent = ContinuousClock.now
-            return state.loads
+            return (state.loads, state.stops)
         }
     }
 
-    /// Waits for a load event after `before`, then for the tab to stop loading and stay quiet
-    /// for 200 ms (a navigation the page starts by itself after its load, such as an app link the
-    /// browser cannot open, is given 20 s to finish before the page is taken as it is).
-    private func settle(after before: Int, what: String) async throws {
+    /// Waits for a load event (or the main frame's stop, for a load that ends without one) after
+    /// `before`, then for the tab to stop loading and stay quiet for 200 ms (a navigation the page
+    /// starts by itself that never stops is given 20 s before the page is taken as it is).
+    private func settle(after before: (loads: Int, stops: Int), what: String) async throws {
         let deadline = ContinuousClock.now + Self.loadTimeout
         var loadedAt: ContinuousClock.Instant?
         while true {
             let state = page.withLock { $0 }
             let now = ContinuousClock.now
-            if state.loads > before {
+            if state.loads > before.loads || state.stops > before.stops {
                 let loaded = loadedAt ?? now
                 loadedAt = loaded
                 let quiet = now - state.lastEvent >= .milliseconds(200)
@@ -208,8 +215,12 @@ final class BrowserSession: Sendable {
             case "Page.frameStartedLoading", "Page.frameStoppedLoading":
                 guard params["frameId"]?.stringValue == state.mainFrame else { return }
                 state.loading = method == "Page.frameStartedLoading"
+                if !state.loading { state.stops += 1 }
                 state.lastEvent = ContinuousClock.now
-            case "Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameNavigated":
+            case "Page.frameNavigated":
+                if params["frame"]?["id"]?.stringValue == state.mainFrame, let url = params["frame"]?["url"]?.stringValue { state.url = url }
+                state.lastEvent = ContinuousClock.now
+            case "Page.frameRequestedNavigation", "Page.frameStartedNavigating":
                 state.lastEvent = ContinuousClock.now
             case "Runtime.consoleAPICalled":
                 let words = params["args"]?.arrayValue.map { $0["value"]?.stringValue ?? $0["description"]?.stringValue ?? "\($0["value"] ?? "")" } ?? []

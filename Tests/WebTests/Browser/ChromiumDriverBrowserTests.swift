@@ -22,7 +22,7 @@ struct ChromiumDriverBrowserTests {
             case "/page":
                 response = .html(Array(#"""
                     <!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>page</title>
-                    <script src="/page.js"></script><script src="/throws.js"></script></head>
+                    <script src="/page.js"></script><script src="/throws.js"></script><link rel="stylesheet" href="/missing.css"></head>
                     <body><main><p style="color: red">styled inline</p></main></body></html>
                     """#.utf8))
             case "/page.js":
@@ -44,6 +44,8 @@ struct ChromiumDriverBrowserTests {
                     root.setAttribute("data-dark", String(matchMedia("(prefers-color-scheme: dark)").matches));
                     root.setAttribute("data-agent", navigator.userAgent);
                     """#)
+            case "/gone":
+                response = .html(Array(#"<!doctype html><html lang="en"><title>gone</title><link rel="icon" href="data:,"><main><h1>Error 404</h1></main></html>"#.utf8), status: .notFound)
             default:
                 response = HTTPResponse(status: .notFound, contentType: "text/plain", body: "no")
             }
@@ -67,6 +69,7 @@ struct ChromiumDriverBrowserTests {
         async let off = Self.load(site.baseURL + "/page", javaScript: false)
         async let refused = Self.load("http://127.0.0.1:\(refusing.port)/")
         async let elsewhere = Self.load("http://pay.example.com/")
+        let gone = try await Self.load(site.baseURL + "/gone")
         let (withScript, withoutScript, notListening, otherHost) = try await (on, off, refused, elsewhere)
         await site.stop()
 
@@ -75,6 +78,9 @@ struct ChromiumDriverBrowserTests {
         #expect(withScript.consoleMessages.contains { $0.contains("Uncaught TypeError") && $0.contains("throws.js") }, "\(withScript.consoleMessages)")
         #expect(withScript.consoleMessages.contains { $0.contains("Content Security Policy") && $0.contains("inline style") }, "\(withScript.consoleMessages)")
         #expect(withScript.dom.contains(#"data-ran="yes""#), "the page's script did not run: \(withScript.dom)")
+        // A stylesheet that is not there (a 404 in text/plain) is caught; an error page's own 404 is the page's business.
+        #expect(withScript.consoleMessages.contains { $0.contains("missing.css") }, "\(withScript.consoleMessages)")
+        #expect(gone.status == 0 && gone.consoleMessages.isEmpty && gone.dom.contains("Error 404"), "\(gone)")
 
         // JavaScript off: the scripts did not run (no mark, no message, no exception); the CSP
         // violation of the style attribute is still caught.
