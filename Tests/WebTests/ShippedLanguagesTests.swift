@@ -54,7 +54,7 @@ struct ShippedLanguagesTests {
             // The console's pages (templates/console_*.html).
             "operator_email": "sue@example.com", "operator_role": "support", "can_support": true, "is_admin": .bool(wide),
             "wrong": .bool(wide), "signed_out": .bool(wide), "enrolled": .bool(wide), "refused": .bool(wide), "used": .bool(wide),
-            "secret": "ABCD EFGH", "password_short": .bool(wide), "code_wrong": .bool(wide), "notice_done": .bool(wide), "seam_pending": .bool(wide),
+            "secret": "ABCD EFGH", "password_short": .bool(wide), "code_wrong": .bool(wide), "notice_done": .bool(wide),
             "searched": true, "has_hits": .bool(wide), "hits": wide ? [["buyer_url": "/console/accounts/a", "email": "b•••@e•••.com", "matched": "email", "id": "a"]] : [],
             "has_unredeemed": .bool(wide), "unredeemed": wide ? [["buyer_url": "/x", "email": "b•••@e•••.com", "product": "p", "created": "2026"]] : [],
             "has_failed_mail": .bool(wide), "failed_mail": wide ? [["id": "m", "template": "t", "email": "e", "attempts": 3]] : [],

@@ -34,11 +34,25 @@ struct ConsolePageRoutes {
                     ]
                 })
                 values["stuck_reports"] = .list(attention.stuckReports.map(ConsoleView.report))
-                // SEAM (issue 41 × the `buyers` branch): "duplicates across stores" (`purchase.duplicate`) and
-                // "the funnel of the last 7 days" (`GET /admin/v1/funnel`) are built on that branch. The
-                // integrator fills `duplicates` (list of buyer_url, email, detail) and `funnel` (list of
-                // step, count) here from its use cases; templates/console_home.html renders both sections.
-                values["seam_pending"] = true
+                // Issue 42's two views of the same week: who pays twice, and how far buyers got.
+                let pairs = try await queries.duplicates(by: gate.actor(session, request, context), now: now())
+                values["duplicates"] = .list(pairs.map { pair in
+                    [
+                        "buyer_url": .string(ConsoleView.buyerURL(pair.accountID)),
+                        "email": .string((pair.first.purchaserEmail ?? pair.second.purchaserEmail).map(EmailMask.mask) ?? ""),
+                        "detail": .string(
+                            "\(pair.entitlement): \(pair.first.platform.rawValue) \(pair.first.productID) + \(pair.second.platform.rawValue) \(pair.second.productID)"),
+                    ]
+                })
+                let funnel = try await queries.funnel(by: gate.actor(session, request, context), now: now())
+                values["funnel_paid"] = .string(String(funnel.paid))
+                values["funnel_success_page_seen"] = .string(String(funnel.successPageSeen))
+                values["funnel_redeemed"] = .string(String(funnel.redeemed))
+                values["funnel_within_5m"] = .string(String(funnel.redeemedWithin5m))
+                values["funnel_within_1h"] = .string(String(funnel.redeemedWithin1h))
+                values["funnel_within_24h"] = .string(String(funnel.redeemedWithin24h))
+                values["funnel_median_seconds"] = .string(funnel.medianSecondsToRedeem.map { String(Int($0.rounded())) } ?? "–")
+                values["funnel_unredeemed_24h"] = .string(String(funnel.unredeemedOver24h))
                 return try pages.render("console_home", language: pages.language(for: request), ConsoleView.flaggingLists(values))
             }
         }

@@ -28,15 +28,21 @@ public final class SpawnedProcess: @unchecked Sendable {
     public let standardInput: FileHandle?
     public let standardOutput: FileHandle?
     public let standardError: FileHandle?
+    /// The parent's ends of the `channels` asked for, by the child's descriptor number; the
+    /// caller owns and closes them.
+    public let channels: [Int32: Int32]
     private let exit = Mutex<(status: Int32, bySignal: Bool)?>(nil)
     /// One spawn at a time (see the close-on-exec note in `init`).
     private static let spawnLock = Mutex(())
 
-    /// Starts `executable` (an absolute path) with `arguments`.
+    /// Starts `executable` (an absolute path) with `arguments`. Each of `channels` is one more
+    /// pipe, on that descriptor number in the child (Chromium's DevTools pipe on 3 and 4), which
+    /// the child reads or writes; the parent's end is in `channels` and no other child inherits it.
     /// - Throws: `ChildProcessError` when a pipe cannot be made or the spawn fails.
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
-        standardInput stdin: Stream = .null, standardOutput stdout: Stream = .pipe, standardError stderr: Stream = .pipe
+        standardInput stdin: Stream = .null, standardOutput stdout: Stream = .pipe, standardError stderr: Stream = .pipe,
+        channels: [(descriptor: Int32, childReads: Bool)] = []
     ) throws {
         var path = executable
         var argv = [executable] + arguments
@@ -75,6 +81,24 @@ public final class SpawnedProcess: @unchecked Sendable {
             try setUp(stdin, target: 0, childReads: true)
             try setUp(stdout, target: 1, childReads: false)
             try setUp(stderr, target: 2, childReads: false)
+            for channel in channels {
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else {
+                    throw ChildProcessError(description: "pipe failed: \(String(cString: strerror(errno)))")
+                }
+                // Numbered 10 and up (close-on-exec), so that no dup2 onto a channel's number
+                // overwrites another end before it is duplicated.
+                let high = fds.map { fcntl($0, F_DUPFD_CLOEXEC, 10) }
+                close(fds[0])
+                close(fds[1])
+                guard !high.contains(-1) else {
+                    throw ChildProcessError(description: "fcntl(F_DUPFD_CLOEXEC) failed: \(String(cString: strerror(errno)))")
+                }
+                let (childEnd, parentEnd) = channel.childReads ? (high[0], high[1]) : (high[1], high[0])
+                posix_spawn_file_actions_adddup2(&actions, childEnd, channel.descriptor)
+                childEnds.append(childEnd)
+                parentEnds[channel.descriptor] = parentEnd
+            }
 
             let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
             let cArguments = argv.map { strdup($0) } + [nil]
@@ -96,6 +120,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         standardInput = parentEnds[0].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         standardOutput = parentEnds[1].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         standardError = parentEnds[2].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
+        self.channels = parentEnds.filter { $0.key > 2 }
     }
 
     /// Blocks until the child exits; its exit code, or the signal that ended it.

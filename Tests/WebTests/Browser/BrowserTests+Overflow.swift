@@ -13,8 +13,7 @@ extension BrowserTests {
         BrowserDevice(name: device.name + "-frames", userAgent: device.userAgent, width: 1300, height: 900, zoom: 1)
     }
 
-    /// Loads each frame page (`"phone"` as an iPhone, anything else as a desktop) in one Chromium
-    /// run, through an `OverflowCheck.Proxy` in front of `upstream` (the started app's address),
+    /// Loads each frame page (`"phone"` as an iPhone, anything else as a desktop) once, through an `OverflowCheck.Proxy` in front of `upstream` (the started app's address),
     /// and answers every frame's measurement. A frame page whose script wrote nothing is recorded
     /// as a failure.
     static func measureOverflow(_ framePages: [String: [OverflowCheck.Frame]], upstream: String, scratch: String) async throws -> [OverflowCheck.Measurement] {
@@ -36,7 +35,7 @@ extension BrowserTests {
         for (job, result) in results {
             let found = OverflowCheck.measurements(in: result.dom)
             if found.isEmpty {
-                Issue.record("overflow frame page \(job.page.name): no measurements (chromium exited with \(result.status))\n\(result.stderr.suffix(2000))")
+                Issue.record("overflow frame page \(job.page.name): no measurements (status \(result.status))\n\(result.stderr.suffix(2000))")
             }
             measurements += found
         }

@@ -6,8 +6,8 @@ import Testing
 
 /// Demo mode's pages in a real headless Chromium: the home page with `a#demo-buy` and the
 /// simulator's checkout page with `form#demo-pay`, on a phone and a desktop, JavaScript on and
-/// off: no console errors or CSP violations. With `TOLLGATE_UPDATE_SCREENSHOTS=1` the phone
-/// screenshots (and the checkout page's desktop one) are copied to `docs/` for the README.
+/// off: no console errors or CSP violations. With `TOLLGATE_SCREENSHOTS=1` the phone
+/// screenshots (and the checkout page's desktop one) are written to `docs/` for the README.
 @Suite("Demo pages in a real headless Chromium", .serialized)
 struct DemoBrowserTests {
     static let docs = PackagePaths.root + "/docs"
@@ -43,15 +43,16 @@ struct DemoBrowserTests {
         await demo.stop()
         for (job, result) in results {
             let label = "\(job.page.name) on \(job.load.device), JavaScript \(job.load.javaScript ? "on" : "off")"
-            #expect(result.status == 0, "\(label): chromium exited with \(result.status)")
+            #expect(result.status == 0, "\(label): the page did not load: \(result.stderr)")
+            if case .screenshot = job.load.output { #expect(result.screenshot.count > 1000, "\(label): no screenshot") }
             #expect(result.consoleMessages.isEmpty, "\(label): \(result.consoleMessages)")
             if case .dom = job.load.output, let marker = pages.first(where: { "demo-\($0.0)" == job.page.name })?.2 {
                 #expect(result.dom.contains(marker), "\(label): \(marker) missing")
             }
         }
         // For the README: the phone views and the checkout page's desktop view, refreshed in docs/
-        // only when asked (TOLLGATE_UPDATE_SCREENSHOTS=1), so a test run leaves the tree clean.
-        let update = ProcessInfo.processInfo.environment["TOLLGATE_UPDATE_SCREENSHOTS"] == "1"
+        // only when asked (TOLLGATE_SCREENSHOTS=1), so a test run leaves the tree clean.
+        let update = HeadlessChromium.screenshotsWanted
         for (shot, destination) in shots where update && FileManager.default.fileExists(atPath: shot)
             && (destination.hasSuffix("-phone.png") || destination.hasSuffix("checkout-desktop.png")) {
             try? FileManager.default.removeItem(atPath: destination)

@@ -1,11 +1,10 @@
 import Foundation
 import TestSupport
 
-/// A device the pages are looked at on: its User-Agent and its viewport in CSS pixels.
-///
-/// Headless Chromium will not make a window narrower than 500 px, so phones are emulated with a
-/// window twice their size at 200 % zoom (a fresh profile's default zoom): the page then lays out
-/// at the phone's CSS width, and the screenshot is a sharp 2x picture like a phone's own.
+/// A device the pages are looked at on: its User-Agent and its viewport in CSS pixels, at its
+/// zoom, which is the device scale factor: a phone's page lays out at the phone's CSS width
+/// (`BrowserSession` emulates it as a mobile screen) and its screenshot is a sharp 2x picture
+/// like a phone's own.
 struct BrowserDevice: Sendable, Hashable, CustomStringConvertible {
     let name: String
     let userAgent: String
@@ -45,112 +44,112 @@ struct BrowserLoad: Sendable {
     let output: Output
 }
 
-/// What Chromium left after loading a page: the DOM after scripts ran (for `.dom` loads) and
-/// every message the page wrote to its console, which is where Chromium reports CSP
-/// violations ("… violates the following Content Security Policy directive …"), uncaught
-/// exceptions ("Uncaught TypeError …") and failed loads.
+/// What Chromium left after loading a page: the DOM after the load event and after the page's
+/// own scripts settled (`document.documentElement.outerHTML`, what `--dump-dom` printed) and
+/// every message the page produced: console messages, uncaught exceptions ("Uncaught
+/// TypeError …"), and the browser's log, where CSP violations ("… violates the following Content
+/// Security Policy directive …") and failed loads are reported.
 struct BrowserResult: Sendable {
     let dom: String
     let consoleMessages: [String]
+    /// 0 when the page loaded; 1 when the load failed or timed out (`stderr` says why).
     let status: Int32
     let stderr: String
+    /// The PNG of a `.screenshot` load (empty for `.dom`), written to its path or not.
+    var screenshot: [UInt8] = []
+    /// The width in CSS pixels the page was laid out at.
+    var layoutWidth: Int = 0
 }
 
-/// Debian's Chromium run headless, once per page load, off Swift's cooperative pool.
+/// Debian's Chromium, headless: one browser for the whole test process (`ChromiumBrowser`),
+/// driven over the DevTools protocol, each load in a fresh browser context of its own
+/// (`BrowserSession`), `parallelism` loads side by side.
 ///
-/// Console output is read from Chromium's own log (`--enable-logging=stderr`): each console
-/// message, whatever its level, is a line `[…:INFO:CONSOLE:<line>] "<text>", source: <url>`.
-/// The pages write nothing to the console themselves, so every such line is a failure.
-/// JavaScript is switched off the way a user does it, with the profile's content setting, and
-/// every host but the loopback is made unresolvable, so a request elsewhere fails loudly.
+/// The pages write nothing to the console themselves, so every message is a failure. JavaScript
+/// is switched off the way a user does it, and every host but the loopback is unresolvable, so
+/// a request elsewhere fails loudly.
+///
+/// Screenshots: a `.screenshot` load always renders and captures the page; the suites write the
+/// PNGs only when `TOLLGATE_SCREENSHOTS=1` (`screenshotsWanted`).
 enum HeadlessChromium {
-    /// Two at once: the machine the tests are written for has two cores.
-    private static let slot = BrowserSlots(capacity: 2)
+    /// Loads at once: enough to keep both cores busy while one page waits on the server.
+    static let parallelism = 4
+    private static let slot = BrowserSlots(capacity: parallelism)
+
+    /// Whether the suites write their screenshots (`TOLLGATE_SCREENSHOTS=1`): to
+    /// `docs/screenshots/` and `docs/demo-*.png` for the docs, to `.build/browser-screenshots/`
+    /// for every page. Without it the pages are still rendered, captured and checked.
+    static var screenshotsWanted: Bool { ProcessInfo.processInfo.environment["TOLLGATE_SCREENSHOTS"] == "1" }
 
     /// The browser's path, or nil when it is not installed.
-    static var executable: String? {
-        for name in ["chromium", "chromium-browser"] {
-            if let path = ChildProcessRunner.locate(name) { return path }
-        }
-        return nil
+    static var executable: String? { ChromiumBrowser.executable }
+
+    /// Loads `load.url` once in a fresh browser context; a `.screenshot` load writes its PNG.
+    /// `scratch` is kept for callers; the browser's profile lives in a temporary folder of its own.
+    /// - Throws: `ChildProcessError` when Chromium cannot be started; `DevToolsError` when it
+    ///   stops answering. A page that fails to load is no error: its `status` is 1.
+    static func run(_ load: BrowserLoad, scratch: String) async throws -> BrowserResult {
+        try await run(load, scratch: scratch, writingScreenshot: true)
     }
 
-    /// Loads `load.url` once in a fresh profile under `scratch`, or in `profile` when given: a
-    /// profile kept from one load to the next keeps its cookies, as one person's browser does
-    /// through a flow of several pages (the caller removes it).
-    /// - Throws: `ChildProcessError` when Chromium cannot be started; an error when its profile
-    ///   cannot be written.
-    static func run(_ load: BrowserLoad, scratch: String, profile kept: String? = nil) async throws -> BrowserResult {
-        guard let chromium = executable else {
-            throw ChildProcessError(description: "chromium is not installed: run scripts/install-test-tools")
-        }
-        let profile = kept ?? scratch + "/profile-" + UUID().uuidString
-        try writeProfile(at: profile, javaScript: load.javaScript, zoom: load.device.zoom)
-        defer { if kept == nil { try? FileManager.default.removeItem(atPath: profile) } }
-        var arguments = [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
-            "--disable-component-update", "--disable-default-apps", "--mute-audio", "--password-store=basic",
-            "--enable-logging=stderr", "--v=0", "--timeout=120000",
-            "--force-device-scale-factor=1",
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-            "--user-data-dir=" + profile,
-            "--user-agent=" + load.device.userAgent,
-            "--window-size=\(load.device.width * load.device.zoom),\(load.device.height * load.device.zoom)",
-            // 0 = dark, 1 = light (blink's PreferredColorScheme).
-            "--blink-settings=preferredColorScheme=\(load.dark ? 0 : 1)",
-        ]
-        switch load.output {
-        case .dom: arguments.append("--dump-dom")
-        case .screenshot(let path): arguments.append("--screenshot=" + path)
-        }
-        arguments.append(load.url)
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = profile   // keeps Chromium's caches out of the real home
-        // At most two Chromiums in the whole test run, at low priority: each takes about half of both
-        // cores while it renders, and the rest of a parallel test run has loopback timeouts to keep;
-        // the pages wait instead. Run as root, Chromium raises its own threads' priority (nice -8
-        // seen), so setpriv drops CAP_SYS_NICE first and nice 15 holds.
+    /// `run(_:scratch:)`, writing a `.screenshot` load's PNG only when `writingScreenshot`.
+    static func run(_ load: BrowserLoad, scratch: String, writingScreenshot: Bool) async throws -> BrowserResult {
         await slot.acquire()
-        let result: ProcessResult
         do {
-            result = try await ChildProcessRunner.run(
-                "setpriv", ["--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice", "--", "nice", "-n", "15", chromium] + arguments,
-                directory: scratch, environment: environment)
+            let result = try await loadOnce(load, writingScreenshot: writingScreenshot)
             await slot.release()
+            return result
         } catch {
             await slot.release()
             throw error
         }
-        let stderr = result.stderrText
-        return BrowserResult(
-            dom: result.stdoutText, consoleMessages: consoleMessages(in: stderr), status: result.status, stderr: stderr)
     }
 
-    /// The console messages in Chromium's log, one per `:CONSOLE` line, with their source.
-    static func consoleMessages(in log: String) -> [String] {
-        log.split(separator: "\n").compactMap { line in
-            guard let marker = line.range(of: ":CONSOLE") else { return nil }
-            guard let close = line[marker.upperBound...].firstIndex(of: "]") else { return String(line) }
-            return line[line.index(after: close)...].trimmingCharacters(in: .whitespaces)
+    private static func loadOnce(_ load: BrowserLoad, writingScreenshot: Bool) async throws -> BrowserResult {
+        let session = try await BrowserSession.open(device: load.device, javaScript: load.javaScript, dark: load.dark)
+        var failure: String?
+        var dom = ""
+        var screenshot: [UInt8] = []
+        var width = 0
+        do {
+            try await session.navigate(load.url)
+            dom = try await session.dom()
+            width = try await session.layoutWidth()
+            if case .screenshot(let path) = load.output {
+                screenshot = try await session.screenshot()
+                if writingScreenshot { try Data(screenshot).write(to: URL(fileURLWithPath: path)) }
+            }
+        } catch let error as DevToolsError {
+            failure = error.description
+        } catch {
+            await session.close()
+            throw error
         }
-    }
-
-    /// A profile with JavaScript allowed or blocked and the default zoom set, as a user would.
-    private static func writeProfile(at path: String, javaScript: Bool, zoom: Int) throws {
-        try FileManager.default.createDirectory(atPath: path + "/Default", withIntermediateDirectories: true)
-        // Chromium's zoom level is log base 1.2 of the factor.
-        let level = zoom == 1 ? 0 : log(Double(zoom)) / log(1.2)
-        let preferences: [String: Any] = [
-            "profile": ["default_content_setting_values": ["javascript": javaScript ? 1 : 2]],
-            "partition": ["default_zoom_level": ["x": level]],
-        ]
-        let data = try JSONSerialization.data(withJSONObject: preferences)
-        try data.write(to: URL(fileURLWithPath: path + "/Default/Preferences"))
+        let url = session.url
+        let messages = session.messages.filter { !isExpected($0, document: url) }
+        await session.close()
+        return BrowserResult(
+            dom: dom, consoleMessages: messages, status: failure == nil ? 0 : 1, stderr: failure ?? "",
+            screenshot: screenshot, layoutWidth: width)
     }
 }
 
-/// Lets `capacity` Chromiums run at once in the test process; the others wait their turn.
+extension HeadlessChromium {
+    /// What the browser logs that is no failure of the page, and that one Chromium process per
+    /// page (reading its console from its log) never reported: the status line of the document
+    /// itself (an error page's 404 is its own business: the DOM checks look at it), and the
+    /// browser declining to open an app link without a tap (the `/redeem` landing's one attempt
+    /// to open the app, which a phone's browser hands to the app). A failed stylesheet, image or
+    /// script still counts.
+    static func isExpected(_ message: String, document: String) -> Bool {
+        if message.hasPrefix("Failed to load resource: the server responded with a status of") {
+            return !document.isEmpty && message.hasSuffix("source: \(document):1)")
+        }
+        return message.hasPrefix("Not allowed to launch '") && message.contains("because a user gesture is required")
+    }
+}
+
+/// Lets `capacity` loads run at once in the test process; the others wait their turn.
 private actor BrowserSlots {
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []

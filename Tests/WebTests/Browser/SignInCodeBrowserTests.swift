@@ -57,7 +57,7 @@ struct SignInCodeBrowserTests {
         await helper.stop()
         await harness.app.app.shutdown()
 
-        #expect(result.status == 0, "\(result.stderr.suffix(2000))")
+        #expect(result.status == 0, "the page did not load: \(result.stderr.suffix(2000))")
         let hrefs = Set(DOMInspection(result.dom).all("a").compactMap { $0.attributes["href"] })
         #expect(hrefs.contains("gonative://purchase/com.example.monthly"), "not on the signed-in store page: \(result.dom.prefix(1500))")
         #expect(hrefs.contains("gonative://iap/restorePurchases"))
