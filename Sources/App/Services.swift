@@ -92,8 +92,9 @@ public final class Services: Sendable {
             logger.info("migrated", [("applied", .string(applied.joined(separator: ",")))])
         }
         let composer = MailComposer(templates: templates, from: try MailSetup.sender(config.mail.from), appName: config.app.name)
-        secrets = try DomainSecrets(secretKey: config.secretKey)
-        let mailCipher = try OutboxCipher(key: secrets.mailParameterKey)
+        secrets = try DomainSecrets(secretKeys: config.secretKeyList)
+        try KeyListCheck.check(database, secrets: secrets)
+        let mailCipher = OutboxCipher(secrets: secrets)
         let worker = OutboxWorker(
             database: database, transport: try MailSetup.transport(config, logger: logger), composer: composer,
             configuration: OutboxWorkerConfiguration(cipher: mailCipher), logger: logger, now: now)

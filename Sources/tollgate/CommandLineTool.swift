@@ -19,7 +19,10 @@ enum CommandLineTool {
           config check       Validate the configuration and print it with secrets masked.
           backup FILE        Write a consistent copy of the live database to FILE.
           check              Verify the database (a restored backup): integrity, a schema this build
-                             knows, every sealed row opening under the configured secret_key.
+                             knows, every sealed row opening under a listed secret key.
+          keys status        Count the rows sealed under each key of secret_keys (and before key ids).
+          keys rotate        Seal every row under an older key again under the current (first) key,
+                             in batches while the service runs; resumable: run it again after a stop.
           admin outbox       List queued and sent mail (--status pending|sending|sent|failed, --limit N).
           admin resend       Email a fresh code (--email E or --purchase-id P).
           admin revoke ID    Revoke a redemption code.
@@ -80,6 +83,8 @@ enum CommandLineTool {
             return await ReconcileCommand.run(since: parsed.options["since"], configPath: parsed.configPath)
         case .admin(let action, let argument):
             return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
+        case .keys(let action):
+            return KeysCommand.run(action: action, configPath: parsed.configPath)
         case .demo(let action):
             return await DemoCommand.run(action: action, email: parsed.options["email"] ?? "", configPath: parsed.configPath)
         }

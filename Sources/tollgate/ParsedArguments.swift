@@ -13,6 +13,8 @@ struct ParsedArguments: Equatable {
         case eventsTest
         /// `reconcile [--since 72h]`: one reconcile run of every configured provider.
         case reconcile
+        /// `keys rotate|status`: move rows to the current `secret_keys` entry, or count rows per key.
+        case keys(action: String)
     }
 
     /// Options that take a value, and the commands that accept them.
@@ -93,6 +95,11 @@ struct ParsedArguments: Equatable {
                 throw UsageError(message: "'reconcile' takes only --since DURATION (e.g. 72h)")
             }
             command = .reconcile
+        case "keys":
+            guard words.count == 2, words[1] == "rotate" || words[1] == "status" else {
+                throw UsageError(message: "keys needs one of: rotate, status")
+            }
+            command = .keys(action: words[1])
         case "backup":
             guard words.count == 2 else { throw UsageError(message: "backup needs exactly one destination FILE") }
             command = .backup(destination: words[1])

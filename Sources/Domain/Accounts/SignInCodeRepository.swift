@@ -53,6 +53,13 @@ public enum SignInCodeRepository {
     /// counts a try (the fifth ends it). Spaces and hyphens in `typed` are ignored.
     /// - Throws: `StorageError`, `CryptoError`.
     public static func check(email: String, typed: String, key: [UInt8], on connection: Connection, now: Date) throws -> Check {
+        try check(email: email, typed: typed, keys: [key], on: connection, now: now)
+    }
+
+    /// `check` under any of `keys` (`secret_keys`, newest first): a code mailed just before a
+    /// rotation still works for its 10 minutes. Codes are not re-keyed: they live 10 minutes.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public static func check(email: String, typed: String, keys: [[UInt8]], on connection: Connection, now: Date) throws -> Check {
         let email = email.lowercased()
         let purpose = AuthTokenRepository.Purpose.webSignInCode.rawValue
         guard let row = try connection.queryOne(
@@ -67,9 +74,10 @@ public enum SignInCodeRepository {
         guard Timestamp.date(try row.int64("expires_at")) > now, attempts < maxAttempts else { return .noLiveCode }
         guard try wrongToday(email: email, on: connection, now: now) < maxWrongPerDay else { return .noLiveCode }
         let code = typed.filter { $0 != " " && $0 != "-" }
-        let candidate = try hash(code, email: email, issuedMS: try row.int64("created_at"), key: key)
+        let issuedMS = try row.int64("created_at")
+        let candidates = try keys.map { try hash(code, email: email, issuedMS: issuedMS, key: $0) }
         if code.count == digits, code.allSatisfy(\.isASCII), code.allSatisfy(\.isNumber),
-            ConstantTime.equals(Array(candidate.utf8), Array(stored.utf8))
+            candidates.reduce(false, { ConstantTime.equals(Array($1.utf8), Array(stored.utf8)) || $0 })
         {
             let changed = try connection.run(
                 "UPDATE auth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [Timestamp.milliseconds(now), stored])

@@ -55,6 +55,10 @@ public enum LinkOutTokenRepository {
     @discardableResult
     public static func attach(_ presented: Presented, toCheckout sessionID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Token {
         let hash = try vault.hash(presented.token)
+        if let legacy = try findLegacy(reporting: presented.reporting.rawValue, hashes: vault.legacyHashes(presented.token), on: connection) {
+            try connection.execute("UPDATE checkouts SET link_out_token_id = ? WHERE session_id = ?", [legacy.id, sessionID])
+            return legacy
+        }
         let id = try EntityID.make("lot")
         try connection.execute(
             """
@@ -73,6 +77,20 @@ public enum LinkOutTokenRepository {
         return token
     }
 
+    /// A row written before key ids, found by its keyed hash (until `tollgate keys rotate` moves it).
+    static func findLegacy(reporting: String, hashes: [String], on connection: Connection) throws -> Token? {
+        let marks = hashes.map { _ in "?" }.joined(separator: ", ")
+        return try connection.queryOne(
+            "SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = ? AND token_hash IN (\(marks))",
+            [reporting as any SQLBindable] + hashes.map { $0 as any SQLBindable }
+        ).map(Token.init(row:))
+    }
+
+    /// What a row's `token_hash` is computed over: the token, or for an unrecognized row its id.
+    public static func hashedText(token: String, program: String, externalID: String?) -> String {
+        program == "unrecognized" ? "unrecognized:" + (externalID ?? "") : token
+    }
+
     /// The token row `id`.
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func find(id: String, on connection: Connection) throws -> Token? {
@@ -85,6 +103,9 @@ public enum LinkOutTokenRepository {
     /// - Throws: `StorageError`, `CryptoError`, `DomainError(.corrupt)`.
     public static func recordUnrecognized(externalID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Token {
         let hash = try vault.hash("unrecognized:" + externalID)
+        if let legacy = try findLegacy(reporting: "apple", hashes: vault.legacyHashes("unrecognized:" + externalID), on: connection) {
+            return legacy
+        }
         let id = try EntityID.make("lot")
         try connection.execute(
             """

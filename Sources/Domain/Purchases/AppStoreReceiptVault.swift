@@ -1,24 +1,25 @@
 import Crypto
 
 /// Seals the App Store receipts kept for verifyReceipt-only deployments
-/// (`AppStoreReceiptRepository`): AES-256-GCM under a key derived from `secret_key`, each box
-/// bound to its purchase's row, so a copy of the database alone reveals no receipt.
+/// (`AppStoreReceiptRepository`): AES-256-GCM under a key derived from `secret_keys`' current key
+/// (`KeyedBox`, recording its id; any listed key opens), each box bound to its purchase's row, so
+/// a copy of the database alone reveals no receipt.
 public struct AppStoreReceiptVault: Sendable {
-    private let key: [UInt8]
+    private let secrets: DomainSecrets
 
     public init(secrets: DomainSecrets) {
-        key = secrets.appStoreReceiptKey
+        self.secrets = secrets
     }
 
     /// Seals `receipt` (base64, as the app sent it) for the purchase `purchaseID`.
     /// - Throws: `CryptoError`.
     public func seal(_ receipt: String, purchaseID: String) throws -> [UInt8] {
-        try AESGCM.seal(Array(receipt.utf8), key: key, associatedData: Array(purchaseID.utf8))
+        try KeyedBox.seal(Array(receipt.utf8), secrets: secrets, purpose: \.appStoreReceiptKey, associatedData: Array(purchaseID.utf8))
     }
 
     /// Opens a sealed receipt.
-    /// - Throws: `CryptoError` when the box was tampered with or belongs to another purchase.
+    /// - Throws: `CryptoError` when the box was tampered with, belongs to another purchase, or no listed key opens it.
     public func open(_ sealed: [UInt8], purchaseID: String) throws -> String {
-        String(decoding: try AESGCM.open(sealed, key: key, associatedData: Array(purchaseID.utf8)), as: UTF8.self)
+        String(decoding: try KeyedBox.open(sealed, secrets: secrets, purpose: \.appStoreReceiptKey, associatedData: Array(purchaseID.utf8)), as: UTF8.self)
     }
 }

@@ -414,5 +414,12 @@ public enum DomainMigrations {
                 updated_at BIGINT NOT NULL
             );
             """),
+        // Tollgate's own key rotates (API.md "Keys change"): a redemption code is found by its
+        // SHA-256 from now on (`hash_scheme` 'sha256'); rows written before hold an HMAC under
+        // the key of their time (NULL) and are still found by it until `tollgate keys rotate`
+        // moves them. Only adds a nullable column: the previous release keeps serving.
+        Migration(id: "0460_code_hash_scheme", sql: """
+            ALTER TABLE redemption_codes ADD COLUMN hash_scheme TEXT;
+            """),
     ]
 }
