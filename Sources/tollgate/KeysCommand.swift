@@ -13,13 +13,19 @@ enum KeysCommand {
             let secrets = try DomainSecrets(secretKeys: config.secretKeyList)
             let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
-            _ = try Migrator(migrations: Services.migrations).migrate(database)
             if action == "rotate" {
+                // Like `serve`: the rotation needs this build's columns (`hash_scheme`).
+                _ = try Migrator(migrations: Services.migrations).migrate(database)
                 let resealed = try KeyRotation(database: database, secrets: secrets).run { progress in
                     // Unbuffered: an operator (or a test) sees each page as it commits.
                     FileHandle.standardOutput.write(Data((progress.line + "\n").utf8))
                 }
                 print("Rotation done: \(resealed) row(s) re-sealed under key \(secrets.keyID).")
+            }
+            let pending = try Migrator(migrations: Services.migrations).pending(database)
+            guard pending.isEmpty else {
+                CommandLineTool.printError("tollgate: keys status: \(pending.count) migration(s) to apply first: run `tollgate migrate` (or start the service)")
+                return .failure
             }
             for line in try KeyUsage.count(database).lines(secrets) { print(TerminalText.safe(line)) }
             return .success

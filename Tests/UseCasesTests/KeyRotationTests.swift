@@ -157,6 +157,37 @@ struct KeyRotationTests {
         }
     }
 
+    @Test("A link-out token stored before key ids (keyed hash, unmarked box) is found again, not stored twice, and rotate moves it to SHA-256")
+    func legacyLinkOutToken() throws {
+        let bench = try UseCaseBench()
+        let old = try DomainSecrets(secretKey: Self.oldKey)
+        let both = try DomainSecrets(secretKeys: [Self.newKey, Self.oldKey])
+        let token = "google-external-token-" + UUID().uuidString
+        let now = bench.now
+        try bench.database.writeSync { connection in
+            try connection.execute(
+                """
+                INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, external_id, program, storefront, created_at)
+                VALUES ('lot_legacy', 'google', ?, ?, NULL, 'alternative', 'DE', ?)
+                """,
+                [
+                    Hex.encode(try HMACSHA256.authenticationCode(for: Array(token.utf8), key: old.linkOutTokenHashKey)),
+                    try AESGCM.seal(Array(token.utf8), key: old.linkOutTokenKey, associatedData: Array("lot_legacy".utf8)), Timestamp.milliseconds(now),
+                ])
+        }
+        let vault = try LinkOutTokenVault(secrets: both)
+        let presented = LinkOutTokenRepository.Presented(token: token, reporting: .google, externalID: nil, program: "alternative", storefront: "DE")
+        let attached = try bench.database.writeSync { try LinkOutTokenRepository.attach(presented, toCheckout: "cs_none", vault: vault, on: $0, now: now) }
+        #expect(attached.id == "lot_legacy", "the same token is the same row")
+        try KeyRotation(database: bench.database, secrets: both).run()
+        let row = try #require(try bench.database.readSync { try $0.queryOne("SELECT token_hash, token_sealed FROM link_out_tokens WHERE id = 'lot_legacy'") })
+        #expect(try row.string("token_hash") == vault.hash(token))
+        #expect(try LinkOutTokenVault(secrets: try DomainSecrets(secretKeys: [Self.newKey])).open(try row.blob("token_sealed"), tokenID: "lot_legacy") == token)
+        let again = try bench.database.writeSync { try LinkOutTokenRepository.attach(presented, toCheckout: "cs_none", vault: vault, on: $0, now: now) }
+        #expect(again.id == "lot_legacy")
+        #expect(try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM link_out_tokens")?.int64("n") } == 1)
+    }
+
     @Test("A box records its key's id, never the key; another key's id, a tampered box or another row's binding do not open")
     func keyedBox() throws {
         let old = try DomainSecrets(secretKey: Self.oldKey)
