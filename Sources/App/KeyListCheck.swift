@@ -20,7 +20,7 @@ public enum KeyListCheck {
         // Codes from before key ids carry no id: one of them tells whether their key is listed.
         let vault = try CodeVault(secrets: secrets)
         let opens = try database.readSync { connection in
-            guard let row = try connection.queryOne("SELECT id, code_sealed FROM redemption_codes WHERE hash_scheme IS NULL LIMIT 1", []) else { return true }
+            guard let row = try connection.queryOne("SELECT id, code_sealed FROM redemption_codes WHERE code_sha256 IS NULL LIMIT 1", []) else { return true }
             return (try? vault.open(try row.blob("code_sealed"), codeID: try row.string("id"))) != nil
         }
         guard opens else {

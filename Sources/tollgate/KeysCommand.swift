@@ -14,7 +14,7 @@ enum KeysCommand {
             let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
             if action == "rotate" {
-                // Like `serve`: the rotation needs this build's columns (`hash_scheme`).
+                // Like `serve`: the rotation needs this build's columns (`code_sha256`).
                 _ = try Migrator(migrations: Services.migrations).migrate(database)
                 let resealed = try KeyRotation(database: database, secrets: secrets).run { progress in
                     // Unbuffered: an operator (or a test) sees each page as it commits.

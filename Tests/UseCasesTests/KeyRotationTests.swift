@@ -89,6 +89,13 @@ struct KeyRotationTests {
             try SignInCodeRepository.issue(accountID: firstRedeemed.account.id, email: "a@example.com", key: old.signInCodeKey, on: $0, now: bench.now)
         }
 
+        // A new code is found by its SHA-256, and keeps the keyed hash the previous release finds it by.
+        let stored = try #require(try bench.database.readSync {
+            try $0.queryOne("SELECT code_hash, code_sha256 FROM redemption_codes WHERE purchase_id = ?", [purchase.id])
+        })
+        #expect(try stored.string("code_sha256") == Hex.encode(try SHA256.hash(Array(code.canonical.utf8))))
+        #expect(try stored.string("code_hash") == Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: old.codeHashKey)))
+
         let before = try KeyUsage.count(bench.database)
         #expect(before.entries.contains(KeyUsage.Entry(column: "redemption_codes.code_sealed", keyID: old.keyID, rows: 2)), "\(before)")
         #expect(before.entries.contains(KeyUsage.Entry(column: "redemption_codes.code_sealed", keyID: nil, rows: 2)), "\(before)")

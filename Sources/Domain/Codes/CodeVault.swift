@@ -3,13 +3,12 @@ import Crypto
 /// Turns redemption codes into what is stored: a SHA-256 for lookup (a code has more than 80
 /// random bits, so its hash needs no key and a key rotation has nothing to re-key) and an
 /// AES-256-GCM box (`KeyedBox`, recording its key's id) so a live code can be shown again on a
-/// refresh of the success page. Rows written before key ids hold an HMAC under the key of their
-/// time (`hash_scheme` NULL): they are still found by `legacyHashes` until `tollgate keys rotate`
-/// moves them.
+/// refresh of the success page (`code_sha256`). Rows written before key ids have only
+/// `code_hash`, an HMAC under the key of their time: they are still found by `legacyHashes` until
+/// `tollgate keys rotate` fills their SHA-256 in. New rows keep `code_hash` (`keyedHash`) for the
+/// previous release, which may serve beside this one during an upgrade.
 public struct CodeVault: Sendable {
     private let secrets: DomainSecrets
-    /// `hash_scheme` of a row whose `code_hash` is `hash` (SHA-256, no key).
-    public static let hashScheme = "sha256"
 
     public init(secrets: DomainSecrets) throws {
         self.secrets = secrets
@@ -22,6 +21,12 @@ public struct CodeVault: Sendable {
 
     static func hash(canonical: String) -> String {
         Hex.encode((try? SHA256.hash(Array(canonical.utf8))) ?? [])
+    }
+
+    /// What the previous release looked a code up by (`code_hash`): the HMAC under the current key.
+    /// - Throws: `CryptoError`.
+    public func keyedHash(_ code: RedemptionCode) throws -> String {
+        Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: secrets.codeHashKey))
     }
 
     /// The hashes rows written before this release hold for `code`: the HMAC under each listed key.

@@ -4,7 +4,7 @@ import Crypto
 /// memory of recent repeats, the reader, the writer) uses this key, never the text again.
 public struct CodeKey: Sendable, Hashable {
     public let code: RedemptionCode
-    /// `CodeVault.hash` of `code`: what `redemption_codes.code_hash` holds.
+    /// `CodeVault.hash` of `code`: what `redemption_codes.code_sha256` holds.
     public let hash: String
     /// `CodeVault.legacyHashes` of `code`: how rows written before key ids are found until
     /// `tollgate keys rotate` has moved them.

@@ -415,11 +415,13 @@ public enum DomainMigrations {
             );
             """),
         // Tollgate's own key rotates (API.md "Keys change"): a redemption code is found by its
-        // SHA-256 from now on (`hash_scheme` 'sha256'); rows written before hold an HMAC under
-        // the key of their time (NULL) and are still found by it until `tollgate keys rotate`
-        // moves them. Only adds a nullable column: the previous release keeps serving.
-        Migration(id: "0460_code_hash_scheme", sql: """
-            ALTER TABLE redemption_codes ADD COLUMN hash_scheme TEXT;
+        // SHA-256 (`code_sha256`) from now on; rows written before have none and are found by
+        // `code_hash`, an HMAC under the key of their time, until `tollgate keys rotate` fills it
+        // in. New rows still get `code_hash` (under the current key), so the previous release,
+        // serving beside this one during an upgrade, finds them too. Only adds.
+        Migration(id: "0460_code_sha256", sql: """
+            ALTER TABLE redemption_codes ADD COLUMN code_sha256 TEXT;
+            CREATE UNIQUE INDEX redemption_codes_sha256 ON redemption_codes (code_sha256);
             """),
     ]
 }

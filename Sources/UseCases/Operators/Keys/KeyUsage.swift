@@ -23,7 +23,7 @@ public struct KeyUsage: Sendable, Equatable {
 
     /// Every (column, key) with at least one row, in `SealedColumn.all`'s order.
     public let entries: [Entry]
-    /// Redemption codes still found by the keyed hash of their time (`hash_scheme` NULL).
+    /// Redemption codes still found by the keyed hash of their time (no `code_sha256` yet).
     public let keyedCodeHashes: Int
 
     /// Counts on `database` (one grouped query per column).
@@ -44,7 +44,7 @@ public struct KeyUsage: Sendable, Equatable {
                     entries.append(Entry(column: "\(column.table).\(column.column)", keyID: keyID, rows: rows))
                 }
             }
-            let legacy = try connection.queryOne("SELECT COUNT(*) AS n FROM redemption_codes WHERE hash_scheme IS NULL", [])
+            let legacy = try connection.queryOne("SELECT COUNT(*) AS n FROM redemption_codes WHERE code_sha256 IS NULL", [])
             return KeyUsage(entries: entries, keyedCodeHashes: Int(try legacy?.int64("n") ?? 0))
         }
     }

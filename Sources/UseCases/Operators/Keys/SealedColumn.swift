@@ -25,16 +25,16 @@ struct SealedColumn: Sendable {
     static let all: [SealedColumn] = [codes, linkOutTokens, appStoreReceipts, idempotencyReplies, mailParameters]
 
     static let codes = SealedColumn(
-        table: "redemption_codes", column: "code_sealed", keyColumns: ["id"], extraColumns: ["hash_scheme"], isText: false
+        table: "redemption_codes", column: "code_sealed", keyColumns: ["id"], extraColumns: ["code_sha256"], isText: false
     ) { row, secrets in
         let id = try row.string("id")
         let sealed = try row.blob("code_sealed")
-        guard KeyedBox.keyID(of: sealed) != secrets.keyID || row["hash_scheme"] == .null else { return nil }
+        guard KeyedBox.keyID(of: sealed) != secrets.keyID || row["code_sha256"] == .null else { return nil }
         let vault = try CodeVault(secrets: secrets)
         let code = try vault.open(sealed, codeID: id)
         return [
-            ("code_sealed", .blob(try vault.seal(code, codeID: id))), ("code_hash", .text(try vault.hash(code))),
-            ("hash_scheme", .text(CodeVault.hashScheme)),
+            // `code_hash` stays: the previous release's lookup, never read by this one for the row.
+            ("code_sealed", .blob(try vault.seal(code, codeID: id))), ("code_sha256", .text(try vault.hash(code))),
         ]
     }
 
