@@ -86,7 +86,7 @@ struct KeyRotationTests {
         let formToken = try FormTokens(secrets: old).token(for: .session("ses_1"))
         let legacyFormToken = Base64URL.encode(try HMACSHA256.authenticationCode(for: Array("session:ses_1".utf8), key: old.formTokenKey))
         let signInCode = try bench.database.writeSync {
-            try SignInCodeRepository.issue(accountID: firstRedeemed.account.id, email: "a@example.com", key: old.signInCodeKey, on: $0, now: bench.now)
+            try SignInCodeRepository.issue(accountID: firstRedeemed.account.id, email: "a@example.com", secrets: old, on: $0, now: bench.now)
         }
 
         // A new code is found by its SHA-256, and keeps the keyed hash the previous release finds it by.
@@ -95,6 +95,10 @@ struct KeyRotationTests {
         })
         #expect(try stored.string("code_sha256") == Hex.encode(try SHA256.hash(Array(code.canonical.utf8))))
         #expect(try stored.string("code_hash") == Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: old.codeHashKey)))
+
+        #expect(try bench.database.readSync {
+            try $0.queryOne("SELECT key_id FROM auth_tokens WHERE purpose = ?", [AuthTokenRepository.Purpose.webSignInCode.rawValue])?.string("key_id")
+        } == old.keyID, "a 6-digit code stays keyed, its key's id beside it")
 
         let before = try KeyUsage.count(bench.database)
         #expect(before.entries.contains(KeyUsage.Entry(column: "redemption_codes.code_sealed", keyID: old.keyID, rows: 2)), "\(before)")
@@ -113,7 +117,7 @@ struct KeyRotationTests {
         let refreshed = try bench.database.writeSync { try SessionRepository.refresh(firstRedeemed.tokens.refreshToken, on: $0, now: bench.now) }
         if case .rotated = refreshed {} else { Issue.record("a session refreshes whatever the keys (found by SHA-256): \(refreshed)") }
         #expect(try bench.database.writeSync {
-            try SignInCodeRepository.check(email: "a@example.com", typed: signInCode, keys: both.all.map(\.signInCodeKey), on: $0, now: bench.now)
+            try SignInCodeRepository.check(email: "a@example.com", typed: signInCode, secrets: both, on: $0, now: bench.now)
         } == .accepted(accountID: firstRedeemed.account.id), "a sign-in code mailed before the new key still works for its 10 minutes")
 
         // Dropping the old key now would lose rows: start-up refuses, naming the count.

@@ -423,5 +423,11 @@ public enum DomainMigrations {
             ALTER TABLE redemption_codes ADD COLUMN code_sha256 TEXT;
             CREATE UNIQUE INDEX redemption_codes_sha256 ON redemption_codes (code_sha256);
             """),
+        // A 6-digit sign-in code stays keyed (too few digits to hash without a key): the id of
+        // the key it was hashed under is stored beside it, so checking it picks that key (NULL:
+        // stored before key ids, any listed key). Not re-keyed by a rotation: codes live 10 minutes.
+        Migration(id: "0461_sign_in_code_key_id", sql: """
+            ALTER TABLE auth_tokens ADD COLUMN key_id TEXT;
+            """),
     ]
 }
