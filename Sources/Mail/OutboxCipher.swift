@@ -4,16 +4,16 @@ import Foundation
 
 /// Seals outbox parameters with AES-256-GCM: an email waiting in the outbox carries codes and
 /// sign-in links, and a copy of the database alone must not reveal them. Stored as
-/// `sealed:v2:<base64 of a KeyedBox>` (the sealing key's id inside) under the current
-/// `secret_keys` entry, opened under any listed one; `sealed:v1:<base64>` rows (before key ids)
-/// open under any listed key too; rows written without a cipher stay plain JSON.
+/// `sealed:v1:<base64>` under the current `secret_keys` entry, whose id is stored beside it
+/// (`mail_outbox.parameters_key_id`); the box keeps the form of the release before key ids, which
+/// may be sending mail beside this one during an upgrade. Opens under any listed key (the one
+/// it names first); rows written without a cipher stay plain JSON.
 public struct OutboxCipher: Sendable {
     static let prefix = "sealed:v1:"
-    static let keyedPrefix = "sealed:v2:"
-    private let key: [UInt8]
     private let secrets: DomainSecrets?
+    private let key: [UInt8]
 
-    /// One bare key (tests, tools): seals `sealed:v1:`, opens either form sealed under it.
+    /// One bare key (tests, tools): seals and opens under it; records no key id.
     /// - Throws: `MailError` (permanent) unless `key` is 32 bytes.
     public init(key: [UInt8]) throws {
         guard key.count == 32 else { throw MailError.permanent("the outbox key must be 32 bytes, not \(key.count)") }
@@ -27,54 +27,39 @@ public struct OutboxCipher: Sendable {
         self.secrets = secrets
     }
 
+    /// The id of the key this cipher seals under (nil for a bare key).
+    public var keyID: String? { secrets?.keyID }
+
     func seal(_ json: String, outboxID: String) throws -> String {
         do {
-            if let secrets {
-                return Self.keyedPrefix
-                    + Base64.encode(try KeyedBox.seal(Array(json.utf8), secrets: secrets, purpose: \.mailParameterKey, associatedData: Array(outboxID.utf8)))
-            }
             return Self.prefix + Base64.encode(try AESGCM.seal(Array(json.utf8), key: key, associatedData: Array(outboxID.utf8)))
         } catch {
             throw MailError.permanent("the template parameters cannot be sealed")
         }
     }
 
-    /// The box inside `stored` and whether it is keyed (`sealed:v2:`); nil for plain JSON.
-    static func box(of stored: String) throws -> (bytes: [UInt8], keyed: Bool)? {
-        if stored.hasPrefix(keyedPrefix) { return (try Base64.decode(String(stored.dropFirst(keyedPrefix.count))), true) }
-        if stored.hasPrefix(prefix) { return (try Base64.decode(String(stored.dropFirst(prefix.count))), false) }
-        return nil
-    }
-
     /// The JSON inside `stored`, or `stored` itself when it was never sealed.
     static func open(_ stored: String, outboxID: String, with cipher: OutboxCipher?) throws -> String {
-        guard stored.hasPrefix(prefix) || stored.hasPrefix(keyedPrefix) else { return stored }
+        guard stored.hasPrefix(prefix) else { return stored }
         guard let cipher else { throw MailError.permanent("the parameters are sealed and no outbox key is configured") }
         do {
-            guard let (sealed, _) = try box(of: stored) else { return stored }
+            let sealed = try Base64.decode(String(stored.dropFirst(prefix.count)))
             let associatedData = Array(outboxID.utf8)
-            if let secrets = cipher.secrets {
-                return String(decoding: try KeyedBox.open(sealed, secrets: secrets, purpose: \.mailParameterKey, associatedData: associatedData), as: UTF8.self)
+            guard let secrets = cipher.secrets else {
+                return String(decoding: try AESGCM.open(sealed, key: cipher.key, associatedData: associatedData), as: UTF8.self)
             }
-            let bare = KeyedBox.keyID(of: sealed) == nil ? sealed : Array(sealed.dropFirst(KeyedBox.headerLength))
-            return String(decoding: try AESGCM.open(bare, key: cipher.key, associatedData: associatedData), as: UTF8.self)
+            return String(decoding: try KeyedBox.open(sealed, secrets: secrets, purpose: \.mailParameterKey, associatedData: associatedData), as: UTF8.self)
         } catch {
             throw MailError.permanent("the sealed parameters cannot be opened with the configured key")
         }
     }
 
-    /// `stored` sealed again under the current key (a rotation), or nil when it already is (or is plain).
+    /// `stored` sealed again under the current key (a rotation), or nil when it already is
+    /// (`keyID` is the row's `parameters_key_id`) or is plain JSON.
     /// - Throws: `MailError` when no listed key opens it.
-    public func resealed(_ stored: String, outboxID: String) throws -> String? {
-        guard let secrets, let (sealed, keyed) = try? Self.box(of: stored) else { return nil }
-        if keyed, KeyedBox.keyID(of: sealed) == secrets.keyID { return nil }
+    public func resealed(_ stored: String, outboxID: String, keyID: String?) throws -> String? {
+        guard let secrets, stored.hasPrefix(Self.prefix), keyID != secrets.keyID else { return nil }
         return try seal(try Self.open(stored, outboxID: outboxID, with: self), outboxID: outboxID)
-    }
-
-    /// The key id a stored value was sealed under: nil for `sealed:v1:` (before key ids), `""` for plain JSON.
-    public static func keyID(of stored: String) -> String? {
-        guard let (sealed, keyed) = try? box(of: stored) else { return "" }
-        return keyed ? KeyedBox.keyID(of: sealed) : nil
     }
 }
 

@@ -81,6 +81,10 @@ struct KeyRotationTests {
         let obfuscatedBefore = firstRedeemed.account.obfuscatedID
         let v1Mail = try Self.queueMail(bench, cipher: try OutboxCipher(key: old.mailParameterKey), key: "legacy-mail")
         let v2Mail = try Self.queueMail(bench, cipher: OutboxCipher(secrets: old), key: "keyed-mail")
+        let keyedMail = try #require(try bench.database.readSync { try $0.queryOne("SELECT parameters, parameters_key_id FROM mail_outbox WHERE id = ?", [v2Mail]) })
+        #expect(try keyedMail.string("parameters_key_id") == old.keyID, "the key's id beside the sealed parameters")
+        #expect(try OutboxCipher(key: old.mailParameterKey).opens(try keyedMail.string("parameters"), outboxID: v2Mail),
+                "the box keeps the previous release's form: its outbox worker still sends the mail during an upgrade")
         let reply = IdempotentReplies.Reply(requestHash: "h", status: 200, contentType: "application/json", body: Array(#"{"code":"x"}"#.utf8))
         try await IdempotentReplies(database: bench.database, secrets: old).store(reply, scope: "s", key: "k1", now: bench.now)
         let formToken = try FormTokens(secrets: old).token(for: .session("ses_1"))

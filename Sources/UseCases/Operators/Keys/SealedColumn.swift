@@ -5,7 +5,7 @@ import Mail
 import Storage
 
 /// One column that Tollgate's own key seals, as `tollgate keys rotate` and `keys status` see it:
-/// where it lives, how its key id is read in SQL (`KeyedBox`'s header, or `sealed:v2:` text), and
+/// where it lives, how its key id is read in SQL (`KeyedBox`'s header, or the mail outbox's `parameters_key_id`), and
 /// how one row is sealed again under the current key (and its lookup hash moved to SHA-256).
 struct SealedColumn: Sendable {
     /// The table.
@@ -16,7 +16,7 @@ struct SealedColumn: Sendable {
     let keyColumns: [String]
     /// Other columns the re-sealing reads.
     let extraColumns: [String]
-    /// A text column (`sealed:v2:<base64>`) rather than a blob.
+    /// A text column (`sealed:v1:<base64>`, its key id in the first extra column) rather than a blob.
     let isText: Bool
     /// The new values of a row (column → value), or nil when it already uses the current key.
     let reseal: @Sendable (Row, DomainSecrets) throws -> [(String, SQLValue)]?
@@ -78,18 +78,20 @@ struct SealedColumn: Sendable {
     }
 
     static let mailParameters = SealedColumn(
-        table: "mail_outbox", column: "parameters", keyColumns: ["id"], extraColumns: [], isText: true
+        table: "mail_outbox", column: "parameters", keyColumns: ["id"], extraColumns: ["parameters_key_id"], isText: true
     ) { row, secrets in
-        try OutboxCipher(secrets: secrets).resealed(try row.string("parameters"), outboxID: try row.string("id")).map { [("parameters", .text($0))] }
+        let keyID = row["parameters_key_id"] == .null ? nil : try row.string("parameters_key_id")
+        return try OutboxCipher(secrets: secrets).resealed(try row.string("parameters"), outboxID: try row.string("id"), keyID: keyID).map {
+            [("parameters", .text($0)), ("parameters_key_id", .text(secrets.keyID))]
+        }
     }
 
-    /// The SQL expression that reads a row's key id: the id (a blob's 8 bytes, or for text the 16
-    /// base64 characters of the box's header), NULL for a value sealed before key ids, and for
-    /// text `''` when the value is plain JSON (nothing sealed).
+    /// The SQL expression that reads a row's key id: the id (a blob's 8 bytes, or for the mail
+    /// outbox the column beside the text), NULL for a value sealed before key ids, and for text
+    /// `''` when the value is plain JSON (nothing sealed).
     func keyIDExpression(_ dialect: SQLDialect) -> String {
         if isText {
-            return "CASE WHEN substr(\(column), 1, 10) = 'sealed:v2:' THEN substr(\(column), 11, 16) "
-                + "WHEN substr(\(column), 1, 10) = 'sealed:v1:' THEN NULL ELSE '' END"
+            return "CASE WHEN substr(\(column), 1, 10) = 'sealed:v1:' THEN \(extraColumns[0]) ELSE '' END"
         }
         let marker = dialect == .sqlite ? "X'746b313a'" : "'\\x746b313a'::bytea"
         return "CASE WHEN substr(\(column), 1, 4) = \(marker) THEN substr(\(column), 5, 8) ELSE NULL END"
@@ -100,9 +102,6 @@ struct SealedColumn: Sendable {
         switch value {
         case .null: return nil
         case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
-        case .text(let text) where isText:
-            guard !text.isEmpty else { return "" }
-            return (try? Base64.decode(text)).flatMap { KeyedBox.keyID(of: $0 + [0]) }
         case .text(let text): return text
         default: return nil
         }
