@@ -22,7 +22,8 @@ enum CommandLineTool {
                              knows, every sealed row opening under a listed secret key.
           keys status        Count the rows sealed under each key of secret_keys (and before key ids).
           keys rotate        Seal every row under an older key again under the current (first) key,
-                             in batches while the service runs; resumable: run it again after a stop.
+                             in batches while the service runs (--batch-size N, default 200 rows per
+                             transaction); resumable: run it again after a stop.
           admin outbox       List queued and sent mail (--status pending|sending|sent|failed, --limit N).
           admin resend       Email a fresh code (--email E or --purchase-id P).
           admin revoke ID    Revoke a redemption code.
@@ -84,7 +85,7 @@ enum CommandLineTool {
         case .admin(let action, let argument):
             return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
         case .keys(let action):
-            return KeysCommand.run(action: action, configPath: parsed.configPath)
+            return KeysCommand.run(action: action, batchSize: parsed.options["batch-size"], configPath: parsed.configPath)
         case .demo(let action):
             return await DemoCommand.run(action: action, email: parsed.options["email"] ?? "", configPath: parsed.configPath)
         }

@@ -20,7 +20,7 @@ struct ParsedArguments: Equatable {
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
-        "--month": "admin", "--since": "reconcile",
+        "--month": "admin", "--since": "reconcile", "--batch-size": "keys rotate",
     ]
     static let adminActions = ["outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account"]
     static let demoActions = ["renew", "cancel", "refund"]
@@ -99,6 +99,9 @@ struct ParsedArguments: Equatable {
             guard words.count == 2, words[1] == "rotate" || words[1] == "status" else {
                 throw UsageError(message: "keys needs one of: rotate, status")
             }
+            guard options.keys.allSatisfy({ $0 == "batch-size" && words[1] == "rotate" }) else {
+                throw UsageError(message: "'keys rotate' takes only --batch-size N (rows per transaction); 'keys status' takes no option")
+            }
             command = .keys(action: words[1])
         case "backup":
             guard words.count == 2 else { throw UsageError(message: "backup needs exactly one destination FILE") }
@@ -121,6 +124,7 @@ struct ParsedArguments: Equatable {
             throw UsageError(message: "unknown command '\(other)'")
         }
         if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if case .reconcile = command {
+        } else if case .keys = command {
         } else if let name = options.keys.sorted().first {
             throw UsageError(message: "--\(name) is only for 'tollgate admin'")
         }

@@ -35,7 +35,7 @@ struct KeysCommandTests {
 
         // The new key first, the old one still listed; a rotation killed after its first page.
         try Self.listKeys(file, [Self.newKey, oldKey])
-        let child = ChildProcess("tollgate", ["keys", "rotate", "--config", file])
+        let child = ChildProcess("tollgate", ["keys", "rotate", "--batch-size", "20", "--config", file])
         try child.start()
         let first = await child.waitForStdoutLine { $0.hasPrefix("redemption_codes.code_sealed: ") }
         kill(child.pid, SIGKILL)
@@ -43,6 +43,7 @@ struct KeysCommandTests {
         #expect(first != nil, "no progress line before the kill")
         let midway = try await ChildProcess.run("tollgate", ["keys", "status", "--config", file])
         #expect(midway.status == 0, "\(midway.stderr)")
+        #expect(midway.stdout.contains("row(s) use an older key: run `tollgate keys rotate`"), "killed mid-way: \(midway.stdout)")
         let check = try await ChildProcess.run("tollgate", ["check", "--config", file])
         #expect(check.status == 0, "every row opens under a listed key mid-rotation: \(check.stderr)")
 
@@ -61,7 +62,9 @@ struct KeysCommandTests {
         #expect(status.stdout.contains("every row uses the current key"), "\(status.stdout)")
         let after = try await ChildProcess.run("tollgate", ["check", "--config", file])
         #expect(after.status == 0, "\(after.stderr)")
-        let migrate = try await ChildProcess.run("tollgate", ["migrate", "--config", file])
-        #expect(migrate.status == 0)
+        let misuse = try await ChildProcess.run("tollgate", ["keys", "status", "--batch-size", "5", "--config", file])
+        #expect(misuse.status == 64 && misuse.stderr.contains("'keys status' takes no option"), "\(misuse.stderr)")
+        let zero = try await ChildProcess.run("tollgate", ["keys", "rotate", "--batch-size", "0", "--config", file])
+        #expect(zero.status == 64, "\(zero.stderr)")
     }
 }

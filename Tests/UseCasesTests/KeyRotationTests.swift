@@ -97,6 +97,8 @@ struct KeyRotationTests {
         let stored = try #require(try bench.database.readSync {
             try $0.queryOne("SELECT code_hash, code_sha256 FROM redemption_codes WHERE purchase_id = ?", [purchase.id])
         })
+        #expect(try bench.database.readSync { try $0.queryOne("SELECT code_key_id FROM redemption_codes WHERE purchase_id = ?", [purchase.id])?.string("code_key_id") }
+                == old.keyID, "the key's id beside the sealed code")
         #expect(try stored.string("code_sha256") == Hex.encode(try SHA256.hash(Array(code.canonical.utf8))))
         #expect(try stored.string("code_hash") == Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: old.codeHashKey)))
 
@@ -203,13 +205,15 @@ struct KeyRotationTests {
         #expect(try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM link_out_tokens")?.int64("n") } == 1)
     }
 
-    @Test("A box records its key's id, never the key; another key's id, a tampered box or another row's binding do not open")
+    @Test("A box opens under the key its id names or any listed key; another key, a tampered box or another row's binding do not open")
     func keyedBox() throws {
         let old = try DomainSecrets(secretKey: Self.oldKey)
         let both = try DomainSecrets(secretKeys: [Self.newKey, Self.oldKey])
         let sealed = try KeyedBox.seal(Array("secret".utf8), secrets: old, purpose: \.codeEncryptionKey, associatedData: [1])
-        #expect(KeyedBox.keyID(of: sealed) == old.keyID)
-        #expect(try KeyedBox.openWithKey(sealed, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]).keyID == old.keyID)
+        #expect(try KeyedBox.open(sealed, keyID: old.keyID, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8))
+        #expect(try KeyedBox.open(sealed, keyID: nil, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8))
+        #expect(try KeyedBox.open(sealed, keyID: both.keyID, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8),
+                "a wrong id costs a try, never the value")
         #expect(throws: (any Error).self) { try KeyedBox.open(sealed, secrets: both, purpose: \.codeEncryptionKey, associatedData: [2]) }
         #expect(throws: (any Error).self) { try KeyedBox.open(sealed, secrets: try DomainSecrets(secretKey: Self.newKey), purpose: \.codeEncryptionKey, associatedData: [1]) }
         var tampered = sealed

@@ -23,11 +23,11 @@ public enum CodeRepository {
         let code = try RedemptionCode.generate()
         try connection.execute(
             """
-            INSERT INTO redemption_codes (id, purchase_id, seq, code_hash, code_sha256, code_sealed, hint, status, expires_at, created_at, updated_at)
-            VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM redemption_codes WHERE purchase_id = ?), ?, ?, ?, ?, 'live', ?, ?, ?)
+            INSERT INTO redemption_codes (id, purchase_id, seq, code_hash, code_sha256, code_sealed, code_key_id, hint, status, expires_at, created_at, updated_at)
+            VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM redemption_codes WHERE purchase_id = ?), ?, ?, ?, ?, ?, 'live', ?, ?, ?)
             """,
             [
-                id, purchaseID, purchaseID, try vault.keyedHash(code), try vault.hash(code), try vault.seal(code, codeID: id), String(code.canonical.suffix(4)),
+                id, purchaseID, purchaseID, try vault.keyedHash(code), try vault.hash(code), try vault.seal(code, codeID: id), vault.keyID, String(code.canonical.suffix(4)),
                 Timestamp.milliseconds(now.addingTimeInterval(ttl)), nowMS, nowMS,
             ])
         return Issued(record: try require(id: id, on: connection), code: code)

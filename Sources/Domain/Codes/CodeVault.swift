@@ -2,7 +2,7 @@ import Crypto
 
 /// Turns redemption codes into what is stored: a SHA-256 for lookup (a code has more than 80
 /// random bits, so its hash needs no key and a key rotation has nothing to re-key) and an
-/// AES-256-GCM box (`KeyedBox`, recording its key's id) so a live code can be shown again on a
+/// AES-256-GCM box (`KeyedBox`, its key's id in `code_key_id`) so a live code can be shown again on a
 /// refresh of the success page (`code_sha256`). Rows written before key ids have only
 /// `code_hash`, an HMAC under the key of their time: they are still found by `legacyHashes` until
 /// `tollgate keys rotate` fills their SHA-256 in. New rows keep `code_hash` (`keyedHash`) for the
@@ -13,6 +13,9 @@ public struct CodeVault: Sendable {
     public init(secrets: DomainSecrets) throws {
         self.secrets = secrets
     }
+
+    /// The id of the key `seal` seals under: stored beside each box.
+    public var keyID: String { secrets.keyID }
 
     /// The lookup hash of a code (hex of SHA-256 over its canonical form).
     public func hash(_ code: RedemptionCode) throws -> String {
@@ -40,10 +43,10 @@ public struct CodeVault: Sendable {
         try KeyedBox.seal(Array(code.canonical.utf8), secrets: secrets, purpose: \.codeEncryptionKey, associatedData: Array(codeID.utf8))
     }
 
-    /// Opens a sealed code (under any listed key).
+    /// Opens a sealed code (under the listed key `keyID` names, else any listed key).
     /// - Throws: `CryptoError` when the box was tampered with, belongs to another row, or no listed key opens it.
-    public func open(_ sealed: [UInt8], codeID: String) throws -> RedemptionCode {
-        let bytes = try KeyedBox.open(sealed, secrets: secrets, purpose: \.codeEncryptionKey, associatedData: Array(codeID.utf8))
+    public func open(_ sealed: [UInt8], codeID: String, keyID: String? = nil) throws -> RedemptionCode {
+        let bytes = try KeyedBox.open(sealed, keyID: keyID, secrets: secrets, purpose: \.codeEncryptionKey, associatedData: Array(codeID.utf8))
         guard let code = RedemptionCode(normalizing: String(decoding: bytes, as: UTF8.self)) else {
             throw DomainError(.corrupt, "sealed code \(codeID) does not hold a code")
         }

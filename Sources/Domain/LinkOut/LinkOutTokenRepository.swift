@@ -62,11 +62,11 @@ public enum LinkOutTokenRepository {
         let id = try EntityID.make("lot")
         try connection.execute(
             """
-            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, external_id, program, storefront, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (reporting, token_hash) DO NOTHING
+            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, token_key_id, external_id, program, storefront, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (reporting, token_hash) DO NOTHING
             """,
             [
-                id, presented.reporting.rawValue, hash, try vault.seal(presented.token, tokenID: id), presented.externalID, presented.program,
+                id, presented.reporting.rawValue, hash, try vault.seal(presented.token, tokenID: id), vault.keyID, presented.externalID, presented.program,
                 presented.storefront, Timestamp.milliseconds(now),
             ])
         guard let row = try connection.queryOne(
@@ -109,10 +109,10 @@ public enum LinkOutTokenRepository {
         let id = try EntityID.make("lot")
         try connection.execute(
             """
-            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, external_id, program, storefront, created_at)
-            VALUES (?, 'apple', ?, ?, ?, 'unrecognized', '', ?) ON CONFLICT (reporting, token_hash) DO NOTHING
+            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, token_key_id, external_id, program, storefront, created_at)
+            VALUES (?, 'apple', ?, ?, ?, ?, 'unrecognized', '', ?) ON CONFLICT (reporting, token_hash) DO NOTHING
             """,
-            [id, hash, try vault.seal("", tokenID: id), externalID, Timestamp.milliseconds(now)])
+            [id, hash, try vault.seal("", tokenID: id), vault.keyID, externalID, Timestamp.milliseconds(now)])
         guard let row = try connection.queryOne("SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = 'apple' AND token_hash = ?", [hash])
         else { throw DomainError(.corrupt, "link-out token vanished after its insert") }
         return try Token(row: row)

@@ -429,5 +429,14 @@ public enum DomainMigrations {
         Migration(id: "0461_sign_in_code_key_id", sql: """
             ALTER TABLE auth_tokens ADD COLUMN key_id TEXT;
             """),
+        // The id of the key that sealed each value, beside it (`KeyedBox`): the box keeps the form
+        // of the release before key ids, which may serve beside this one during an upgrade. NULL:
+        // sealed before key ids (any listed key opens it; `tollgate keys rotate` re-seals it).
+        Migration(id: "0463_sealed_key_ids", sql: """
+            ALTER TABLE redemption_codes ADD COLUMN code_key_id TEXT;
+            ALTER TABLE link_out_tokens ADD COLUMN token_key_id TEXT;
+            ALTER TABLE app_store_receipts ADD COLUMN receipt_key_id TEXT;
+            ALTER TABLE idempotency_keys ADD COLUMN body_key_id TEXT;
+            """),
     ]
 }

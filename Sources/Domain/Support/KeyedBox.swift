@@ -17,50 +17,33 @@ public enum KeyID {
     }
 }
 
-/// AES-256-GCM boxes that record the id of the key that sealed them: `tk1:` + key id + the box.
-/// Opening picks the listed key by that id; a box sealed before key ids existed (no prefix) opens
-/// under whichever listed key opens it, oldest first, so nothing sealed before a release is lost.
+/// AES-256-GCM boxes under the keys of `secret_keys`. A box has the form of the release before key
+/// ids (that release, serving beside this one during an upgrade, still opens it); the id of the
+/// key that sealed it (`DomainSecrets.keyID`) is stored beside it, in a column of its row.
+/// Opening tries the key that id names first, then every listed key, oldest first, so a box from
+/// before key ids (no id) opens under whichever listed key sealed it and nothing is lost.
 public enum KeyedBox {
-    static let magic = Array("tk1:".utf8)
-    /// Bytes before the AES-GCM box: the marker and the key id.
-    public static let headerLength = 4 + KeyID.length
-
     /// Which derived key of a `DomainSecrets` a box uses (`\.codeEncryptionKey`, ...).
     public typealias Purpose = KeyPath<DomainSecrets, [UInt8]> & Sendable
 
-    /// Seals `plaintext` under the current key's `purpose` key, bound to `associatedData`.
+    /// Seals `plaintext` under the current key's `purpose` key, bound to `associatedData`; store
+    /// `secrets.keyID` beside it.
     /// - Throws: `CryptoError`.
     public static func seal(_ plaintext: [UInt8], secrets: DomainSecrets, purpose: Purpose, associatedData: [UInt8]) throws -> [UInt8] {
-        magic + Array(secrets.keyID.utf8) + (try AESGCM.seal(plaintext, key: secrets[keyPath: purpose], associatedData: associatedData))
+        try AESGCM.seal(plaintext, key: secrets[keyPath: purpose], associatedData: associatedData)
     }
 
-    /// The id recorded in `sealed`, or nil for a box sealed before key ids (or not a box).
-    public static func keyID(of sealed: [UInt8]) -> String? {
-        guard sealed.count > magic.count + KeyID.length, Array(sealed.prefix(magic.count)) == magic else { return nil }
-        let id = String(decoding: sealed[magic.count..<(magic.count + KeyID.length)], as: UTF8.self)
-        return KeyID.isWellFormed(id) ? id : nil
-    }
-
-    /// Opens `sealed` under the listed key that sealed it (by its id; an unmarked box under any).
+    /// Opens `sealed` under the listed key `keyID` names, else under any listed key.
     /// - Throws: `CryptoError` when no listed key opens it (tampered, another row's, or a dropped key's).
-    public static func open(_ sealed: [UInt8], secrets: DomainSecrets, purpose: Purpose, associatedData: [UInt8]) throws -> [UInt8] {
-        try openWithKey(sealed, secrets: secrets, purpose: purpose, associatedData: associatedData).plaintext
-    }
-
-    /// Opens `sealed` and says under which key (nil: an unmarked box, which a rotation re-seals).
-    /// - Throws: `CryptoError` when no listed key opens it.
-    public static func openWithKey(_ sealed: [UInt8], secrets: DomainSecrets, purpose: Purpose, associatedData: [UInt8]) throws
-        -> (plaintext: [UInt8], keyID: String?)
-    {
-        if let id = keyID(of: sealed), let key = secrets.key(id: id),
-            let plaintext = try? AESGCM.open(Array(sealed.dropFirst(headerLength)), key: key[keyPath: purpose], associatedData: associatedData)
-        {
-            return (plaintext, id)
-        }
+    public static func open(
+        _ sealed: [UInt8], keyID: String? = nil, secrets: DomainSecrets, purpose: Purpose, associatedData: [UInt8]
+    ) throws -> [UInt8] {
+        let named = keyID.flatMap { secrets.key(id: $0) }
+        let others = secrets.all.reversed().filter { $0.keyID != named?.keyID }
         var failure: (any Error)?
-        for key in secrets.all.reversed() {
+        for key in (named.map { [$0] } ?? []) + others {
             do {
-                return (try AESGCM.open(sealed, key: key[keyPath: purpose], associatedData: associatedData), nil)
+                return try AESGCM.open(sealed, key: key[keyPath: purpose], associatedData: associatedData)
             } catch {
                 failure = error
             }

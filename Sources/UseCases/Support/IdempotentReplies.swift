@@ -5,7 +5,7 @@ import Storage
 
 /// The first answer to a POST with an `Idempotency-Key`, kept so a repeat gets it back (24 h).
 /// Answers carry codes and tokens, so they are stored sealed (AES-256-GCM under a key derived
-/// from the current `secret_keys` entry, its id recorded (`KeyedBox`), bound to their scope and
+/// from the current `secret_keys` entry, its id stored beside it (`KeyedBox`), bound to their scope and
 /// key): a copy of the database reveals none, and any listed key opens them.
 public struct IdempotentReplies: Sendable {
     /// A stored answer: the request's hash, status, content type and body (the body is sealed
@@ -35,7 +35,8 @@ public struct IdempotentReplies: Sendable {
     public func store(_ reply: Reply, scope: String, key idempotencyKey: String, now: Date) async throws {
         let sealed = try KeyedBox.seal(reply.body, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: Self.binding(scope, idempotencyKey))
         let answer = IdempotencyStore.Stored(requestHash: reply.requestHash, status: reply.status, contentType: reply.contentType, body: sealed)
-        try await database.write { try IdempotencyStore.store(scope: scope, key: idempotencyKey, answer: answer, on: $0, now: now) }
+        let keyID = secrets.keyID
+        try await database.write { try IdempotencyStore.store(scope: scope, key: idempotencyKey, answer: answer, keyID: keyID, on: $0, now: now) }
     }
 
     static func binding(_ scope: String, _ key: String) -> [UInt8] { Array("\(scope)\n\(key)".utf8) }

@@ -49,7 +49,7 @@ public struct KeyRotation: Sendable {
         var done = 0
         var resealed = 0
         let keys = column.keyColumns.joined(separator: ", ")
-        let select = ([keys, column.column] + column.extraColumns).joined(separator: ", ")
+        let select = ([keys, column.column, column.keyIDColumn] + column.extraColumns).joined(separator: ", ")
         while true {
             let page = try database.writeSync { connection -> (count: Int, last: [SQLValue]?, resealed: Int) in
                 let placeholders = column.keyColumns.map { _ in "?" }.joined(separator: ", ")

@@ -33,7 +33,7 @@ public struct KeyUsage: Sendable, Equatable {
             var entries: [Entry] = []
             for column in SealedColumn.all {
                 let rows = try connection.query(
-                    "SELECT \(column.keyIDExpression(connection.dialect)) AS key_id, COUNT(*) AS n FROM \(column.table) GROUP BY 1", [])
+                    "SELECT \(column.keyIDExpression) AS key_id, COUNT(*) AS n FROM \(column.table) GROUP BY 1", [])
                 var counts: [String?: Int] = [:]
                 for row in rows {
                     let keyID = column.keyID(from: row["key_id"])
