@@ -98,8 +98,9 @@ public final class Services: Sendable {
             logger.info("migrated", [("applied", .string(applied.joined(separator: ",")))])
         }
         let composer = MailComposer(templates: templates, from: try MailSetup.sender(config.mail.from), appName: config.app.name)
-        secrets = try DomainSecrets(secretKey: config.secretKey)
-        let mailCipher = try OutboxCipher(key: secrets.mailParameterKey)
+        secrets = try DomainSecrets(secretKeys: config.secretKeyList)
+        try KeyListCheck.check(database, secrets: secrets)
+        let mailCipher = OutboxCipher(secrets: secrets)
         var outboxConfiguration = OutboxWorkerConfiguration(cipher: mailCipher)
         // Reminders leave only while their purchase still waits for its buyer.
         outboxConfiguration.sendCheck = ReminderGate(database: database, now: now)

@@ -68,7 +68,7 @@ public enum ConfigLoader {
         problems = deduplicated(problems)
         guard problems.isEmpty else { throw ConfigError(problems: problems) }
 
-        if config.isDemo, config.secretKey.isEmpty {
+        if config.isDemo, config.secretKeyList.isEmpty {
             let directory = (config.database.path as NSString).deletingLastPathComponent
             config.secretKey = try DemoSecret.loadOrCreate(directory: directory.isEmpty ? "." : directory)
         }

@@ -10,6 +10,7 @@ enum ConfigSchema {
         .optionalString("database.url", \.database.url, secret: true),
         .integer("database.max_connections", \.database.maxConnections, minimum: 2, maximum: 1000),
         .string("secret_key", \.secretKey, secret: true, required: true),
+        .strings("secret_keys", \.secretKeys, secret: true),
 
         .string("app.name", \.app.name),
         .string("app.scheme", \.app.scheme, required: true),

@@ -34,7 +34,9 @@ struct ConfigValidator {
         } else {
             config.baseURL = URLCheck.trimmingTrailingSlashes(config.baseURL)
         }
-        if config.secretKey.isEmpty {
+        if !config.secretKeys.isEmpty {
+            checkSecretKeys(config)
+        } else if config.secretKey.isEmpty {
             if !demo {
                 report("secret_key", "required outside demo mode: at least 32 random characters (e.g. the output of `openssl rand -hex 32`)")
             }
@@ -150,6 +152,21 @@ struct ConfigValidator {
         for (index, entry) in config.http.trustedProxies.enumerated() where CIDR(entry) == nil {
             report("http.trusted_proxies[\(index)]",
                    "must be an IPv4 or IPv6 address or CIDR (10.0.0.0/8, 2001:db8::/32); got \(JSONValue.quoted(entry))")
+        }
+    }
+
+    /// `secret_keys` replaces `secret_key` (never both): each entry at least 32 bytes, none repeated.
+    private mutating func checkSecretKeys(_ config: TollgateConfig) {
+        if !config.secretKey.isEmpty {
+            report("secret_keys", "set either secret_key or secret_keys (a list, newest first, during a rotation), not both")
+        }
+        var seen = Set<String>()
+        for (index, key) in config.secretKeys.enumerated() {
+            if key.utf8.count < 32 {
+                report("secret_keys[\(index)]", "must be at least 32 bytes; got \(key.utf8.count)")
+            } else if !seen.insert(key).inserted {
+                report("secret_keys[\(index)]", "repeats an earlier entry of the list")
+            }
         }
     }
 

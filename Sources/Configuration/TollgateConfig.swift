@@ -12,6 +12,11 @@ public struct TollgateConfig: Sendable, Equatable {
     public var database: Database
     /// `secret_key`: HMAC key for obfuscated ids and signed links (at least 32 characters).
     public var secretKey: String
+    /// `secret_keys` (secret): instead of `secret_key`, the keys of a rotation, newest first (the
+    /// first seals, signs and keys from now on; every one still opens and verifies).
+    public var secretKeys: [String] = []
+    /// The keys in use: `secret_keys`, or the one `secret_key` (empty when neither is set).
+    public var secretKeyList: [String] { secretKeys.isEmpty ? (secretKey.isEmpty ? [] : [secretKey]) : secretKeys }
     /// `app`: the app's name, URL scheme, and store identities.
     public var app: App
     /// `api_keys`: keys apps (`public`) and partner backends (`server`) authenticate with.

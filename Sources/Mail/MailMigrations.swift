@@ -31,5 +31,12 @@ public enum MailMigrations {
         Migration(id: "0431_mail_recipient", sql: """
             CREATE INDEX mail_outbox_recipient ON mail_outbox (recipient, created_at);
             """),
+        // Tollgate's own key rotates (API.md "Keys change"): the id of the key that sealed a row's
+        // parameters, beside them (the box keeps its `sealed:v1:` form, so the previous release,
+        // serving beside this one during an upgrade, still sends the mail). NULL: plain JSON, or
+        // sealed before key ids (any listed key opens it).
+        Migration(id: "0462_mail_parameters_key_id", sql: """
+            ALTER TABLE mail_outbox ADD COLUMN parameters_key_id TEXT;
+            """),
     ]
 }

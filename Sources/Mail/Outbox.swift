@@ -30,12 +30,12 @@ public enum Outbox {
         let milliseconds = OutboxID.milliseconds(now)
         let inserted = try connection.run(
             """
-            INSERT INTO mail_outbox (id, idempotency_key, template, recipient, recipient_name, parameters, status,
+            INSERT INTO mail_outbox (id, idempotency_key, template, recipient, recipient_name, parameters, parameters_key_id, status,
                 attempts, next_attempt_at, message_id, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
             ON CONFLICT (idempotency_key) DO NOTHING
             """,
-            [id, message.idempotencyKey, message.template, message.recipient, message.recipientName, parameters,
+            [id, message.idempotencyKey, message.template, message.recipient, message.recipientName, parameters, cipher?.keyID,
              milliseconds, messageID, milliseconds, milliseconds])
         if inserted == 1 { return .enqueued(id: id) }
         let existing = try connection.queryOne("SELECT id FROM mail_outbox WHERE idempotency_key = ?", [message.idempotencyKey])

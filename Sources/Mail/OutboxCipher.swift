@@ -4,16 +4,31 @@ import Foundation
 
 /// Seals outbox parameters with AES-256-GCM: an email waiting in the outbox carries codes and
 /// sign-in links, and a copy of the database alone must not reveal them. Stored as
-/// `sealed:v1:<base64>`; rows written without a cipher stay plain JSON.
+/// `sealed:v1:<base64>` under the current `secret_keys` entry, whose id is stored beside it
+/// (`mail_outbox.parameters_key_id`); the box keeps the form of the release before key ids, which
+/// may be sending mail beside this one during an upgrade. Opens under any listed key (the one
+/// it names first); rows written without a cipher stay plain JSON.
 public struct OutboxCipher: Sendable {
     static let prefix = "sealed:v1:"
+    private let secrets: DomainSecrets?
     private let key: [UInt8]
 
+    /// One bare key (tests, tools): seals and opens under it; records no key id.
     /// - Throws: `MailError` (permanent) unless `key` is 32 bytes.
     public init(key: [UInt8]) throws {
         guard key.count == 32 else { throw MailError.permanent("the outbox key must be 32 bytes, not \(key.count)") }
         self.key = key
+        secrets = nil
     }
+
+    /// The listed keys of `secrets`: seals under the current one, opens under any.
+    public init(secrets: DomainSecrets) {
+        key = secrets.mailParameterKey
+        self.secrets = secrets
+    }
+
+    /// The id of the key this cipher seals under (nil for a bare key).
+    public var keyID: String? { secrets?.keyID }
 
     func seal(_ json: String, outboxID: String) throws -> String {
         do {
@@ -29,10 +44,22 @@ public struct OutboxCipher: Sendable {
         guard let cipher else { throw MailError.permanent("the parameters are sealed and no outbox key is configured") }
         do {
             let sealed = try Base64.decode(String(stored.dropFirst(prefix.count)))
-            return String(decoding: try AESGCM.open(sealed, key: cipher.key, associatedData: Array(outboxID.utf8)), as: UTF8.self)
+            let associatedData = Array(outboxID.utf8)
+            guard let secrets = cipher.secrets else {
+                return String(decoding: try AESGCM.open(sealed, key: cipher.key, associatedData: associatedData), as: UTF8.self)
+            }
+            return String(decoding: try KeyedBox.open(sealed, secrets: secrets, purpose: \.mailParameterKey, associatedData: associatedData), as: UTF8.self)
         } catch {
             throw MailError.permanent("the sealed parameters cannot be opened with the configured key")
         }
+    }
+
+    /// `stored` sealed again under the current key (a rotation), or nil when it already is
+    /// (`keyID` is the row's `parameters_key_id`) or is plain JSON.
+    /// - Throws: `MailError` when no listed key opens it.
+    public func resealed(_ stored: String, outboxID: String, keyID: String?) throws -> String? {
+        guard let secrets, stored.hasPrefix(Self.prefix), keyID != secrets.keyID else { return nil }
+        return try seal(try Self.open(stored, outboxID: outboxID, with: self), outboxID: outboxID)
     }
 }
 

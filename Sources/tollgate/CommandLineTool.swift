@@ -19,7 +19,11 @@ enum CommandLineTool {
           config check       Validate the configuration and print it with secrets masked.
           backup FILE        Write a consistent copy of the live database to FILE.
           check              Verify the database (a restored backup): integrity, a schema this build
-                             knows, every sealed row opening under the configured secret_key.
+                             knows, every sealed row opening under a listed secret key.
+          keys status        Count the rows sealed under each key of secret_keys (and before key ids).
+          keys rotate        Seal every row under an older key again under the current (first) key,
+                             in batches while the service runs (--batch-size N, default 200 rows per
+                             transaction); resumable: run it again after a stop.
           admin outbox       List queued and sent mail (--status pending|sending|sent|failed, --limit N).
           admin resend       Email a fresh code (--email E or --purchase-id P).
           admin revoke ID    Revoke a redemption code.
@@ -92,6 +96,8 @@ enum CommandLineTool {
             return await AdminCommand.run(action: action, argument: argument, options: parsed.options, configPath: parsed.configPath)
         case .operator(let action, let arguments):
             return await OperatorCommand.run(action: action, arguments: arguments, role: parsed.options["role"], configPath: parsed.configPath)
+        case .keys(let action):
+            return KeysCommand.run(action: action, batchSize: parsed.options["batch-size"], configPath: parsed.configPath)
         case .demo(let action):
             return await DemoCommand.run(action: action, email: parsed.options["email"] ?? "", configPath: parsed.configPath)
         }

@@ -15,12 +15,14 @@ struct ParsedArguments: Equatable {
         case reconcile
         /// `operator add EMAIL --role R | list | role EMAIL ROLE | reset EMAIL | remove EMAIL`.
         case `operator`(action: String, arguments: [String])
+        /// `keys rotate|status`: move rows to the current `secret_keys` entry, or count rows per key.
+        case keys(action: String)
     }
 
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
-        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin", "--role": "operator",
+        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin", "--role": "operator", "--batch-size": "keys rotate",
     ]
     static let adminActions = [
         "outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets", "funnel",
@@ -99,6 +101,14 @@ struct ParsedArguments: Equatable {
                 throw UsageError(message: "'reconcile' takes only --since DURATION (e.g. 72h)")
             }
             command = .reconcile
+        case "keys":
+            guard words.count == 2, words[1] == "rotate" || words[1] == "status" else {
+                throw UsageError(message: "keys needs one of: rotate, status")
+            }
+            guard options.keys.allSatisfy({ $0 == "batch-size" && words[1] == "rotate" }) else {
+                throw UsageError(message: "'keys rotate' takes only --batch-size N (rows per transaction); 'keys status' takes no option")
+            }
+            command = .keys(action: words[1])
         case "backup":
             guard words.count == 2 else { throw UsageError(message: "backup needs exactly one destination FILE") }
             command = .backup(destination: words[1])
@@ -130,6 +140,7 @@ struct ParsedArguments: Equatable {
         }
         if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if case .reconcile = command {
         } else if case .operator = command {
+        } else if case .keys = command {
         } else if let name = options.keys.sorted().first {
             throw UsageError(message: "--\(name) is only for 'tollgate admin'")
         }

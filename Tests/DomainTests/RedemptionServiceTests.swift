@@ -93,7 +93,7 @@ struct RedemptionServiceTests {
     func codeKey() throws {
         let db = try TestDatabase()
         let code = try Self.paidCode(db)
-        let stored = try db.write { try $0.queryOne("SELECT code_hash FROM redemption_codes")?.string("code_hash") }
+        let stored = try db.write { try $0.queryOne("SELECT code_sha256 FROM redemption_codes")?.string("code_sha256") }
         let messy = code.replacingOccurrences(of: "-", with: " ").lowercased()
         let key = try #require(try CodeKey(normalizing: messy, vault: Fixtures.vault))
         #expect(key.hash == stored)

@@ -31,6 +31,16 @@ public enum SignInCodeRepository {
     /// Returns the code, to be mailed; it is never stored.
     /// - Throws: `StorageError`, `CryptoError`.
     public static func issue(accountID: String, email: String, key: [UInt8], on connection: Connection, now: Date) throws -> String {
+        try issue(accountID: accountID, email: email, key: key, keyID: nil, on: connection, now: now)
+    }
+
+    /// `issue` under the current key of `secrets`, its id stored beside the code's hash.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public static func issue(accountID: String, email: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> String {
+        try issue(accountID: accountID, email: email, key: secrets.signInCodeKey, keyID: secrets.keyID, on: connection, now: now)
+    }
+
+    static func issue(accountID: String, email: String, key: [UInt8], keyID: String?, on connection: Connection, now: Date) throws -> String {
         let email = email.lowercased()
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
@@ -39,12 +49,12 @@ public enum SignInCodeRepository {
         let code = try generate()
         try connection.execute(
             """
-            INSERT INTO auth_tokens (token_hash, purpose, account_id, email, expires_at, created_at, attempts)
-            VALUES (?, ?, ?, ?, ?, ?, 0)
+            INSERT INTO auth_tokens (token_hash, purpose, account_id, email, expires_at, created_at, attempts, key_id)
+            VALUES (?, ?, ?, ?, ?, ?, 0, ?)
             """,
             [
                 try hash(code, email: email, issuedMS: nowMS, key: key), AuthTokenRepository.Purpose.webSignInCode.rawValue, accountID, email,
-                Timestamp.milliseconds(now.addingTimeInterval(AuthTokenRepository.Purpose.webSignInCode.lifetime)), nowMS,
+                Timestamp.milliseconds(now.addingTimeInterval(AuthTokenRepository.Purpose.webSignInCode.lifetime)), nowMS, keyID,
             ])
         return code
     }
@@ -53,11 +63,26 @@ public enum SignInCodeRepository {
     /// counts a try (the fifth ends it). Spaces and hyphens in `typed` are ignored.
     /// - Throws: `StorageError`, `CryptoError`.
     public static func check(email: String, typed: String, key: [UInt8], on connection: Connection, now: Date) throws -> Check {
+        try check(email: email, typed: typed, keys: { _ in [key] }, on: connection, now: now)
+    }
+
+    /// `check` under the listed key whose id is stored beside the code (any listed key for a code
+    /// from before key ids): a code mailed just before a rotation still works for its 10 minutes.
+    /// Codes are not re-keyed: they live 10 minutes.
+    /// - Throws: `StorageError`, `CryptoError`.
+    public static func check(email: String, typed: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> Check {
+        try check(email: email, typed: typed, keys: { keyID in
+            guard let keyID else { return secrets.all.map(\.signInCodeKey) }
+            return secrets.key(id: keyID).map { [$0.signInCodeKey] } ?? []
+        }, on: connection, now: now)
+    }
+
+    static func check(email: String, typed: String, keys: (String?) -> [[UInt8]], on connection: Connection, now: Date) throws -> Check {
         let email = email.lowercased()
         let purpose = AuthTokenRepository.Purpose.webSignInCode.rawValue
         guard let row = try connection.queryOne(
             """
-            SELECT token_hash, account_id, expires_at, created_at, attempts FROM auth_tokens
+            SELECT token_hash, account_id, expires_at, created_at, attempts, key_id FROM auth_tokens
             WHERE purpose = ? AND email = ? AND used_at IS NULL ORDER BY created_at DESC LIMIT 1
             """,
             [purpose, email])
@@ -67,9 +92,11 @@ public enum SignInCodeRepository {
         guard Timestamp.date(try row.int64("expires_at")) > now, attempts < maxAttempts else { return .noLiveCode }
         guard try wrongToday(email: email, on: connection, now: now) < maxWrongPerDay else { return .noLiveCode }
         let code = typed.filter { $0 != " " && $0 != "-" }
-        let candidate = try hash(code, email: email, issuedMS: try row.int64("created_at"), key: key)
+        let issuedMS = try row.int64("created_at")
+        let keyID = row["key_id"] == .null ? nil : try row.string("key_id")
+        let candidates = try keys(keyID).map { try hash(code, email: email, issuedMS: issuedMS, key: $0) }
         if code.count == digits, code.allSatisfy(\.isASCII), code.allSatisfy(\.isNumber),
-            ConstantTime.equals(Array(candidate.utf8), Array(stored.utf8))
+            candidates.reduce(false, { ConstantTime.equals(Array($1.utf8), Array(stored.utf8)) || $0 })
         {
             let changed = try connection.run(
                 "UPDATE auth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [Timestamp.milliseconds(now), stored])

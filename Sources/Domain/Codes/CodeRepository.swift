@@ -23,11 +23,11 @@ public enum CodeRepository {
         let code = try RedemptionCode.generate()
         try connection.execute(
             """
-            INSERT INTO redemption_codes (id, purchase_id, seq, code_hash, code_sealed, hint, status, expires_at, created_at, updated_at)
-            VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM redemption_codes WHERE purchase_id = ?), ?, ?, ?, 'live', ?, ?, ?)
+            INSERT INTO redemption_codes (id, purchase_id, seq, code_hash, code_sha256, code_sealed, code_key_id, hint, status, expires_at, created_at, updated_at)
+            VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM redemption_codes WHERE purchase_id = ?), ?, ?, ?, ?, ?, 'live', ?, ?, ?)
             """,
             [
-                id, purchaseID, purchaseID, try vault.hash(code), try vault.seal(code, codeID: id), String(code.canonical.suffix(4)),
+                id, purchaseID, purchaseID, try vault.keyedHash(code), try vault.hash(code), try vault.seal(code, codeID: id), vault.keyID, String(code.canonical.suffix(4)),
                 Timestamp.milliseconds(now.addingTimeInterval(ttl)), nowMS, nowMS,
             ])
         return Issued(record: try require(id: id, on: connection), code: code)
@@ -35,12 +35,34 @@ public enum CodeRepository {
 
     /// The record of `code`, whatever its status.
     public static func find(code: RedemptionCode, vault: CodeVault, on connection: Connection) throws -> RedemptionCodeRecord? {
-        try find(codeHash: vault.hash(code), on: connection)
+        try find(codeHash: vault.hash(code), on: connection) ?? findLegacy(hashes: vault.legacyHashes(code), lock: false, on: connection)
     }
 
-    /// The code whose `CodeVault.hash` is `codeHash`.
+    /// The code `key` names: by its SHA-256, or (a row written before key ids) by its keyed hash.
+    /// - Throws: `StorageError`.
+    public static func find(key: CodeKey, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try find(codeHash: key.hash, on: connection) ?? findLegacy(hashes: key.legacyHashes, lock: false, on: connection)
+    }
+
+    /// `find(key:)`, its row held until the transaction ends (`findLocking(codeHash:)`).
+    /// - Throws: `StorageError`.
+    public static func findLocking(key: CodeKey, on connection: Connection) throws -> RedemptionCodeRecord? {
+        try findLocking(codeHash: key.hash, on: connection) ?? findLegacy(hashes: key.legacyHashes, lock: true, on: connection)
+    }
+
+    /// A row from before `code_sha256` whose keyed `code_hash` is one of `hashes`.
+    static func findLegacy(hashes: [String], lock: Bool, on connection: Connection) throws -> RedemptionCodeRecord? {
+        guard !hashes.isEmpty else { return nil }
+        let marks = hashes.map { _ in "?" }.joined(separator: ", ")
+        return try connection.queryOne(
+            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_sha256 IS NULL AND code_hash IN (\(marks))"
+                + (lock ? connection.dialect.rowLockClause : ""), hashes.map { $0 as any SQLBindable }
+        ).map(RedemptionCodeRecord.init(row:))
+    }
+
+    /// The code whose `CodeVault.hash` (SHA-256) is `codeHash`.
     public static func find(codeHash: String, on connection: Connection) throws -> RedemptionCodeRecord? {
-        try connection.queryOne("SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_hash = ?", [codeHash])
+        try connection.queryOne("SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_sha256 = ?", [codeHash])
             .map(RedemptionCodeRecord.init(row:))
     }
 
@@ -49,7 +71,7 @@ public enum CodeRepository {
     /// - Throws: `StorageError`.
     public static func findLocking(codeHash: String, on connection: Connection) throws -> RedemptionCodeRecord? {
         try connection.queryOne(
-            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_hash = ?" + connection.dialect.rowLockClause, [codeHash]
+            "SELECT \(RedemptionCodeRecord.columns) FROM redemption_codes WHERE code_sha256 = ?" + connection.dialect.rowLockClause, [codeHash]
         ).map(RedemptionCodeRecord.init(row:))
     }
 

@@ -55,14 +55,18 @@ public enum LinkOutTokenRepository {
     @discardableResult
     public static func attach(_ presented: Presented, toCheckout sessionID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Token {
         let hash = try vault.hash(presented.token)
+        if let legacy = try findLegacy(reporting: presented.reporting.rawValue, hashes: vault.legacyHashes(presented.token), on: connection) {
+            try connection.execute("UPDATE checkouts SET link_out_token_id = ? WHERE session_id = ?", [legacy.id, sessionID])
+            return legacy
+        }
         let id = try EntityID.make("lot")
         try connection.execute(
             """
-            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, external_id, program, storefront, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (reporting, token_hash) DO NOTHING
+            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, token_key_id, external_id, program, storefront, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (reporting, token_hash) DO NOTHING
             """,
             [
-                id, presented.reporting.rawValue, hash, try vault.seal(presented.token, tokenID: id), presented.externalID, presented.program,
+                id, presented.reporting.rawValue, hash, try vault.seal(presented.token, tokenID: id), vault.keyID, presented.externalID, presented.program,
                 presented.storefront, Timestamp.milliseconds(now),
             ])
         guard let row = try connection.queryOne(
@@ -71,6 +75,20 @@ public enum LinkOutTokenRepository {
         let token = try Token(row: row)
         try connection.execute("UPDATE checkouts SET link_out_token_id = ? WHERE session_id = ?", [token.id, sessionID])
         return token
+    }
+
+    /// A row written before key ids, found by its keyed hash (until `tollgate keys rotate` moves it).
+    static func findLegacy(reporting: String, hashes: [String], on connection: Connection) throws -> Token? {
+        let marks = hashes.map { _ in "?" }.joined(separator: ", ")
+        return try connection.queryOne(
+            "SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = ? AND token_hash IN (\(marks))",
+            [reporting as any SQLBindable] + hashes.map { $0 as any SQLBindable }
+        ).map(Token.init(row:))
+    }
+
+    /// What a row's `token_hash` is computed over: the token, or for an unrecognized row its id.
+    public static func hashedText(token: String, program: String, externalID: String?) -> String {
+        program == "unrecognized" ? "unrecognized:" + (externalID ?? "") : token
     }
 
     /// The token row `id`.
@@ -85,13 +103,16 @@ public enum LinkOutTokenRepository {
     /// - Throws: `StorageError`, `CryptoError`, `DomainError(.corrupt)`.
     public static func recordUnrecognized(externalID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Token {
         let hash = try vault.hash("unrecognized:" + externalID)
+        if let legacy = try findLegacy(reporting: "apple", hashes: vault.legacyHashes("unrecognized:" + externalID), on: connection) {
+            return legacy
+        }
         let id = try EntityID.make("lot")
         try connection.execute(
             """
-            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, external_id, program, storefront, created_at)
-            VALUES (?, 'apple', ?, ?, ?, 'unrecognized', '', ?) ON CONFLICT (reporting, token_hash) DO NOTHING
+            INSERT INTO link_out_tokens (id, reporting, token_hash, token_sealed, token_key_id, external_id, program, storefront, created_at)
+            VALUES (?, 'apple', ?, ?, ?, ?, 'unrecognized', '', ?) ON CONFLICT (reporting, token_hash) DO NOTHING
             """,
-            [id, hash, try vault.seal("", tokenID: id), externalID, Timestamp.milliseconds(now)])
+            [id, hash, try vault.seal("", tokenID: id), vault.keyID, externalID, Timestamp.milliseconds(now)])
         guard let row = try connection.queryOne("SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = 'apple' AND token_hash = ?", [hash])
         else { throw DomainError(.corrupt, "link-out token vanished after its insert") }
         return try Token(row: row)

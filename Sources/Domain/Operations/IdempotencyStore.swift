@@ -35,17 +35,18 @@ public enum IdempotencyStore {
     }
 
     /// Stores the answer (first writer wins; an expired entry is replaced).
-    public static func store(scope: String, key: String, answer: Stored, on connection: Connection, now: Date) throws {
+    /// - Parameter keyID: the id of the key that sealed `answer.body` (`KeyedBox`), stored beside it.
+    public static func store(scope: String, key: String, answer: Stored, keyID: String? = nil, on connection: Connection, now: Date) throws {
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
             """
-            INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, status, content_type, body, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, status, content_type, body, body_key_id, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (scope, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash, status = excluded.status,
-                content_type = excluded.content_type, body = excluded.body, created_at = excluded.created_at
+                content_type = excluded.content_type, body = excluded.body, body_key_id = excluded.body_key_id, created_at = excluded.created_at
             WHERE idempotency_keys.created_at <= ?
             """,
-            [scope, key, answer.requestHash, answer.status, answer.contentType, answer.body, nowMS,
+            [scope, key, answer.requestHash, answer.status, answer.contentType, answer.body, keyID, nowMS,
              Timestamp.milliseconds(now.addingTimeInterval(-retention))])
     }
 

@@ -12,10 +12,11 @@ public enum AppStoreReceiptRepository {
     public static func keep(_ receipt: String, purchaseID: String, vault: AppStoreReceiptVault, on connection: Connection, now: Date) throws {
         try connection.execute(
             """
-            INSERT INTO app_store_receipts (purchase_id, receipt_sealed, updated_at) VALUES (?, ?, ?)
-            ON CONFLICT (purchase_id) DO UPDATE SET receipt_sealed = excluded.receipt_sealed, updated_at = excluded.updated_at
+            INSERT INTO app_store_receipts (purchase_id, receipt_sealed, receipt_key_id, updated_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (purchase_id) DO UPDATE SET receipt_sealed = excluded.receipt_sealed, receipt_key_id = excluded.receipt_key_id,
+                updated_at = excluded.updated_at
             """,
-            [purchaseID, try vault.seal(receipt, purchaseID: purchaseID), Timestamp.milliseconds(now)])
+            [purchaseID, try vault.seal(receipt, purchaseID: purchaseID), vault.keyID, Timestamp.milliseconds(now)])
     }
 
     /// The latest receipt kept for `purchaseID`, opened; nil when none is kept.

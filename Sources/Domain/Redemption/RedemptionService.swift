@@ -47,7 +47,7 @@ public struct RedemptionService: Sendable {
         // redemptions take turns (its account, a switch), then one code's (its row), then, in
         // `DeviceRepository.touch`, one account's new devices. Always in that order.
         try AccountRepository.lock(appUserID: appUserID, on: connection)
-        guard let record = try CodeRepository.findLocking(codeHash: key.hash, on: connection), record.status != .revoked else {
+        guard let record = try CodeRepository.findLocking(key: key, on: connection), record.status != .revoked else {
             return .invalidCode
         }
         let purchase = try PurchaseRepository.require(id: record.purchaseID, on: connection)

@@ -566,5 +566,29 @@ public enum DomainMigrations {
                 updated_at BIGINT NOT NULL
             );
             """),
+        // Tollgate's own key rotates (API.md "Keys change"): a redemption code is found by its
+        // SHA-256 (`code_sha256`) from now on; rows written before have none and are found by
+        // `code_hash`, an HMAC under the key of their time, until `tollgate keys rotate` fills it
+        // in. New rows still get `code_hash` (under the current key), so the previous release,
+        // serving beside this one during an upgrade, finds them too. Only adds.
+        Migration(id: "0460_code_sha256", sql: """
+            ALTER TABLE redemption_codes ADD COLUMN code_sha256 TEXT;
+            CREATE UNIQUE INDEX redemption_codes_sha256 ON redemption_codes (code_sha256);
+            """),
+        // A 6-digit sign-in code stays keyed (too few digits to hash without a key): the id of
+        // the key it was hashed under is stored beside it, so checking it picks that key (NULL:
+        // stored before key ids, any listed key). Not re-keyed by a rotation: codes live 10 minutes.
+        Migration(id: "0461_sign_in_code_key_id", sql: """
+            ALTER TABLE auth_tokens ADD COLUMN key_id TEXT;
+            """),
+        // The id of the key that sealed each value, beside it (`KeyedBox`): the box keeps the form
+        // of the release before key ids, which may serve beside this one during an upgrade. NULL:
+        // sealed before key ids (any listed key opens it; `tollgate keys rotate` re-seals it).
+        Migration(id: "0463_sealed_key_ids", sql: """
+            ALTER TABLE redemption_codes ADD COLUMN code_key_id TEXT;
+            ALTER TABLE link_out_tokens ADD COLUMN token_key_id TEXT;
+            ALTER TABLE app_store_receipts ADD COLUMN receipt_key_id TEXT;
+            ALTER TABLE idempotency_keys ADD COLUMN body_key_id TEXT;
+            """),
     ]
 }

@@ -1,8 +1,14 @@
 import Crypto
 
 /// Keys derived from the configured `secret_key` with HKDF-SHA256, one per purpose, so no key
-/// is used for two jobs and the secret itself is never used directly.
+/// is used for two jobs and the secret itself is never used directly. With `secret_keys` (a list,
+/// newest first) the properties are the newest key's (what seals, signs and keys from now on) and
+/// `previous` holds the older keys' derivations, which still open and verify (`KeyedBox`).
 public struct DomainSecrets: Sendable {
+    /// The short public id of this key (`KeyID`): recorded beside what it seals or signs.
+    public let keyID: String
+    /// The older keys of `secret_keys`, newest first (empty with one key).
+    public let previous: [DomainSecrets]
     /// HMAC key for the hashes of redemption codes.
     public let codeHashKey: [UInt8]
     /// AES-256-GCM key that keeps live codes readable for a refresh of the success page.
@@ -32,6 +38,26 @@ public struct DomainSecrets: Sendable {
 
     /// - Throws: `CryptoError` when key derivation fails.
     public init(secretKey: String) throws {
+        try self.init(single: secretKey, previous: [])
+    }
+
+    /// The derivations of `secret_keys` (newest first): the first is current, the rest `previous`.
+    /// - Throws: `CryptoError` when key derivation fails; `DomainError(.invalid)` for an empty list.
+    public init(secretKeys: [String]) throws {
+        guard let current = secretKeys.first else { throw DomainError(.invalid, "secret_keys is empty") }
+        try self.init(single: current, previous: secretKeys.dropFirst().map { try DomainSecrets(secretKey: $0) })
+    }
+
+    /// Every listed key, newest first (`self` then `previous`).
+    public var all: [DomainSecrets] { [self] + previous }
+
+    /// The listed key whose id is `keyID`, if any.
+    public func key(id keyID: String) -> DomainSecrets? {
+        all.first { $0.keyID == keyID }
+    }
+
+    private init(single secretKey: String, previous: [DomainSecrets]) throws {
+        self.previous = previous
         let material = Array(secretKey.utf8)
         func derive(_ purpose: String) throws -> [UInt8] {
             try KDF.hkdfSHA256(inputKeyMaterial: material, salt: Array("tollgate".utf8), info: Array(purpose.utf8), outputByteCount: 32)
@@ -47,5 +73,6 @@ public struct DomainSecrets: Sendable {
         operatorTOTPKey = try derive("operator-totp-encryption")
         obfuscatedIDs = try ObfuscatedID(secretKey: try derive("obfuscated-account-id"))
         appStoreReceiptKey = try derive("app-store-receipt-encryption")
+        keyID = KeyID.make(from: try derive("key-id"))
     }
 }

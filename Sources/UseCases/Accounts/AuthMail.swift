@@ -100,7 +100,7 @@ public struct AuthMail: Sendable {
             url = "/auth/login?token=" + (try AuthTokenRepository.issue(
                 .login, accountID: accountID, email: email, codeChallenge: challenge, on: connection, now: now))
         }
-        let code = try SignInCodeRepository.issue(accountID: accountID, email: email, key: secrets.signInCodeKey, on: connection, now: now)
+        let code = try SignInCodeRepository.issue(accountID: accountID, email: email, secrets: secrets, on: connection, now: now)
         let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
         try mail.enqueue(
             key: "sign-in:\(try EntityID.make("m"))", template: "login_link", to: email,

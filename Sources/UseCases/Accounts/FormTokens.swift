@@ -3,13 +3,14 @@ import Domain
 
 /// CSRF tokens of the web account's forms: the HMAC of what the form is bound to (the cookie
 /// session's id, or before sign-in a random visitor cookie) under a key derived from the
-/// configured secret. Another site can neither read a page's token nor compute one; nothing is
+/// current `secret_keys` entry, prefixed with that key's id (`<key id>.<mac>`); a token signed
+/// under any listed key verifies (a form served before a rotation still posts). Another site can neither read a page's token nor compute one; nothing is
 /// stored, and a token stops working with the session it was bound to.
 public struct FormTokens: Sendable {
-    private let key: [UInt8]
+    private let secrets: DomainSecrets
 
     public init(secrets: DomainSecrets) {
-        key = secrets.formTokenKey
+        self.secrets = secrets
     }
 
     /// What a form is bound to.
@@ -39,12 +40,26 @@ public struct FormTokens: Sendable {
     /// The token the form carries.
     /// - Throws: `CryptoError` when OpenSSL fails.
     public func token(for binding: Binding) throws -> String {
-        Base64URL.encode(try HMACSHA256.authenticationCode(for: Array(binding.text.utf8), key: key))
+        try token(for: binding, under: secrets)
     }
 
-    /// Whether `token` is the one for `binding` (constant time).
+    private func token(for binding: Binding, under key: DomainSecrets) throws -> String {
+        key.keyID + "." + Base64URL.encode(try HMACSHA256.authenticationCode(for: Array(binding.text.utf8), key: key.formTokenKey))
+    }
+
+    /// Whether `token` is the one for `binding` under the listed key it names (constant time).
+    /// A token from before key ids (no `.`) verifies under any listed key.
     public func isValid(_ token: String?, for binding: Binding) -> Bool {
-        guard let token, token.utf8.count <= 64, let expected = try? self.token(for: binding) else { return false }
+        guard let token, token.utf8.count <= 80 else { return false }
+        guard token.contains(".") else {
+            return secrets.all.contains { key in
+                guard let mac = try? HMACSHA256.authenticationCode(for: Array(binding.text.utf8), key: key.formTokenKey) else { return false }
+                return ConstantTime.equals(Array(token.utf8), Array(Base64URL.encode(mac).utf8))
+            }
+        }
+        guard let dot = token.firstIndex(of: "."), let key = secrets.key(id: String(token[..<dot])),
+            let expected = try? self.token(for: binding, under: key)
+        else { return false }
         return ConstantTime.equals(Array(token.utf8), Array(expected.utf8))
     }
 }

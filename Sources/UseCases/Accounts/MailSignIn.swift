@@ -39,9 +39,9 @@ public struct MailSignIn: Sendable {
     /// - Throws: `UseCaseError` `invalid_grant` (wrong, expired, used or out of tries), `StorageError`, `CryptoError`.
     public func exchange(email: String, code: String, now: Date) async throws -> SessionRepository.Tokens {
         let email = email.lowercased()
-        let key = secrets.signInCodeKey
+        let secrets = self.secrets
         let outcome = try await database.write { connection -> SessionRepository.Tokens? in
-            switch try SignInCodeRepository.check(email: email, typed: code, key: key, on: connection, now: now) {
+            switch try SignInCodeRepository.check(email: email, typed: code, secrets: secrets, on: connection, now: now) {
             case .noLiveCode, .wrong:
                 return nil
             case .accepted(let accountID):

@@ -114,9 +114,9 @@ public struct WebSignIn: Sendable {
     /// - Throws: `StorageError`, `CryptoError`.
     public func signIn(email: String, code: String, now: Date) async throws -> CodeOutcome {
         let email = email.lowercased()
-        let key = secrets.signInCodeKey
+        let secrets = self.secrets
         return try await database.write { connection in
-            switch try SignInCodeRepository.check(email: email, typed: code, key: key, on: connection, now: now) {
+            switch try SignInCodeRepository.check(email: email, typed: code, secrets: secrets, on: connection, now: now) {
             case .noLiveCode: return .noLiveCode
             case .wrong(let remaining): return .wrong(remaining: remaining)
             case .accepted(let accountID):

@@ -7,7 +7,8 @@ import Storage
 /// under the configured key. Three checks, each named in the report: the storage's own integrity
 /// (`DatabaseIntegrity`), the schema (every applied migration known to this build; pending ones
 /// are what `serve` or `migrate` applies, not a problem), and every sealed value (codes,
-/// link-out tokens, mail waiting in the outbox) opening under the configured `secret_key`.
+/// link-out tokens, mail waiting in the outbox) opening under a listed key (`secret_keys`: the
+/// key whose id the value records, or for a value sealed before key ids any listed key).
 /// Stored `Idempotency-Key` replies are not read: one that does not open already counts as none
 /// and expires within a day.
 public struct CheckDatabase: Sendable {
@@ -27,7 +28,7 @@ public struct CheckDatabase: Sendable {
 
     /// - Parameters:
     ///   - migrations: this build's migrations (App's `TollgateMigrations.all`).
-    ///   - secrets: derived from the configured `secret_key`.
+    ///   - secrets: derived from the configured `secret_keys` (or `secret_key`).
     public init(database: Database, migrations: [Migration], secrets: DomainSecrets) {
         self.database = database
         self.migrations = migrations
@@ -61,7 +62,7 @@ public struct CheckDatabase: Sendable {
         do {
             let codes = try CodeVault(secrets: secrets)
             let tokens = try LinkOutTokenVault(secrets: secrets)
-            let mail = try OutboxCipher(key: secrets.mailParameterKey)
+            let mail = OutboxCipher(secrets: secrets)
             let audits: [(SealedRowAudit.Column, (String, SQLValue) -> Bool)] = [
                 (.codes, { id, value in if case .blob(let sealed) = value { (try? codes.open(sealed, codeID: id)) != nil } else { false } }),
                 (.linkOutTokens, { id, value in if case .blob(let sealed) = value { (try? tokens.open(sealed, tokenID: id)) != nil } else { false } }),
@@ -70,10 +71,10 @@ public struct CheckDatabase: Sendable {
             for (column, opens) in audits {
                 let count = try SealedRowAudit.audit(column, in: database, opens: opens)
                 if count.unreadable == 0 {
-                    report.passed.append("keys: \(count.checked) row(s) of \(count.table) open under the configured secret_key")
+                    report.passed.append("keys: \(count.checked) row(s) of \(count.table) open under the listed keys")
                 } else {
                     report.problems.append(
-                        "keys: \(count.unreadable) of \(count.checked) row(s) of \(count.table) do not open under the configured secret_key "
+                        "keys: \(count.unreadable) of \(count.checked) row(s) of \(count.table) do not open under any listed key "
                             + "(ids \(count.examples.joined(separator: ", "))): a backup opens only with the keys of its time")
                 }
             }

@@ -95,7 +95,7 @@ public struct RedeemCode: Sendable {
         let redemption = self.redemption
         let look = try await database.read { connection -> Look in
             let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
-            guard let key, let record = try CodeRepository.find(codeHash: key.hash, on: connection), record.status != .revoked
+            guard let key, let record = try CodeRepository.find(key: key, on: connection), record.status != .revoked
             else { return .unknown }
             if let plan = try redemption.planRepeat(
                 code: key.code, record: record, appUserID: request.appUserID, secret: request.secret, bearerAccountID: accountID,
