@@ -55,8 +55,9 @@ struct CheckoutHardeningTests {
         let first = try await harness.startCheckout("plan=monthly&app_user_id=user-1&checkout_context_id=\(context)")
         try harness.pay(first)
         #expect(await harness.successPage(first).status == .ok)
-        // Another plan with the same context id: Stripe answers another session.
-        let reused = await harness.app.send(.get, "/checkout/start?plan=lifetime&app_user_id=user-1&checkout_context_id=\(context)")
+        // Another plan with the same context id: Stripe answers another session. (Another app user:
+        // user-1 now holds what lifetime grants, which is refused on its own: "Already entitled".)
+        let reused = await harness.app.send(.get, "/checkout/start?plan=lifetime&app_user_id=user-2&checkout_context_id=\(context)")
         #expect(reused.status == .conflict)
         #expect(reused.headers["Content-Type"]?.hasPrefix("text/html") == true)
         #expect(reused.text.contains("already started"))

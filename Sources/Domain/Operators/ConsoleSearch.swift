@@ -19,7 +19,7 @@ public enum ConsoleSearch {
     }
 
     /// At most `limit` hits for `query`, newest first.
-    public static func find(_ query: String, codeHash: String?, limit: Int, on connection: Connection) throws -> [Hit] {
+    public static func find(_ query: String, codeKey: CodeKey?, limit: Int, on connection: Connection) throws -> [Hit] {
         let text = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty, text.utf8.count <= 512 else { return [] }
         var hits: [Hit] = []
@@ -55,8 +55,8 @@ public enum ConsoleSearch {
             }
             return Array(hits.prefix(limit))
         }
-        if let codeHash, let row = try connection.queryOne("SELECT purchase_id FROM redemption_codes WHERE code_hash = ?", [codeHash]),
-            let purchase = try PurchaseRepository.find(id: try row.string("purchase_id"), on: connection)
+        if let codeKey, let record = try CodeRepository.find(key: codeKey, on: connection),
+            let purchase = try PurchaseRepository.find(id: record.purchaseID, on: connection)
         {
             try addPurchase(purchase, matched: "code")
         }

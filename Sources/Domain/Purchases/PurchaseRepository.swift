@@ -158,11 +158,13 @@ public enum PurchaseRepository {
 
     /// Links the purchase to `accountID`, recording whether the caller proved that account ("Who
     /// may act for an account"): a purchase linked without proof never counts against "formed by"
-    /// and never makes its account reachable through its address.
+    /// and never makes its account reachable through its address. Either way it is the purchase's
+    /// first redemption in the funnel, and ends its reminders.
     public static func link(purchaseID: String, to accountID: String, proved: Bool, on connection: Connection, now: Date) throws {
         try connection.execute(
             "UPDATE purchases SET account_id = ?, linked_without_proof = ?, updated_at = ? WHERE id = ?",
             [accountID, proved ? 0 : 1, Timestamp.milliseconds(now), purchaseID])
+        try BuyerJourneyRepository.markLinked(purchaseID: purchaseID, on: connection, now: now)
     }
 
     /// Stores the checkout context the purchase came from (first writer wins).

@@ -43,8 +43,8 @@ public struct ConsoleQueries: Sendable {
     /// - Throws: `UseCaseError.forbidden`, `StorageError`.
     public func search(_ query: String, by actor: AuditActor) async throws -> [ConsoleSearch.Hit] {
         try OperatorActions.require(.read, actor)
-        let codeHash = try CodeKey(normalizing: query.trimmingCharacters(in: .whitespacesAndNewlines), vault: vault)?.hash
-        return try await database.read { try ConsoleSearch.find(query, codeHash: codeHash, limit: Self.pageSize, on: $0) }
+        let codeKey = try CodeKey(normalizing: query.trimmingCharacters(in: .whitespacesAndNewlines), vault: vault)
+        return try await database.read { try ConsoleSearch.find(query, codeKey: codeKey, limit: Self.pageSize, on: $0) }
     }
 
     /// One buyer's page.

@@ -38,7 +38,8 @@ struct ConsoleActionRoutes {
             return nil
         }
         action(&group, "/console/purchases/{id}/move") { id, fields, actor in
-            let accountID = try await cases.actions.movePurchase(purchaseID: id, toAppUserID: fields["app_user_id"] ?? "", by: actor, now: now())
+            let appUserID = try AppUserIDInput.require(fields["app_user_id"] ?? "")
+            let accountID = try await cases.actions.movePurchase(purchaseID: id, toAppUserID: appUserID, by: actor, now: now())
             return .redirect(to: ConsoleView.buyerURL(accountID) + "?notice=done", status: .seeOther)
         }
         action(&group, "/console/accounts/{id}/export") { id, _, actor in

@@ -53,6 +53,24 @@ struct ConsoleQueriesTests {
         #expect(attention.unredeemed.map(\.id) == [waiting.id])
     }
 
+    @Test("The attention page's duplicates and 7-day funnel are issue 42's reports, readable by every role")
+    func followUp() async throws {
+        let console = ConsoleBench()
+        let (paid, _) = try console.bench.paidPurchase("sub_web", email: "web@example.com")
+        var funnel = try await console.queries.funnel(by: Self.viewer, now: console.bench.now)
+        #expect(funnel.paid == 1 && funnel.redeemed == 0, "\(funnel)")
+        #expect(try await console.queries.duplicates(by: Self.viewer, now: console.bench.now).isEmpty)
+        let account = try DuplicateSubscriptionsTests.account(console.bench, "user-twice")
+        let first = try DuplicateSubscriptionsTests.subscribe(console.bench, .stripe, "sub_a", product: "price_monthly", accountID: account)
+        let second = try DuplicateSubscriptionsTests.subscribe(console.bench, .appStore, "2000000009", product: "com.example.monthly", accountID: account)
+        let pairs = try await console.queries.duplicates(by: Self.viewer, now: console.bench.now)
+        #expect(pairs.count == 1 && pairs.first?.accountID == account, "\(pairs)")
+        #expect(Set(pairs.flatMap { [$0.first.id, $0.second.id] }) == [first.id, second.id])
+        console.bench.advance(86_400 + 1)
+        funnel = try await console.queries.funnel(by: Self.viewer, now: console.bench.now)
+        #expect(funnel.unredeemedOver24h == 1, "\(paid.id) waits for its buyer: \(funnel)")
+    }
+
     @Test("The audit log pages newest first and filters by operator and action")
     func audit() async throws {
         let console = ConsoleBench()

@@ -186,8 +186,7 @@ extension ConsoleHTTPTests {
     @Test("An admin's export downloads the account's document and delete erases it; support sees neither button and is refused both")
     func adminActions() async throws {
         let console = try ConsoleHarness()
-        _ = try await console.paidPurchase()
-        let accountID = try #require(try await console.app.app.services.operatorActions.accounts(email: "buyer@example.com").first?.account.id)
+        let accountID = try await console.buyerAccount()
         let support = try await console.signedIn("sue@example.com", try await console.enrolled("sue@example.com", .support))
         let admin = try await console.signedIn("ada@example.com", try await console.enrolled("ada@example.com", .admin))
         let supportPage = await support.get("/console/accounts/\(accountID)")
@@ -211,8 +210,8 @@ extension ConsoleHTTPTests {
     @Test("Move, sign-out everywhere and a retry of an unknown mail go through their routes; an unknown retry kind is 404")
     func supportActions() async throws {
         let console = try ConsoleHarness()
-        let purchase = try await console.paidPurchase()
-        let accountID = try #require(try await console.app.app.services.operatorActions.accounts(email: "buyer@example.com").first?.account.id)
+        let accountID = try await console.buyerAccount()
+        let purchase = try #require(try await console.app.app.services.operatorActions.purchases(email: "buyer@example.com").last?.id)
         let admin = try await console.signedIn("ada@example.com", try await console.enrolled("ada@example.com", .admin))
         let token = try #require(CookieBrowser.csrf(in: await admin.get("/console/")))
         let moved = await admin.post("/console/purchases/\(purchase)/move", ["csrf": token, "reason": "wrong device", "app_user_id": "user-2"])

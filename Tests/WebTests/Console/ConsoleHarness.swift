@@ -68,6 +68,14 @@ struct ConsoleHarness {
         return try #require(purchases.last?.id)
     }
 
+    /// A web buyer's account: the purchase paid, then the buyer signed in by the mailed link (a
+    /// paid checkout alone makes no account that an address opens: "Who may act for an account").
+    func buyerAccount(email: String = "buyer@example.com") async throws -> String {
+        _ = try await paidPurchase(email: email)
+        _ = try await WebAccountTests.signInByLink(harness, CookieBrowser(harness.app), email: email)
+        return try #require(try await app.app.services.operatorActions.accounts(email: email).first?.account.id)
+    }
+
     func audit() async throws -> [AuditLog.Entry] { try await app.app.services.operatorActions.audit(limit: 50) }
 
     func mailCount(_ template: String) async throws -> Int {
