@@ -35,7 +35,9 @@ struct DemoHarness {
 
     /// Starts a demo checkout the way `a#demo-buy` does; returns the session id.
     func startCheckout(email: String? = nil) async throws -> String {
-        let query = "plan=demo&app_user_id=demo-user" + (email.map { "&email=" + $0.replacingOccurrences(of: "@", with: "%40") } ?? "")
+        // A new app user each time: a second checkout of the same plan for one who already holds it
+        // is refused ("Already entitled").
+        let query = "plan=demo&app_user_id=demo-user-" + UUID().uuidString.prefix(8).lowercased() + (email.map { "&email=" + $0.replacingOccurrences(of: "@", with: "%40") } ?? "")
         let response = await app.send(.get, "/checkout/start?" + query)
         guard response.status == .seeOther, let location = response.headers["Location"], location.contains(StripeSimulator.checkoutPath) else {
             throw HarnessError("start: \(response.status) \(response.headers["Location"] ?? "") \(response.text.prefix(300)); logged: \(app.logs.lines.suffix(20))")
