@@ -43,6 +43,13 @@ struct WhoMayActHTTPTests {
         let poll = await harness.app.send(
             .get, "/api/v1/checkout/6a1f0c1e-2b3d-4c5e-8f70-9a8b7c6d5e4f?app_user_id=u&app_user_secret=x", headers: ["X-Api-Key": CheckoutHarness.apiKey])
         #expect(poll.status == .badRequest)
+        // A well-formed secret in the body and another in the header: the body's, which travels with
+        // its app user, is the one checked; no 400 (a secret proves only by matching a bound hash).
+        let both = await harness.app.send(
+            .post, "/api/v1/redeem",
+            headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "X-App-User-Secret": String(repeating: "h", count: 32)],
+            body: #"{"code":"AAAA-BBBB-CCCC-DDDD","app_user_id":"u2","app_user_secret":"\#(String(repeating: "b", count: 32))"}"#)
+        #expect(both.status == .ok && both.jsonObject?["status"] as? String == "invalid_code", "\(both.status) \(both.text.prefix(200))")
     }
 
     @Test("A family member's transaction: a FAMILY_SHARED signed transaction or a bare transaction_id gets no login_url for the buyer's account")

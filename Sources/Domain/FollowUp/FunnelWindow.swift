@@ -23,7 +23,8 @@ public struct FunnelWindow: Sendable, Equatable {
     public static func parse(_ text: String) -> FunnelWindow? {
         guard let unit = text.last, unit == "h" || unit == "d" else { return nil }
         let digits = text.dropLast()
-        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits) else {
+        // Digits without a leading zero (the document's pattern says the same).
+        guard !digits.isEmpty, digits.count <= 5, digits.first != "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits) else {
             return nil
         }
         let hours = unit == "h" ? count : count * 24
