@@ -54,5 +54,8 @@ struct AdminOutboxTests {
         let app = try TestApp()
         #expect(await app.send(.get, "/admin/v1/outbox?status=lost", headers: TestApp.adminHeaders).status == .badRequest)
         #expect(await app.send(.get, "/admin/v1/outbox?limit=0", headers: TestApp.adminHeaders).status == .badRequest)
+        // A parameter without a name is refused on every admin route, not ignored.
+        #expect(await app.send(.get, "/admin/v1/accounts?email=a%40b.co&=null", headers: TestApp.adminHeaders).status == .badRequest)
+        #expect(await app.send(.get, "/admin/v1/purchases?email=a%40b.co&=null", headers: TestApp.adminHeaders).status == .badRequest)
     }
 }

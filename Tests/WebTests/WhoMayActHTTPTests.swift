@@ -50,6 +50,11 @@ struct WhoMayActHTTPTests {
             headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "X-App-User-Secret": String(repeating: "h", count: 32)],
             body: #"{"code":"AAAA-BBBB-CCCC-DDDD","app_user_id":"u2","app_user_secret":"\#(String(repeating: "b", count: 32))"}"#)
         #expect(both.status == .ok && both.jsonObject?["status"] as? String == "invalid_code", "\(both.status) \(both.text.prefix(200))")
+        // A malformed header is refused whatever the body carries.
+        let badHeader = await harness.app.send(
+            .post, "/api/v1/redeem", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "X-App-User-Secret": "short"],
+            body: #"{"code":"AAAA-BBBB-CCCC-DDDD","app_user_id":"u2","app_user_secret":"\#(String(repeating: "b", count: 32))"}"#)
+        #expect(badHeader.status == .badRequest)
     }
 
     @Test("A family member's transaction: a FAMILY_SHARED signed transaction or a bare transaction_id gets no login_url for the buyer's account")

@@ -15,7 +15,11 @@ enum AppUserSecretInput {
     /// which of two a caller holds grants nothing the other would not).
     /// - Throws: `APIError.badRequest` for a malformed secret.
     static func read(_ request: HTTPRequest, fieldValue: String?) throws -> InstallSecret? {
-        guard let text = fieldValue ?? request.headers[header] else { return nil }
+        let headerValue = request.headers[header]
+        if let headerValue, InstallSecret(headerValue) == nil {
+            throw APIError.badRequest("The \(header) header must be 22 to 128 characters of A-Z, a-z, 0-9, _ and -.")
+        }
+        guard let text = fieldValue ?? headerValue else { return nil }
         guard let secret = InstallSecret(text) else {
             throw APIError.badRequest("\(field) must be 22 to 128 characters of A-Z, a-z, 0-9, _ and -.")
         }

@@ -20,6 +20,10 @@ struct AdminTokenMiddleware: Middleware {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var context = context
         context.authenticatedAs = try authenticate(request)
+        // A parameter without a name (`?=x`) is no operator's request: refused, not ignored.
+        if request.queryItems.contains(where: { $0.name.isEmpty }) {
+            throw APIError.badRequest("A query parameter has no name.")
+        }
         return try await next(request, context)
     }
 
