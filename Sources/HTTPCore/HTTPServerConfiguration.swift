@@ -3,6 +3,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port (see `HTTPServer.port`).
     public var port: Int
+    /// The longest request line (method, target, version). 16 KB, as one header line: a
+    /// `/checkout/start` link carrying both platform tokens at their 4,096 bytes beside every other
+    /// input reaches about 10 KB, and must reach the router (a 405 or a 303, not a 414).
     public var maxRequestLineBytes: Int
     public var maxHeaderLineBytes: Int
     public var maxHeaderBytes: Int
@@ -39,7 +42,7 @@ public struct HTTPServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
-        maxRequestLineBytes: Int = 8 * 1024,
+        maxRequestLineBytes: Int = 16 * 1024,
         maxHeaderLineBytes: Int = 16 * 1024,
         maxHeaderBytes: Int = 64 * 1024,
         maxHeaderCount: Int = 100,

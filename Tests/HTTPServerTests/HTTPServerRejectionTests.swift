@@ -42,6 +42,17 @@ import Testing
         }
     }
 
+    /// The default request line takes a `/checkout/start` link with both platform tokens at their
+    /// 4,096 bytes beside every other input (about 10 KB): it reaches the responder, not a 414.
+    @Test func defaultRequestLineTakesTheLongestCheckoutLink() async throws {
+        #expect(HTTPServerConfiguration().maxRequestLineBytes == 16 * 1024)
+        try await withServer({ _ in }) { _, port in
+            let target = "/checkout/start?" + String(repeating: "t", count: 10_000)
+            let (response, _) = try await exchange("GET \(target) HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", port: port)
+            #expect(response.status != 414)
+        }
+    }
+
     @Test func headerLineTooLongIs431() async throws {
         try await withServer({ $0.maxHeaderLineBytes = 100 }) { _, port in
             let (response, closed) = try await exchange("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 200))\r\n\r\n", port: port)
