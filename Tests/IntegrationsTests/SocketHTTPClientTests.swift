@@ -84,7 +84,8 @@ struct SocketHTTPClientTests {
         } throws: { error in
             (error as? UpstreamError)?.kind == .timedOut
         }
-        // Far less than the minute the server takes (with room for a busy test run).
-        #expect(started.duration(to: .now) < .seconds(30))
+        // Less than the minute the server takes: the timeout ended it, not the answer. (A parallel
+        // test run has taken 31 s here while a thousand other tests held the blocking threads.)
+        #expect(started.duration(to: .now) < .seconds(55))
     }
 }
