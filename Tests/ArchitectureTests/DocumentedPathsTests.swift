@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// docs/ARCHITECTURE.md sends a newcomer to files and folders by name; each one it names must be
-/// there. A path is a backticked token of path characters with a `/` that does not start with one
+/// there, and so must every document the code cites (the contract is in `docs/spec/`). A path is a backticked token of path characters with a `/` that does not start with one
 /// (those are routes): `Domain/Redemption/CodeKey.swift`, `Public/`, `Tests/WebTests/Browser`. It
 /// may be written from the checkout's root, from `Sources/` or `Tests/`, or as the tail of a
 /// longer path (`Schema/DomainMigrations.swift`); `*` and `...` stand for part of one name.
@@ -16,6 +16,45 @@ struct DocumentedPathsTests {
         let tree = try Self.tree(under: ModuleGraphTests.root)
         let missing = paths.filter { !Self.exists($0, in: tree) }
         #expect(missing.isEmpty, "docs/ARCHITECTURE.md names paths that are not in the checkout: \(missing.joined(separator: ", "))")
+    }
+
+    @Test("Every document the code, scripts and docs cite (`API.md`, `STORES.md`, `CONVENTIONS.md`, ...) is in the checkout")
+    func everyCitedDocumentExists() throws {
+        let root = ModuleGraphTests.root
+        let tree = try Self.tree(under: root)
+        let names = Set(tree.map { ($0 as NSString).lastPathComponent })
+        var cited: [String: String] = [:]
+        for relative in tree where Self.citesDocuments(relative) {
+            guard let text = try? String(contentsOfFile: root + "/" + relative, encoding: .utf8) else { continue }
+            for name in Self.citedDocuments(in: text) where cited[name] == nil { cited[name] = relative }
+        }
+        #expect(cited.keys.contains("API.md") && cited.keys.contains("STORES.md"), "the reader found \(cited.keys.sorted())")
+        let missing = cited.filter { !names.contains($0.key) }.map { "\($0.key) (cited in \($0.value))" }.sorted()
+        #expect(missing.isEmpty, "cited but not in the checkout: \(missing.joined(separator: ", "))")
+    }
+
+    @Test("The citation reader takes document names and a bare CONVENTIONS, not paths' lower-case names")
+    func citationReader() {
+        let text = "API.md \"Redemption\", see STORES.md and docs/BENCHMARKS.md; CONVENTIONS keeps it; notes.md, CONVENTIONS.md"
+        #expect(Self.citedDocuments(in: text) == ["API.md", "STORES.md", "BENCHMARKS.md", "CONVENTIONS", "CONVENTIONS.md"])
+    }
+
+    /// Whether `relative` is a file of ours whose text may cite a document (sources, tests, scripts, docs).
+    static func citesDocuments(_ relative: String) -> Bool {
+        let roots = ["Sources/", "Tests/", "scripts/", "docs/", "Public/", "templates/", ".ci/", "README.md", "Package.swift"]
+        // Fixtures are others' text; this file holds sample citations for its reader's test.
+        guard roots.contains(where: { relative.hasPrefix($0) }), !relative.hasPrefix("Tests/Fixtures/"),
+            !relative.hasSuffix("ArchitectureTests/DocumentedPathsTests.swift") else { return false }
+        let kinds = ["swift", "md", "json", "html", "sh", "py", "lua", "toml", "txt", ""]
+        return kinds.contains((relative as NSString).pathExtension)
+    }
+
+    /// The upper-case document names `text` cites (`API.md`, `STORES.md`), and `CONVENTIONS` written bare.
+    static func citedDocuments(in text: String) -> [String] {
+        let token = try! NSRegularExpression(pattern: #"\b([A-Z][A-Z0-9-]*\.md|CONVENTIONS)\b"#)
+        return token.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+            String(text[Range($0.range(at: 1), in: text)!])
+        }
     }
 
     @Test("The reader takes paths, not routes or prose, and a missing one is found missing")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// CONVENTIONS' errors rule: one public error type per module, and in Integrations one per
+/// CONVENTIONS.md's errors rule: one public error type per module, and in Integrations one per
 /// outside service (Stripe, App Store, Google Play) beside the module's own. Private and internal
 /// errors used for control flow inside a module are not counted. Modules still above their
 /// allowance are listed in `debts` with today's count: the count may only go down, and an entry

@@ -37,7 +37,7 @@ public enum AuthTokenRepository {
         public let usedAt: Date?
     }
 
-    /// Why a token cannot be used (an outcome, not an error: CONVENTIONS keeps one error type per
+    /// Why a token cannot be used (an outcome, not an error: CONVENTIONS.md keeps one error type per
     /// module, `DomainError`).
     public enum Rejection: Sendable, Equatable {
         case unknown, expired, used

@@ -78,7 +78,7 @@ public enum SessionRepository {
         """
 
     /// What presenting a refresh token led to (an outcome callers switch on, not an error:
-    /// CONVENTIONS keeps one error type per module).
+    /// CONVENTIONS.md keeps one error type per module).
     public enum RefreshOutcome: Sendable, Equatable {
         /// Accepted: the new pair of the same family.
         case rotated(Tokens)

@@ -99,7 +99,7 @@ public struct WebSignIn: Sendable {
     }
 
     /// What a typed sign-in code led to: a session, or why it was refused (an outcome the caller
-    /// switches on, not an error: CONVENTIONS keeps one error type per module).
+    /// switches on, not an error: CONVENTIONS.md keeps one error type per module).
     public enum CodeOutcome: Sendable {
         /// Accepted: the new session.
         case signedIn(WebSessionRepository.Issued)
