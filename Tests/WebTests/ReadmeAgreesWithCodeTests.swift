@@ -15,7 +15,7 @@ struct ReadmeAgreesWithCodeTests {
         try String(contentsOfFile: PackagePaths.root + "/docs/" + name, encoding: .utf8)
     }
 
-    @Test("iOS \"Open\": the success page's is the universal link, the landing's the custom scheme, and README says so once")
+    @Test("iOS \"Open\": the success page's is the universal link, the landing's the custom scheme, and the docs say so once")
     func iosOpen() async throws {
         let harness = try CheckoutHarness()
         let id = try await harness.startCheckout()
