@@ -35,6 +35,8 @@ struct DocumentedExamplesTests {
                 }
             case "json":
                 #expect(!block.tag.isEmpty, "\(block): a JSON block names the openapi.json schema it shows, or `config`")
+            case "python" where block.tag == "events-receiver":
+                continue  // run by eventsReceiverVerifiesTollgate
             default:
                 unchecked.append("\(block): \(block.language.isEmpty ? "no language" : block.language)")
             }
@@ -184,6 +186,31 @@ struct DocumentedExamplesTests {
         #expect(try await child.finish().status == 0)
     }
 
+    @Test("The Python receiver of docs/EVENTS.md accepts what `tollgate events test` signs with its secret, and refuses another secret",
+          .timeLimit(.minutes(2)))
+    func eventsReceiverVerifiesTollgate() async throws {
+        let receivers = try Self.allBlocks().filter { $0.language == "python" && $0.tag == "events-receiver" }
+        #expect(receivers.count == 1)
+        let python = try #require(ChildProcessRunner.locate("python3"), "python3 (scripts/install-test-tools installs it)")
+        for block in receivers {
+            let key = try #require(block.text.firstMatch(of: /b64decode\("([A-Za-z0-9+\/=]+)"\)/)?.1, "\(block): no key")
+            let directory = try TemporaryDirectory()
+            let port = try DemoLoopTests.freePort()
+            let script = directory.path + "/receiver.py"
+            try block.text.replacingOccurrences(of: "9000", with: String(port)).write(toFile: script, atomically: true, encoding: .utf8)
+            let receiver = try SpawnedProcess(python, [script], standardOutput: .null, standardError: .null)
+            defer { receiver.terminate() }
+            let listening = try await ChildProcessRunner.run(
+                "/bin/sh", ["-c", "for i in $(seq 100); do curl -s -o /dev/null localhost:\(port) && exit 0; sleep 0.1; done; exit 1"])
+            #expect(listening.status == 0, "\(block): the receiver never listened on \(port)")
+            for (secret, status) in [("whsec_" + key, 0), ("whsec_" + Data(repeating: 7, count: 24).base64EncodedString(), 1)] {
+                let endpoint = #""events": {"endpoints": [{"url": "http://127.0.0.1:\#(port)/tollgate", "secret": "\#(secret)", "types": ["*"]}]}"#
+                let sent = try await Self.tollgate(["events", "test"], configuration: endpoint)
+                #expect(sent.status == Int32(status), "\(block): with \(secret == "whsec_" + key ? "its" : "another") secret, events test exited \(sent.status): \(sent.stdout) \(sent.stderr)")
+            }
+        }
+    }
+
     @Test("The reader: fences with their tags, commands across lines and quotes, tollgate's arguments")
     func reader() {
         let markdown = "a\n\n  ```sh status=200,404\n  curl -s localhost:8080/x \\\n    -d '{\"a\": 1,\n         \"b\": 2}'\n  # note\n  curl localhost:8080/y\n  ```\n\n```json Error\n{}\n```\n"
@@ -212,10 +239,15 @@ struct DocumentedExamplesTests {
             .map(Character.init)).replacingOccurrences(of: " ", with: "-")
     }
 
-    /// Runs `tollgate config check` on a configuration file that is `piece` (wrapped in braces when
+    /// `tollgate config check` on a configuration file that is `piece` (wrapped in braces when
     /// it is a member, not an object) merged over the smallest file outside demo mode; each
     /// `secret_file` it names is replaced by a file holding a fresh `whsec_` secret.
     static func configCheck(_ piece: String) async throws -> ChildProcess.Result {
+        try await tollgate(["config", "check"], configuration: piece)
+    }
+
+    /// Runs `tollgate <arguments> --config FILE` on such a file.
+    static func tollgate(_ arguments: [String], configuration piece: String) async throws -> ChildProcess.Result {
         let directory = try TemporaryDirectory()
         var text = piece.trimmingCharacters(in: .whitespacesAndNewlines)
         if !text.hasPrefix("{") { text = "{" + text + "}" }
@@ -231,7 +263,7 @@ struct DocumentedExamplesTests {
         ]
         let file = directory.path + "/config.json"
         try JSONSerialization.data(withJSONObject: merged(base, object)).write(to: URL(fileURLWithPath: file))
-        return try await ChildProcess.run("tollgate", ["config", "check", "--config", file], directory: directory.path)
+        return try await ChildProcess.run("tollgate", arguments + ["--config", file], directory: directory.path)
     }
 
     /// `top` over `base`, objects merged member by member.
