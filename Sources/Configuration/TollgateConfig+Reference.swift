@@ -18,7 +18,7 @@ extension TollgateConfig {
 
     /// Every configuration key: its path, environment variable, type (with ", required outside
     /// demo mode" where so), default (compact JSON; nil when required or unset), and whether it is a secret (then also `<key>_file` /
-    /// `<VARIABLE>_FILE`). For generating and checking the README's configuration reference.
+    /// `<VARIABLE>_FILE`). For generating and checking the configuration reference in docs/CONFIGURATION.md.
     public static func documentedKeys() -> [(path: String, env: String, type: String, default: String?, secret: Bool)] {
         let defaults = TollgateConfig()
         return ConfigSchema.keys.map { key in

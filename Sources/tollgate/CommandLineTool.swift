@@ -58,7 +58,7 @@ enum CommandLineTool {
           --version          Show the version.
 
         Every configuration key can be overridden by a TOLLGATE_* environment variable
-        (see README.md, "Configuration").
+        (see docs/CONFIGURATION.md).
         """
 
     static func run(_ arguments: [String]) async -> ExitStatus {

@@ -4,19 +4,23 @@ import Testing
 
 @Suite("Documentation stays true")
 struct DocumentationTests {
-    @Test("README's configuration reference lists every key and its environment variable")
-    func readmeListsEveryKey() throws {
-        let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+    @Test("docs/CONFIGURATION.md's reference lists every key and its environment variable")
+    func referenceListsEveryKey() throws {
+        let reference = try String(contentsOfFile: PackagePaths.root + "/docs/CONFIGURATION.md", encoding: .utf8)
         for key in TollgateConfig.documentedKeys() {
-            #expect(readme.contains("| `\(key.path)` | `\(key.env)` |"), "README.md lacks \(key.path)")
+            #expect(reference.contains("| `\(key.path)` | `\(key.env)` |"), "docs/CONFIGURATION.md lacks \(key.path)")
         }
     }
 
-    @Test("README has the two set-up commands")
-    func readmeSetupCommands() throws {
+    @Test("README has the two set-up commands, the one that starts the service and the test command .ci/run calls")
+    func readmeCommands() throws {
         let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
-        #expect(readme.contains("swift run tollgate "))
-        #expect(readme.contains("swift test "))
+        #expect(readme.contains("\ncurl -O https://download.swift.org/swiftly/linux/"))
+        #expect(readme.contains("\nsudo apt-get install -y libsqlite3-dev libssl-dev pkg-config\n"))
+        #expect(readme.contains("\nswift run tollgate "))
+        #expect(readme.contains("\nscripts/test\n"))
+        let ci = try String(contentsOfFile: PackagePaths.root + "/.ci/run", encoding: .utf8)
+        #expect(ci.split(separator: "\n").contains("scripts/test"), ".ci/run calls the README's test command")
     }
 
     @Test("README points only at what the repository holds: no ../shared, the contract at Public/openapi.json")

@@ -6,15 +6,16 @@ import TestSupport
 
 @testable import Web
 
-/// README says what the code does (issue 43, item 12): where "Open the app" goes on iOS, that
+/// The docs say what the code does (issue 43, item 12): where "Open the app" goes on iOS, that
 /// redirect mode still mails the code, and how often the Swift client retries.
-@Suite("README agrees with the code")
+@Suite("The docs agree with the code")
 struct ReadmeAgreesWithCodeTests {
-    static func readme() throws -> String {
-        try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+    /// The text of `docs/<name>`.
+    static func doc(_ name: String) throws -> String {
+        try String(contentsOfFile: PackagePaths.root + "/docs/" + name, encoding: .utf8)
     }
 
-    @Test("iOS \"Open\": the success page's is the universal link, the landing's the custom scheme, and README says so once")
+    @Test("iOS \"Open\": the success page's is the universal link, the landing's the custom scheme, and the docs say so once")
     func iosOpen() async throws {
         let harness = try CheckoutHarness()
         let id = try await harness.startCheckout()
@@ -26,13 +27,13 @@ struct ReadmeAgreesWithCodeTests {
         let landing = await harness.app.send(.get, "/redeem/\(code)", headers: ["User-Agent": iPhone])
         #expect(landing.text.contains(#"id="open-app" href="exampleapp://redeem?code&#61;\#(code)""#), "\(landing.text.prefix(2000))")
 
-        let readme = try Self.readme()
-        #expect(!readme.contains("\"Open the app\" uses the custom scheme on iOS and an `intent://` link on Android"))
-        #expect(readme.contains("On the success page \"Open the app\" (and\nthat one attempt) is the universal link on iOS"))
-        #expect(readme.contains("is the universal link (`https://pay.example.com/redeem/CODE`), then the App Store"))
+        let pages = try Self.doc("PAGES.md"), client = try Self.doc("SWIFT-CLIENT.md")
+        #expect(!pages.contains("\"Open the app\" uses the custom scheme on iOS and an `intent://` link on Android"))
+        #expect(pages.contains("On the success page \"Open the app\" (and\nthat one attempt) is the universal link on iOS"))
+        #expect(client.contains("is the universal link (`https://pay.example.com/redeem/CODE`), then the App Store"))
     }
 
-    @Test("Redirect mode still mails the code, once, and README says so")
+    @Test("Redirect mode still mails the code, once, and docs/SUPERWALL.md says so")
     func redirectModeMails() async throws {
         let harness = try CheckoutHarness(redemption: ["mode": "redirect"])
         let id = try await harness.startCheckout("plan=monthly&app_user_id=user-r&email=redirect%40example.com")
@@ -41,14 +42,14 @@ struct ReadmeAgreesWithCodeTests {
         #expect(response.status == .found)
         #expect(await harness.successPage(id).status == .found, "a refresh")
         #expect(try await harness.count("SELECT count(*) FROM mail_outbox WHERE template = 'redemption_code'") == 1)
-        #expect(try Self.readme().contains("The code is still\n  mailed to the buyer"))
+        #expect(try Self.doc("SUPERWALL.md").contains("The code is still\n  mailed to the buyer"))
     }
 
-    @Test("README's retry words match the Swift client's numbers: up to 6 retries, 7 attempts")
+    @Test("docs/SWIFT-CLIENT.md's retry words match the Swift client's numbers: up to 6 retries, 7 attempts")
     func retryWords() throws {
-        let readme = try Self.readme()
-        #expect(readme.contains("(up to 6 retries, 7 attempts, one Idempotency-Key)"))
-        #expect(!readme.contains("(6 attempts, one Idempotency-Key)"))
+        let client = try Self.doc("SWIFT-CLIENT.md")
+        #expect(client.contains("(up to 6 retries, 7 attempts, one Idempotency-Key)"))
+        #expect(!client.contains("(6 attempts, one Idempotency-Key)"))
         let policy = try String(contentsOfFile: PackagePaths.root + "/Sources/TollgateClient/RetryPolicy.swift", encoding: .utf8)
         #expect(policy.contains("public init(maxAttempts: Int = 7,"), "the client's default is API.md's 6 retries after the first attempt")
     }

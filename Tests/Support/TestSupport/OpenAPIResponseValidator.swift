@@ -72,6 +72,18 @@ public struct OpenAPIResponseValidator: Sendable {
         validate(JSONNode(parsed), against: schema, at: "", depth: 0, into: &problems)
         return problems
     }
+
+    /// Problems with `json` as an instance of the document's component schema `name`
+    /// (`#/components/schemas/<name>`); empty when it conforms.
+    public func problems(ofJSON json: Data, againstSchemaNamed name: String) -> [String] {
+        guard let schema = resolve("#/components/schemas/" + name) else { return ["the document has no schema \(name)"] }
+        guard let parsed = try? JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed]) else {
+            return ["not valid JSON (\(json.count) bytes)"]
+        }
+        var problems: [String] = []
+        validate(JSONNode(parsed), against: schema, at: "", depth: 0, into: &problems)
+        return problems
+    }
 }
 
 // MARK: - Finding the operation and the response
