@@ -126,12 +126,13 @@ public struct Migrator: Sendable {
         try connection.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(current_schema()))", [advisoryLockClass])
     }
 
-    private static func hasTable(_ name: String, _ connection: Connection) throws -> Bool {
+    private static func hasTable(_ name: StaticString, _ connection: Connection) throws -> Bool {
         switch connection.dialect {
         case .sqlite:
-            return try connection.queryOne("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) != nil
+            return try connection.queryOne("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", ["\(name)"]) != nil
         case .postgresql:
-            return try connection.queryOne("SELECT to_regclass(?) IS NOT NULL AS present", [name])?.bool("present") ?? false
+            // `name` is one of this file's table names; a literal, as `to_regclass` takes cstring before PostgreSQL 14.
+            return try connection.queryOne("SELECT to_regclass('\(name)') IS NOT NULL AS present")?.bool("present") ?? false
         }
     }
 
