@@ -93,7 +93,7 @@ public final class Services: Sendable {
         }
         let database = try DatabaseOpener.open(config.database, logger: logger)
         self.database = database
-        let applied = try Migrator(migrations: Self.migrations).migrate(database)
+        let applied = try TollgateReleases.migrator.migrate(database)
         if !applied.isEmpty {
             logger.info("migrated", [("applied", .string(applied.joined(separator: ",")))])
         }

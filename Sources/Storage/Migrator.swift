@@ -10,31 +10,49 @@ internal import CSQLite
 /// migration once: the second waits, then finds it applied. Foreign keys stay on
 /// during migrations; one that rebuilds a referenced table should start with
 /// `PRAGMA defer_foreign_keys = ON`.
+///
+/// With a `release`, the migrator also keeps `schema_releases`: each release that migrated the
+/// database, with the oldest release that may serve beside its schema. It refuses a database that
+/// a newer release migrated unless that release lets this one run beside it, and then accepts the
+/// newer release's migrations it does not know.
 public struct Migrator: Sendable {
     /// The migrations, in the order they must be applied.
     public let migrations: [Migration]
+    /// The release running the migrator, or nil for a list with no releases (tests, tools).
+    public let release: SchemaRelease?
 
-    /// Creates a migrator for `migrations`, in order.
-    public init(migrations: [Migration]) {
+    /// Creates a migrator for `migrations`, in order, run by `release`.
+    public init(migrations: [Migration], release: SchemaRelease? = nil) {
         self.migrations = migrations
+        self.release = release
     }
 
     static let createTable =
         "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)"
+    static let createReleasesTable =
+        "CREATE TABLE IF NOT EXISTS schema_releases (release TEXT PRIMARY KEY, oldest_beside TEXT NOT NULL, recorded_at BIGINT NOT NULL)"
 
     /// Applies the pending migrations in order and returns their ids (empty when up to date).
     /// - Throws: `StorageError` when the list has duplicate ids, the database has an applied id
     ///   this code does not know (the database is newer than the code), a known migration is
-    ///   pending while a later one is applied, or a migration fails (its error is passed on).
+    ///   pending while a later one is applied, a newer release migrated the database and does not
+    ///   let this `release` run beside it, or a migration fails (its error is passed on).
     public func migrate(_ database: Database) throws -> [String] {
         try validateList(database)
         // READ COMMITTED: the check after the lock must see what the lock's last holder committed.
-        let applied = try database.writeSync(isolation: .readCommitted) { connection in
+        let (applied, admitted) = try database.writeSync(isolation: .readCommitted) { connection in
             try Self.lock(connection)
             try connection.execute(Self.createTable)
-            return try Self.appliedIDs(connection)
+            let admitted = try admittedBeside(connection)
+            if let release {
+                try connection.execute(Self.createReleasesTable)
+                try connection.execute(
+                    "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES (?, ?, ?) ON CONFLICT (release) DO NOTHING",
+                    [release.name, release.oldestBeside, Int64(Date().timeIntervalSince1970 * 1000)])
+            }
+            return (try Self.appliedIDs(connection), admitted)
         }
-        let pending = try pendingIDs(applied: applied, database)
+        let pending = try pendingIDs(applied: applied, admittedBy: admitted)
         let pendingSet = Set(pending)
         var done: [String] = []
         for migration in migrations where pendingSet.contains(migration.id) {
@@ -73,11 +91,29 @@ public struct Migrator: Sendable {
     /// - Throws: `StorageError` in the same cases as `migrate` (except a failing migration).
     public func pending(_ database: Database) throws -> [String] {
         try validateList(database)
-        let applied = try database.readSync { connection -> Set<String> in
-            guard try Self.hasMigrationTable(connection) else { return [] }
-            return try Self.appliedIDs(connection)
+        let (applied, admitted) = try database.readSync { connection -> (Set<String>, String?) in
+            guard try Self.hasTable("schema_migrations", connection) else { return ([], nil) }
+            return (try Self.appliedIDs(connection), try admittedBeside(connection))
         }
-        return try pendingIDs(applied: applied, database)
+        return try pendingIDs(applied: applied, admittedBy: admitted)
+    }
+
+    /// The newest release that migrated the database after this one and lets it run beside its
+    /// schema (nil when none is newer, or without a `release`).
+    /// - Throws: `StorageError` naming both releases when a newer one does not let this one run beside it.
+    private func admittedBeside(_ connection: Connection) throws -> String? {
+        guard let release, try Self.hasTable("schema_releases", connection) else { return nil }
+        let newer = try connection.query("SELECT release, oldest_beside FROM schema_releases")
+            .map { (name: try $0.string("release"), oldest: try $0.string("oldest_beside")) }
+            .filter { SchemaRelease.isOlder(release.name, than: $0.name) }
+            .sorted { SchemaRelease.isOlder($1.name, than: $0.name) }
+        if let refusing = newer.first(where: { SchemaRelease.isOlder(release.name, than: $0.oldest) }) {
+            throw StorageError(
+                resultCode: SQLITE_ERROR,
+                message: "this is release \(release.name), too old for the database: its schema is release \(refusing.name)'s, "
+                    + "which runs beside release \(refusing.oldest) or later only; run release \(refusing.oldest) or later")
+        }
+        return newer.first?.name
     }
 
     /// The advisory lock class migrations take on PostgreSQL ("tgmi" in ASCII), with the hash of
@@ -90,13 +126,13 @@ public struct Migrator: Sendable {
         try connection.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(current_schema()))", [advisoryLockClass])
     }
 
-    private static func hasMigrationTable(_ connection: Connection) throws -> Bool {
+    private static func hasTable(_ name: StaticString, _ connection: Connection) throws -> Bool {
         switch connection.dialect {
         case .sqlite:
-            return try connection.queryOne(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'") != nil
+            return try connection.queryOne("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", ["\(name)"]) != nil
         case .postgresql:
-            return try connection.queryOne("SELECT to_regclass('schema_migrations') IS NOT NULL AS present")?.bool("present") ?? false
+            // `name` is one of this file's table names; a literal, as `to_regclass` takes cstring before PostgreSQL 14.
+            return try connection.queryOne("SELECT to_regclass('\(name)') IS NOT NULL AS present")?.bool("present") ?? false
         }
     }
 
@@ -114,22 +150,26 @@ public struct Migrator: Sendable {
         }
     }
 
-    private func pendingIDs(applied: Set<String>, _ database: Database) throws -> [String] {
+    /// - Parameter admittedBy: a newer release that lets this one run beside it: the migrations
+    ///   this list does not know are that release's.
+    private func pendingIDs(applied: Set<String>, admittedBy newer: String?) throws -> [String] {
         let known = Set(migrations.map(\.id))
         let unknown = applied.subtracting(known).sorted()
-        guard unknown.isEmpty else {
-            throw error(
-                "the database has migration(s) \(unknown.joined(separator: ", ")) that this code does not know: "
-                    + "the database is newer than the code", database)
+        guard unknown.isEmpty || newer != nil else {
+            throw StorageError(
+                resultCode: SQLITE_ERROR,
+                message: "the database has migration(s) \(unknown.joined(separator: ", ")) that this code does not know: "
+                    + "the database is newer than the code" + (release.map { " (release \($0.name))" } ?? ""))
         }
         let pending = migrations.map(\.id).filter { !applied.contains($0) }
         if let firstPending = pending.first,
             let position = migrations.firstIndex(where: { $0.id == firstPending }),
             let later = migrations[position...].first(where: { applied.contains($0.id) })
         {
-            throw error(
-                "migration '\(firstPending)' is pending but the later migration '\(later.id)' is already applied: "
-                    + "migrations must be appended to the end of the list", database)
+            throw StorageError(
+                resultCode: SQLITE_ERROR,
+                message: "migration '\(firstPending)' is pending but the later migration '\(later.id)' is already applied: "
+                    + "migrations must be appended to the end of the list")
         }
         return pending
     }

@@ -10,7 +10,7 @@ enum MigrateCommand {
             let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
             let name = DatabaseOpener.name(config.database, database)
-            let applied = try Migrator(migrations: Services.migrations).migrate(database)
+            let applied = try TollgateReleases.migrator.migrate(database)
             if applied.isEmpty {
                 print("Database \(name) is up to date (\(Services.migrations.count) migrations).")
             } else {

@@ -37,8 +37,9 @@ final class ChildProcess: @unchecked Sendable {
     private let directory: String?
     private var spawned: SpawnedProcess?
 
+    /// - Parameter product: a product of this build, or the absolute path of another binary.
     init(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) {
-        executable = Self.productsDirectory.appendingPathComponent(product).path
+        executable = product.hasPrefix("/") ? product : Self.productsDirectory.appendingPathComponent(product).path
         self.arguments = arguments
         self.environment = Self.environment(adding: environment)
         self.directory = directory

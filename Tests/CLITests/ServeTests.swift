@@ -8,8 +8,10 @@ import FoundationNetworking
 @Suite("tollgate serve, as a process")
 struct ServeTests {
     /// Starts `tollgate serve` and returns it with the port it logged.
-    static func startServer(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> (ChildProcess, Int) {
-        let child = ChildProcess("tollgate", arguments, environment: environment, directory: directory)
+    static func startServer(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil, binary: String = "tollgate"
+    ) async throws -> (ChildProcess, Int) {
+        let child = ChildProcess(binary, arguments, environment: environment, directory: directory)
         try child.start()
         let line = try #require(await child.waitForStderrLine { $0.contains("\"event\":\"listening\"") }, "server did not log that it listens")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -6,6 +6,7 @@ import Mail
 import Storage
 import Testing
 import TestSupport
+import Web
 
 @testable import App
 
@@ -73,4 +74,71 @@ struct MigrationUpgradeTests {
         }
         #expect(due.map(\.externalID) == ["2000000000000042"])
     }
+
+    @Test("Each migration belongs to a release; the newest is this build's and takes every later migration")
+    func releasesList() {
+        #expect(TollgateReleases.current.name == BuildInfo.version)
+        #expect(TollgateReleases.release(of: "0380_buyer_locale") == "0.1.0")
+        #expect(TollgateReleases.release(of: "0400_install_secrets") == "0.2.0")
+        #expect(TollgateReleases.release(of: "0489_not_yet_written") == BuildInfo.version)
+        let ids = Set(TollgateMigrations.all.map(\.id))
+        for release in TollgateReleases.all.dropLast() {
+            #expect(release.lastMigration.map(ids.contains) == true, "\(release.name) ends at a migration of the list")
+        }
+        #expect(TollgateReleases.all.last?.lastMigration == nil)
+        let names = TollgateReleases.all.map(\.name)
+        #expect(zip(names, names.dropFirst()).allSatisfy { SchemaRelease.isOlder($0, than: $1) })
+        #expect(SchemaRelease.isOlder("0.9.0", than: "0.10.0") && !SchemaRelease.isOlder("0.10.0", than: "0.9.0"))
+        #expect(!SchemaRelease.isOlder("0.2.0", than: "0.2.0"))
+    }
+
+    @Test("An instance too old for the schema refuses to start, naming both releases; one the schema lets run beside starts")
+    func tooOldRefuses() throws {
+        let directory = try TemporaryDirectory()
+        let config = try TollgateConfig.make(directory: directory.path)
+        let first = try TollgateApp(config: config, logger: .disabled)
+        let recorded = try first.database.readSync { connection in
+            try connection.query("SELECT release, oldest_beside FROM schema_releases").map { [try $0.string("release"), try $0.string("oldest_beside")] }
+        }
+        #expect(recorded == [[BuildInfo.version, TollgateReleases.current.oldestBeside]])
+        // A newer release's migration, with no release that lets this one run beside it.
+        try first.database.writeSync { connection in
+            try connection.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('0490_next_release', 0)")
+        }
+        first.database.close()
+        #expect(Self.startUpError(config).contains("0490_next_release"))
+
+        // Release 0.3.0 migrated it and lets this release run beside: it starts.
+        try Self.write(config, "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES ('0.3.0', ?, 0)", [BuildInfo.version])
+        let beside = try TollgateApp(config: config, logger: .disabled)
+        #expect(try TollgateReleases.migrator.pending(beside.database).isEmpty)
+        beside.database.close()
+
+        // Release 0.4.0 runs beside 0.3.0 or later only: start-up stops, naming this release and the schema's.
+        try Self.write(config, "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES ('0.4.0', '0.3.0', 0)", [])
+        let message = Self.startUpError(config)
+        #expect(message.contains("this is release \(BuildInfo.version), too old for the database"), "\(message)")
+        #expect(message.contains("release 0.4.0's") && message.contains("run release 0.3.0 or later"), "\(message)")
+        // `tollgate check` and `keys status` ask the same question.
+        let database = try DatabaseOpener.open(config.database, logger: .disabled)
+        defer { database.close() }
+        #expect(throws: StorageError.self) { try TollgateReleases.migrator.pending(database) }
+    }
+
+    private static func startUpError(_ config: TollgateConfig) -> String {
+        do {
+            let app = try TollgateApp(config: config, logger: .disabled)
+            app.database.close()
+            return "started"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private static func write(_ config: TollgateConfig, _ sql: String, _ values: [String]) throws {
+        let database = try DatabaseOpener.open(config.database, logger: .disabled)
+        defer { database.close() }
+        try database.writeSync { try $0.execute(sql, values) }
+    }
 }
+

@@ -24,14 +24,18 @@ public struct CheckDatabase: Sendable {
 
     let database: Database
     let migrations: [Migration]
+    let release: SchemaRelease?
     let secrets: DomainSecrets
 
     /// - Parameters:
     ///   - migrations: this build's migrations (App's `TollgateMigrations.all`).
+    ///   - release: this build's release (App's `TollgateReleases.current`): a schema a newer
+    ///     release made that does not let it run beside is a problem.
     ///   - secrets: derived from the configured `secret_keys` (or `secret_key`).
-    public init(database: Database, migrations: [Migration], secrets: DomainSecrets) {
+    public init(database: Database, migrations: [Migration], release: SchemaRelease? = nil, secrets: DomainSecrets) {
         self.database = database
         self.migrations = migrations
+        self.release = release
         self.secrets = secrets
     }
 
@@ -48,7 +52,7 @@ public struct CheckDatabase: Sendable {
             report.problems.append("integrity: the check could not run: \(error)")
         }
         do {
-            let pending = try Migrator(migrations: migrations).pending(database)
+            let pending = try Migrator(migrations: migrations, release: release).pending(database)
             guard pending.count < migrations.count else {
                 report.problems.append("schema: no Tollgate migration is applied: not a Tollgate database, or an empty one")
                 return report

@@ -99,6 +99,6 @@ extension Substring {
 
 /// What this build is (`tollgate --version`, `tollgate_build_info`).
 public enum BuildInfo {
-    /// The release version.
-    public static let version = "0.1.0"
+    /// The release version (the newest of App's `TollgateReleases`).
+    public static let version = "0.2.0"
 }
