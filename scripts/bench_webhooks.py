@@ -3,15 +3,21 @@
 `sub_bench_<i>` (i spread over SEEDED), each signed now with SECRET as Stripe signs them
 (`Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`), one `HEADER<TAB>BODY` a line,
 for scripts/bench_webhooks.lua. Stripe's tolerance is 5 minutes: use them within that.
-Usage: bench_webhooks.py SECRET SEEDED COUNT OUT"""
+With PART and PARTS (a fleet: one file per instance) the ids carry the part, so no two files share
+an event, and part k starts at subscription k x SEEDED / PARTS, so the instances do not walk the
+same purchases in step.
+Usage: bench_webhooks.py SECRET SEEDED COUNT OUT [PART PARTS]"""
 import hashlib, hmac, json, sys, time
 
 secret, seeded, count, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+part, parts = (int(sys.argv[5]), int(sys.argv[6])) if len(sys.argv) > 6 else (None, 1)
+first = (part or 0) * seeded // parts
+tag = "" if part is None else f"p{part}_"
 now = int(time.time())
 step = max(1, seeded // count)
 with open(out, "w") as f:
     for n in range(count):
-        index = (n * step) % seeded
+        index = (first + n * step) % seeded
         end = now + 30 * 86400 + n  # each event moves the period end: a real change to apply
         subscription = {
             "id": f"sub_bench_{index}", "object": "subscription", "status": "active", "customer": f"cus_bench_{index}",
@@ -19,7 +25,7 @@ with open(out, "w") as f:
             "items": {"object": "list", "data": [{"id": f"si_bench_{index}", "object": "subscription_item",
                                                   "price": {"id": "price_bench", "object": "price"}, "current_period_end": end}]},
         }
-        event = {"id": f"evt_bench_{now}_{n}", "object": "event", "type": "customer.subscription.updated",
+        event = {"id": f"evt_bench_{now}_{tag}{n}", "object": "event", "type": "customer.subscription.updated",
                  "created": now + n // 1000, "livemode": False, "api_version": "2024-06-20",
                  "data": {"object": subscription}}
         body = json.dumps(event, separators=(",", ":"))
