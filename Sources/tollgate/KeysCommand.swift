@@ -20,14 +20,14 @@ enum KeysCommand {
             defer { database.close() }
             if action == "rotate" {
                 // Like `serve`: the rotation needs this build's columns (`code_sha256`).
-                _ = try Migrator(migrations: Services.migrations).migrate(database)
+                _ = try Migrator(migrations: TollgateMigrations.all).migrate(database)
                 let resealed = try KeyRotation(database: database, secrets: secrets, batchSize: rows).run { progress in
                     // Unbuffered: an operator (or a test) sees each page as it commits.
                     FileHandle.standardOutput.write(Data((progress.line + "\n").utf8))
                 }
                 print("Rotation done: \(resealed) row(s) re-sealed under key \(secrets.keyID).")
             }
-            let pending = try Migrator(migrations: Services.migrations).pending(database)
+            let pending = try Migrator(migrations: TollgateMigrations.all).pending(database)
             guard pending.isEmpty else {
                 CommandLineTool.printError("tollgate: keys status: \(pending.count) migration(s) to apply first: run `tollgate migrate` (or start the service)")
                 return .failure

@@ -1,6 +1,5 @@
 import Storage
 import App
-import Web
 
 /// `tollgate migrate`: applies pending migrations and says which.
 enum MigrateCommand {
@@ -10,9 +9,9 @@ enum MigrateCommand {
             let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
             let name = DatabaseOpener.name(config.database, database)
-            let applied = try Migrator(migrations: Services.migrations).migrate(database)
+            let applied = try Migrator(migrations: TollgateMigrations.all).migrate(database)
             if applied.isEmpty {
-                print("Database \(name) is up to date (\(Services.migrations.count) migrations).")
+                print("Database \(name) is up to date (\(TollgateMigrations.all.count) migrations).")
             } else {
                 print("Applied \(applied.count) migration(s) to \(name): \(applied.joined(separator: ", "))")
             }
