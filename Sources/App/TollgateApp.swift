@@ -73,6 +73,7 @@ public final class TollgateApp: Sendable {
         let serviceURL: @Sendable () -> String = { listen.localURL(port: connectionGauge.port()) }
         let essentials = try Essentials(config: config, logger: logger, now: now)
         self.essentials = essentials
+        let templates = try essentials.templates
         let useCases = try UseCaseFactory(essentials, serviceURL: serviceURL, eventDelivery: eventDelivery, reconcileLimits: reconcileLimits)
         self.useCases = useCases
         let simulator = try StripeSetup.simulator(config, serviceURL: serviceURL, logger: logger, now: now, payLaterDelay: payLaterDelay)
@@ -81,7 +82,7 @@ public final class TollgateApp: Sendable {
         self.reconcile = reconcile
         let workers = try Workers(useCases: useCases, reconcile: reconcile, eventDelivery: eventDelivery, retention: retention)
         self.workers = workers
-        let pages = Pages(templates: essentials.templates, appName: config.app.name, baseURL: config.baseURL)
+        let pages = Pages(templates: templates, appName: config.app.name, baseURL: config.baseURL)
         self.pages = pages
         let metrics = Metrics()
         self.metrics = metrics

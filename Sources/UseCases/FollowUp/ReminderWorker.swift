@@ -88,13 +88,7 @@ public final class ReminderWorker: Sendable {
     }
 
     private func sleepDuration() async -> Duration {
-        let poll = configuration.poll
-        do {
-            guard let next = try await database.read({ try BuyerJourneyRepository.nextDue(on: $0) }) else { return poll }
-            let wait = Duration.milliseconds(max(0, Int64(next.timeIntervalSince(now()) * 1000)))
-            return min(wait, poll)
-        } catch {
-            return poll
-        }
+        await WorkLoop.sleep(
+            untilDue: { try await database.read { try BuyerJourneyRepository.nextDue(on: $0) } }, now: now, atMost: configuration.poll)
     }
 }

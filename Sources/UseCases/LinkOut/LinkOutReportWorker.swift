@@ -162,8 +162,7 @@ public final class LinkOutReportWorker: Sendable {
     }
 
     private func sleepDuration() async -> Duration {
-        let poll = configuration.idlePoll
-        guard let due = try? await database.read({ try LinkOutReportStore.nextDue(on: $0) }) else { return poll }
-        return min(.milliseconds(max(0, Int64(due.timeIntervalSince(now()) * 1000))), poll)
+        await WorkLoop.sleep(
+            untilDue: { try await database.read { try LinkOutReportStore.nextDue(on: $0) } }, now: now, atMost: configuration.idlePoll)
     }
 }

@@ -91,8 +91,7 @@ public final class ConsumptionInformationWorker: Sendable {
     }
 
     private func sleepDuration() async -> Duration {
-        let poll = configuration.idlePoll
-        guard let next = try? await database.read({ try ConsumptionRequestQueue.nextDue(on: $0) }) else { return poll }
-        return min(poll, .milliseconds(max(0, Int64(next.timeIntervalSince(now()) * 1000))))
+        await WorkLoop.sleep(
+            untilDue: { try await database.read { try ConsumptionRequestQueue.nextDue(on: $0) } }, now: now, atMost: configuration.idlePoll)
     }
 }

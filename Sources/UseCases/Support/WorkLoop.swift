@@ -1,3 +1,5 @@
+import Foundation
+
 /// The run/stop/wake loop of a background worker: a pass, then, unless the pass left work
 /// waiting, a sleep that ends at the first of `wake()`, `stop()`, the time the worker asks for,
 /// or the task's cancellation; again until stopped. A stop or a cancellation lets the pass in
@@ -13,6 +15,13 @@ final class WorkLoop: Sendable {
 
     /// Ends the sleep: work was queued.
     func wake() { signal.notify() }
+
+    /// A sleep until the next item falls due (`nextDue`, read from the queue), at most `poll`;
+    /// `poll` when nothing is due or the queue cannot be read.
+    static func sleep(untilDue nextDue: () async throws -> Date?, now: () -> Date, atMost poll: Duration) async -> Duration {
+        guard let due = try? await nextDue() else { return poll }
+        return min(poll, .milliseconds(max(0, Int64(due.timeIntervalSince(now()) * 1000))))
+    }
 
     /// Runs passes until `stop()` or cancellation.
     /// - Parameters:
