@@ -86,7 +86,7 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "tollgate",
-            dependencies: ["App", "Web", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Templating", "Logging", "CLinux", "StripeSimulator"],
+            dependencies: ["App", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Templating", "Logging", "CLinux", "StripeSimulator"],
             swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).

@@ -17,14 +17,21 @@ import Templating
 import UseCases
 import Web
 
-/// The whole service: `Services` (the database, the use cases, the workers) with the routes, the
-/// pages and the HTTP server on top. `run()` serves until a termination signal (or
-/// cancellation) and then drains every part; `start()` / `shutdown()` do the same in two steps
-/// for tests and tools. What `Services` holds reads through (`app.database`, `app.reconcile`).
-@dynamicMemberLookup
+/// The whole service: `Essentials` (configuration, database, templates, mail queue, store
+/// clients), the use cases made from them (`UseCaseFactory`), the routes and pages on top, and
+/// the workers (`Workers`) and HTTP server that run. `run()` serves until a termination signal
+/// (or cancellation) and then stops in the reverse order of the start: the server stops taking
+/// requests and drains, the workers finish their claims, and the database closes last;
+/// `start()` / `shutdown()` do the same in two steps for tests and tools.
 public final class TollgateApp: Sendable {
-    /// Everything but the server.
-    public let services: Services
+    public let essentials: Essentials
+    /// The use cases, made from `essentials`.
+    public let useCases: UseCaseFactory
+    /// The process's reconciler (the admin route, the worker and `/metrics` share its figures).
+    public let reconcile: ReconcilePurchases
+    /// Demo mode's Stripe (nil unless `stripe.simulator` is on).
+    public let stripeSimulator: StripeSimulator?
+    public let workers: Workers
     public let responder: AppResponder
     public let server: HTTPServer
     public let metrics: Metrics
@@ -33,16 +40,23 @@ public final class TollgateApp: Sendable {
     /// The running service group, between `start()` and `shutdown()`.
     private let running = Mutex<Task<Void, any Error>?>(nil)
 
-    /// What `services` holds, read through.
-    public subscript<Value>(dynamicMember keyPath: KeyPath<Services, Value>) -> Value { services[keyPath: keyPath] }
+    /// This build's version (`tollgate --version`, `tollgate_build_info`).
+    public static var version: String { BuildInfo.version }
 
-    /// - Parameter connectionPriority: the priority of the server's connection tasks; nil, the
-    ///   default, in service. A test whose only socket client is the app's own Stripe client,
-    ///   calling the simulator on this listener, raises it as the tests' fake hosts do
-    ///   (`HTTPServerConfiguration.connectionPriority`).
-    /// - Throws: what `Services.init` throws, and a static-file error; each stops start-up with a
-    ///   message naming the cause.
-    /// The other parameters are `Services.init`'s.
+    /// The service's database (closed last, by `run()` or `shutdown()`).
+    public var database: Database { essentials.database }
+
+    /// - Parameters:
+    ///   - payLaterDelay: how long the Stripe simulator's "pay later" takes to clear.
+    ///   - eventDelivery: how events are delivered (tests shorten the backoff).
+    ///   - retention: how retention batches and paces its passes.
+    ///   - reconcileLimits: how much a reconcile run reads (tests and benchmarks shrink or grow them).
+    ///   - connectionPriority: the priority of the server's connection tasks; nil, the
+    ///     default, in service. A test whose only socket client is the app's own Stripe client,
+    ///     calling the simulator on this listener, raises it as the tests' fake hosts do
+    ///     (`HTTPServerConfiguration.connectionPriority`).
+    /// - Throws: what `Essentials`, `UseCaseFactory` and `Workers` throw, and a static-file error;
+    ///   each stops start-up with a message naming the cause.
     public init(
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, payLaterDelay: Duration = .seconds(5),
         eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
@@ -56,32 +70,45 @@ public final class TollgateApp: Sendable {
         let staticFiles = try StaticFiles(directory: config.paths.publicDir)
         let connectionGauge = ServerGauge()
         let listen = config.listen
-        let services = try Services(
-            config: config, logger: logger, now: now, serviceURL: { listen.localURL(port: connectionGauge.port()) }, payLaterDelay: payLaterDelay,
-            eventDelivery: eventDelivery, retention: retention, reconcileLimits: reconcileLimits)
-        self.services = services
-        let pages = Pages(templates: services.templates, appName: config.app.name, baseURL: config.baseURL)
+        let serviceURL: @Sendable () -> String = { listen.localURL(port: connectionGauge.port()) }
+        let essentials = try Essentials(config: config, logger: logger, now: now)
+        self.essentials = essentials
+        let templates = try essentials.templates
+        let useCases = try UseCaseFactory(essentials, serviceURL: serviceURL, eventDelivery: eventDelivery, reconcileLimits: reconcileLimits)
+        self.useCases = useCases
+        let simulator = try StripeSetup.simulator(config, serviceURL: serviceURL, logger: logger, now: now, payLaterDelay: payLaterDelay)
+        stripeSimulator = simulator
+        let reconcile = try useCases.reconcile()
+        self.reconcile = reconcile
+        let workers = try Workers(useCases: useCases, reconcile: reconcile, eventDelivery: eventDelivery, retention: retention)
+        self.workers = workers
+        let pages = Pages(templates: templates, appName: config.app.name, baseURL: config.baseURL)
         self.pages = pages
         let metrics = Metrics()
         self.metrics = metrics
-        let database = services.database
+        let database = essentials.database
         let operations = Site.Operations(
             metrics: metrics, checkWritable: { try await database.checkWritable() }, database: {
                 DatabaseFigures(errors: database.errorCount, writeLatency: database.writeLatency, walBytes: database.walBytes)
             },
-            openConnections: { connectionGauge.read() }, outbox: services.outbox, eventStats: services.eventWorker.stats,
-            retentionStats: services.retentionWorker.stats, reconcileStats: services.reconcile.stats)
+            openConnections: { connectionGauge.read() }, outbox: useCases.outbox, eventStats: workers.events.stats,
+            retentionStats: workers.retention.stats, reconcileStats: reconcile.stats)
+        let cases = try Self.siteUseCases(useCases, reconcile: reconcile)
         var demoRoutes = RouteGroup()
-        if let simulator = services.stripeSimulator {
+        if let simulator {
             DemoRoutes(simulator: simulator) { values, status, locale, request in
                 try pages.render("demo_checkout", language: pages.language(for: request, kept: locale), status: status, values)
             }.add(to: &demoRoutes)
         }
         if config.console.enabled {
-            ConsoleRoutes(settings: WebSettings(config), pages: pages, useCases: services.console, now: now).add(to: &demoRoutes)
+            let console = ConsoleRoutes.UseCaseSet(
+                signIn: useCases.consoleSignIn, operators: useCases.consoleOperators, queries: try useCases.consoleQueries,
+                actions: useCases.consoleActions, operatorActions: cases.operatorActions, deleteAccount: cases.deleteAccount,
+                exportAccount: cases.exportAccount, formTokens: cases.formTokens)
+            ConsoleRoutes(settings: WebSettings(config), pages: pages, useCases: console, now: now).add(to: &demoRoutes)
         }
         let site = Site(
-            settings: WebSettings(config), pages: pages, staticFiles: staticFiles, useCases: services.useCases, operations: operations,
+            settings: WebSettings(config), pages: pages, staticFiles: staticFiles, useCases: cases, operations: operations,
             extraRoutes: demoRoutes, now: now)
         responder = site.responder
         var serverConfiguration = TollgateApp.serverConfiguration(config)
@@ -90,16 +117,36 @@ public final class TollgateApp: Sendable {
         connectionGauge.bind(server)
     }
 
-    /// The long-running parts, started and stopped together.
+    /// The use cases the routes call, each made once.
+    static func siteUseCases(_ useCases: UseCaseFactory, reconcile: ReconcilePurchases) throws -> Site.UseCaseSet {
+        var cases = Site.UseCaseSet(
+            redeem: useCases.redeemCode, lookUpCode: useCases.lookUpCode, resendCodes: useCases.resendCodes,
+            listEntitlements: useCases.listEntitlements, checkoutStatus: useCases.checkoutStatus, startCheckout: try useCases.startCheckout,
+            completeCheckout: try useCases.completeCheckout, applyStripeEvent: try useCases.applyStripeEvent,
+            applyAppleNotification: try useCases.applyAppleNotification, applyGoogleNotification: try useCases.applyGoogleNotification,
+            recordReceipt: try useCases.recordReceipt, claimStorePurchase: try useCases.claimStorePurchase,
+            claimGoNativeReceipt: try useCases.claimGoNativeReceipt, setAccountEmail: useCases.setAccountEmail,
+            confirmEmail: useCases.confirmEmail, setPassword: useCases.setPassword, signIn: useCases.signIn,
+            deleteAccount: useCases.deleteAccount, exportAccount: useCases.exportAccount, webSignIn: useCases.webSignIn,
+            webAccount: try useCases.webAccount, formTokens: useCases.formTokens, operatorActions: useCases.operatorActions,
+            idempotentReplies: useCases.idempotentReplies, checkoutEligibility: useCases.checkoutEligibility,
+            reconcile: reconcile.providers.isEmpty ? nil : reconcile)
+        cases.funnel = useCases.funnel
+        cases.unsubscribeReminders = useCases.unsubscribeReminders
+        cases.duplicates = useCases.duplicates
+        return cases
+    }
+
+    /// The long-running parts in start order: the workers, then the server. They stop in the
+    /// reverse order: the server first (no new requests, those in flight drained), then each
+    /// worker after its current claim; the database closes after them all.
     private var serviceGroup: ServiceGroup {
-        ServiceGroup(
-            services: [server, services.outboxWorker, services.eventWorker, services.retentionWorker, services.reconcileWorker, services.linkOutWorker,
-                services.reminderWorker, services.consumptionWorker], logger: logger)
+        ServiceGroup(services: workers.all + [server], logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT (or until the task is cancelled), then stops accepting, lets
-    /// in-flight requests finish (up to 10 s), lets a mail delivery and event deliveries in progress complete, and
-    /// closes the database.
+    /// in-flight requests finish (up to 10 s), lets each worker finish what it claimed (a mail
+    /// delivery, event deliveries, a report), and closes the database.
     /// - Parameter listening: called with the bound port once connections are accepted.
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public func run(listening: (Int) -> Void = { _ in }) async throws {
@@ -130,12 +177,12 @@ public final class TollgateApp: Sendable {
     }
 
     private func announce() {
-        let config = services.config
+        let config = essentials.config
         logger.info("listening", [("address", .string("\(config.listen.host):\(server.port)")), ("base_url", .string(config.baseURL)), ("demo", .bool(config.isDemo))])
     }
 
     private func closeDatabase() {
-        services.database.close()
+        essentials.database.close()
         logger.info("stopped")
     }
 

@@ -1,14 +1,13 @@
 import Domain
 import Foundation
 import App
-import Web
 
 extension AdminCommand {
     /// The audit-log actor for commands run on the host.
     static var actor: String { "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "unknown") }
 
     /// `admin resend --email E | --purchase-id P`.
-    static func resend(_ services: Services, options: [String: String]) async throws {
+    static func resend(_ services: UseCaseFactory, options: [String: String]) async throws {
         let email = options["email"]?.lowercased()
         let purchaseID = options["purchase-id"]
         guard (email == nil) != (purchaseID == nil) else {
@@ -17,18 +16,18 @@ extension AdminCommand {
         let resent = try await services.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
         print("Sent code \(resent.codeID) to \(TerminalText.safe(EmailMask.mask(resent.email))); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
         // Deliver now rather than waiting for the service's worker.
-        await services.outboxWorker.runOnce()
+        await try services.essentials.outboxWorker().runOnce()
     }
 
     /// `admin revoke CODE_ID`.
-    static func revoke(_ services: Services, codeID: String?) async throws {
+    static func revoke(_ services: UseCaseFactory, codeID: String?) async throws {
         guard let codeID else { throw UsageError(message: "admin revoke needs a CODE_ID (see 'tollgate admin codes --email')") }
         let record = try await services.operatorActions.revoke(codeID: codeID, actor: actor, now: Date())
         print("Code \(record.id) (…\(record.hint)) is \(record.status.rawValue).")
     }
 
     /// `admin codes --email E`.
-    static func codes(_ services: Services, options: [String: String]) async throws {
+    static func codes(_ services: UseCaseFactory, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin codes needs --email") }
         let codes = try await services.operatorActions.codes(email: email.lowercased())
         print(TerminalText.row(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"]))
@@ -40,7 +39,7 @@ extension AdminCommand {
     }
 
     /// `admin purchases --email E`.
-    static func purchases(_ services: Services, options: [String: String]) async throws {
+    static func purchases(_ services: UseCaseFactory, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin purchases needs --email") }
         let purchases = try await services.operatorActions.purchases(email: email.lowercased())
         print(TerminalText.row(["ID", "PLATFORM", "PRODUCT", "STATUS", "EXPIRES", "RENEWS", "ACCOUNT", "ATTRIBUTION"]))
@@ -64,7 +63,7 @@ extension AdminCommand {
     }
 
     /// `admin accounts --email E`.
-    static func accounts(_ services: Services, options: [String: String]) async throws {
+    static func accounts(_ services: UseCaseFactory, options: [String: String]) async throws {
         guard let email = options["email"] else { throw UsageError(message: "admin accounts needs --email") }
         let accounts = try await services.operatorActions.accounts(email: email.lowercased())
         print(TerminalText.row(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"]))

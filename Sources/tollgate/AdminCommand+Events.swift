@@ -5,7 +5,7 @@ import UseCases
 
 extension AdminCommand {
     /// `admin events [--status S] [--limit N]`: one line per event and endpoint, newest first.
-    static func events(_ services: Services, options: [String: String]) async throws {
+    static func events(_ services: UseCaseFactory, options: [String: String]) async throws {
         let status = options["status"]
         if let status, !EventStore.statuses.contains(status) {
             throw UsageError(message: "--status must be one of \(EventStore.statuses.joined(separator: ", "))")

@@ -6,14 +6,13 @@ import UseCases
 extension AdminCommand {
     /// `admin funnel [--since 7d]`: the redemption funnel of the web purchases paid in the window
     /// (`<n>h` or `<n>d`, 1 h–90 d), one figure a line.
-    static func funnel(_ services: Services, options: [String: String]) async throws {
+    static func funnel(_ services: UseCaseFactory, options: [String: String]) async throws {
         var window = FunnelWindow.week
         if let since = options["since"] {
             guard let parsed = FunnelWindow.parse(since) else { throw UsageError(message: "--" + FunnelWindow.forms) }
             window = parsed
         }
-        guard let funnel = services.useCases.funnel else { return }
-        let report = try await funnel.report(since: window, now: Date())
+        let report = try await services.funnel.report(since: window, now: Date())
         let figures = report.figures
         print("since\t\(report.window.text)")
         print("paid\t\(figures.paid)")

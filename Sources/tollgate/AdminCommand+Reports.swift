@@ -7,7 +7,7 @@ extension AdminCommand {
     /// `admin reports [--month YYYY-MM] [--limit N]`: one line per link-out report queued in the
     /// month (UTC; default the current one), oldest first, then the month's figures per platform
     /// and currency, in the currency's minor units (cents).
-    static func reports(_ services: Services, options: [String: String]) async throws {
+    static func reports(_ services: UseCaseFactory, options: [String: String]) async throws {
         if let month = options["month"], (try? LinkOutReportMonth.bounds(month, now: Date())) == nil {
             throw UsageError(message: "--month must be YYYY-MM (e.g. 2026-11)")
         }

@@ -2,22 +2,21 @@ import Domain
 import Foundation
 import App
 import UseCases
-import Web
 
 /// `tollgate admin ...`: what operators do on the host, on the same database as the service
 /// (which may keep running: SQLite serializes the writers).
 enum AdminCommand {
-    /// The service a host command works on, or the exit status when it cannot be opened (the
-    /// configuration's problems or the error printed).
+    /// What a host command works on (the database, and the use cases made from it), or the exit
+    /// status when it cannot be opened (the configuration's problems or the error printed).
     enum Opened {
-        case services(Services)
+        case opened(UseCaseFactory)
         case failed(ExitStatus)
     }
 
     static func open(_ configPath: String?) -> Opened {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .failed(.configuration) }
         do {
-            return .services(try Services(config: config, logger: .disabled))
+            return .opened(try UseCaseFactory(try Essentials(config: config, logger: .disabled)))
         } catch {
             CommandLineTool.printError("tollgate: cannot open the service: \(error)")
             return .failed(.failure)
@@ -25,12 +24,12 @@ enum AdminCommand {
     }
 
     static func run(action: String, argument: String?, options: [String: String], configPath: String?) async -> ExitStatus {
-        let services: Services
+        let services: UseCaseFactory
         switch open(configPath) {
-        case .services(let opened): services = opened
+        case .opened(let opened): services = opened
         case .failed(let status): return status
         }
-        defer { services.database.close() }
+        defer { services.essentials.database.close() }
         do {
             switch action {
             case "outbox":
@@ -68,9 +67,6 @@ enum AdminCommand {
     /// error's (status `usage`), or what failed.
     static func report(_ error: any Error, command: String) -> ExitStatus {
         switch error {
-        case let error as APIError:
-            CommandLineTool.printError("tollgate: \(error.message)")
-            return .failure
         case let error as UseCaseError:
             CommandLineTool.printError("tollgate: \(error.message)")
             return .failure
@@ -84,12 +80,12 @@ enum AdminCommand {
     }
 
     /// `admin outbox [--status S] [--limit N]`: one line per message, newest first.
-    static func outbox(_ services: Services, options: [String: String]) async throws {
+    static func outbox(_ services: UseCaseFactory, options: [String: String]) async throws {
         if let name = options["status"], !ViewOutbox.statuses.contains(name) {
             throw UsageError(message: "--status must be one of \(ViewOutbox.statuses.joined(separator: ", "))")
         }
         let limit = try limitOption(options)
-        let entries = try await ViewOutbox(database: services.database).messages(status: options["status"], limit: limit)
+        let entries = try await services.outbox.messages(status: options["status"], limit: limit)
         print(TerminalText.row(["ID", "STATUS", "TEMPLATE", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"]))
         for entry in entries {
             print(TerminalText.row([

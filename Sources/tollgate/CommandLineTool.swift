@@ -2,11 +2,10 @@ import Configuration
 import Foundation
 import Logging
 import App
-import Web
 
 /// Parses the command line and runs one command; returns the process exit status.
 enum CommandLineTool {
-    static let version = BuildInfo.version
+    static let version = TollgateApp.version
 
     static let usage = """
         Usage: tollgate [COMMAND] [--config FILE]

@@ -1,6 +1,5 @@
 import Storage
 import App
-import Web
 
 /// `tollgate migrate`: applies pending migrations and says which.
 enum MigrateCommand {
@@ -12,7 +11,7 @@ enum MigrateCommand {
             let name = DatabaseOpener.name(config.database, database)
             let applied = try TollgateReleases.migrator.migrate(database)
             if applied.isEmpty {
-                print("Database \(name) is up to date (\(Services.migrations.count) migrations).")
+                print("Database \(name) is up to date (\(TollgateMigrations.all.count) migrations).")
             } else {
                 print("Applied \(applied.count) migration(s) to \(name): \(applied.joined(separator: ", "))")
             }

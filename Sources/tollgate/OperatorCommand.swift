@@ -3,21 +3,20 @@ import Foundation
 import App
 import Configuration
 import UseCases
-import Web
 
 /// `tollgate operator ...`: the console's operators, managed on the host (acting as an admin,
 /// audited as `cli:<user>`). `add` and `reset` mail an invitation; with the mail transport
 /// `file` or `log` the link is printed too, since no real mail goes out.
 enum OperatorCommand {
     static func run(action: String, arguments: [String], role: String?, configPath: String?) async -> ExitStatus {
-        let services: Services
+        let services: UseCaseFactory
         switch AdminCommand.open(configPath) {
-        case .services(let opened): services = opened
+        case .opened(let opened): services = opened
         case .failed(let status): return status
         }
-        defer { services.database.close() }
-        let config = services.config
-        let operators = services.console.operators
+        defer { services.essentials.database.close() }
+        let config = services.essentials.config
+        let operators = services.consoleOperators
         let actor = AuditActor(name: AdminCommand.actor, role: .admin)
         let printsLinks = config.mail.transport == .file || config.mail.transport == .log
         do {
@@ -27,7 +26,7 @@ enum OperatorCommand {
                 let invited = try await operators.add(email: arguments[0], role: role, by: actor, now: Date())
                 print("Invited \(invited.email) as \(invited.role.rawValue); the invitation lasts 72 hours.")
                 if printsLinks { print("Invitation link: \(invited.link)") }
-                await services.outboxWorker.runOnce()
+                await try services.essentials.outboxWorker().runOnce()
             case "list":
                 print(["EMAIL", "ROLE", "ENROLLED", "ADDED"].joined(separator: "\t"))
                 let all = try await operators.list(by: actor)
@@ -44,7 +43,7 @@ enum OperatorCommand {
                 let invited = try await operators.reset(email: arguments[0], by: actor, now: Date())
                 print("Reset \(invited.email): sessions ended, a new invitation sent.")
                 if printsLinks { print("Invitation link: \(invited.link)") }
-                await services.outboxWorker.runOnce()
+                await try services.essentials.outboxWorker().runOnce()
             case "remove":
                 try await operators.remove(email: arguments[0], by: actor, now: Date())
                 print("Removed \(arguments[0].lowercased()): sessions ended.")

@@ -17,20 +17,22 @@ enum ReconcileCommand {
             start = Date().addingTimeInterval(-seconds)
         }
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
-        let services: Services
+        let essentials: Essentials
+        let reconcile: ReconcilePurchases
         do {
-            services = try Services(config: config, logger: CommandLineTool.logger(for: config))
+            essentials = try Essentials(config: config, logger: CommandLineTool.logger(for: config))
+            reconcile = try UseCaseFactory(essentials).reconcile()
         } catch {
             CommandLineTool.printError("tollgate: cannot open the service: \(error)")
             return .failure
         }
-        defer { services.database.close() }
-        guard !services.reconcile.providers.isEmpty else {
+        defer { essentials.database.close() }
+        guard !reconcile.providers.isEmpty else {
             CommandLineTool.printError("tollgate: nothing to reconcile: neither Stripe, the App Store Server API nor Google Play is configured")
             return .failure
         }
         var healthy = true
-        for report in await services.reconcile.run(since: start) {
+        for report in await reconcile.run(since: start) {
             print("\(report.provider)\t\(report.outcome)\tchecked \(report.checked)\tchanges \(report.changes)\(report.error.map { "\t" + TerminalText.safe($0) } ?? "")")
             healthy = healthy && (report.outcome == "ok" || report.outcome == "busy")
         }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import App
-import Web
 internal import CLinux
 
 #if canImport(Glibc)
@@ -27,7 +26,7 @@ enum ServeCommand {
             let app = try TollgateApp(config: config, logger: logger)
             // Demo mode's console admin: made once, its credentials shown on the terminal only (never logged).
             let demoOperator = config.isDemo && config.console.enabled
-                ? try await app.services.console.operators.demoOperator(email: "admin@demo.localhost", now: Date()) : nil
+                ? try await app.useCases.consoleOperators.demoOperator(email: "admin@demo.localhost", now: Date()) : nil
             try await app.run { port in
                 // One line for a person (the JSON log on standard error goes on as it is).
                 let address = config.isDemo

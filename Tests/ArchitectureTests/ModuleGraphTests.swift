@@ -73,4 +73,18 @@ struct ModuleGraphTests {
         #expect(imported.isDisjoint(with: forbidden), "Sources/Web imports \(imported.intersection(forbidden).sorted())")
         #expect(web.dependencies.isDisjoint(with: forbidden), "Package.swift gives Web \(web.dependencies.intersection(forbidden).sorted())")
     }
+
+    @Test("The command line neither declares nor imports Web: serve reaches the routes through App's TollgateApp, the other commands build no Web object")
+    func commandLineHasNoWeb() throws {
+        let graph = try Self.graph()
+        let cli = try #require(graph.targets["tollgate"])
+        #expect(!(try Self.imports(of: cli, in: graph)).contains("Web"), "Sources/tollgate imports Web")
+        #expect(!cli.dependencies.contains("Web"), "Package.swift gives tollgate Web")
+        // What the commands build from App: none of it imports Web, so none of it makes a Web object.
+        let built = ["Essentials.swift", "WorkerWakes.swift", "UseCaseFactory.swift", "UseCaseFactory+UseCases.swift", "StripeSetup.swift"]
+        for file in built {
+            let text = try String(contentsOfFile: Self.root + "/Sources/App/" + file, encoding: .utf8)
+            #expect(!text.split(separator: "\n").contains { $0.hasPrefix("import Web") }, "Sources/App/\(file) imports Web")
+        }
+    }
 }

@@ -21,7 +21,7 @@ struct EventsCrashTests {
         defer { app.database.close() }
         return try app.database.writeSync { connection in
             try (0..<count).map { index in
-                try app.events.record(
+                try app.useCases.events.record(
                     .accountCreated, accountID: "acc_seed_\(index % 7)", scope: "account:acc_seed_\(index % 7)",
                     data: ["account_id": "acc_seed_\(index % 7)", "n": index], on: connection, now: Date()) ?? ""
             }

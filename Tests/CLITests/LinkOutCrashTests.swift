@@ -20,7 +20,7 @@ struct LinkOutCrashTests {
         let config = try ConfigLoader.load(path: file, environment: [:])
         let app = try TollgateApp(config: config, logger: .disabled)
         defer { app.database.close() }
-        let vault = try LinkOutTokenVault(secrets: app.secrets)
+        let vault = try LinkOutTokenVault(secrets: app.essentials.secrets)
         let now = Date()
         for chunk in stride(from: 0, to: count, by: 100) {
             try app.database.writeSync { connection in

@@ -156,7 +156,7 @@ struct KeyRotationTests {
         #expect(account.obfuscatedID == obfuscatedBefore)
         #expect(try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0) }.accountID == firstRedeemed.account.id)
         #expect(!FormTokens(secrets: new).isValid(formToken, for: .session("ses_1")), "a form signed under a dropped key no longer posts")
-        #expect(try CheckDatabase(database: bench.database, migrations: Services.migrations, secrets: new).run().problems.isEmpty)
+        #expect(try CheckDatabase(database: bench.database, migrations: TollgateMigrations.all, secrets: new).run().problems.isEmpty)
     }
 
     @Test("Codes stored before key ids: start-up refuses a list without their key, naming the count; with it listed they open")

@@ -27,7 +27,7 @@ final class UseCaseBench: Sendable {
         } else {
             database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
         }
-        _ = try Migrator(migrations: Services.migrations).migrate(database)
+        _ = try Migrator(migrations: TollgateMigrations.all).migrate(database)
     }
 
     deinit {

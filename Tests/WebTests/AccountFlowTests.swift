@@ -11,7 +11,7 @@ import Testing
 struct AccountFlowTests {
     /// An account (anonymous unless `email` is given) created as the service does.
     static func account(_ harness: CheckoutHarness, appUserID: String = "user-1", email: String? = nil) async throws -> Account {
-        let services = harness.app.app
+        let services = harness.app.app.essentials
         let now = harness.clock.now
         return try await services.database.write { connection in
             let account = try AccountRepository.findOrCreate(appUserID: appUserID, secrets: services.secrets, on: connection, now: now).0
@@ -111,7 +111,7 @@ struct AccountFlowTests {
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"]
         let first = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"Pat@example.com","password":"whatever-123"}"#)
         #expect(first.status == .unauthorized, "no oracle: an account without a password answers as a wrong password")
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
         let link = try #require(try mail.link(containing: "/auth/password/reset?token="))
         let token = try #require(link.components(separatedBy: "token=").last)
@@ -154,7 +154,7 @@ struct AccountFlowTests {
         #expect(set.jsonObject?["email_verified"] as? Bool == false)
         let noBearer = await harness.app.send(.post, "/api/v1/account/email", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"], body: #"{"email":"a@b.co"}"#)
         #expect(noBearer.status == .unauthorized)
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
         let token = try #require(try mail.link(containing: "/email/confirm?token=")?.components(separatedBy: "token=").last)
 

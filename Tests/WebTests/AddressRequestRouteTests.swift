@@ -40,7 +40,7 @@ struct AddressRequestRouteTests {
 
     /// Delivers the outbox to the file transport and reads the newest link containing `path`.
     static func mailedLink(_ harness: StoresHarness, containing path: String) async throws -> String {
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
         return try #require(try mail.link(containing: path))
     }
@@ -83,7 +83,7 @@ struct AddressRequestRouteTests {
         defer { Task { await harness.stop() } }
         let hash = try await PasswordWork.hash("correct horse battery")
         let now = harness.clock.now
-        let secrets = harness.app.app.secrets
+        let secrets = harness.app.app.essentials.secrets
         try await harness.app.app.database.write { connection in
             let with = try AccountRepository.create(secrets: secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("with@example.com", accountID: with.id, on: connection, now: now)
@@ -122,7 +122,7 @@ struct AddressRequestRouteTests {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        let secrets = harness.app.app.secrets
+        let secrets = harness.app.app.essentials.secrets
         let holder = try await harness.app.app.database.write { connection -> String in
             let account = try AccountRepository.create(secrets: secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("reader@example.com", accountID: account.id, on: connection, now: now)

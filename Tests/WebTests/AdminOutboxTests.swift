@@ -22,7 +22,7 @@ struct AdminOutboxTests {
     @Test("Queued mail is listed masked, sealed in the database, and delivered by the worker")
     func listAndDeliver() async throws {
         let app = try TestApp()
-        let services = app.app
+        let services = app.app.essentials
         _ = try await services.database.write { connection in
             try services.mail.enqueue(
                 key: "test-1", template: "redemption_code", to: "jane.doe@example.com",
@@ -39,7 +39,7 @@ struct AdminOutboxTests {
         let stored = try await services.database.read { try $0.queryOne("SELECT parameters FROM mail_outbox")?.string("parameters") }
         #expect(stored?.contains("K7P2") == false)
 
-        await services.outboxWorker.runOnce()
+        await app.app.workers.outbox.runOnce()
         let sent = await app.send(.get, "/admin/v1/outbox?status=sent", headers: TestApp.adminHeaders)
         #expect((sent.jsonObject?["messages"] as? [[String: Any]])?.count == 1)
         let files = try FileManager.default.contentsOfDirectory(atPath: app.directory.path + "/mail")

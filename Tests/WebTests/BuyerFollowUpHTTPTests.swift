@@ -34,8 +34,8 @@ struct BuyerFollowUpHTTPTests {
 
     /// Runs the reminder worker and then the outbox, as the running service would within seconds.
     static func remindAndDeliver(_ harness: CheckoutHarness) async {
-        await harness.app.app.services.reminderWorker.runOnce()
-        await harness.app.app.services.outboxWorker.runOnce()
+        await harness.app.app.workers.reminder.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
     }
 
     @Test("A reminder leaves an hour after payment with RFC 8058 headers; its unsubscribe link shows a button, works once, then 404s")

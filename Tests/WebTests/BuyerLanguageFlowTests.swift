@@ -17,7 +17,7 @@ struct BuyerLanguageFlowTests {
 
     /// The delivered messages, after the outbox worker sent what is queued.
     static func messages(_ harness: CheckoutHarness) async throws -> [String] {
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         return try MailReader(directory: harness.app.directory.path + "/mail").messages()
     }
 

@@ -21,8 +21,8 @@ struct EventSecretRollTests {
         let endpoints = [holdsOld, holdsNew].map { ["url": $0.url, "secret": [Self.newSecret, Self.oldSecret], "types": ["*"]] as [String: Any] }
         let app = try TestApp(extra: ["events": ["endpoints": endpoints]])
         let queued = try await app.app.database.write { connection in
-            let account = try AccountRepository.findOrCreate(appUserID: "roll-1", secrets: app.app.secrets, on: connection, now: Date()).0
-            return try app.app.events.record(
+            let account = try AccountRepository.findOrCreate(appUserID: "roll-1", secrets: app.app.essentials.secrets, on: connection, now: Date()).0
+            return try app.app.useCases.events.record(
                 .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date()) ?? ""
         }
         try await EventsTests.delivering(app) {
@@ -37,8 +37,8 @@ struct EventSecretRollTests {
         defer { Task { await stranger.stop() } }
         let other = try TestApp(extra: ["events": ["endpoints": [["url": stranger.url, "secret": [Self.newSecret, Self.oldSecret]]]]])
         _ = try await other.app.database.write { connection in
-            let account = try AccountRepository.findOrCreate(appUserID: "roll-2", secrets: other.app.secrets, on: connection, now: Date()).0
-            return try other.app.events.record(
+            let account = try AccountRepository.findOrCreate(appUserID: "roll-2", secrets: other.app.essentials.secrets, on: connection, now: Date()).0
+            return try other.app.useCases.events.record(
                 .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date())
         }
         try await EventsTests.delivering(other) {

@@ -22,7 +22,7 @@ struct EventsTests {
 
     /// Runs the app's delivery worker while `body` runs.
     static func delivering<T>(_ app: TestApp, _ body: () async throws -> T) async rethrows -> T {
-        let worker = app.app.eventWorker
+        let worker = app.app.workers.events
         let task = Task { await worker.run() }
         defer {
             worker.stop()
@@ -184,7 +184,7 @@ struct EventsTests {
             let session = try await harness.app.app.database.write { try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now) }
             let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
             #expect(await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: #"{"email":"owner@example.com"}"#).status == .ok)
-            await harness.app.app.outboxWorker.runOnce()
+            await harness.app.app.workers.outbox.runOnce()
             let mail = MailReader(directory: harness.app.directory.path + "/mail")
             let token = try #require(try mail.link(containing: "/email/confirm?token=")?.components(separatedBy: "token=").last)
             #expect(await AccountFlowTests.form(harness, "/email/confirm", ["token": token]).status == .ok)
@@ -205,8 +205,8 @@ struct EventsTests {
             eventDelivery: EventDeliveryConfiguration(concurrency: 2, idlePoll: .milliseconds(200), retry: fast))
         let queued = try await app.app.database.write { connection in
             try (0..<5).map { index in
-                let account = try AccountRepository.findOrCreate(appUserID: "retry-\(index)", secrets: app.app.secrets, on: connection, now: Date()).0
-                return try app.app.events.record(
+                let account = try AccountRepository.findOrCreate(appUserID: "retry-\(index)", secrets: app.app.essentials.secrets, on: connection, now: Date()).0
+                return try app.app.useCases.events.record(
                     .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id],
                     on: connection, now: Date()) ?? ""
             }
@@ -240,8 +240,8 @@ struct EventsTests {
             extra: ["events": Self.events(receiver)],
             eventDelivery: EventDeliveryConfiguration(idlePoll: .milliseconds(100), retry: fast, retryWindow: 0.3))
         try await app.app.database.write { connection in
-            let account = try AccountRepository.findOrCreate(appUserID: "doomed", secrets: app.app.secrets, on: connection, now: Date()).0
-            try app.app.events.accountCreated(account.id, on: connection, now: Date())
+            let account = try AccountRepository.findOrCreate(appUserID: "doomed", secrets: app.app.essentials.secrets, on: connection, now: Date()).0
+            try app.app.useCases.events.accountCreated(account.id, on: connection, now: Date())
         }
         try await Self.delivering(app) {
             var items: [[String: Any]] = []
@@ -272,7 +272,7 @@ struct EventsTests {
             }
             #expect(after.text.contains("tollgate_events_deliveries{status=\"delivered\"} 1"), "\(after.text.suffix(600))")
             #expect(after.text.contains("tollgate_events_delivery_duration_seconds_count{endpoint="))
-            let audit = try await app.app.operatorActions.audit(limit: 10)
+            let audit = try await app.app.useCases.operatorActions.audit(limit: 10)
             #expect(audit.contains { $0.action == "event.redeliver" && $0.target == id })
         }
     }

@@ -17,7 +17,7 @@ struct GoNativeSignInCodeTests {
 
     /// The code in the newest sign-in mail.
     static func mailedCode(_ harness: StoresHarness) async throws -> String {
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let message = try #require(try MailReader(directory: harness.app.directory.path + "/mail").messages().last)
         let range = try #require(message.range(of: #"inside the app\): [0-9]{6}"#, options: .regularExpression))
         return String(message[range].suffix(6))
@@ -40,7 +40,7 @@ struct GoNativeSignInCodeTests {
     func signInByCodeThenReceipt() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
-        let services = harness.app.app
+        let services = harness.app.app.essentials
         let now = harness.clock.now
         // Issue 40: an address opens the account that confirmed it (an unconfirmed one opens nothing).
         let accountID = try await services.database.write { connection in
@@ -73,7 +73,7 @@ struct GoNativeSignInCodeTests {
     func tries() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
-        let services = harness.app.app
+        let services = harness.app.app.essentials
         let now = harness.clock.now
         _ = try await services.database.write { connection in
             let account = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)

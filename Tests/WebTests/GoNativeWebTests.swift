@@ -16,7 +16,7 @@ struct GoNativeWebTests {
     /// A web session for a new account, as the sign-in form leaves it; returns the account id and
     /// the `Cookie` header the web view sends.
     static func signedInWebView(_ harness: StoresHarness) async throws -> (accountID: String, cookie: String) {
-        let services = harness.app.app
+        let services = harness.app.app.essentials
         let now = harness.clock.now
         return try await services.database.write { connection in
             let account = try AccountRepository.create(email: "buyer@example.com", secrets: services.secrets, on: connection, now: now)
@@ -187,7 +187,7 @@ struct GoNativeWebTests {
         // The same receipt posted by another signed-in buyer: a web view cannot switch accounts, so it stays where it is.
         validReceipt(harness, "MIIMINE")
         #expect(await Self.post(harness, receipt: "MIIMINE", cookie: cookie).jsonObject?["success"] as? Bool == true)
-        let services = harness.app.app
+        let services = harness.app.app.essentials
         let now = harness.clock.now
         let other = try await services.database.write { connection in
             let account = try AccountRepository.create(email: "other@example.com", secrets: services.secrets, on: connection, now: now)

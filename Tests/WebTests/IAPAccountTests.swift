@@ -93,7 +93,7 @@ struct IAPAccountTests {
         defer { Task { await harness.stop() } }
         // Someone else already owns and confirmed this address.
         let existing = try await harness.app.app.database.write { connection -> String in
-            let account = try AccountRepository.create(email: "dana@example.com", secrets: harness.app.app.secrets, on: connection, now: harness.clock.now)
+            let account = try AccountRepository.create(email: "dana@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: harness.clock.now)
             try AccountRepository.confirmEmail("dana@example.com", accountID: account.id, on: connection, now: harness.clock.now)
             return account.id
         }

@@ -31,7 +31,7 @@ struct LinkOutUnpurchasedTokenTests {
     func unpurchased() async throws {
         let harness = try await StoresHarness(extra: LinkOutFlow.config(rules: LinkOutReportingEndToEndTests.appleRules))
         let flow = LinkOutFlow(harness)
-        let worker = harness.app.app.linkOutWorker
+        let worker = harness.app.app.workers.linkOut
         for id in ["SANDBOX_notified", "SANDBOX_idle"] {
             let token = FakeExternalPurchaseToken.make(externalPurchaseID: id, createdAt: harness.clock.now)
             _ = try await flow.start("platform=ios&storefront=DEU&external_purchase_token=\(token)")

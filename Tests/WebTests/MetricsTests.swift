@@ -86,7 +86,7 @@ struct MetricsTests {
         #expect(before.value("tollgate_retention_deleted_rows_total", ["table": "webhook_events"]) == 0)
 
         harness.clock.advance(91 * 86_400)
-        let deleted = await harness.app.app.retentionWorker.sweep()
+        let deleted = await harness.app.app.workers.retention.sweep()
         #expect(deleted["webhook_events"] == 1, "the event id is past 90 days")
         let after = try await scrape(harness.app)
         #expect(after.value("tollgate_retention_deleted_rows_total", ["table": "webhook_events"]) == 1)

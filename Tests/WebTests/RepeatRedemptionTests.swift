@@ -20,7 +20,7 @@ struct RepeatRedemptionTests {
     func rememberedRetries() async throws {
         let harness = try CheckoutHarness()
         let code = try await RedeemFlowTests.paidCode(harness)
-        let memory = harness.app.app.recentRepeats
+        let memory = harness.app.app.useCases.recentRepeats
         let first = await harness.redeem(code, deviceID: "phone")
         #expect(memory.count == 0, "a first redemption is not a repeat")
         let second = await harness.redeem(code, deviceID: "phone")
@@ -52,7 +52,7 @@ struct RepeatRedemptionTests {
         let id = try await harness.startCheckout("plan=lifetime&app_user_id=user-1&email=buyer%40example.com")
         try harness.pay(id)
         let code = try #require(CheckoutHarness.code(in: await harness.successPage(id)))
-        let memory = harness.app.app.recentRepeats
+        let memory = harness.app.app.useCases.recentRepeats
         _ = await harness.redeem(code)
         _ = await harness.redeem(code)
         #expect(memory.count == 1)

@@ -83,7 +83,7 @@ struct StoresAppTests {
             #expect(response.errorCode == "not_configured")
             #expect((response.jsonObject?["error"] as? [String: Any])?["retryable"] as? Bool == false)
         }
-        #expect(app.app.stores.appleVerifier == nil && app.app.stores.googlePlay == nil)
+        #expect(app.app.essentials.stores.appleVerifier == nil && app.app.essentials.stores.googlePlay == nil)
     }
 
     @Test("An unreadable .p8 key, service account or root, or a store key without its app, stops start-up naming the config key")

@@ -24,7 +24,7 @@ struct StoresVerifierTests {
     func signedTransaction() async throws {
         let harness = try await StoresHarness(appleEnvironment: "Production")
         defer { Task { await harness.stop() } }
-        let verifier = harness.app.app.storeVerifier
+        let verifier = try harness.app.app.useCases.storeVerifier
         let now = harness.clock.now
         let production = try harness.pki.signer().signTransaction(
             harness.transaction("2000000000000501", expires: now.addingTimeInterval(3600), signedAt: now, environment: "Production"))
@@ -49,7 +49,7 @@ struct StoresVerifierTests {
     func play() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
-        let verifier = harness.app.app.storeVerifier
+        let verifier = try harness.app.app.useCases.storeVerifier
         harness.google.setSubscription(token: "tok-x", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(3600))
         let verified = try await verifier.playStore(purchaseToken: "tok-x", productID: "pro_monthly")
         #expect(verified.acknowledgement == PlayAcknowledgement(kind: .subscription, productID: "pro_monthly", purchaseToken: "tok-x"))
@@ -60,7 +60,7 @@ struct StoresVerifierTests {
     @Test("A store that is not configured is 503 naming its keys")
     func notConfigured() async throws {
         let app = try TestApp()
-        let verifier = app.app.storeVerifier
+        let verifier = try app.app.useCases.storeVerifier
         let cases: [(() async throws -> VerifiedStorePurchase, String)] = [
             ({ try await verifier.appStore(signedTransaction: "a.b.c") }, "app.ios.bundle_id"),
             ({ try await verifier.appStore(transactionID: "1") }, "apple.api.private_key_path"),

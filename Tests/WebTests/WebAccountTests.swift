@@ -27,7 +27,7 @@ struct WebAccountTests {
         let csrf = try #require(CookieBrowser.csrf(in: form))
         let sent = await browser.post("/account/sign-in", ["csrf": csrf, "email": email, "next": "/account"])
         #expect(sent.status == .ok && sent.text.contains("Check your email"), "\(sent.status) \(sent.text.prefix(300))")
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let link = try #require(try MailReader(directory: harness.app.directory.path + "/mail").link(containing: "/account/sign-in/link?"))
         let path = String(link.dropFirst("https://pay.example.com".count))
         let button = await browser.get(path)
@@ -170,7 +170,7 @@ struct WebAccountTests {
         let now = harness.clock.now
         let hash = try await PasswordWork.hash("correct horse battery")
         let accountID = try await harness.app.app.database.write { connection in
-            let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.secrets, on: connection, now: now)
+            let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: connection, now: now)
             try AccountRepository.setPasswordHash(hash, accountID: account.id, on: connection, now: now)
             return account.id
@@ -203,7 +203,7 @@ struct WebAccountTests {
         let now = harness.clock.now
         let hash = try await PasswordWork.hash("correct horse battery")
         try await harness.app.app.database.write { connection in
-            let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.secrets, on: connection, now: now)
+            let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: connection, now: now)
             try AccountRepository.setPasswordHash(hash, accountID: account.id, on: connection, now: now)
         }
@@ -247,7 +247,7 @@ struct WebAccountTests {
         #expect(resent.status == .seeOther && resent.headers["Location"] == "/account?done=resent")
         #expect(try await harness.count("SELECT COUNT(*) FROM mail_outbox WHERE template = 'code_resent' AND status = 'pending'") == 1)
         #expect(await browser.get("/account?done=resent").text.contains("a fresh code is on its way"))
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let messages = try MailReader(directory: harness.app.directory.path + "/mail").messages()
         #expect(messages.last?.contains("https://pay.example.com/manage") == true, "code emails carry the /manage link")
     }

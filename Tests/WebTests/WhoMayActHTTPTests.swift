@@ -105,7 +105,7 @@ extension WhoMayActHTTPTests {
     func forgetSecretsRoute() async throws {
         let harness = try CheckoutHarness()
         let now = Date()
-        let accountID = try await harness.app.app.database.write { [secrets = harness.app.app.secrets] connection in
+        let accountID = try await harness.app.app.database.write { [secrets = harness.app.app.essentials.secrets] connection in
             let account = try AccountRepository.findOrCreate(appUserID: "phone-user", secrets: secrets, on: connection, now: now).0
             try AppUserSecretRepository.bind(InstallSecret(Self.secret)!, appUserID: "phone-user", deviceID: nil, on: connection, now: now)
             return account.id

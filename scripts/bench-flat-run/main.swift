@@ -95,7 +95,7 @@ let app = try TollgateApp(config: config, logger: .disabled, now: { clock.now })
 
 // SEED paid purchases, each with a code that outlives the run; the first round of redemptions
 // redeems each by its own app user, and every later one is a repeat.
-let vault = try CodeVault(secrets: app.secrets)
+let vault = try CodeVault(secrets: app.essentials.secrets)
 let lifetime = (options.days + 30) * 86400
 let codes = try await app.database.write { connection -> [String] in
     let now = clock.now
@@ -180,7 +180,7 @@ while done < options.redemptions {
     let chunk = min(options.sweepEvery, options.redemptions - done)
     failures += await redeemer.redeem(count: chunk, workers: options.workers)
     done += chunk
-    deleted += await app.retentionWorker.sweep().values.reduce(0, +)
+    deleted += await app.workers.retention.sweep().values.reduce(0, +)
     if done >= nextReport || done == options.redemptions {
         nextReport += report
         let (sessions, freePages) = try await figures()

@@ -20,10 +20,10 @@ func openDatabase(_ location: String) throws -> Database {
 }
 // `BenchSeed events CONFIG COUNT`: queues COUNT events for the endpoints of CONFIG, as flows do.
 if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3]) {
-    let services = try Services(config: try ConfigLoader.load(path: arguments[2], environment: [:]), logger: .disabled)
+    let services = try UseCaseFactory(try Essentials(config: try ConfigLoader.load(path: arguments[2], environment: [:]), logger: .disabled))
     let now = Date()
     for batch in stride(from: 0, to: count, by: 1000) {
-        try services.database.writeSync { connection in
+        try services.essentials.database.writeSync { connection in
             for index in batch..<min(batch + 1000, count) {
                 let account = "acc_bench_\(index % 1000)"
                 try services.events.record(
@@ -33,7 +33,7 @@ if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3])
             }
         }
     }
-    services.database.close()
+    services.essentials.database.close()
     exit(0)
 }
 // `BenchSeed scale DATABASE SECRET_KEY COUNT OUT SAMPLE`: COUNT purchases as a year of use leaves
@@ -41,7 +41,7 @@ if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3])
 // session. OUT gets SAMPLE of them spread evenly over the table, one `CODE bench-user-<i>` a line.
 if arguments.count == 7, arguments[1] == "scale", let count = Int(arguments[4]), let sample = Int(arguments[6]), count > 0, sample > 0 {
     let database = try openDatabase(arguments[2])
-    _ = try Migrator(migrations: Services.migrations).migrate(database)
+    _ = try Migrator(migrations: TollgateMigrations.all).migrate(database)
     let secrets = try DomainSecrets(secretKey: arguments[3])
     let vault = try CodeVault(secrets: secrets)
     let now = Date()
@@ -79,7 +79,7 @@ guard arguments.count == 5, let count = Int(arguments[3]), count > 0 else {
     exit(64)
 }
 let database = try openDatabase(arguments[1])
-_ = try Migrator(migrations: Services.migrations).migrate(database)
+_ = try Migrator(migrations: TollgateMigrations.all).migrate(database)
 let secrets = try DomainSecrets(secretKey: arguments[2])
 let vault = try CodeVault(secrets: secrets)
 let now = Date()

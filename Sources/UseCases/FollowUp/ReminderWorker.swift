@@ -27,7 +27,7 @@ public final class ReminderWorker: Sendable {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Date
-    private let signal = WakeSignal()
+    private let loop = WorkLoop()
 
     public init(
         database: Database, schedule: ReminderSchedule, mail: ReminderMail, configuration: Configuration = Configuration(),
@@ -44,18 +44,11 @@ public final class ReminderWorker: Sendable {
     /// Queues due reminders until `stop()` or cancellation; returns at once when reminders are off.
     public func run() async {
         guard schedule.isOn else { return }
-        await withTaskCancellationHandler {
-            while !signal.isStopped {
-                let handled = await runOnce()
-                if handled < configuration.batch { await signal.wait(upTo: await sleepDuration()) }
-            }
-        } onCancel: {
-            stop()
-        }
+        await loop.run(pass: { await runOnce() >= configuration.batch }, sleep: { await sleepDuration() })
     }
 
-    /// Makes `run()` return.
-    public func stop() { signal.stop() }
+    /// Makes `run()` return after the batch in progress.
+    public func stop() { loop.stop() }
 
     /// Handles one batch of due journeys; returns how many were claimed. (Tests call it with
     /// their clock moved.)
@@ -95,13 +88,7 @@ public final class ReminderWorker: Sendable {
     }
 
     private func sleepDuration() async -> Duration {
-        let poll = configuration.poll
-        do {
-            guard let next = try await database.read({ try BuyerJourneyRepository.nextDue(on: $0) }) else { return poll }
-            let wait = Duration.milliseconds(max(0, Int64(next.timeIntervalSince(now()) * 1000)))
-            return min(wait, poll)
-        } catch {
-            return poll
-        }
+        await WorkLoop.sleep(
+            untilDue: { try await database.read { try BuyerJourneyRepository.nextDue(on: $0) } }, now: now, atMost: configuration.poll)
     }
 }

@@ -39,7 +39,7 @@ public final class LinkOutReportWorker: Sendable {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Date
-    private let signal = WakeSignal()
+    private let loop = WorkLoop()
     /// When `queueUnpurchased()` last ran.
     let lastUnpurchasedLook = Mutex<Date?>(nil)
 
@@ -64,21 +64,18 @@ public final class LinkOutReportWorker: Sendable {
         } catch {
             logger.error("link_out.recover_failed", [("error", .string("\(error)"))])
         }
-        await withTaskCancellationHandler {
-            while !signal.isStopped {
+        await loop.run(
+            pass: {
                 await queueUnpurchasedIfDue()
-                if await sendDue() == 0 { await signal.wait(upTo: await sleepDuration()) }
-            }
-        } onCancel: {
-            stop()
-        }
+                return await sendDue() > 0
+            }, sleep: { await sleepDuration() })
     }
 
     /// Makes `run()` return after the report in flight.
-    public func stop() { signal.stop() }
+    public func stop() { loop.stop() }
 
     /// Ends the worker's sleep: a report was queued.
-    public func wake() { signal.notify() }
+    public func wake() { loop.wake() }
 
     /// Claims one batch of due reports and sends them; returns how many were claimed. A report
     /// whose outcome cannot be recorded stays `sending`: the lease sends it again, with the same
@@ -165,8 +162,7 @@ public final class LinkOutReportWorker: Sendable {
     }
 
     private func sleepDuration() async -> Duration {
-        let poll = configuration.idlePoll
-        guard let due = try? await database.read({ try LinkOutReportStore.nextDue(on: $0) }) else { return poll }
-        return min(.milliseconds(max(0, Int64(due.timeIntervalSince(now()) * 1000))), poll)
+        await WorkLoop.sleep(
+            untilDue: { try await database.read { try LinkOutReportStore.nextDue(on: $0) } }, now: now, atMost: configuration.idlePoll)
     }
 }

@@ -7,6 +7,7 @@ import Logging
 public final class ReconcileWorker: Sendable {
     let reconcile: ReconcilePurchases
     let interval: Duration
+    private let loop = WorkLoop()
 
     /// - Parameter interval: the time between runs; the worker does nothing when it is zero.
     public init(reconcile: ReconcilePurchases, interval: Duration) {
@@ -15,16 +16,14 @@ public final class ReconcileWorker: Sendable {
     }
 
     /// Runs until cancelled.
-    public func run() async throws {
-        guard interval > .zero, !reconcile.providers.isEmpty else {
-            // Off, or nothing to reconcile: wait for the end like the other services.
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-            return
-        }
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
-            guard !Task.isCancelled else { return }
-            await reconcile.run()
-        }
+    public func run() async {
+        // Off, or nothing to reconcile: it waits for the end like the other services.
+        let on = interval > .zero && !reconcile.providers.isEmpty
+        await loop.run(
+            after: on ? interval : .seconds(3600),
+            pass: {
+                if on { await reconcile.run() }
+                return false
+            }, sleep: { on ? interval : .seconds(3600) })
     }
 }

@@ -36,6 +36,7 @@ public final class RetentionWorker: Sendable {
     let now: @Sendable () -> Date
     /// What was deleted since start.
     public let stats = RetentionStats()
+    private let loop = WorkLoop()
 
     public init(
         database: Database, policy: Retention.Policy, configuration: Configuration = Configuration(), logger: Logger,
@@ -49,11 +50,12 @@ public final class RetentionWorker: Sendable {
     }
 
     /// Passes until cancelled; the first comes right away.
-    public func run() async throws {
-        while !Task.isCancelled {
-            await sweep()
-            try? await Task.sleep(for: configuration.interval)
-        }
+    public func run() async {
+        await loop.run(
+            pass: {
+                await sweep()
+                return false
+            }, sleep: { configuration.interval })
     }
 
     /// One pass over every table until each is caught up (or the task is cancelled). Returns

@@ -28,7 +28,7 @@ public final class ConsumptionInformationWorker: Sendable {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Date
-    private let signal = WakeSignal()
+    private let loop = WorkLoop()
 
     public init(
         database: Database, client: AppStoreServerAPIClient?, sampleContentProvided: Bool, configuration: Configuration = Configuration(),
@@ -44,20 +44,14 @@ public final class ConsumptionInformationWorker: Sendable {
 
     /// Sends until `stop()` or cancellation.
     public func run() async {
-        await withTaskCancellationHandler {
-            while !signal.isStopped {
-                if await sendDue() == 0 { await signal.wait(upTo: await sleepDuration()) }
-            }
-        } onCancel: {
-            stop()
-        }
+        await loop.run(pass: { await sendDue() > 0 }, sleep: { await sleepDuration() })
     }
 
-    /// Makes `run()` return.
-    public func stop() { signal.stop() }
+    /// Makes `run()` return after the answers in flight are recorded.
+    public func stop() { loop.stop() }
 
     /// Ends the sleep: an answer was queued.
-    public func wake() { signal.notify() }
+    public func wake() { loop.wake() }
 
     /// Claims one batch of due answers and sends them; returns how many were claimed.
     @discardableResult
@@ -97,8 +91,7 @@ public final class ConsumptionInformationWorker: Sendable {
     }
 
     private func sleepDuration() async -> Duration {
-        let poll = configuration.idlePoll
-        guard let next = try? await database.read({ try ConsumptionRequestQueue.nextDue(on: $0) }) else { return poll }
-        return min(poll, .milliseconds(max(0, Int64(next.timeIntervalSince(now()) * 1000))))
+        await WorkLoop.sleep(
+            untilDue: { try await database.read { try ConsumptionRequestQueue.nextDue(on: $0) } }, now: now, atMost: configuration.idlePoll)
     }
 }

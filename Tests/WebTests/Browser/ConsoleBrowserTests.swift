@@ -39,7 +39,7 @@ struct ConsoleBrowserTests {
         }
 
         // 1. The invitation, mailed as `tollgate operator add` does, arrives at the SMTP server.
-        _ = try await console.app.app.services.console.operators.add(
+        _ = try await console.app.app.useCases.consoleOperators.add(
             email: "sue@example.com", role: .support, by: AuditActor(name: "cli:test", role: .admin), now: console.clock.now)
         let invitation = try await sink.message(containing: "/console/invite/")
         let link = try #require(invitation.range(of: #"http://localhost:8080/console/invite/[A-Za-z0-9_-]+"#, options: .regularExpression))

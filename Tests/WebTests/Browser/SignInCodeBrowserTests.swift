@@ -25,7 +25,7 @@ struct SignInCodeBrowserTests {
         let csrf = try #require(CookieBrowser.csrf(in: sent))
         #expect(sent.text.contains(#"action="/account/sign-in/code""#))
         let visitor = try #require(webView.cookies[WebCookies.visitor])
-        await harness.app.app.outboxWorker.runOnce()
+        await harness.app.app.workers.outbox.runOnce()
         let message = try #require(try MailReader(directory: harness.app.directory.path + "/mail").messages().last)
         let code = String(message[try #require(message.range(of: #"inside the app\): [0-9]{6}"#, options: .regularExpression))].suffix(6))
 

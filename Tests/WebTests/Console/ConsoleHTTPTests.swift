@@ -133,9 +133,9 @@ struct ConsoleHTTPTests {
         #expect(!search.text.contains("buyer@example.com"))
         let buyer = await browser.get("/console/accounts/\(purchase)")
         #expect(buyer.status == .ok && buyer.text.contains("buyer@example.com") && buyer.text.contains("resend-code"))
-        let codes = try await console.app.app.services.operatorActions.codes(email: "buyer@example.com")
+        let codes = try await console.app.app.useCases.operatorActions.codes(email: "buyer@example.com")
         let code = try #require(try console.app.app.database.readSync { connection in
-            try CodeRepository.reveal(try #require(codes.first), vault: try CodeVault(secrets: console.app.app.secrets))
+            try CodeRepository.reveal(try #require(codes.first), vault: try CodeVault(secrets: console.app.app.essentials.secrets))
         })
         #expect(!buyer.text.contains(code.display) && !buyer.text.contains(code.display.replacingOccurrences(of: "-", with: "")))
         #expect(await browser.get("/console/accounts/nope").status == .notFound)
@@ -176,7 +176,7 @@ struct ConsoleHTTPTests {
                 .post, "/admin/v1/codes/resend", headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
                 body: #"{"email": "buyer@example.com"}"#)
             #expect(response.status == .ok, "\(response.text)")
-            let entry = try #require(try await harness.app.app.services.operatorActions.audit(limit: 1).first)
+            let entry = try #require(try await harness.app.app.useCases.operatorActions.audit(limit: 1).first)
             #expect(entry.actor == name && entry.clientAddress == "198.51.100.7", "\(entry)")
         }
     }
@@ -211,7 +211,7 @@ extension ConsoleHTTPTests {
     func supportActions() async throws {
         let console = try ConsoleHarness()
         let accountID = try await console.buyerAccount()
-        let purchase = try #require(try await console.app.app.services.operatorActions.purchases(email: "buyer@example.com").last?.id)
+        let purchase = try #require(try await console.app.app.useCases.operatorActions.purchases(email: "buyer@example.com").last?.id)
         let admin = try await console.signedIn("ada@example.com", try await console.enrolled("ada@example.com", .admin))
         let token = try #require(CookieBrowser.csrf(in: await admin.get("/console/")))
         let moved = await admin.post("/console/purchases/\(purchase)/move", ["csrf": token, "reason": "wrong device", "app_user_id": "user-2"])

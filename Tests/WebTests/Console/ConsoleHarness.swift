@@ -21,7 +21,7 @@ struct ConsoleHarness {
 
     /// Invites `email` as `role` (as `tollgate operator add` does); the invitation's path.
     func invite(_ email: String, _ role: OperatorRole) async throws -> String {
-        let invited = try await app.app.services.console.operators.add(
+        let invited = try await app.app.useCases.consoleOperators.add(
             email: email, role: role, by: AuditActor(name: "cli:test", role: .admin), now: clock.now)
         return String(invited.link.dropFirst("https://pay.example.com".count))
     }
@@ -64,7 +64,7 @@ struct ConsoleHarness {
     /// A paid web purchase (no redemption yet) of `email`; its id.
     func paidPurchase(email: String = "buyer@example.com") async throws -> String {
         try await WebAccountTests.paidCheckout(harness, email: email)
-        let purchases = try await app.app.services.operatorActions.purchases(email: email)
+        let purchases = try await app.app.useCases.operatorActions.purchases(email: email)
         return try #require(purchases.last?.id)
     }
 
@@ -73,12 +73,12 @@ struct ConsoleHarness {
     func buyerAccount(email: String = "buyer@example.com") async throws -> String {
         _ = try await paidPurchase(email: email)
         _ = try await WebAccountTests.signInByLink(harness, CookieBrowser(harness.app), email: email)
-        return try #require(try await app.app.services.operatorActions.accounts(email: email).first?.account.id)
+        return try #require(try await app.app.useCases.operatorActions.accounts(email: email).first?.account.id)
     }
 
-    func audit() async throws -> [AuditLog.Entry] { try await app.app.services.operatorActions.audit(limit: 50) }
+    func audit() async throws -> [AuditLog.Entry] { try await app.app.useCases.operatorActions.audit(limit: 50) }
 
     func mailCount(_ template: String) async throws -> Int {
-        try await app.app.services.outbox.messages(status: nil, limit: 1000).filter { $0.template == template }.count
+        try await app.app.useCases.outbox.messages(status: nil, limit: 1000).filter { $0.template == template }.count
     }
 }

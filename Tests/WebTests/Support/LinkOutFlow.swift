@@ -72,7 +72,7 @@ final class LinkOutFlow {
 
     /// Lets the report worker send until nothing due is left (at most 20 batches).
     func sendReports() async {
-        for _ in 0..<20 where await harness.app.app.linkOutWorker.sendDue() > 0 {}
+        for _ in 0..<20 where await harness.app.app.workers.linkOut.sendDue() > 0 {}
     }
 
     /// `(kind, status)` of every queued report, oldest first.
@@ -97,7 +97,7 @@ final class LinkOutFlow {
     /// A fresh process over the same database: a new worker whose `run()` recovers what the dead
     /// one left and sends it; stopped once `done()` holds (or after 10 s).
     func restartWorker(until done: @escaping @Sendable () -> Bool) async throws {
-        let services = harness.app.app.services
+        let services = harness.app.app.essentials
         let worker = LinkOutReportWorker(
             database: services.database, senders: try LinkOutReportSenders.make(config: services.config, stores: services.stores),
             vault: try LinkOutTokenVault(secrets: services.secrets), now: harness.clock.function)

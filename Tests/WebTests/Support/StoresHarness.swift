@@ -156,7 +156,7 @@ struct StoresHarness {
 
     /// An account with a signed-in session; returns (account id, access token).
     func signedInAccount() async throws -> (accountID: String, accessToken: String) {
-        let services = app.app
+        let services = app.app.essentials
         let now = clock.now
         return try await app.app.database.write { connection in
             let account = try AccountRepository.create(secrets: services.secrets, on: connection, now: now)
