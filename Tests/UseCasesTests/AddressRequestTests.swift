@@ -305,8 +305,7 @@ struct MailSignInTests {
         }
         bench.advance(86400)
         try await byMail.request(email: "buyer@example.com", codeChallenge: nil, now: bench.now)
-        // Mailed in the same (test clock) millisecond as the buyer's: ask for nobody's own.
-        let fresh = try require(try parts.newest("login_link", to: "nobody@example.com").parameters["sign_in_code"])
+        let fresh = try require(try parts.newest("login_link").parameters["sign_in_code"])
         _ = try await byMail.exchange(email: "buyer@example.com", code: fresh, now: bench.now)
     }
 }
