@@ -76,6 +76,6 @@ struct JSONValueDecoderTests {
     ])
     func sameKeySpelling(key: String) throws {
         try compare(#"{"code":"c","app_user_id":"u","\#(key)":"phone"}"#)
-        try compare(#"{"code":"c","app_user_id":"u","\#(key)":"phone","deviceId":"tablet"}"#)
+        if key != "deviceId" { try compare(#"{"code":"c","app_user_id":"u","\#(key)":"phone","deviceId":"tablet"}"#) }
     }
 }
