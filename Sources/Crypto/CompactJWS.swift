@@ -45,21 +45,26 @@ public struct CompactJWS: Sendable {
         }
         guard let headerObject = Self.jsonObject(decoded[0]) else { throw bad("header is not a JSON object") }
         guard let payloadObject = Self.jsonObject(decoded[1]) else { throw bad("payload is not a JSON object") }
-        guard let algorithm = headerObject["alg"] as? String else { throw bad("header has no string alg") }
+        guard let algorithm = headerObject["alg"]?.stringValue else { throw bad("header has no string alg") }
         var x5c: [String]?
         if let value = headerObject["x5c"] {
-            guard let entries = value as? [String] else { throw bad("header x5c is not an array of strings") }
-            x5c = entries
+            guard case .array(let items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
+                throw bad("header x5c is not an array of strings")
+            }
+            x5c = items.compactMap(\.stringValue)
         }
         var keyID: String?
         if let value = headerObject["kid"] {
-            guard let string = value as? String else { throw bad("header kid is not a string") }
+            guard let string = value.stringValue else { throw bad("header kid is not a string") }
             keyID = string
         }
         var signedDate: Double?
         if let value = payloadObject["signedDate"] {
-            guard let number = value as? NSNumber, !(value is Bool) else { throw bad("payload signedDate is not a number") }
-            signedDate = number.doubleValue
+            switch value {
+            case .integer(let number): signedDate = Double(number)
+            case .number(let number): signedDate = number
+            default: throw bad("payload signedDate is not a number")
+            }
             guard signedDate?.isFinite == true else { throw bad("payload signedDate is not finite") }
         }
         self.header = decoded[0]
@@ -125,8 +130,9 @@ public struct CompactJWS: Sendable {
         }
     }
 
-    private static func jsonObject(_ bytes: [UInt8]) -> [String: Any]? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) else { return nil }
-        return object as? [String: Any]
+    /// `bytes` read as strict JSON when they hold an object, else nil.
+    private static func jsonObject(_ bytes: [UInt8]) -> JSONValue? {
+        guard let value = try? JSONValue.parse(bytes), case .object = value else { return nil }
+        return value
     }
 }

@@ -1,4 +1,5 @@
 import HTTPCore
+import JSON
 import Logging
 
 /// Per-request information passed beside the request to every handler: what the server knows
@@ -24,6 +25,9 @@ public struct RequestContext: Sendable {
     /// The token of `Authorization: Bearer <token>` (RFC 6750) once a middleware read it, if the
     /// request carries one. Not yet checked: whoever acts on it checks it.
     public var bearerToken: String?
+    /// The body as the strict JSON check read it, when it was sent as JSON: routes decode this
+    /// value and never read the bytes again.
+    public var jsonBody: JSONValue?
 
     public init(
         requestId: String, logger: Logger, remoteAddress: String? = nil,

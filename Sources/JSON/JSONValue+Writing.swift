@@ -8,6 +8,17 @@ extension JSONValue {
         return out
     }
 
+    /// The same value with every object's members sorted by key (code-point order), at every
+    /// depth: a canonical form for text stored or compared.
+    public var keysSorted: JSONValue {
+        switch self {
+        case .object(let members):
+            return .object(members.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.keysSorted) })
+        case .array(let items): return .array(items.map(\.keysSorted))
+        default: return self
+        }
+    }
+
     /// `value` as a JSON string literal, escaped as `serialized()` escapes strings.
     public static func quoted(_ value: String) -> String {
         var out = [UInt8]()

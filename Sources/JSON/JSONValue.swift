@@ -38,6 +38,12 @@ public indirect enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral,
         return members.first { $0.key == key }?.value
     }
 
+    /// The text when this is a string, else nil.
+    public var stringValue: String? {
+        guard case .string(let text) = self else { return nil }
+        return text
+    }
+
     /// Same kind and content; objects compare member by member, in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {

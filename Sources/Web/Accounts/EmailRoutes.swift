@@ -32,7 +32,7 @@ struct EmailRoutes {
             guard let bearer = context.bearerToken else {
                 throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token>.")
             }
-            let email = try EmailAddress.require(try request.decodeJSON(SetEmail.self).email)
+            let email = try EmailAddress.require(try request.decodeJSON(SetEmail.self, context).email)
             let requested = try await setEmail.set(email, bearer: bearer, now: now())
             return .json { json in
                 json.string("email", requested.account.email)

@@ -3,6 +3,7 @@ import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 import UseCases
 
 /// `POST /api/v1/iap/apple` and `POST /api/v1/iap/google`: accounts from in-app purchases
@@ -58,19 +59,19 @@ struct IAPAccountRoutes {
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple"), BearerTokenMiddleware()]) { [self] request, context in
-            let body = try request.decodeJSON(AppleBody.self)
+            let body = try request.decodeJSON(AppleBody.self, context)
             let proof = try Self.appleProof(body)
             let identity = try AppIdentity(request, appUserID: body.appUserId, secret: body.appUserSecret, codeChallenge: body.codeChallenge)
-            return try await claimed(proof, request: request, bearer: context.bearerToken, identity: identity, email: body.customerDetails?.email)
+            return try await claimed(proof, jsonBody: context.jsonBody, bearer: context.bearerToken, identity: identity, email: body.customerDetails?.email)
         }
         group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google"), BearerTokenMiddleware()]) { [self] request, context in
-            let body = try request.decodeJSON(GoogleBody.self)
+            let body = try request.decodeJSON(GoogleBody.self, context)
             guard !body.purchaseToken.isEmpty, body.purchaseToken.utf8.count <= 4096, !body.sku.isEmpty, body.sku.utf8.count <= 255 else {
                 throw APIError.badRequest("purchase_token and sku must be non-empty.")
             }
             let identity = try AppIdentity(request, appUserID: body.appUserId, secret: body.appUserSecret, codeChallenge: body.codeChallenge)
             return try await claimed(
-                .play(purchaseToken: body.purchaseToken, sku: body.sku), request: request, bearer: context.bearerToken, identity: identity,
+                .play(purchaseToken: body.purchaseToken, sku: body.sku), jsonBody: context.jsonBody, bearer: context.bearerToken, identity: identity,
                 email: body.customerDetails?.email)
         }
     }
@@ -101,13 +102,13 @@ struct IAPAccountRoutes {
     }
 
     private func claimed(
-        _ proof: ClaimStorePurchase.Proof, request: HTTPRequest, bearer: String?, identity: AppIdentity, email rawEmail: String?
+        _ proof: ClaimStorePurchase.Proof, jsonBody: JSONValue?, bearer: String?, identity: AppIdentity, email rawEmail: String?
     ) async throws -> HTTPResponse {
         let email = try rawEmail.flatMap {
             $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : try EmailAddress.require($0, field: "customer_details.email")
         }
         let claimant = ClaimStorePurchase.Claimant(
-            bearer: bearer, email: email, conversionDetails: Self.conversionDetails(request.body), appUserID: identity.appUserID,
+            bearer: bearer, email: email, conversionDetails: Self.conversionDetails(jsonBody), appUserID: identity.appUserID,
             secret: identity.secret, codeChallenge: identity.codeChallenge)
         let claimed = try await claim.claim(proof, by: claimant, now: now())
         return .json { json in
@@ -127,12 +128,10 @@ struct IAPAccountRoutes {
         }
     }
 
-    /// `conversion_details` as JSON text (attribution), if the body has an object there.
-    static func conversionDetails(_ body: [UInt8]) -> String? {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-            let details = object["conversion_details"] as? [String: Any], !details.isEmpty,
-            let data = try? JSONSerialization.data(withJSONObject: details, options: [.sortedKeys])
-        else { return nil }
-        return String(decoding: data, as: UTF8.self)
+    /// `conversion_details` of the JSON body as JSON text, keys sorted (attribution), if the body
+    /// has a non-empty object there.
+    static func conversionDetails(_ body: JSONValue?) -> String? {
+        guard let details = body?["conversion_details"], case .object(let members) = details, !members.isEmpty else { return nil }
+        return String(decoding: details.keysSorted.serialized(), as: UTF8.self)
     }
 }

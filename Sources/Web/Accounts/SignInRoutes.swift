@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 import UseCases
 
 /// Signing in (`SignIn`): `GET /auth/login?token=` (the one-time `login_url`) hands the app an
@@ -48,8 +49,8 @@ struct SignInRoutes {
             let callback = links.app("auth/callback") ?? "tollgate://auth/callback"
             return .redirect(to: "\(callback)?code=\(FormURLEncoding.encode(code))")
         }
-        group.add(.post, "/auth/token", maxBodyBytes: 8192) { [signIn, now] request, _ in
-            let form = try Self.form(request)
+        group.add(.post, "/auth/token", maxBodyBytes: 8192) { [signIn, now] request, context in
+            let form = try Self.form(request, jsonBody: context.jsonBody)
             switch form["grant_type"] {
             case "authorization_code":
                 guard let code = form["code"], !code.isEmpty else { throw APIError.badRequest("Send the authorization code as code.") }
@@ -69,7 +70,7 @@ struct SignInRoutes {
 
     func addAPI(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.post, "/api/v1/auth/login", maxBodyBytes: 8192) { [self] request, context in
-            let body = try request.decodeJSON(PasswordLogin.self)
+            let body = try request.decodeJSON(PasswordLogin.self, context)
             let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
             let now = self.now()
             let keys = ["login:" + clientAddress.address(for: request, context: context), "login:" + email]
@@ -90,8 +91,8 @@ struct SignInRoutes {
         group.add(
             .post, "/api/v1/auth/email", maxBodyBytes: 4096,
             [middleware.limit("auth-email", Self.mailRequestLimit, per: Self.mailRequestWindow)]
-        ) { [signIn, now] request, _ in
-            let body = try request.decodeJSON(MailRequest.self)
+        ) { [signIn, now] request, context in
+            let body = try request.decodeJSON(MailRequest.self, context)
             let email = try EmailAddress.require(body.email)
             if let challenge = body.codeChallenge, challenge.count != 43 || (try? Base64URL.decode(challenge))?.count != 32 {
                 throw APIError.badRequest("code_challenge must be the base64url SHA-256 of the code verifier (S256).")
@@ -112,14 +113,15 @@ struct SignInRoutes {
         let codeChallenge: String?
     }
 
-    /// `application/x-www-form-urlencoded` (OAuth's format) or a JSON object of strings.
-    static func form(_ request: HTTPRequest) throws -> [String: String] {
+    /// `application/x-www-form-urlencoded` (OAuth's format) or a JSON object of strings
+    /// (`jsonBody`, as the strict check read it; members of other kinds are left out).
+    static func form(_ request: HTTPRequest, jsonBody: JSONValue?) throws -> [String: String] {
         let type = (request.headers["Content-Type"] ?? "").lowercased()
         if type.hasPrefix("application/json") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+            guard !request.body.isEmpty, case .object(let members) = try jsonBody ?? request.strictJSONBody() else {
                 throw APIError.badRequest("The body is not a JSON object.")
             }
-            return object.compactMapValues { $0 as? String }
+            return Dictionary(members.compactMap { member in member.value.stringValue.map { (member.key, $0) } }, uniquingKeysWith: { first, _ in first })
         }
         guard type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded") else {
             throw APIError.unsupportedMediaType("Send application/x-www-form-urlencoded or JSON.")

@@ -18,7 +18,7 @@ struct AdminCodeRoutes {
 
     func add(to group: inout RouteGroup) {
         group.add(.post, "/admin/v1/codes/resend", maxBodyBytes: 4096) { [operations, now] request, context in
-            let body = try request.decodeJSON(ResendBody.self)
+            let body = try request.decodeJSON(ResendBody.self, context)
             guard (body.email == nil) != (body.purchaseId == nil) else {
                 throw APIError.badRequest("Send exactly one of email and purchase_id.")
             }

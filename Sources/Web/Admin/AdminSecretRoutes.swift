@@ -15,7 +15,7 @@ struct AdminSecretRoutes {
 
     func add(to group: inout RouteGroup) {
         group.add(.post, "/admin/v1/accounts/{id}/forget-secrets", maxBodyBytes: 4096) { [operations, now] request, context in
-            let body = try request.decodeJSON(Body.self)
+            let body = try request.decodeJSON(Body.self, context)
             let accountID = context.parameters["id"] ?? ""
             let unbound = try await operations.forgetSecrets(
                 accountID: accountID, reason: body.reason, actor: context.authenticatedAs ?? "admin", now: now())

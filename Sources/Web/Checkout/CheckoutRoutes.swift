@@ -21,8 +21,8 @@ struct CheckoutRoutes {
 
     func add(to group: inout RouteGroup) {
         for method in [HTTPMethod.get, .post] {
-            group.add(method, "/checkout/start", maxBodyBytes: 32 * 1024) { [self] request, _ in
-                let input = try CheckoutStartRequest(request)
+            group.add(method, "/checkout/start", maxBodyBytes: 32 * 1024) { [self] request, context in
+                let input = try CheckoutStartRequest(request, jsonBody: context.jsonBody)
                 var order = input.order
                 // Chosen once, here: kept with the checkout and its purchase for every later page and mail.
                 let language = pages.language(for: request, kept: input.locale)

@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 import UseCases
 
 /// The inputs of `/checkout/start`, from the query, a form body or a JSON body, decoded and
@@ -45,8 +46,8 @@ struct CheckoutStartRequest {
     var locale: String?
 
     /// - Throws: `APIError.badRequest` naming the input that is wrong.
-    init(_ request: HTTPRequest) throws {
-        let inputs = try Self.inputs(request)
+    init(_ request: HTTPRequest, jsonBody: JSONValue?) throws {
+        let inputs = try Self.inputs(request, jsonBody: jsonBody)
         func value(_ name: String) -> String? {
             inputs.first { $0.name == name }.map { $0.value.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -129,20 +130,19 @@ struct CheckoutStartRequest {
             discount: discount, context: context, linkOut: linkOut, appUserSecret: appUserSecret)
     }
 
-    private static func inputs(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
+    /// The query's items, then the body's: a form, or a JSON object (`jsonBody`, as the strict
+    /// check read it) whose numbers and booleans are taken as their text (`1`, `0` for booleans).
+    private static func inputs(_ request: HTTPRequest, jsonBody: JSONValue?) throws -> [(name: String, value: String)] {
         var items = request.queryItems
         guard request.method == .post, !request.body.isEmpty else { return items }
         let type = (request.headers["Content-Type"] ?? "").lowercased()
         if type.hasPrefix("application/json") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+            guard case .object(let members) = try jsonBody ?? request.strictJSONBody() else {
                 throw APIError.badRequest("The body is not a JSON object.")
             }
-            for (key, value) in object {
-                switch value {
-                case let text as String: items.append((name: key, value: text))
-                case let number as NSNumber: items.append((name: key, value: number.stringValue))
-                default: throw APIError.badRequest("\(key) must be a string.")
-                }
+            for (key, value) in members {
+                guard let text = Self.text(of: value) else { throw APIError.badRequest("\(key) must be a string.") }
+                items.append((name: key, value: text))
             }
         } else if type.hasPrefix("application/x-www-form-urlencoded") {
             items += FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
@@ -150,6 +150,18 @@ struct CheckoutStartRequest {
             throw APIError.unsupportedMediaType("Send a form or JSON body.")
         }
         return items
+    }
+
+    /// A string, number or boolean as the text a form would carry (`1.5`, `12`, `1` for true,
+    /// `0` for false, as Foundation's `NSNumber` words them); nil for null, arrays and objects.
+    private static func text(of value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .number(let number): NSNumber(value: number).stringValue
+        case .bool(let flag): flag ? "1" : "0"
+        case .null, .array, .object: nil
+        }
     }
 
     /// `ply_context` as sent, where a query string's raw `+` was read as a space: Foundation's
@@ -172,18 +184,12 @@ struct CheckoutStartRequest {
     static func decodePlyContext(_ encoded: String) throws -> [String: String] {
         var text = encoded.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else {
+        guard let data = Data(base64Encoded: text), case .object(let members)? = try? JSONValue.parse(Array(data)) else {
             throw APIError.badRequest("ply_context must be base64 of a JSON object.")
         }
         var result: [String: String] = [:]
-        for (key, value) in object {
-            switch value {
-            case let text as String: result[key] = text
-            case let number as NSNumber: result[key] = number.stringValue
-            default: continue
-            }
+        for (key, value) in members {
+            if let text = Self.text(of: value) { result[key] = text }
         }
         return result
     }

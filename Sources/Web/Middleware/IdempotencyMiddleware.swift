@@ -2,6 +2,7 @@ import Foundation
 import Crypto
 import HTTPCore
 import HTTPRouting
+import JSON
 import UseCases
 
 /// `Idempotency-Key` on `/api/v1/*` POSTs: a repeat with the same key, caller and body gets the
@@ -22,7 +23,7 @@ struct IdempotencyMiddleware: Middleware {
             throw APIError.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.")
         }
         // The caller is part of the request: a key replays an answer only to whoever got it first.
-        let caller = Self.caller(request)
+        let caller = Self.caller(request, body: context.jsonBody)
         let requestHash = Hex.encode(try SHA256.hash(Array("\(request.method.rawValue) \(request.path)\n\(caller)\n".utf8) + request.body))
         let scope = self.scope + ":" + Hex.encode(try SHA256.hash(Array(caller.utf8)))
         let now = self.now()
@@ -47,13 +48,11 @@ struct IdempotencyMiddleware: Middleware {
     }
 
     /// Who is calling: the API key, the bearer, and the app user with its install secret (header
-    /// or body), each as sent.
-    static func caller(_ request: HTTPRequest) -> String {
+    /// or `body`, the JSON body as the strict check read it), each as sent.
+    static func caller(_ request: HTTPRequest, body: JSONValue?) -> String {
         var appUser = ""
-        if request.headers["Content-Type"]?.lowercased().hasPrefix("application/json") == true,
-            let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
-        {
-            appUser = [object["app_user_id"], object["app_user_secret"]].map { ($0 as? String) ?? "" }.joined(separator: "\n")
+        if request.headers["Content-Type"]?.lowercased().hasPrefix("application/json") == true, let body, case .object = body {
+            appUser = [body["app_user_id"], body["app_user_secret"]].map { $0?.stringValue ?? "" }.joined(separator: "\n")
         }
         return [
             request.headers["X-Api-Key"] ?? "", request.headers["Authorization"] ?? "", request.headers["X-App-User-Secret"] ?? "", appUser,

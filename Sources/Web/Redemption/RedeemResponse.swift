@@ -15,21 +15,10 @@ enum RedeemResponse {
         var response: HTTPResponse
         switch result.answer {
         case .redeemed(let redeemed, let entitlements):
-            // About 800 bytes with a purchase, an account and a session.
-            response = .json(capacity: 1024) { json in
-                json.string("status", redeemed.isEntitled ? "success" : "expired_subscription")
-                json.string("code", redeemed.code.display)
-                let proved = redeemed.tokens != nil
-                PurchaseJSON.writeRedemptionInfo(redeemed.purchase, appUserID: appUserID, entitlements: entitlements, proved: proved, into: &json)
-                json.bool("account_switched", redeemed.accountSwitched)
-                if let tokens = redeemed.tokens {
-                    // The account and a session only for a caller that proved it.
-                    PurchaseJSON.writeAccount(redeemed.account, into: &json)
-                    PurchaseJSON.writeSession(tokens, into: &json)
-                } else {
-                    json.bool("session_required", true)
-                }
-            }
+            let answer = RedeemedJSON(
+                isEntitled: redeemed.isEntitled, code: redeemed.code.display, purchase: redeemed.purchase, appUserID: appUserID,
+                entitlements: entitlements, accountSwitched: redeemed.accountSwitched, proof: redeemed.tokens.map { (redeemed.account, $0) })
+            response = .json(capacity: RedeemedJSON.typicalSize) { answer.write(into: &$0) }
             response.outcome = redeemed.isEntitled ? "success" : "expired_subscription"
         case .invalidCode:
             response = status(invalidOutcome, code)

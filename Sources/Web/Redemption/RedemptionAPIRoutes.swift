@@ -24,19 +24,11 @@ struct RedemptionAPIRoutes {
     /// How often apps poll a pending checkout (API.md: every 5 s, giving up after about 60 s).
     static let pollAfterSeconds = 5
 
-    struct RedeemBody: FlatJSONDecodable {
+    struct RedeemBody: Decodable {
         let code: String
         let appUserId: String
         let appUserSecret: String?
         let deviceId: String?
-
-        init?(flat: FlatJSONObject) {
-            guard let code = flat.requiredString("code"), let appUserID = flat.requiredString("app_user_id") else { return nil }
-            self.code = code
-            self.appUserId = appUserID
-            self.appUserSecret = flat["app_user_secret"] ?? nil
-            self.deviceId = flat["device_id"] ?? nil
-        }
     }
 
     struct ResendBody: Decodable {
@@ -52,7 +44,7 @@ struct RedemptionAPIRoutes {
         let limiter = middleware.limiter
         group.add(.post, "/api/v1/redeem", maxBodyBytes: 16 * 1024, [addressFailures, middleware.idempotent("redeem"), BearerTokenMiddleware()]) {
             [redeem, now] request, context in
-            let body = try request.decodeJSON(RedeemBody.self)
+            let body = try request.decodeJSON(RedeemBody.self, context)
             _ = try AppUserIDInput.require(body.appUserId)
             let secret = try AppUserSecretInput.read(request, fieldValue: body.appUserSecret)
             if let device = body.deviceId { _ = try DeviceIDInput.require(device) }
@@ -105,15 +97,11 @@ struct RedemptionAPIRoutes {
                             result.bool("session_required", true)
                         }
                     case .proved(let shown):
-                        json.object("result") { result in
-                            result.string("status", shown.purchase.isEntitled(at: now) ? "success" : "expired_subscription")
-                            if let code = shown.code { result.string("code", code.display) }
-                            PurchaseJSON.writeRedemptionInfo(
-                                shown.purchase, appUserID: caller.appUserID, entitlements: shown.entitlements, into: &result)
-                            PurchaseJSON.writeAccount(shown.account, into: &result)
-                            result.bool("account_switched", false)
-                            PurchaseJSON.writeSession(shown.tokens, into: &result)
-                        }
+                        let answer = RedeemedJSON(
+                            isEntitled: shown.purchase.isEntitled(at: now), code: shown.code?.display, purchase: shown.purchase,
+                            appUserID: caller.appUserID, entitlements: shown.entitlements, accountSwitched: false,
+                            proof: (shown.account, shown.tokens))
+                        json.object("result") { answer.write(into: &$0) }
                     }
                 case .failed:
                     json.string("status", "failed")
@@ -126,8 +114,8 @@ struct RedemptionAPIRoutes {
         group.add(
             .post, "/api/v1/codes/resend", maxBodyBytes: 4096,
             [middleware.limit("resend", Self.resendLimit, per: Self.failureWindow), middleware.idempotent("codes.resend")]
-        ) { [resend, now] request, _ in
-            let email = try EmailAddress.require(try request.decodeJSON(ResendBody.self).email)
+        ) { [resend, now] request, context in
+            let email = try EmailAddress.require(try request.decodeJSON(ResendBody.self, context).email)
             try await resend.resend(to: email, now: now())
             // The same answer whether or not the email has purchases: no account enumeration.
             return .json(status: .accepted) { $0.string("status", "accepted") }

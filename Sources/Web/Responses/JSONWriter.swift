@@ -1,7 +1,7 @@
-import Foundation
+import JSON
 
-/// Builds compact JSON by hand: exact key order, no reflection, for hot paths (Foundation only
-/// re-checks stored JSON text, `storedObject`).
+/// Builds compact JSON by hand: exact key order, no reflection, for hot paths (stored JSON text
+/// is re-read strictly and written with sorted keys, `storedObject`).
 ///
 ///     var json = JSONWriter()
 ///     json.object { o in o.string("status", "ok"); o.object("error") { e in e.bool("retryable", false) } }
@@ -88,14 +88,11 @@ public struct JSONWriter: Sendable {
     /// break the document.
     public mutating func storedObject(_ key: String, _ text: String?) {
         member(key)
-        guard let text, let data = text.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data), object is [String: Any],
-            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else {
+        guard let text, let object = try? JSONValue.parse(Array(text.utf8)), case .object = object else {
             appendRaw("null")
             return
         }
-        bytes.append(contentsOf: canonical)
+        bytes.append(contentsOf: object.keysSorted.serialized())
     }
 
     private mutating func member(_ key: String) {

@@ -1,56 +1,45 @@
-import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 
 extension HTTPRequest {
-    /// Decodes a JSON body into `T` with snake_case keys, answering precise 4xx errors:
-    /// 415 for another content type, 400 for a body that is not strict RFC 8259 JSON
-    /// (refused before the route runs: `StrictJSONMiddleware`), 400 naming the missing or
-    /// mistyped field.
+    /// Decodes the JSON body into `T` with snake_case keys from the value the strict check read
+    /// (`context.jsonBody`: the bytes are read once), answering precise 4xx errors: 415 for
+    /// another content type, 400 for an empty body or one that is not strict RFC 8259 JSON
+    /// (`StrictJSONMiddleware`), 400 naming the missing or mistyped field.
     /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
-    public func decodeJSON<T: Decodable>(_ type: T.Type) throws -> T {
-        try checkJSONBody()
-        return try decodeWithFoundation(type)
-    }
-
-    /// `decodeJSON` for bodies with a JSONDecoder-free fast path (`FlatJSONDecodable`); the
-    /// same answers, errors included.
-    func decodeJSON<T: FlatJSONDecodable>(_ type: T.Type) throws -> T {
-        try checkJSONBody()
-        if let object = FlatJSONObject(body), let value = T(flat: object) { return value }
-        return try decodeWithFoundation(type)
-    }
-
-    private func checkJSONBody() throws {
+    public func decodeJSON<T: Decodable>(_ type: T.Type, _ context: RequestContext) throws -> T {
         if !declaresJSONBody, let media = mediaType {
             throw APIError.unsupportedMediaType("Send the body as application/json, not \(media).")
         }
         guard !body.isEmpty else {
             throw APIError.badRequest("The request body is empty; send a JSON object.")
         }
-    }
-
-    /// JSONDecoder, which alone accepts trailing commas and duplicate keys: every route runs
-    /// behind `StrictJSONMiddleware`, so the body it reads is strict JSON.
-    private func decodeWithFoundation<T: Decodable>(_ type: T.Type) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let value = try context.jsonBody ?? strictJSONBody()
         do {
-            return try decoder.decode(T.self, from: Data(body))
+            return try JSONValueDecoder(convertsFromSnakeCase: true).decode(T.self, from: value)
         } catch let error as DecodingError {
             throw APIError.badRequest(HTTPRequest.describe(error))
+        }
+    }
+
+    /// The body read as strict JSON (what `StrictJSONMiddleware` does for every JSON body).
+    /// - Throws: `APIError.badRequest` naming the fault and its byte offset.
+    func strictJSONBody() throws -> JSONValue {
+        do {
+            return try JSONValue.parse(body)
         } catch {
-            throw APIError.badRequest("The body is not valid JSON.")
+            throw APIError.badRequest(error.message)
         }
     }
 
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
-            var names: [String] = []
+            var text = ""
             for key in keys + (last.map { [$0] } ?? []) {
-                if let index = key.intValue { names.append("[\(index)]") } else { names.append(snakeCase(key.stringValue)) }
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + snakeCase(key.stringValue) }
             }
-            return names.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            return text
         }
         switch error {
         case .keyNotFound(let key, let context):

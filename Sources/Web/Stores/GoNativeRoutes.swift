@@ -40,15 +40,15 @@ struct GoNativeRoutes {
             return gate.refreshed(page, session, request: request)
         }
         group.add(.post, "/gonative/receipt", maxBodyBytes: 512 * 1024) { [self] request, context in
-            try await receipt(request, logger: context.logger)
+            try await receipt(request, context)
         }
     }
 
-    private func receipt(_ request: HTTPRequest, logger: Logger) async throws -> HTTPResponse {
+    private func receipt(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let credential = Credential.webSession(WebCookies.value(WebCookies.session, in: request))
         // Not GoNative's request at all (no JSON, no receipt): a 400 in API.md's shape. Every
         // answer to a receipt, whatever became of it, is GoNative's 200.
-        let body = try request.decodeJSON(StoreAPIRoutes.GoNativeBody.self)
+        let body = try request.decodeJSON(StoreAPIRoutes.GoNativeBody.self, context)
         guard !body.receiptData.isEmpty else { throw APIError.badRequest("receipt-data is empty: send the app receipt GoNative posts.") }
         let next = GoNativeReply.Destinations(links: links, success: links.url("/account"))
         let words = GoNativeReply.Words(pages: pages, language: pages.language(for: request), appName: appName)
@@ -59,7 +59,7 @@ struct GoNativeRoutes {
         do {
             try await claim.checkSignedIn(credential, now: now())
             let outcome = try await claim.claim(receipt: body.receiptData, credential: credential, now: now())
-            GoNativeReply.log(outcome, to: logger)
+            GoNativeReply.log(outcome, to: context.logger)
             return GoNativeReply.answer(outcome, words: words, to: next)
         } catch let error as UseCaseError {
             return GoNativeReply.refusal(error, words: words, to: next)

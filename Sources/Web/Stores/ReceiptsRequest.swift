@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 import UseCases
 
 /// The inputs of `POST /receipts`, validated: the platform from `X-PLATFORM-TYPE`, the app user,
@@ -29,7 +30,7 @@ struct ReceiptsRequest {
     ///   both `original_transaction_id` and `receipt_data` (Purchasely's docs make them exclusive),
     ///   `422 unsupported_platform` for `APPGALLERY`, `422 unsupported_object_type` for a Stripe
     ///   object other than a subscription.
-    init(_ request: HTTPRequest) throws {
+    init(_ request: HTTPRequest, _ requestContext: RequestContext) throws {
         let platform = (request.headers["X-PLATFORM-TYPE"] ?? "").trimmingCharacters(in: .whitespaces).uppercased()
         switch platform {
         case "APP_STORE", "PLAY_STORE", "STRIPE": break
@@ -40,7 +41,7 @@ struct ReceiptsRequest {
         default:
             throw APIError.badRequest("X-PLATFORM-TYPE must be APP_STORE, PLAY_STORE or STRIPE.")
         }
-        let body = try request.decodeJSON(Body.self)
+        let body = try request.decodeJSON(Body.self, requestContext)
         func present(_ value: String?) -> String? {
             value.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -77,10 +78,8 @@ struct ReceiptsRequest {
             }
         }
         if let encoded = present(body.plyContext) {
-            var context: [String: String] = [:]
-            for (key, value) in try CheckoutStartRequest.decodePlyContext(encoded) { context["ply_" + key] = value }
-            let data = try JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])
-            attribution = String(decoding: data, as: UTF8.self)
+            let context = try CheckoutStartRequest.decodePlyContext(encoded).map { (key: "ply_" + $0.key, value: JSONValue.string($0.value)) }
+            attribution = String(decoding: JSONValue.object(context).keysSorted.serialized(), as: UTF8.self)
         } else {
             attribution = nil
         }

@@ -13,7 +13,7 @@ struct ReceiptsRoute {
 
     func add(to group: inout RouteGroup) {
         group.add(.post, "/receipts", maxBodyBytes: 512 * 1024) { [self] request, context in
-            let input = try ReceiptsRequest(request)
+            let input = try ReceiptsRequest(request, context)
             let recorded = try await record.record(input.source, userID: input.userID, attribution: input.attribution, now: now())
             context.logger.info("receipt_recorded", [
                 ("platform", .string(recorded.purchase.platform.rawValue)), ("purchase_id", .string(recorded.purchase.id)),

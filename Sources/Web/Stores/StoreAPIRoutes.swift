@@ -51,7 +51,7 @@ struct StoreAPIRoutes {
             } else {
                 throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token> or the web session cookie.")
             }
-            let body = try request.decodeJSON(GoNativeBody.self)
+            let body = try request.decodeJSON(GoNativeBody.self, context)
             // An invalid token is refused before Apple is asked anything.
             try await gonative.checkSignedIn(credential, now: now())
             return try await middleware.idempotent("iap.gonative").handle(request, context: context) { _, context in

@@ -20,8 +20,8 @@ struct AppleWebhookRoute {
     }
 
     func add(to group: inout RouteGroup) {
-        group.add(.post, "/webhooks/apple", maxBodyBytes: 256 * 1024) { [apply, now] request, _ in
-            let body = try request.decodeJSON(Body.self)
+        group.add(.post, "/webhooks/apple", maxBodyBytes: 256 * 1024) { [apply, now] request, context in
+            let body = try request.decodeJSON(Body.self, context)
             let outcome: ApplyAppleNotification.Outcome
             if let signedPayload = body.signedPayload {
                 outcome = try await apply.apply(signedPayload: signedPayload, now: now())
