@@ -6,11 +6,15 @@ Loads:
   redeem  POST /api/v1/redeem: the codes of CODES_FILE in turn (line i redeemed by
           `bench-user-<i>` on device `d-bench-user-<i>`), from offset FIRST; past the first round
           every one is a repeat redemption answering `success`.
+  unknown POST /api/v1/redeem: well-formed codes no purchase has (the n-th from a fixed seed,
+          n from FIRST), each from its own client address behind the trusted proxy (198.18.0.0/15,
+          so no client nears the limit of failed redemptions); every one answers `invalid_code`.
+          FILE is unused (`-`).
   page    GET / (the templated home page).
   webhook POST /webhooks/stripe: the signed events of EVENTS_FILE (scripts/bench_webhooks.py),
           lines FIRST.. FIRST+COUNT-1, each new.
 Usage: bench_instructions.py PORT LOAD COUNT FIRST FILE"""
-import http.client, json, sys
+import http.client, json, random, sys
 
 port, load, count, first, path = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -35,6 +39,17 @@ if load == "redeem":
             "Content-Type": "application/json", "X-Api-Key": "pk_bench", "X-Forwarded-For": "192.0.2.1"}, body)
         if json.loads(payload).get("status") != "success":
             sys.exit(f"bench_instructions: redemption of line {index} answered {payload[:300]!r}")
+elif load == "unknown":
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    for n in range(first, first + count):
+        draw = random.Random(n)
+        code = "-".join("".join(draw.choice(alphabet) for _ in range(4)) for _ in range(4))
+        client = f"198.{18 + (n >> 16) % 2}.{(n >> 8) & 255}.{n & 255 or 1}"
+        body = json.dumps({"code": code, "app_user_id": "bench-unknown", "device_id": "d-bench-unknown"})
+        payload = send("POST", "/api/v1/redeem", {
+            "Content-Type": "application/json", "X-Api-Key": "pk_bench", "X-Forwarded-For": client}, body)
+        if json.loads(payload).get("status") != "invalid_code":
+            sys.exit(f"bench_instructions: unknown code {code} answered {payload[:300]!r}")
 elif load == "page":
     for _ in range(count):
         if b"</html>" not in send("GET", "/", {}):

@@ -109,8 +109,9 @@ enum ConfigSchema {
         .string("paths.public_dir", \.paths.publicDir),
     ]
 
-    /// `TOLLGATE_*` variables that are not configuration keys.
-    static let nonKeyEnvironmentVariables: Set<String> = ["TOLLGATE_CONFIG"]
+    /// `TOLLGATE_*` variables that are not configuration keys: the config file's path, and the
+    /// writer's debug measure of where writes wait (read by Storage's `WriteWaits`).
+    static let nonKeyEnvironmentVariables: Set<String> = ["TOLLGATE_CONFIG", "TOLLGATE_DEBUG_WRITE_WAITS"]
 
     /// The suffix of a key naming a file that holds a secret (`secret_key_file`).
     static let fileSuffix = "_file"

@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import Synchronization
 
 /// Group commit for the writer: writes that queue up while one transaction runs are applied
@@ -27,19 +28,32 @@ final class GroupedWriteJob<T: Sendable>: GroupedWrite, @unchecked Sendable {
     private var body: (@Sendable (SQLiteConnection) throws -> T)?
     private var outcome: Result<T, any Error>?
     private let continuation: CheckedContinuation<T, any Error>
+    /// This write's times, when `WriteWaits` measures them.
+    private let clock: WriteClock?
+    private let waits: WriteWaits?
 
-    init(body: @escaping @Sendable (SQLiteConnection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
+    init(
+        body: @escaping @Sendable (SQLiteConnection) throws -> T, continuation: CheckedContinuation<T, any Error>,
+        clock: WriteClock? = nil, waits: WriteWaits? = nil
+    ) {
         self.body = body
         self.continuation = continuation
+        self.clock = clock
+        self.waits = waits
     }
 
     func run(_ connection: SQLiteConnection) {
         guard let body else { return }
         self.body = nil
+        clock?.startedAt = MonotonicClock.now()
         outcome = Result { try connection.transaction(.immediate, body) }
     }
 
     func finish(commitError: (any Error)?) {
+        if let clock, let waits {
+            clock.finishedAt = MonotonicClock.now()
+            waits.record(clock)
+        }
         if let commitError {
             continuation.resume(throwing: commitError)
         } else {
@@ -57,9 +71,11 @@ extension ConnectionSlot {
         // `work` is only used until the continuation resumes, and the caller awaits that, so it
         // does not really escape: the job drops it on the queue before resuming the caller, which
         // is what `withoutActuallyEscaping` verifies when it returns.
+        let clock = waits.map { _ in WriteClock(enqueuedAt: MonotonicClock.now()) }
+        defer { if let clock, let waits { waits.record(resumedAfter: MonotonicClock.now() &- clock.finishedAt) } }
         return try await withoutActuallyEscaping(work) { escapable in
             try await withCheckedThrowingContinuation { continuation in
-                let job = GroupedWriteJob(body: escapable, continuation: continuation)
+                let job = GroupedWriteJob(body: escapable, continuation: continuation, clock: clock, waits: waits)
                 let schedule = pendingWrites.withLock { pending -> Bool in
                     pending.jobs.append(job)
                     if pending.drainScheduled { return false }
@@ -78,6 +94,7 @@ extension ConnectionSlot {
             pending.jobs.removeFirst(taken.count)
             return taken
         }
+        waits?.record(groupSize: jobs.count)
         var commitError: (any Error)?
         if jobs.count == 1 {
             jobs[0].run(connection)

@@ -13,11 +13,14 @@ final class ConnectionSlot: @unchecked Sendable {
     let counter: ErrorCounter
     /// Writes waiting for the next group commit (see `ConnectionSlot+GroupCommit.swift`).
     let pendingWrites = Mutex<PendingWrites>(PendingWrites())
+    /// Where grouped writes wait, when that is being measured (`WriteWaits`).
+    let waits: WriteWaits?
 
-    init(label: String, connection: SQLiteConnection, counter: ErrorCounter) {
+    init(label: String, connection: SQLiteConnection, counter: ErrorCounter, waits: WriteWaits? = nil) {
         queue = DispatchQueue(label: label)
         self.connection = connection
         self.counter = counter
+        self.waits = waits
         queue.setSpecific(key: onQueue, value: true)
     }
 

@@ -11,7 +11,7 @@ public final class SQLiteConnection: SQLConnection {
     private var handle: OpaquePointer?
     /// The checkpointer the WAL hook reports to, retained until the handle closes.
     private var logObserver: Unmanaged<Checkpointer>?
-    private var statements: [String: Statement] = [:]
+    private var statements: [StatementKey: Statement] = [:]
     let counter: ErrorCounter
     var savepointDepth = 0
 
@@ -175,12 +175,13 @@ public final class SQLiteConnection: SQLConnection {
     /// The cached statement for `sql` (prepared on first use) with `arguments` bound.
     private func prepared(_ sql: String, _ arguments: [any SQLBindable]) throws -> Statement {
         let statement: Statement
-        if let cached = statements[sql] {
+        let key = StatementKey(sql: sql)
+        if let cached = statements[key] {
             statement = cached
         } else {
             statement = try prepare(sql)
             if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
-            statements[sql] = statement
+            statements[key] = statement
         }
         do {
             try bind(arguments, to: statement, sql: sql)

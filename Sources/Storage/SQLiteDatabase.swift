@@ -75,7 +75,8 @@ public final class SQLiteDatabase: SQLDatabase {
             path: path, readOnly: false, busyTimeoutMilliseconds: Checkpointer.lockWaitMilliseconds, counter: counter)
         try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
         let pageSize = try checkpointConnection.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096
-        let writer = ConnectionSlot(label: "tollgate.storage.writer", connection: writerConnection, counter: counter)
+        let writer = ConnectionSlot(
+            label: "tollgate.storage.writer", connection: writerConnection, counter: counter, waits: WriteWaits.fromEnvironment())
         let checkpointer = Checkpointer(
             slot: ConnectionSlot(label: "tollgate.storage.checkpointer", connection: checkpointConnection, counter: counter),
             writer: writer, restartPages: Int64(max(1, walLimitBytes / max(512, pageSize))))
@@ -165,6 +166,7 @@ public final class SQLiteDatabase: SQLDatabase {
         checkpointer.close()
         // The writer last: the last connection to close checkpoints the WAL into the file.
         writer.close()
+        writer.waits?.log(to: logger)
         logger.info("storage.closed", [("path", .string(path))])
     }
 

@@ -85,12 +85,14 @@ struct ConfigEnvironmentTests {
         #expect(found.first?.message.contains("TOLLGATE_PLANS='{") == true)
     }
 
-    @Test("TOLLGATE_CONFIG and unrelated variables are not errors")
+    @Test("TOLLGATE_CONFIG, the writer's debug measure and unrelated variables are not errors")
     func nonKeyVariables() throws {
         let directory = try TempDirectory()
         defer { directory.remove() }
         let path = try directory.write("c.json", Fixtures.json())
-        let config = try ConfigLoader.load(path: path, environment: ["TOLLGATE_CONFIG": "/elsewhere.json", "PATH": "/bin", "TOLLGATEX": "1"])
+        let config = try ConfigLoader.load(
+            path: path,
+            environment: ["TOLLGATE_CONFIG": "/elsewhere.json", "TOLLGATE_DEBUG_WRITE_WAITS": "1", "PATH": "/bin", "TOLLGATEX": "1"])
         #expect(config.baseURL == "https://pay.example.com")
     }
 

@@ -76,6 +76,6 @@ struct MaskedJSONTests {
         #expect(keys["stripe.secret_key"]?.default == nil)
         #expect(keys["apple.root_certificates"]?.default == #"["certs/AppleRootCA-G3.cer"]"#)
         #expect(keys["base_url"]?.type == "string, required outside demo mode")
-        #expect(TollgateConfig.documentedNonKeyVariables == ["TOLLGATE_CONFIG"])
+        #expect(TollgateConfig.documentedNonKeyVariables == ["TOLLGATE_CONFIG", "TOLLGATE_DEBUG_WRITE_WAITS"])
     }
 }

@@ -20,4 +20,18 @@ struct ControlCharactersTests {
         #expect(ControlCharacters.name("\u{1B}") == "U+001B")
         #expect(ControlCharacters.name("\u{E0001}") == "U+E0001")
     }
+
+    @Test("every ASCII control is found in a text, on the printable-ASCII path and beside other scripts")
+    func asciiControlsInTexts() {
+        for value in Array(0..<0x20) + [0x7F] {
+            let control = String(Character(Unicode.Scalar(UInt8(value))))
+            #expect(ControlCharacters.contains("user-" + control + "-1"), "U+\(String(value, radix: 16))")
+            #expect(ControlCharacters.contains("é" + control), "U+\(String(value, radix: 16))")
+            #expect(!ControlCharacters.isPrintableASCII("user" + control))
+        }
+        #expect(ControlCharacters.isPrintableASCII("bench-user-1 ~!{}"))
+        #expect(!ControlCharacters.contains("bench-user-1 ~!{}"))
+        #expect(!ControlCharacters.isPrintableASCII("é"))
+        #expect(ControlCharacters.contains("é\u{202E}"))
+    }
 }

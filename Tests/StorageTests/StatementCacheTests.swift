@@ -43,4 +43,24 @@ struct StatementCacheTests {
             }
         }
     }
+
+    @Test("texts that agree in length, middle and end (the cache key's sample) still run their own statements")
+    func sampledKeysStayApart() async throws {
+        try await withDatabase { database, _ in
+            let (cached, answers) = try await database.write { connection -> (Int, [String]) in
+                try connection.execute("CREATE TABLE items (id TEXT PRIMARY KEY, a BIGINT NOT NULL, b BIGINT NOT NULL)")
+                try connection.execute("INSERT INTO items (id, a, b) VALUES ('x', 1, 2)")
+                let baseline = (connection as! SQLiteConnection).cachedStatementCount
+                // Same length; the first column differs, far from the middle and the end.
+                let tail = String(repeating: " ", count: 200) + "FROM items WHERE id = ?"
+                let first = "SELECT a AS v" + tail, second = "SELECT b AS v" + tail
+                #expect(StatementKey(sql: first).hashValue == StatementKey(sql: second).hashValue)
+                #expect(StatementKey(sql: first) != StatementKey(sql: second))
+                let answers = try [first, second, first, second].map { try String(connection.queryOne($0, ["x"])?.int("v") ?? 0) }
+                return ((connection as! SQLiteConnection).cachedStatementCount - baseline, answers)
+            }
+            #expect(cached == 2)
+            #expect(answers == ["1", "2", "1", "2"])
+        }
+    }
 }

@@ -9,9 +9,12 @@ import Crypto
 /// previous release, which may serve beside this one during an upgrade.
 public struct CodeVault: Sendable {
     private let secrets: DomainSecrets
+    /// The HMAC of each listed key, its key schedule computed once (every lookup hashes under each).
+    private let legacyKeys: [HMACSHA256]
 
     public init(secrets: DomainSecrets) throws {
         self.secrets = secrets
+        legacyKeys = try secrets.all.map { try HMACSHA256(key: $0.codeHashKey) }
     }
 
     /// The id of the key `seal` seals under: stored beside each box.
@@ -35,7 +38,8 @@ public struct CodeVault: Sendable {
     /// The hashes rows written before this release hold for `code`: the HMAC under each listed key.
     /// - Throws: `CryptoError`.
     public func legacyHashes(_ code: RedemptionCode) throws -> [String] {
-        try secrets.all.map { Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: $0.codeHashKey)) }
+        let bytes = Array(code.canonical.utf8)
+        return try legacyKeys.map { Hex.encode(try $0.authenticationCode(for: bytes)) }
     }
 
     /// Seals the code, bound to its row id so a box cannot be moved to another row.

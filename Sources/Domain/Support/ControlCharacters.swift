@@ -5,14 +5,24 @@
 public enum ControlCharacters {
     /// Whether `scalar` is a control, format, line- or paragraph-separator character.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
+        // ASCII's only such characters are its controls (Cc): no table lookup for them.
+        if scalar.value < 0x80 { return scalar.value < 0x20 || scalar.value == 0x7F }
+        return switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator: true
         default: false
         }
     }
 
     /// Whether `text` holds any such character.
-    public static func contains(_ text: String) -> Bool { text.unicodeScalars.contains(where: isControl) }
+    public static func contains(_ text: String) -> Bool {
+        !isPrintableASCII(text) && text.unicodeScalars.contains(where: isControl)
+    }
+
+    /// Whether every byte of `text` is printable ASCII (U+0020 to U+007E): then it holds no such
+    /// character and no line break. One pass over the bytes, the common case of ids and codes.
+    public static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
 
     /// `U+001B`: how a message names a refused character without printing it.
     public static func name(_ scalar: Unicode.Scalar) -> String {

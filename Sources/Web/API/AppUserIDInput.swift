@@ -10,11 +10,13 @@ enum AppUserIDInput {
 
     /// Whether `text` is an app user id.
     static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= maxBytes && !text.contains(where: \.isNewline) && !ControlCharacters.contains(text)
+        guard !text.isEmpty, text.utf8.count <= maxBytes else { return false }
+        return ControlCharacters.isPrintableASCII(text) || (!text.contains(where: \.isNewline) && !ControlCharacters.contains(text))
     }
 
     /// - Throws: `APIError.badRequest` naming `field` when `text` is not an app user id.
     static func require(_ text: String, field: String = "app_user_id") throws -> String {
+        if ControlCharacters.isPrintableASCII(text), !text.isEmpty, text.utf8.count <= maxBytes { return text }
         if let scalar = text.unicodeScalars.first(where: ControlCharacters.isControl), !text.contains(where: \.isNewline) {
             throw APIError.badRequest("\(field) must not contain control or format characters (it has \(ControlCharacters.name(scalar))).")
         }

@@ -8,6 +8,7 @@ enum DeviceIDInput {
 
     /// - Throws: `APIError.badRequest` naming `device_id` when `text` is not a device id.
     static func require(_ text: String) throws -> String {
+        if ControlCharacters.isPrintableASCII(text), !text.isEmpty, text.utf8.count <= maxBytes { return text }
         if let scalar = text.unicodeScalars.first(where: ControlCharacters.isControl) {
             throw APIError.badRequest("device_id must not contain control or format characters (it has \(ControlCharacters.name(scalar))).")
         }

@@ -13,8 +13,14 @@ struct PageRoutes {
     static let openAPIFile = "openapi.json"
 
     func add(to group: inout RouteGroup) {
-        group.add(.get, "/") { [pages, home] request, _ in
-            try pages.render("home", language: pages.language(for: request), home)
+        // The home page changes only with the language: rendered once per catalog's language here,
+        // so a request chooses its language and copies no more than the response's reference.
+        var rendered: [String: HTTPResponse] = [:]
+        for language in pages.templates.languages { rendered[language] = try? pages.render("home", language: language, home) }
+        group.add(.get, "/") { [pages, home, rendered] request, _ in
+            let language = pages.language(for: request)
+            if let page = rendered[language] { return page }
+            return try pages.render("home", language: language, home)
         }
         group.add(.get, "/static/{path*}") { [staticFiles] request, context in
             guard let response = staticFiles.response(for: context.parameters["path"] ?? "", request: request) else {
