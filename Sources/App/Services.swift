@@ -242,7 +242,7 @@ public final class Services: Sendable {
             queries: try ConsoleQueries(database: database, secrets: secrets),
             actions: ConsoleActions(database: database, authMail: authMail, mail: mail, secrets: secrets, events: events, linkOutQueued: linkOutQueued),
             operatorActions: operatorActions, deleteAccount: useCases.deleteAccount, exportAccount: useCases.exportAccount,
-            formTokens: useCases.formTokens)
+            manualEntitlements: ManualEntitlements(database: database, catalog: catalog, events: events), formTokens: useCases.formTokens)
         retentionWorker = RetentionWorker(
             database: database, policy: Self.retentionPolicy(config), configuration: retention, logger: logger, now: now)
     }
