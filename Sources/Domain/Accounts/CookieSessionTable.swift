@@ -45,3 +45,14 @@ struct CookieSessionTable: Sendable {
             "UPDATE \(table) SET revoked_at = COALESCE(revoked_at, ?) WHERE \(ownerColumn) = ?", [Timestamp.milliseconds(now), owner])
     }
 }
+
+/// A cookie session just issued: the cookie's value (shown once, never stored) and the session.
+public struct IssuedCookieSession<Session: Sendable>: Sendable {
+    public let cookieValue: String
+    public let session: Session
+
+    public init(cookieValue: String, session: Session) {
+        self.cookieValue = cookieValue
+        self.session = session
+    }
+}

@@ -24,10 +24,7 @@ public enum WebSessionRepository {
     }
 
     /// A new session: the cookie's value (shown once, never stored) and its row's facts.
-    public struct Issued: Sendable {
-        public let cookieValue: String
-        public let session: Session
-    }
+    public typealias Issued = IssuedCookieSession<Session>
 
     /// Signs `accountID` in on the web.
     /// - Throws: `CryptoError` (random source), `StorageError`.

@@ -23,10 +23,7 @@ public enum ConsoleSessionRepository {
     }
 
     /// A new session: the cookie's value (never stored) and the session.
-    public struct Issued: Sendable {
-        public let cookieValue: String
-        public let session: Session
-    }
+    public typealias Issued = IssuedCookieSession<Session>
 
     /// Signs `operatorID` in.
     public static func issue(operatorID: String, on connection: Connection, now: Date) throws -> Issued {
