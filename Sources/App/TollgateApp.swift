@@ -104,7 +104,7 @@ public final class TollgateApp: Sendable {
             let console = ConsoleRoutes.UseCaseSet(
                 signIn: useCases.consoleSignIn, operators: useCases.consoleOperators, queries: try useCases.consoleQueries,
                 actions: useCases.consoleActions, operatorActions: cases.operatorActions, deleteAccount: cases.deleteAccount,
-                exportAccount: cases.exportAccount, formTokens: cases.formTokens)
+                exportAccount: cases.exportAccount, manualEntitlements: useCases.manualEntitlements, formTokens: cases.formTokens)
             ConsoleRoutes(settings: WebSettings(config), pages: pages, useCases: console, now: now).add(to: &demoRoutes)
         }
         let site = Site(

@@ -127,4 +127,6 @@ extension UseCaseFactory {
             database: database, authMail: authMail, mail: essentials.mail, secrets: essentials.secrets, events: events,
             linkOutQueued: linkOutQueued)
     }
+    /// An admin's grants of an entitlement until a date (the console's account page).
+    public var manualEntitlements: ManualEntitlements { ManualEntitlements(database: database, catalog: catalog, events: events) }
 }

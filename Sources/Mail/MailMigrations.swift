@@ -38,5 +38,10 @@ public enum MailMigrations {
         Migration(id: "0462_mail_parameters_key_id", sql: """
             ALTER TABLE mail_outbox ADD COLUMN parameters_key_id TEXT;
             """),
+        // Start-up's key check finds the key ids sealed parameters use through this index, one
+        // seek per key in use.
+        Migration(id: "0472_mail_parameters_key_id_index", sql: """
+            CREATE INDEX mail_outbox_parameters_key_id ON mail_outbox (parameters_key_id);
+            """),
     ]
 }

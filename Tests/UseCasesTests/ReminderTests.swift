@@ -171,6 +171,29 @@ struct ReminderTests {
         #expect(stop == .erased)
     }
 
+    @Test("Deleting an account stops its purchases' reminders and removes their unsubscribe tokens and its manual grants; the funnel keeps its times")
+    func erasureRemovesThisRoundsRows() async throws {
+        let bench = try UseCaseBench()
+        let (_, redeemed) = try bench.paidPurchase("sub_redeemed")
+        try await Self.redeem(bench, redeemed)
+        let (waiting, _) = try bench.paidPurchase("sub_waiting", reminders: Self.schedule)
+        let now = bench.now
+        let accountID = try bench.database.writeSync { connection -> String in
+            let account = try #require(try AccountRepository.find(appUserID: "user-1", on: connection))
+            try AccountRepository.requestEmail("buyer@example.com", accountID: account.id, on: connection, now: now)
+            _ = try ReminderUnsubscribeRepository.issue(purchaseID: waiting.id, on: connection, now: now)
+            _ = try ManualEntitlementRepository.grant(
+                accountID: account.id, entitlement: "premium", endsAt: now.addingTimeInterval(86_400), by: "ada@example.com",
+                reason: "the buyer's name is Jo", on: connection, now: now)
+            return account.id
+        }
+        #expect(try Self.due(bench) == 1 && bench.dump("reminder_unsubscribes").count == 1 && bench.dump("manual_entitlements").count == 1)
+        _ = try await DeleteAccount(database: bench.database, events: .disabled).byOperator(accountID: accountID, actor: "test", now: bench.now)
+        #expect(try Self.due(bench) == 0, "the unredeemed purchase bought with the account's address is reminded no more")
+        #expect(try bench.dump("reminder_unsubscribes").isEmpty && bench.dump("manual_entitlements").isEmpty)
+        #expect(try bench.dump("buyer_journeys").count == 2, "paid and linked times stay for the funnel: they name nobody")
+    }
+
     @Test("Unsubscribe: a token works once, any other never, and the purchase's reminders stop")
     func unsubscribe() async throws {
         let bench = try UseCaseBench()

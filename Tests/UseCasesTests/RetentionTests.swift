@@ -77,6 +77,27 @@ struct RetentionTests {
         }
     }
 
+    /// The console's sessions and the reminders' unsubscribe tokens on both sides of their cutoffs:
+    /// sessions created 31 days ago (ended 30.5 days ago at the latest: goes) and 30.2 days ago
+    /// (stays); tokens 31 days old of a purchase with no reminder left (goes) and of one whose
+    /// reminder is still due (stays), and a 29-day-old one (stays).
+    static func seedThisRound(_ bench: UseCaseBench) throws {
+        let (done, _) = try bench.paidPurchase("sub_done")
+        let (due, _) = try bench.paidPurchase("sub_due")
+        let now = bench.now
+        try bench.database.writeSync { c in
+            func ago(_ days: Double) -> Date { now.addingTimeInterval(-days * day) }
+            try c.execute(
+                "INSERT INTO operators (id, email, role, created_at, updated_at) VALUES ('op_1', 'ada@example.com', 'admin', 0, 0)")
+            for age in [31.0, 30.2] { _ = try ConsoleSessionRepository.issue(operatorID: "op_1", on: c, now: ago(age)) }
+            try c.execute("UPDATE buyer_journeys SET reminder_due_at = NULL WHERE purchase_id = ?", [done.id])
+            try c.execute("UPDATE buyer_journeys SET reminder_due_at = ? WHERE purchase_id = ?", [Timestamp.milliseconds(now) + 1, due.id])
+            for (purchase, age) in [(done, 31.0), (due, 31), (done, 29)] {
+                _ = try ReminderUnsubscribeRepository.issue(purchaseID: purchase.id, on: c, now: ago(age))
+            }
+        }
+    }
+
     func count(_ bench: UseCaseBench, _ table: String) throws -> Int {
         try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM \(table)")?.int("n") ?? -1 }
     }
@@ -85,6 +106,7 @@ struct RetentionTests {
     func deletesWhatIsPastItsAge() async throws {
         let bench = try UseCaseBench()
         try Self.seed(bench)
+        try Self.seedThisRound(bench)
         let worker = RetentionWorker(
             database: bench.database, policy: Retention.Policy(),
             configuration: RetentionWorker.Configuration(batchSize: 2, interval: .seconds(3600), pause: .zero), logger: .disabled,
@@ -92,8 +114,10 @@ struct RetentionTests {
         let deleted = await worker.sweep()
         #expect(deleted == [
             "sessions": 4, "web_sessions": 1, "auth_tokens": 1, "idempotency_keys": 1, "events": 1, "webhook_events": 1,
-            "resend_throttle": 1, "mail_outbox": 1,
+            "resend_throttle": 1, "mail_outbox": 1, "console_sessions": 1, "reminder_unsubscribes": 1,
         ])
+        #expect(try count(bench, "console_sessions") == 1, "the one created 30.2 days ago may have ended less than 30 days ago")
+        #expect(try count(bench, "reminder_unsubscribes") == 2, "the 29-day-old token, and the one whose purchase still has a reminder due")
         #expect(try count(bench, "sessions") == 3, "80 and 0 days old, and the legacy one still valid")
         #expect(try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM sessions WHERE id = 'ses_zzlegacynew'")?.int("n") } == 1)
         #expect(try count(bench, "auth_tokens") == 1)
@@ -111,7 +135,7 @@ struct RetentionTests {
         let stats = worker.stats.snapshot()
         #expect(stats.deleted == deleted)
         #expect(stats.passes == 1)
-        #expect(stats.batchSeconds.count == 10, "batches of 2: three for sessions (2, 2, 0), one for each other table")
+        #expect(stats.batchSeconds.count == 12, "batches of 2: three for sessions (2, 2, 0), one for each other table")
 
         let second = await worker.sweep()
         #expect(second.values.allSatisfy { $0 == 0 })

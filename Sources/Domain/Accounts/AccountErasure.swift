@@ -7,8 +7,10 @@ import Storage
 /// its sessions end and lose their device; its purchases, and the unlinked ones bought with
 /// its addresses, stay for accounting and store notifications but are detached and hold no
 /// email, owner, app user or attribution; their codes are revoked; the checkouts behind them
-/// and the resend throttles keyed by its addresses forget them. Mail lives in another module:
-/// the caller cancels it with `Erased.emails`.
+/// and the resend throttles keyed by its addresses forget them; their reminders stop and their
+/// unsubscribe tokens go (the funnel times and the history of each change stay: no personal
+/// data); operators' manual grants to it go (they carry reasons about the buyer). The audit
+/// log stays. Mail lives in another module: the caller cancels it with `Erased.emails`.
 public enum AccountErasure {
     /// What an erasure did. `emails` are the addresses it erased, for the caller to cancel mail
     /// to them in the same transaction; never log or store them.
@@ -71,7 +73,10 @@ public enum AccountErasure {
                 """,
                 [nowMS, nowMS, purchaseID])
             try forgetCheckouts("purchase_id = ?", [purchaseID], on: connection)
+            try BuyerJourneyRepository.stopReminders(purchaseID: purchaseID, unsubscribed: false, on: connection, now: now)
+            try connection.execute("DELETE FROM reminder_unsubscribes WHERE purchase_id = ?", [purchaseID])
         }
+        try ManualEntitlementRepository.delete(accountID: accountID, on: connection)
         // A kept App Store receipt (verifyReceipt-only deployments) is the buyer's: it goes too.
         try AppStoreReceiptRepository.forget(purchaseIDs: purchaseIDs, on: connection)
         // Checkouts started but never paid, by one of its app users or addresses (one pass).

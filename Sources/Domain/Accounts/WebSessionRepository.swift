@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Storage
 
@@ -9,6 +8,7 @@ import Storage
 /// moves (a password change, a deletion) or when it is signed out.
 public enum WebSessionRepository {
     static let idPrefix = "web"
+    static let table = CookieSessionTable(table: "web_sessions", prefix: idPrefix, ownerColumn: "account_id")
     /// How long a session lives after its last use.
     public static let lifetime: TimeInterval = 30 * 86400
     /// How old the last extension must be before a use moves the expiry again.
@@ -24,17 +24,12 @@ public enum WebSessionRepository {
     }
 
     /// A new session: the cookie's value (shown once, never stored) and its row's facts.
-    public struct Issued: Sendable {
-        public let cookieValue: String
-        public let session: Session
-    }
+    public typealias Issued = IssuedCookieSession<Session>
 
     /// Signs `accountID` in on the web.
     /// - Throws: `CryptoError` (random source), `StorageError`.
     public static func issue(accountID: String, on connection: Connection, now: Date) throws -> Issued {
-        let random = try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes + OpaqueToken.byteCount)
-        let id = EntityID.makeTimeOrdered(idPrefix, at: now, random: random.prefix(EntityID.timeOrderedRandomBytes))
-        let token = SessionToken(sessionID: id, secretBytes: random.suffix(OpaqueToken.byteCount))
+        let token = try table.draft(at: now)
         let expires = now.addingTimeInterval(lifetime)
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
@@ -42,22 +37,20 @@ public enum WebSessionRepository {
             INSERT INTO web_sessions (id, account_id, secret_hash, account_generation, created_at, last_seen_at, expires_at)
             VALUES (?, ?, ?, (SELECT session_generation FROM accounts WHERE id = ?), ?, ?, ?)
             """,
-            [id, accountID, try token.secretHash, accountID, nowMS, nowMS, Timestamp.milliseconds(expires)])
-        return Issued(cookieValue: token.text, session: Session(id: id, accountID: accountID, expiresAt: expires, extended: true))
+            [token.sessionID, accountID, try token.secretHash, accountID, nowMS, nowMS, Timestamp.milliseconds(expires)])
+        return Issued(cookieValue: token.text, session: Session(id: token.sessionID, accountID: accountID, expiresAt: expires, extended: true))
     }
 
     /// The live session `cookieValue` names, without changing anything; nil when it is unknown,
     /// expired, signed out, or its account's sessions were ended since.
     public static func find(_ cookieValue: String, on connection: Connection, now: Date) throws -> Session? {
-        guard let token = SessionToken(parsing: cookieValue, prefix: idPrefix),
-            let row = try connection.queryOne(
-                """
+        guard case let (token, row)? = try table.row(
+            cookieValue,
+            select: """
                 SELECT w.account_id, w.secret_hash, w.expires_at, w.revoked_at,
                     w.account_generation = a.session_generation AND a.deleted_at IS NULL AS current
                 FROM web_sessions w JOIN accounts a ON a.id = w.account_id WHERE w.id = ?
-                """,
-                [token.sessionID]),
-            try token.matches(row.optionalBlob("secret_hash")),
+                """, on: connection),
             try row.optionalInt64("revoked_at") == nil, try row.bool("current")
         else { return nil }
         let expires = Timestamp.date(try row.int64("expires_at"))
@@ -78,25 +71,19 @@ public enum WebSessionRepository {
 
     /// Signs the session out (sign-out); the cookie no longer works.
     public static func revoke(sessionID: String, on connection: Connection, now: Date) throws {
-        try connection.execute(
-            "UPDATE web_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [Timestamp.milliseconds(now), sessionID])
+        try table.revoke(sessionID: sessionID, on: connection, now: now)
     }
 
     /// Ends every web session of an account (its deletion). The rows keep only hashes; they let a
     /// repeated deletion with the same cookie find the account it deleted, and retention removes
     /// them once expired.
     public static func revokeAll(accountID: String, on connection: Connection, now: Date) throws {
-        try connection.execute(
-            "UPDATE web_sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ?", [Timestamp.milliseconds(now), accountID])
+        try table.revokeAll(owner: accountID, on: connection, now: now)
     }
 
     /// The account `cookieValue` was issued for, whatever the session's state now, when its secret
     /// matches.
     public static func issuedAccount(_ cookieValue: String, on connection: Connection) throws -> String? {
-        guard let token = SessionToken(parsing: cookieValue, prefix: idPrefix),
-            let row = try connection.queryOne("SELECT account_id, secret_hash FROM web_sessions WHERE id = ?", [token.sessionID]),
-            try token.matches(row.optionalBlob("secret_hash"))
-        else { return nil }
-        return try row.string("account_id")
+        try table.row(cookieValue, select: "SELECT account_id, secret_hash FROM web_sessions WHERE id = ?", on: connection)?.row.string("account_id")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Maps products to entitlements as configured (`entitlements`: id → product ids) and
-/// computes which entitlements a set of purchases grants.
+/// computes which entitlements a set of purchases (and operators' manual grants) gives.
 public struct EntitlementCatalog: Sendable {
     private let productsByEntitlement: [(id: String, products: Set<String>)]
 
@@ -14,15 +14,28 @@ public struct EntitlementCatalog: Sendable {
         productsByEntitlement.filter { $0.products.contains(productID) }.map(\.id)
     }
 
-    /// The entitlements `purchases` grant at `now`, sorted by id. An entitlement any purchase
-    /// maps to is listed; it is active when at least one of those purchases is entitled, and
-    /// expires with the latest of them (nil when one never expires).
-    public func entitlements(for purchases: [Purchase], at now: Date) -> [Entitlement] {
+    /// The configured entitlement ids, sorted.
+    public var ids: [String] { productsByEntitlement.map(\.id) }
+
+    /// Whether config names the entitlement `id`.
+    public func knows(_ id: String) -> Bool { productsByEntitlement.contains { $0.id == id } }
+
+    /// The entitlements `purchases` and `manual` grants give at `now`, sorted by id. An
+    /// entitlement any purchase maps to, or a manual grant holding now names, is listed; it is
+    /// active when at least one of those purchases is entitled or a grant holds, and expires with
+    /// the latest of them (nil when a purchase never expires). Its source is the store of the
+    /// purchase that grants it; `manual` (nil) when only a grant does.
+    public func entitlements(for purchases: [Purchase], manual: [ManualEntitlement] = [], at now: Date) -> [Entitlement] {
         var result: [Entitlement] = []
         for (id, products) in productsByEntitlement {
             let matching = purchases.filter { products.contains($0.productID) }
-            guard !matching.isEmpty else { continue }
+            let granted = manual.filter { $0.entitlement == id && $0.isActive(at: now) }.map(\.endsAt).max()
             let entitled = matching.filter { $0.isEntitled(at: now) }
+            if let granted, entitled.isEmpty {
+                result.append(Entitlement(id: id, active: true, expiresAt: granted, source: nil))
+                continue
+            }
+            guard !matching.isEmpty else { continue }
             if entitled.isEmpty {
                 let latest = matching.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? matching[0]
                 result.append(Entitlement(
@@ -31,8 +44,9 @@ public struct EntitlementCatalog: Sendable {
             } else {
                 let neverEnds = entitled.first { $0.expiresAt == nil }
                 let latest = neverEnds ?? entitled.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? entitled[0]
+                let expires = neverEnds == nil ? [latest.expiresAt, granted].compactMap { $0 }.max() : nil
                 result.append(Entitlement(
-                    id: id, active: true, expiresAt: neverEnds == nil ? latest.expiresAt : nil, source: latest.platform,
+                    id: id, active: true, expiresAt: expires, source: latest.platform,
                     willRenew: latest.willRenew, renewsToProductID: latest.renewsToProductID))
             }
         }

@@ -57,9 +57,12 @@ enum EventData {
         return result
     }
 
-    /// `entitlements: [{id, active, expires_at}]`: what the account's purchases grant now.
+    /// `entitlements: [{id, active, expires_at}]`: what the account's purchases and manual grants give now.
     static func entitlements(accountID: String, catalog: EntitlementCatalog, on connection: Connection, now: Date) throws -> [[String: Any]] {
-        catalog.entitlements(for: try PurchaseRepository.forAccount(accountID, on: connection), at: now).map { entitlement in
+        catalog.entitlements(
+            for: try PurchaseRepository.forAccount(accountID, on: connection),
+            manual: try ManualEntitlementRepository.active(accountID: accountID, on: connection, now: now), at: now
+        ).map { entitlement in
             ["id": entitlement.id, "active": entitlement.active, "expires_at": entitlement.expiresAt.map(Timestamp.rfc3339) ?? NSNull()]
         }
     }

@@ -22,6 +22,11 @@ public enum Retention {
         case webhookEvents = "webhook_events"
         /// Resend throttles older than a day (and the resend interval).
         case resendThrottle = "resend_throttle"
+        /// Console sessions created more than `sessions_days` (and their 12-hour limit) ago: all ended.
+        case consoleSessions = "console_sessions"
+        /// Reminder unsubscribe tokens older than `mail_days` (the mail that carried them is gone
+        /// too) whose purchase has no reminder left to send.
+        case reminderUnsubscribes = "reminder_unsubscribes"
     }
 
     /// Days to keep each kind of row (config `retention`).
@@ -51,6 +56,8 @@ public enum Retention {
         public func cutoff(_ table: Table, now: Date) -> Date {
             switch table {
             case .sessions, .webSessions, .authTokens: now.addingTimeInterval(-Self.days(sessionsDays))
+            case .consoleSessions: now.addingTimeInterval(-Self.days(sessionsDays) - ConsoleSessionRepository.absoluteLifetime)
+            case .reminderUnsubscribes: mailCutoff(now: now)
             case .idempotencyKeys: now.addingTimeInterval(-Self.days(idempotencyDays))
             case .events: now.addingTimeInterval(-Self.days(eventsDays))
             case .webhookEvents: now.addingTimeInterval(-Self.days(webhookIDsDays))
@@ -97,6 +104,17 @@ public enum Retention {
         case .resendThrottle:
             return try deleteOldest(
                 "resend_throttle", key: "throttle_key", clock: "last_sent_at", before: cutoffMS, limit: limit, on: connection)
+        case .consoleSessions:
+            return try deleteOldest("console_sessions", key: "id", clock: "created_at", before: cutoffMS, limit: limit, on: connection)
+        case .reminderUnsubscribes:
+            return try connection.run(
+                """
+                DELETE FROM reminder_unsubscribes WHERE token_hash IN (
+                    SELECT t.token_hash FROM reminder_unsubscribes t WHERE t.created_at < ?
+                    AND NOT EXISTS (SELECT 1 FROM buyer_journeys j WHERE j.purchase_id = t.purchase_id AND j.reminder_due_at IS NOT NULL)
+                    ORDER BY t.created_at LIMIT ?\(connection.dialect.skipLockedClause))
+                """,
+                [cutoffMS, limit])
         }
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Storage
 
@@ -7,6 +6,7 @@ import Storage
 /// hours after sign-in, whichever comes first, or when signed out or the operator is removed.
 public enum ConsoleSessionRepository {
     static let idPrefix = "con"
+    static let table = CookieSessionTable(table: "console_sessions", prefix: idPrefix, ownerColumn: "operator_id")
     /// Idle limit.
     public static let idleLifetime: TimeInterval = 30 * 60
     /// Absolute limit.
@@ -23,34 +23,30 @@ public enum ConsoleSessionRepository {
     }
 
     /// A new session: the cookie's value (never stored) and the session.
-    public struct Issued: Sendable {
-        public let cookieValue: String
-        public let session: Session
-    }
+    public typealias Issued = IssuedCookieSession<Session>
 
     /// Signs `operatorID` in.
     public static func issue(operatorID: String, on connection: Connection, now: Date) throws -> Issued {
-        let random = try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes + OpaqueToken.byteCount)
-        let id = EntityID.makeTimeOrdered(idPrefix, at: now, random: random.prefix(EntityID.timeOrderedRandomBytes))
-        let token = SessionToken(sessionID: id, secretBytes: random.suffix(OpaqueToken.byteCount))
+        let token = try table.draft(at: now)
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
             "INSERT INTO console_sessions (id, operator_id, secret_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
-            [id, operatorID, try token.secretHash, nowMS, nowMS])
-        return Issued(cookieValue: token.text, session: Session(id: id, operatorID: operatorID, expiresAt: now.addingTimeInterval(idleLifetime)))
+            [token.sessionID, operatorID, try token.secretHash, nowMS, nowMS])
+        return Issued(
+            cookieValue: token.text, session: Session(id: token.sessionID, operatorID: operatorID, expiresAt: now.addingTimeInterval(idleLifetime)))
     }
 
     /// The live session `cookieValue` names (its last use moved to `now`); nil when unknown, idle
     /// too long, too old, signed out, or its operator was removed or reset.
     public static func use(_ cookieValue: String, on connection: Connection, now: Date) throws -> Session? {
-        guard let token = SessionToken(parsing: cookieValue, prefix: idPrefix),
-            let row = try connection.queryOne(
-                """
+        guard case let (token, row)? = try table.row(
+            cookieValue,
+            select: """
                 SELECT s.operator_id, s.secret_hash, s.created_at, s.last_seen_at, s.revoked_at
                 FROM console_sessions s JOIN operators o ON o.id = s.operator_id
                 WHERE s.id = ? AND o.removed_at IS NULL AND o.enrolled_at IS NOT NULL
-                """, [token.sessionID]),
-            try token.matches(row.optionalBlob("secret_hash")), try row.optionalInt64("revoked_at") == nil
+                """, on: connection),
+            try row.optionalInt64("revoked_at") == nil
         else { return nil }
         let created = Timestamp.date(try row.int64("created_at"))
         let lastSeen = Timestamp.date(try row.int64("last_seen_at"))
@@ -65,13 +61,11 @@ public enum ConsoleSessionRepository {
 
     /// Ends one session (sign-out).
     public static func revoke(sessionID: String, on connection: Connection, now: Date) throws {
-        try connection.execute(
-            "UPDATE console_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [Timestamp.milliseconds(now), sessionID])
+        try table.revoke(sessionID: sessionID, on: connection, now: now)
     }
 
     /// Ends every session of an operator.
     public static func revokeAll(operatorID: String, on connection: Connection, now: Date) throws {
-        try connection.execute(
-            "UPDATE console_sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE operator_id = ?", [Timestamp.milliseconds(now), operatorID])
+        try table.revokeAll(owner: operatorID, on: connection, now: now)
     }
 }

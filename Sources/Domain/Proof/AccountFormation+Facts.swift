@@ -23,7 +23,8 @@ extension AccountFormation.Facts {
         return AccountFormation.Facts(
             purchases: purchases, members: members, hasConfirmedAddress: try account.bool("email_verified"),
             hasChosenPassword: try account.optionalString("password_hash") != nil && account.optionalInt("password_generated") != 1,
-            isDeleted: try account.optionalInt64("deleted_at") != nil)
+            isDeleted: try account.optionalInt64("deleted_at") != nil,
+            hasManualGrant: try connection.queryOne("SELECT 1 AS one FROM manual_entitlements WHERE account_id = ? LIMIT 1", [accountID]) != nil)
     }
 }
 

@@ -38,22 +38,29 @@ public enum AccountFormation {
         /// A password somebody set (a generated one, seed 004's, does not count).
         public var hasChosenPassword: Bool
         public var isDeleted: Bool
+        /// An operator granted the account an entitlement (`ManualEntitlement`), live or ended.
+        public var hasManualGrant: Bool
 
-        public init(purchases: [HeldPurchase], members: [Member], hasConfirmedAddress: Bool, hasChosenPassword: Bool, isDeleted: Bool) {
+        public init(
+            purchases: [HeldPurchase], members: [Member], hasConfirmedAddress: Bool, hasChosenPassword: Bool, isDeleted: Bool,
+            hasManualGrant: Bool = false
+        ) {
             self.purchases = purchases
             self.members = members
             self.hasConfirmedAddress = hasConfirmedAddress
             self.hasChosenPassword = hasChosenPassword
             self.isDeleted = isDeleted
+            self.hasManualGrant = hasManualGrant
         }
     }
 
     /// Whether the account described by `facts` was formed by purchase `purchase` (with its Stripe
     /// customer, whose renewals, plan changes and re-subscriptions count as it): every purchase it
     /// holds is that one or was linked without proof, no address is confirmed, nobody chose a
-    /// password, and every app user on it joined through that purchase.
+    /// password, no operator granted it an entitlement, and every app user on it joined through
+    /// that purchase.
     public static func isFormed(by purchase: Facts.HeldPurchase, facts: Facts) -> Bool {
-        guard !facts.isDeleted, !facts.hasConfirmedAddress, !facts.hasChosenPassword else { return false }
+        guard !facts.isDeleted, !facts.hasConfirmedAddress, !facts.hasChosenPassword, !facts.hasManualGrant else { return false }
         let family = facts.purchases.filter { isSame($0, as: purchase) }.map(\.id) + [purchase.id]
         for held in facts.purchases where !family.contains(held.id) && !held.linkedWithoutProof { return false }
         for member in facts.members {

@@ -590,5 +590,36 @@ public enum DomainMigrations {
             ALTER TABLE app_store_receipts ADD COLUMN receipt_key_id TEXT;
             ALTER TABLE idempotency_keys ADD COLUMN body_key_id TEXT;
             """),
+        // Manual entitlements (API.md "The operators' console"): an admin grants an account an
+        // entitlement until the end of a UTC day (`ends_at`, exclusive) or ends it early; every
+        // grant stays, with who granted and ended it and why, until the account is deleted.
+        Migration(id: "0470_manual_entitlements", sql: """
+            CREATE TABLE manual_entitlements (
+                id TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL,
+                entitlement TEXT NOT NULL,
+                ends_at BIGINT NOT NULL,
+                granted_by TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                ended_at BIGINT,
+                ended_by TEXT
+            );
+            CREATE INDEX manual_entitlements_account ON manual_entitlements (account_id, entitlement);
+            """),
+        // Start-up's key check (`KeyProbe`) finds the key ids each sealed column uses by hopping
+        // along these indexes, one seek per key in use, instead of grouping every row.
+        Migration(id: "0471_sealed_key_id_indexes", sql: """
+            CREATE INDEX redemption_codes_code_key_id ON redemption_codes (code_key_id);
+            CREATE INDEX link_out_tokens_token_key_id ON link_out_tokens (token_key_id);
+            CREATE INDEX app_store_receipts_receipt_key_id ON app_store_receipts (receipt_key_id);
+            CREATE INDEX idempotency_keys_body_key_id ON idempotency_keys (body_key_id);
+            """),
+        // Retention walks these in time order: ended console sessions, and reminder unsubscribe
+        // tokens whose mail is gone and whose purchase has no reminder left.
+        Migration(id: "0473_retention_indexes", sql: """
+            CREATE INDEX console_sessions_created ON console_sessions (created_at);
+            CREATE INDEX reminder_unsubscribes_created ON reminder_unsubscribes (created_at);
+            """),
     ]
 }

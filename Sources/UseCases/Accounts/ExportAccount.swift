@@ -34,7 +34,9 @@ public struct ExportAccount: Sendable {
                 throw UseCaseError.unauthorized("The access token is not valid (expired or signed out): sign in again.")
             }
             return Document(
-                records: records, entitlements: catalog.entitlements(for: records.purchases, at: now),
+                records: records,
+                entitlements: catalog.entitlements(
+                    for: records.purchases, manual: try ManualEntitlementRepository.active(accountID: accountID, on: connection, now: now), at: now),
                 mail: try Outbox.entries(to: records.emails, on: connection), exportedAt: now)
         }
     }
@@ -53,7 +55,9 @@ extension ExportAccount {
             else { throw UseCaseError.notFound("No account \(accountID).") }
             try AuditLog.record(actor, action: "account.export", target: accountID, details: "data export downloaded", on: connection, now: now)
             return Document(
-                records: records, entitlements: catalog.entitlements(for: records.purchases, at: now),
+                records: records,
+                entitlements: catalog.entitlements(
+                    for: records.purchases, manual: try ManualEntitlementRepository.active(accountID: accountID, on: connection, now: now), at: now),
                 mail: try Outbox.entries(to: records.emails, on: connection), exportedAt: now)
         }
     }

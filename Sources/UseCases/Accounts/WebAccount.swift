@@ -53,7 +53,8 @@ public struct WebAccount: Sendable {
             }
             let purchases = try Self.purchases(of: account, on: connection)
             return Overview(
-                account: account, purchases: purchases, entitlements: catalog.entitlements(for: purchases, at: now),
+                account: account, purchases: purchases, entitlements: catalog.entitlements(
+                    for: purchases, manual: try ManualEntitlementRepository.active(accountID: account.id, on: connection, now: now), at: now),
                 hasBilling: purchases.contains { $0.platform == .stripe && $0.customerID != nil },
                 canResendCodes: purchases.contains { $0.platform == .stripe && $0.isEntitled(at: now) })
         }

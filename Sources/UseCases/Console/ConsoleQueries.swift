@@ -52,6 +52,8 @@ public struct ConsoleQueries: Sendable {
         public let records: BuyerRecords
         public let mail: [ViewOutbox.Message]
         public let audit: [AuditLog.Entry]
+        /// The account's manual entitlements, newest first, live and ended.
+        public let manualEntitlements: [ManualEntitlement]
     }
 
     /// The buyer `buyerID` names (an account id, or a purchase no account holds).
@@ -65,7 +67,8 @@ public struct ConsoleQueries: Sendable {
             let mail = try records.email.map { try OutboxStore.messages(to: $0, limit: Self.pageSize, on: connection).map(ViewOutbox.message) } ?? []
             let targets = [buyerID] + [records.account?.id].compactMap { $0 } + records.purchases.map(\.id) + records.codes.map(\.id)
             let audit = try AuditLog.about(Array(Set(targets)).sorted(), limit: Self.pageSize, on: connection)
-            return Buyer(records: records, mail: mail, audit: audit)
+            let manual = try records.account.map { try ManualEntitlementRepository.all(accountID: $0.id, limit: Self.pageSize, on: connection) } ?? []
+            return Buyer(records: records, mail: mail, audit: audit, manualEntitlements: manual)
         }
     }
 

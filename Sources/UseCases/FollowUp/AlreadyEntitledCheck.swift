@@ -10,7 +10,7 @@ public struct AlreadyEntitledCheck: Sendable {
     /// What the buyer is told: the entitlement, its store and the store's own management link.
     public struct Refusal: Sendable, Equatable {
         public let entitlement: String
-        /// `stripe`, `app_store` or `play_store`.
+        /// `stripe`, `app_store`, `play_store`, or `manual` (an operator's grant, seen on `/account`).
         public let store: String
         public let manageURL: String
     }
@@ -39,17 +39,21 @@ public struct AlreadyEntitledCheck: Sendable {
     public func holding(appUserID: String?, accountID: String?, priceIDs: [String], now: Date) async throws -> Refusal? {
         let granted = Array(Set(priceIDs.flatMap { catalog.entitlementIDs(granting: $0) }))
         guard !granted.isEmpty, appUserID != nil || accountID != nil else { return nil }
-        let purchases = try await database.read { connection -> [Purchase] in
+        let (purchases, manual) = try await database.read { connection -> ([Purchase], [ManualEntitlement]) in
             var accounts: [String] = []
             if let appUserID, let account = try AccountRepository.find(appUserID: appUserID, on: connection) { accounts.append(account.id) }
             if let accountID, !accounts.contains(accountID) { accounts.append(accountID) }
-            return try accounts.flatMap { try PurchaseRepository.forAccount($0, on: connection) }
+            return (
+                try accounts.flatMap { try PurchaseRepository.forAccount($0, on: connection) },
+                try ManualEntitlementRepository.active(accountIDs: accounts, on: connection, now: now)
+            )
         }
-        return AlreadyEntitled.find(granted: granted, purchases: purchases, catalog: catalog, now: now).map(refusal)
+        return AlreadyEntitled.find(granted: granted, purchases: purchases, manual: manual, catalog: catalog, now: now).map(refusal)
     }
 
     /// Where `held` is managed: the App Store's subscriptions page, Play's for its product, or
-    /// this service's `/manage` (which signs the buyer in first) for a web purchase.
+    /// this service's `/manage` (which signs the buyer in first) for a web purchase, `/account`
+    /// (which shows the grant and its end) for an operator's manual grant.
     func refusal(_ held: AlreadyEntitled) -> Refusal {
         let url: String
         switch held.platform {
@@ -62,7 +66,9 @@ public struct AlreadyEntitledCheck: Sendable {
             url = "https://play.google.com/store/account/subscriptions?sku=\(sku)&package=\(package)"
         case .stripe:
             url = links.url("/manage")
+        case nil:
+            url = links.url("/account")
         }
-        return Refusal(entitlement: held.entitlement, store: held.platform.rawValue, manageURL: url)
+        return Refusal(entitlement: held.entitlement, store: held.platform?.rawValue ?? "manual", manageURL: url)
     }
 }

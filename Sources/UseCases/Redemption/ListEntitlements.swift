@@ -5,7 +5,8 @@ import Storage
 /// `GET /api/v1/entitlements`: what the signed-in account (or an app user) may use. A read by
 /// name gives entitlements only: `account_id` only to a caller that proves the account (its bearer,
 /// or the app user's bound secret: "Who may act for an account"). An app user's entitlements are
-/// its account's and those of purchases it holds as a guest (`PurchaseGuestRepository`).
+/// its account's (its purchases and operators' manual grants) and those of purchases it holds as a
+/// guest (`PurchaseGuestRepository`).
 public struct ListEntitlements: Sendable {
     /// Whose entitlements.
     public enum Subject: Sendable {
@@ -31,19 +32,25 @@ public struct ListEntitlements: Sendable {
 
     /// - Throws: `UseCaseError.unauthorized` for an invalid bearer token, `StorageError`.
     public func list(for subject: Subject, now: Date) async throws -> Listing {
-        let (accountID, purchases) = try await database.read { connection -> (String?, [Purchase]) in
+        let (accountID, purchases, manual) = try await database.read { connection -> (String?, [Purchase], [ManualEntitlement]) in
             switch subject {
             case .bearer(let token):
-                guard let accountID = try BearerSession.account(for: token, on: connection, now: now) else { return (nil, []) }
-                return (accountID, try PurchaseRepository.forAccount(accountID, on: connection))
+                guard let accountID = try BearerSession.account(for: token, on: connection, now: now) else { return (nil, [], []) }
+                return (
+                    accountID, try PurchaseRepository.forAccount(accountID, on: connection),
+                    try ManualEntitlementRepository.active(accountID: accountID, on: connection, now: now)
+                )
             case .appUser(let appUserID, let secret):
-                guard let account = try AccountRepository.find(appUserID: appUserID, on: connection) else { return (nil, []) }
+                guard let account = try AccountRepository.find(appUserID: appUserID, on: connection) else { return (nil, [], []) }
                 let proof = try AppUserSecretRepository.proof(appUserID: appUserID, presented: secret, bearerAccountID: nil, on: connection)
                 let purchases = try PurchaseRepository.forAccount(account.id, on: connection)
                     + PurchaseGuestRepository.purchases(appUserID: appUserID, on: connection)
-                return (proof == .proven ? account.id : nil, purchases)
+                return (
+                    proof == .proven ? account.id : nil, purchases,
+                    try ManualEntitlementRepository.active(accountID: account.id, on: connection, now: now)
+                )
             }
         }
-        return Listing(accountID: accountID, entitlements: catalog.entitlements(for: purchases, at: now))
+        return Listing(accountID: accountID, entitlements: catalog.entitlements(for: purchases, manual: manual, at: now))
     }
 }

@@ -5,8 +5,9 @@ import Mail
 import Storage
 
 /// Deletes what is past its age in the background (API.md "Data over time"): expired sessions
-/// and sign-in links, old `Idempotency-Key` replies, finished mail, delivered events and old
-/// webhook ids. Every few minutes it makes a pass: for each table, batches of at most
+/// (the app's, the web's and the console's) and sign-in links, old `Idempotency-Key` replies,
+/// finished mail, delivered events, old webhook ids and reminder unsubscribe tokens no reminder
+/// needs any more. Every few minutes it makes a pass: for each table, batches of at most
 /// `batchSize` rows, each in its own short write transaction, with a pause between batches so
 /// requests get the writer, until the table is caught up. Runs in the service group.
 public final class RetentionWorker: Sendable {

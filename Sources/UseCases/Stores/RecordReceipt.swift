@@ -140,7 +140,8 @@ public struct RecordReceipt: Sendable {
             let purchases = try PurchaseRepository.forAccount(holder, on: connection)
             return Recorded(
                 accountID: holder, accountSwitched: switched, purchase: try PurchaseRepository.require(id: applied.purchase.id, on: connection),
-                entitlements: catalog.entitlements(for: purchases, at: now))
+                entitlements: catalog.entitlements(
+                    for: purchases, manual: try ManualEntitlementRepository.active(accountID: holder, on: connection, now: now), at: now))
         }
     }
 }

@@ -56,7 +56,7 @@ enum AccountExportJSON {
             "entitlements": document.entitlements.map { entitlement in
                 [
                     "id": entitlement.id, "active": entitlement.active, "expires_at": date(entitlement.expiresAt),
-                    "source": entitlement.source.rawValue,
+                    "source": entitlement.sourceName,
                 ] as [String: Any]
             },
             "codes": records.codes.map { code in

@@ -42,6 +42,19 @@ struct ConsoleActionRoutes {
             let accountID = try await cases.actions.movePurchase(purchaseID: id, toAppUserID: appUserID, by: actor, now: now())
             return .redirect(to: ConsoleView.buyerURL(accountID) + "?notice=done", status: .seeOther)
         }
+        action(&group, "/console/accounts/{id}/entitlements") { id, fields, actor in
+            // `end` (any non-empty value) ends the live manual grant of `entitlement` (or of the
+            // entitlement `end` names); otherwise `entitlement` is granted through the day `until`.
+            let entitlement = fields["entitlement"] ?? ""
+            if let end = fields["end"], !end.isEmpty {
+                let named = entitlement.isEmpty ? end : entitlement
+                try await cases.manualEntitlements.end(accountID: id, entitlement: named, by: actor, now: now())
+            } else {
+                _ = try await cases.manualEntitlements.grant(
+                    accountID: id, entitlement: entitlement, until: fields["until"] ?? "", by: actor, now: now())
+            }
+            return .redirect(to: ConsoleView.buyerURL(id) + "?notice=done", status: .seeOther)
+        }
         action(&group, "/console/accounts/{id}/export") { id, _, actor in
             try AccountDataRoutes.download(try await cases.exportAccount.byOperator(accountID: id, by: actor, now: now()))
         }

@@ -10,6 +10,8 @@ import UseCases
 /// action, paged with `before`). Lists show masked emails; a buyer's page shows theirs in full.
 struct ConsolePageRoutes {
     let queries: ConsoleQueries
+    /// The entitlements config knows (the manual grant form's choices).
+    let grantable: [String]
     let gate: ConsoleGate
     let pages: Pages
     let now: @Sendable () -> Date
@@ -79,7 +81,8 @@ struct ConsolePageRoutes {
             try await gate.signedIn(request) { session in
                 let buyer = try await queries.buyer(context.parameters["id"] ?? "", by: gate.actor(session, request, context))
                 var values = try common(session, request)
-                for (key, value) in ConsoleView.buyer(buyer, role: session.role) { values[key] = value }
+                for (key, value) in ConsoleView.buyer(buyer, role: session.role, now: now()) { values[key] = value }
+                values["grantable"] = .list(grantable.map { ["id": .string($0)] })
                 return try pages.render("console_buyer", language: pages.language(for: request), ConsoleView.flaggingLists(values))
             }
         }

@@ -21,11 +21,12 @@ public struct ConsoleRoutes: Sendable {
         public var operatorActions: OperatorActions
         public var deleteAccount: DeleteAccount
         public var exportAccount: ExportAccount
+        public var manualEntitlements: ManualEntitlements
         public var formTokens: FormTokens
 
         public init(
             signIn: ConsoleSignIn, operators: ConsoleOperators, queries: ConsoleQueries, actions: ConsoleActions, operatorActions: OperatorActions,
-            deleteAccount: DeleteAccount, exportAccount: ExportAccount, formTokens: FormTokens
+            deleteAccount: DeleteAccount, exportAccount: ExportAccount, manualEntitlements: ManualEntitlements, formTokens: FormTokens
         ) {
             self.signIn = signIn
             self.operators = operators
@@ -34,6 +35,7 @@ public struct ConsoleRoutes: Sendable {
             self.operatorActions = operatorActions
             self.deleteAccount = deleteAccount
             self.exportAccount = exportAccount
+            self.manualEntitlements = manualEntitlements
             self.formTokens = formTokens
         }
     }
@@ -55,7 +57,7 @@ public struct ConsoleRoutes: Sendable {
     /// Adds every console route to `group`.
     public func add(to group: inout RouteGroup) {
         ConsoleSignInRoutes(cases: cases, gate: gate, pages: pages, now: now).add(to: &group)
-        ConsolePageRoutes(queries: cases.queries, gate: gate, pages: pages, now: now).add(to: &group)
+        ConsolePageRoutes(queries: cases.queries, grantable: cases.manualEntitlements.known, gate: gate, pages: pages, now: now).add(to: &group)
         ConsoleActionRoutes(cases: cases, gate: gate, now: now).add(to: &group)
     }
 }

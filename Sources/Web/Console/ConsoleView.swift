@@ -59,7 +59,7 @@ enum ConsoleView {
     }
 
     /// The values of the buyer page.
-    static func buyer(_ buyer: ConsoleQueries.Buyer, role: OperatorRole) -> [String: TemplateValue] {
+    static func buyer(_ buyer: ConsoleQueries.Buyer, role: OperatorRole, now: Date) -> [String: TemplateValue] {
         let records = buyer.records
         let canSupport = role.allows(.resendCode)
         let isAdmin = role.allows(.retryDelivery)
@@ -123,6 +123,15 @@ enum ConsoleView {
             return .dictionary(row)
         })
         values["audit"] = .list(buyer.audit.map(audit))
+        values["grants"] = .list(buyer.manualEntitlements.map { grant in
+            [
+                "entitlement": .string(grant.entitlement), "until": .string(ManualEntitlements.day(grant.endsAt)),
+                "ends": .string(date(grant.endsAt)), "granted_by": .string(grant.grantedBy), "reason": .string(grant.reason),
+                "granted": .string(date(grant.createdAt)), "ended": .string(date(grant.endedAt)), "ended_by": .string(grant.endedBy ?? ""),
+                "can_end": .bool(role.allows(.entitlements) && grant.isActive(at: now)),
+            ]
+        })
+        values["can_grant"] = .bool(role.allows(.entitlements) && records.account != nil)
         values["can_sign_out_everywhere"] = .bool(canSupport && records.account != nil)
         values["can_export"] = .bool(role.allows(.exportAccount) && records.account != nil)
         values["can_delete"] = .bool(role.allows(.deleteAccount) && records.account != nil)

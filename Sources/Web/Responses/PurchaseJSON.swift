@@ -54,7 +54,7 @@ enum PurchaseJSON {
                 item.string("id", entitlement.id)
                 item.bool("active", entitlement.active)
                 item.string("expires_at", entitlement.expiresAt.map(Timestamp.rfc3339))
-                if withSource { item.string("source", entitlement.source.rawValue) }
+                if withSource { item.string("source", entitlement.sourceName) }
                 writeRenewal(willRenew: entitlement.willRenew, renewsToProductID: entitlement.renewsToProductID, into: &item)
             }
         }

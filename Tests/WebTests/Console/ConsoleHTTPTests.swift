@@ -223,4 +223,51 @@ extension ConsoleHTTPTests {
         #expect(await admin.post("/console/retry/fax/nope", ["csrf": token, "reason": "retry"]).status == .notFound)
         #expect(try await console.audit().prefix(2).map(\.action) == ["account.sign_out_everywhere", "purchase.move"])
     }
+
+    @Test("A manual entitlement: the admin's form grants it for real (the export lists it until the end of the day) and ends it; support is refused with nothing done; bad input is a 400 page")
+    func manualEntitlement() async throws {
+        let console = try ConsoleHarness()
+        let accountID = try await console.buyerAccount()
+        let support = try await console.signedIn("sue@example.com", try await console.enrolled("sue@example.com", .support))
+        let admin = try await console.signedIn("ada@example.com", try await console.enrolled("ada@example.com", .admin))
+        let path = "/console/accounts/\(accountID)/entitlements"
+        let until = String(Timestamp.rfc3339(console.clock.now.addingTimeInterval(400 * 86_400)).prefix(10))
+        let endsAt = Timestamp.rfc3339(try #require(ISO8601DateFormatter().date(from: until + "T00:00:00Z")).addingTimeInterval(86_400))
+
+        let supportPage = await support.get("/console/accounts/\(accountID)")
+        #expect(supportPage.status == .ok && !supportPage.text.contains("action=\"\(path)\""), "support sees no grant form")
+        let supportToken = try #require(CookieBrowser.csrf(in: supportPage))
+        let refused = await support.post(path, ["csrf": supportToken, "reason": "goodwill", "entitlement": "premium", "until": until])
+        #expect(refused.status == .forbidden && refused.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        #expect(try await console.audit().allSatisfy { !$0.action.hasPrefix("entitlement.") })
+
+        let adminPage = await admin.get("/console/accounts/\(accountID)")
+        #expect(adminPage.text.contains("action=\"\(path)\"") && adminPage.text.contains("<option value=\"premium\">"))
+        let token = try #require(CookieBrowser.csrf(in: adminPage))
+        let unknown = await admin.post(path, ["csrf": token, "reason": "goodwill", "entitlement": "platinum", "until": until])
+        #expect(unknown.status == .badRequest && unknown.text.contains("premium"), "\(unknown.status)")
+        let past = await admin.post(path, ["csrf": token, "reason": "goodwill", "entitlement": "premium", "until": "2001-01-01"])
+        #expect(past.status == .badRequest && past.text.contains("2001-01-01"), "\(past.status)")
+        #expect(await admin.post(path, ["csrf": token, "reason": "goodwill", "entitlement": "premium", "until": "31/12/2030"]).status == .badRequest)
+
+        let granted = await admin.post(path, ["csrf": token, "reason": "outage compensation", "entitlement": "premium", "until": until])
+        #expect(granted.status == .seeOther && granted.headers["Location"] == "/console/accounts/\(accountID)?notice=done")
+        let shown = await admin.get("/console/accounts/\(accountID)")
+        #expect(shown.text.contains("outage compensation") && shown.text.contains(until) && shown.text.contains("name=\"end\""))
+        func held() async throws -> [String: Any]? {
+            let export = await admin.post("/console/accounts/\(accountID)/export", ["csrf": token, "reason": "check"])
+            let list = try #require(export.jsonObject?["entitlements"] as? [[String: Any]])
+            return list.first { $0["id"] as? String == "premium" && $0["active"] as? Bool == true && $0["expires_at"] as? String == endsAt }
+        }
+        #expect(try await held() != nil, "the grant's end (00:00 UTC after \(until)) is the entitlement's expiry")
+
+        console.clock.advance(1)
+        let ended = await admin.post(path, ["csrf": token, "reason": "granted by mistake", "entitlement": "premium", "end": "1"])
+        #expect(ended.status == .seeOther)
+        #expect(try await held() == nil)
+        let actions = try await console.audit().filter { $0.action.hasPrefix("entitlement.") }.map { "\($0.actor) \($0.action) \($0.target ?? "") \($0.reason ?? "")" }
+        #expect(actions == [
+            "ada@example.com entitlement.end \(accountID) granted by mistake", "ada@example.com entitlement.grant \(accountID) outage compensation",
+        ])
+    }
 }

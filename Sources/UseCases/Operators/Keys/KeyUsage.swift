@@ -4,7 +4,7 @@ import Storage
 
 /// `tollgate keys status`: how many rows of each sealed column use each key (by id; "no id" for
 /// values sealed before key ids), and how many redemption codes are still found by a keyed hash.
-/// Start-up uses it to refuse a `secret_keys` list that drops a key rows still use.
+/// Counts every row; start-up's check uses the indexed `KeyProbe` instead.
 public struct KeyUsage: Sendable, Equatable {
     /// Rows of one column under one key.
     public struct Entry: Sendable, Equatable {
@@ -47,15 +47,6 @@ public struct KeyUsage: Sendable, Equatable {
             let legacy = try connection.queryOne("SELECT COUNT(*) AS n FROM redemption_codes WHERE code_sha256 IS NULL", [])
             return KeyUsage(entries: entries, keyedCodeHashes: Int(try legacy?.int64("n") ?? 0))
         }
-    }
-
-    /// Rows under keys `secrets` does not list, by key id (what dropping those keys would lose).
-    public func rowsUnderUnlistedKeys(_ secrets: DomainSecrets) -> [(keyID: String, rows: Int)] {
-        var byKey: [String: Int] = [:]
-        for entry in entries {
-            if let keyID = entry.keyID, secrets.key(id: keyID) == nil { byKey[keyID, default: 0] += entry.rows }
-        }
-        return byKey.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// Rows still using something from before key ids (a box without an id, or a keyed code hash).
