@@ -9,7 +9,8 @@ public struct Entitlement: Codable, Sendable, Equatable {
     public let active: Bool
     /// When it ends; nil for lifetime purchases.
     public let expiresAt: Date?
-    /// Where it comes from: `stripe`, `app_store` or `play_store` (only in `GET /api/v1/entitlements`).
+    /// Where it comes from: `stripe`, `app_store`, `play_store`, or `manual` for an operator's grant
+    /// from the console (only in `GET /api/v1/entitlements`).
     public let source: String?
 
     /// Makes an entitlement value (for previews and tests).
