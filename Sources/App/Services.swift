@@ -140,7 +140,7 @@ public final class Services: Sendable {
             maxDevices: config.redemption.maxDevices,
             codeTTL: TimeInterval(config.redemption.codeTTLSeconds),
             resendInterval: TimeInterval(config.redemption.resendIntervalSeconds))
-        let redemption = RedemptionService(policy: policy, vault: vault, secrets: secrets, events: events)
+        let resend = CodeResend(policy: policy, vault: vault, events: events)
         let links = Links(baseURL: config.baseURL, appScheme: config.app.scheme)
         let products = ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID))
         let codeMail = CodeMail(mail: mail, links: links, products: products)
@@ -161,10 +161,9 @@ public final class Services: Sendable {
             mail: ReminderMail(codeMail: codeMail, vault: vault, codeTTL: policy.codeTTL, events: events), logger: logger, now: now)
         let redirects = CheckoutRedirects(always: config.redemption.mode == .redirect, urls: config.redemption.redirectURLs)
         let completeCheckout = CompleteCheckout(
-            database: database, stripe: stripe,
-            completion: CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events, reminders: reminders),
+            database: database, stripe: stripe, codeTTL: policy.codeTTL, vault: vault, secrets: secrets, events: events, reminders: reminders,
             codeMail: codeMail, vouching: vouching, redirects: redirects, linkOutQueued: linkOutQueued)
-        operatorActions = OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
+        operatorActions = OperatorActions(database: database, resend: resend, codeMail: codeMail, events: events)
         let webhookSecrets = simulator.map { [$0.keys.webhookSecret] } ?? config.stripe.webhookSecretList
         let applyStripeEvent = stripe.map {
             ApplyStripeEvent(
@@ -195,9 +194,10 @@ public final class Services: Sendable {
             refuses: config.checkout.onAlreadyEntitled == .refuse)
         var cases = Site.UseCaseSet(
             redeem: RedeemCode(
-                database: database, redemption: redemption, recentRepeats: recentRepeats, catalog: catalog, codeMail: codeMail, logger: logger),
+                database: database, policy: policy, vault: vault, secrets: secrets, events: events, recentRepeats: recentRepeats,
+                catalog: catalog, codeMail: codeMail, logger: logger),
             lookUpCode: LookUpCode(database: database, vault: vault),
-            resendCodes: ResendCodes(database: database, redemption: redemption, codeMail: codeMail),
+            resendCodes: ResendCodes(database: database, resend: resend, codeMail: codeMail),
             listEntitlements: ListEntitlements(database: database, catalog: catalog),
             checkoutStatus: CheckoutStatus(database: database, catalog: catalog, vault: vault),
             startCheckout: StartCheckout(
@@ -225,7 +225,7 @@ public final class Services: Sendable {
             exportAccount: ExportAccount(database: database, catalog: catalog),
             webSignIn: WebSignIn(database: database, mail: mail, links: links, authMail: authMail, secrets: secrets, logger: logger),
             webAccount: WebAccount(
-                database: database, catalog: catalog, redemption: redemption, codeMail: codeMail, stripe: stripe, links: links, logger: logger),
+                database: database, catalog: catalog, resend: resend, codeMail: codeMail, stripe: stripe, links: links, logger: logger),
             formTokens: FormTokens(secrets: secrets),
             operatorActions: operatorActions,
             idempotentReplies: IdempotentReplies(database: database, secrets: secrets),
