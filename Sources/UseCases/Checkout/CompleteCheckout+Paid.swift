@@ -20,7 +20,10 @@ extension CompleteCheckout {
         /// The session's metadata (the checkout context, when we did not record the start).
         var metadata: [String: String]
 
-        init(sessionID: String, snapshot: PurchaseSnapshot, aliases: [String], email: String?, clientReferenceID: String?, metadata: [String: String]) {
+        init(
+            sessionID: String, snapshot: PurchaseSnapshot, aliases: [String], email: String?, clientReferenceID: String?,
+            metadata: [String: String]
+        ) {
             self.sessionID = sessionID
             self.snapshot = snapshot
             self.aliases = aliases

@@ -37,7 +37,8 @@ extension CompleteCheckout {
         try vouching.require(objectID: session.id, priceID: snapshot.productID, startedHere: checkout != nil, known: known)
         let paid = PaidCheckout(
             sessionID: session.id, snapshot: snapshot,
-            aliases: [session.subscriptionID, session.paymentIntentID, session.invoiceID].compactMap { $0 }, email: session.email, clientReferenceID: session.clientReferenceID, metadata: session.metadata)
+            aliases: [session.subscriptionID, session.paymentIntentID, session.invoiceID].compactMap { $0 },
+            email: session.email, clientReferenceID: session.clientReferenceID, metadata: session.metadata)
         let completed = try completePaid(paid, checkout: checkout, on: connection, now: now)
         // An address typed at Stripe that the mailer would refuse gets no mail (finding 8).
         if let issued = completed.issued, let email = completed.purchase.purchaserEmail, EmailAddressRule.accepts(email) {

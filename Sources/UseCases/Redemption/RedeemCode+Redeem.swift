@@ -147,7 +147,8 @@ extension RedeemCode {
         guard let email = purchase.purchaserEmail else {
             return RedeemOutcome.ExpiredCode(email: nil, resent: nil, purchase: purchase)
         }
-        let resent = try CodeResend(policy: policy, vault: vault, events: events).resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
+        let resend = CodeResend(policy: policy, vault: vault, events: events)
+        let resent = try resend.resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
         return RedeemOutcome.ExpiredCode(email: email, resent: resent, purchase: purchase)
     }
 
