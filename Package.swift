@@ -43,7 +43,9 @@ let package = Package(
         // The storage seam (SQLDatabase) and its two backends: SQLite (embedded) and PostgreSQL.
         .target(name: "Storage", dependencies: ["CSQLite", "Postgres", "Logging"], swiftSettings: strict),
 
-        // The domain: purchases, entitlements, accounts, codes. No I/O of its own.
+        // The domain: purchases, entitlements, accounts, codes. The model, its pure rules (policies,
+        // outcomes), its repositories and its migrations: it does I/O only through repositories, on
+        // a connection a use case hands it inside the transaction the use case opened; it opens none.
         .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
 
         // The durable mail outbox, its worker and the SMTP client.
@@ -57,7 +59,8 @@ let package = Package(
         .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "JSON", "Templating", "Integrations", "Logging"], swiftSettings: strict),
 
         // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
-        // claim a store purchase...), each given only what it uses. They own the rules.
+        // claim a store purchase...), each given only what it uses. Each is the one owner of its
+        // operation and its transactions: it opens them and applies Domain's rules and repositories.
         .target(
             name: "UseCases", dependencies: ["Domain", "Storage", "Crypto", "Integrations", "Mail", "QRCode", "Logging"], swiftSettings: strict),
 

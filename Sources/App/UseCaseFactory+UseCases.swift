@@ -5,10 +5,12 @@ import UseCases
 /// The use cases, each made when asked for.
 extension UseCaseFactory {
     public var redeemCode: RedeemCode {
-        RedeemCode(database: database, redemption: redemption, recentRepeats: recentRepeats, catalog: catalog, codeMail: codeMail, logger: logger)
+        RedeemCode(
+            database: database, policy: policy, vault: vault, secrets: essentials.secrets, events: events, recentRepeats: recentRepeats,
+            catalog: catalog, codeMail: codeMail, logger: logger)
     }
     public var lookUpCode: LookUpCode { LookUpCode(database: database, vault: vault) }
-    public var resendCodes: ResendCodes { ResendCodes(database: database, redemption: redemption, codeMail: codeMail) }
+    public var resendCodes: ResendCodes { ResendCodes(database: database, resend: resend, codeMail: codeMail) }
     public var listEntitlements: ListEntitlements { ListEntitlements(database: database, catalog: catalog) }
     public var checkoutStatus: CheckoutStatus { CheckoutStatus(database: database, catalog: catalog, vault: vault) }
     public var startCheckout: StartCheckout {
@@ -25,10 +27,8 @@ extension UseCaseFactory {
     public var completeCheckout: CompleteCheckout {
         get throws {
             CompleteCheckout(
-                database: database, stripe: try stripe,
-                completion: CheckoutCompletion(
-                    codeTTL: policy.codeTTL, vault: vault, secrets: essentials.secrets, events: events, reminders: reminders),
-                codeMail: codeMail, vouching: vouching, redirects: redirects, linkOutQueued: linkOutQueued)
+                database: database, stripe: try stripe, codeTTL: policy.codeTTL, vault: vault, secrets: essentials.secrets, events: events,
+                reminders: reminders, codeMail: codeMail, vouching: vouching, redirects: redirects, linkOutQueued: linkOutQueued)
         }
     }
     /// Nil without a Stripe client.
@@ -93,14 +93,14 @@ extension UseCaseFactory {
     public var webAccount: WebAccount {
         get throws {
             WebAccount(
-                database: database, catalog: catalog, redemption: redemption, codeMail: codeMail, stripe: try stripe, links: links,
+                database: database, catalog: catalog, resend: resend, codeMail: codeMail, stripe: try stripe, links: links,
                 logger: logger)
         }
     }
     public var formTokens: FormTokens { FormTokens(secrets: essentials.secrets) }
     /// What operators can do (the admin API, the console and `tollgate admin`).
     public var operatorActions: OperatorActions {
-        OperatorActions(database: database, redemption: redemption, codeMail: codeMail, events: events)
+        OperatorActions(database: database, resend: resend, codeMail: codeMail, events: events)
     }
     /// The mail outbox as operators see it.
     public var outbox: ViewOutbox { ViewOutbox(database: database) }

@@ -68,9 +68,7 @@ public struct UseCaseFactory: Sendable {
     public var stripe: StripeClient? { get throws { try stripeClient.value } }
     var linkOutVault: LinkOutTokenVault { get throws { try LinkOutTokenVault(secrets: essentials.secrets) } }
     var linkOutQueued: @Sendable () -> Void { essentials.wakes.waker(.linkOut) }
-    var redemption: RedemptionService {
-        RedemptionService(policy: policy, vault: vault, secrets: essentials.secrets, events: events)
-    }
+    var resend: CodeResend { CodeResend(policy: policy, vault: vault, events: events) }
     var products: ProductNames { ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID)) }
     var codeMail: CodeMail { CodeMail(mail: essentials.mail, links: links, products: products) }
     var authMail: AuthMail {

@@ -38,10 +38,4 @@ enum Fixtures {
             expiresAt: expires.map { t0.addingTimeInterval($0) }, observedAt: t0.addingTimeInterval(observed),
             purchaserEmail: email, customerID: "cus_1")
     }
-
-    static func paid(_ session: String = "cs_test_1", subscription: String = "sub_1", appUserID: String? = nil) -> CheckoutCompletion.PaidCheckout {
-        CheckoutCompletion.PaidCheckout(
-            sessionID: session, snapshot: snapshot(subscription), aliases: ["pi_1"], email: "buyer@example.com",
-            clientReferenceID: appUserID, metadata: ["utm_source": "newsletter"])
-    }
 }

@@ -92,8 +92,12 @@ extension LinkOutStoreTests {
         if withToken {
             try db.write { try LinkOutTokenRepository.attach(presented(), toCheckout: "cs_test_1", vault: vault, on: $0, now: Fixtures.t0) }
         }
-        let completion = CheckoutCompletion(codeTTL: 3600, vault: Fixtures.vault, secrets: Fixtures.secrets)
-        return try db.write { try completion.complete(Fixtures.paid(), on: $0, now: Fixtures.t0) }.purchase
+        // What a completed checkout leaves for the reports: the purchase, named on its checkout.
+        return try db.write { connection in
+            let purchase = try PurchaseRepository.apply(Fixtures.snapshot(), on: connection, now: Fixtures.t0).purchase
+            try CheckoutRepository.complete(sessionID: "cs_test_1", purchaseID: purchase.id, on: connection, now: Fixtures.t0)
+            return try PurchaseRepository.require(id: purchase.id, on: connection)
+        }
     }
 
     @Test("The first payment is a purchase line, later ones renewals, each once; amounts before tax with the tax beside; no token, no report")

@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Storage
 import Testing
-import UseCases
+@testable import UseCases
 
 /// How install secrets are bound and unbound: by the call that creates the app user, further ones
 /// only with a bearer, and unbound by eviction, signing out everywhere and "forget secrets".
@@ -60,7 +60,7 @@ struct InstallSecretBindingTests {
         #expect(try Self.proof(bench, "u", Self.first) == .unproven, "signing out everywhere unbinds every secret")
 
         try bench.database.writeSync { try AppUserSecretRepository.bind(Self.first, appUserID: "u", deviceID: "d1", on: $0, now: now) }
-        let actions = OperatorActions(database: bench.database, redemption: bench.redemption, codeMail: bench.codeMail)
+        let actions = OperatorActions(database: bench.database, resend: bench.resend, codeMail: bench.codeMail)
         #expect(try await actions.forgetSecrets(accountID: accountID, reason: "lost phone", actor: "admin token 1", now: now) == 1)
         #expect(try Self.proof(bench, "u", Self.first) == .unproven)
         #expect(try bench.dump("audit_log").contains { $0.contains("account.forget_secrets") && $0.contains(accountID) })
@@ -71,14 +71,10 @@ struct InstallSecretBindingTests {
     func eviction() throws {
         let bench = try UseCaseBench()
         let (_, code) = try bench.paidPurchase()
-        let service = RedemptionService(policy: RedemptionPolicy(maxDevices: 1, codeTTL: 3600), vault: bench.vault, secrets: bench.secrets)
+        let policy = RedemptionPolicy(maxDevices: 1, codeTTL: 3600)
         let now = bench.now
-        _ = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "a", secret: Self.first, deviceID: "d1", bearerAccountID: nil, on: $0, now: now)
-        }
-        _ = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "b", secret: Self.second, deviceID: "d2", bearerAccountID: nil, on: $0, now: now)
-        }
+        _ = try bench.redeemInWrite(code.display, appUserID: "a", secret: Self.first, deviceID: "d1", policy: policy, now: now)
+        _ = try bench.redeemInWrite(code.display, appUserID: "b", secret: Self.second, deviceID: "d2", policy: policy, now: now)
         #expect(try Self.proof(bench, "a", Self.first) == .unproven)
         #expect(try Self.proof(bench, "b", Self.second) == .proven)
     }
@@ -89,19 +85,13 @@ extension InstallSecretBindingTests {
     func failedCallsCreateNothing() throws {
         let bench = try UseCaseBench()
         let (_, code) = try bench.paidPurchase()
-        let service = RedemptionService(policy: RedemptionPolicy(onOtherUser: .reject, codeTTL: 3600), vault: bench.vault, secrets: bench.secrets)
+        let policy = RedemptionPolicy(onOtherUser: .reject, codeTTL: 3600)
         let now = bench.now
-        _ = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "a", secret: Self.first, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
-        }
+        _ = try bench.redeemInWrite(code.display, appUserID: "a", secret: Self.first, deviceID: nil, policy: policy, now: now)
         let before = try bench.dump("app_users").count
-        let refused = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "b", secret: Self.second, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
-        }
+        let refused = try bench.redeemInWrite(code.display, appUserID: "b", secret: Self.second, deviceID: nil, policy: policy, now: now)
         guard case .belongsToOtherUser = refused else { Issue.record("\(refused)"); return }
-        let mismatch = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "a", secret: Self.second, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
-        }
+        let mismatch = try bench.redeemInWrite(code.display, appUserID: "a", secret: Self.second, deviceID: nil, policy: policy, now: now)
         guard case .secretMismatch = mismatch else { Issue.record("\(mismatch)"); return }
         #expect(try bench.dump("app_users").count == before && bench.dump("app_user_secrets").count == 1)
     }

@@ -5,7 +5,7 @@ import Foundation
 import Mail
 import Storage
 import Testing
-import UseCases
+@testable import UseCases
 
 /// Issue 44, item 1: Tollgate's own key rotates. Rows written under the old key (and rows written
 /// by the release before key ids) keep opening, redeeming and refreshing while the new key is
@@ -43,10 +43,15 @@ struct KeyRotationTests {
     }
 
     static func redeem(_ code: RedemptionCode, user: String, _ bench: UseCaseBench, _ secrets: DomainSecrets) throws -> RedeemOutcome.Redeemed? {
-        let service = RedemptionService(policy: bench.policy, vault: try CodeVault(secrets: secrets), secrets: secrets)
+        let vault = try CodeVault(secrets: secrets)
+        let redeem = RedeemCode(
+            database: bench.database, policy: bench.policy, vault: vault, secrets: secrets, recentRepeats: RecentRepeats(),
+            catalog: EntitlementCatalog([:]), codeMail: bench.codeMail, logger: .disabled)
         let now = bench.now
+        let key = try #require(try CodeKey(normalizing: code.display, vault: vault))
+        let session = try SessionRepository.draft(at: now)
         let outcome = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: user, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
+            try redeem.redemption(of: key, appUserID: user, deviceID: nil, bearerAccountID: nil, session: session, on: $0, now: now)
         }
         if case .redeemed(let redeemed) = outcome { return redeemed }
         return nil

@@ -120,7 +120,7 @@ struct ResendCodesTests {
         let bench = try UseCaseBench()
         _ = try bench.paidPurchase("sub_a")
         _ = try bench.paidPurchase("sub_b")
-        let resend = ResendCodes(database: bench.database, redemption: bench.redemption, codeMail: bench.codeMail)
+        let resend = ResendCodes(database: bench.database, resend: bench.resend, codeMail: bench.codeMail)
         #expect(try await resend.resend(to: "buyer@example.com", now: bench.now) == 2)
         #expect(try await resend.resend(to: "buyer@example.com", now: bench.now) == 0)
         #expect(try await resend.resend(to: "nobody@example.com", now: bench.now) == 0)

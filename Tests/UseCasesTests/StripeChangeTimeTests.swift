@@ -4,7 +4,7 @@ import Integrations
 import Storage
 import Testing
 import TestSupport
-import UseCases
+@testable import UseCases
 
 /// Stripe's events applied without HTTP: each change is dated by the event, never by the object
 /// it carries, and a refund or a lost dispute ends what it paid for.
@@ -16,18 +16,18 @@ struct StripeChangeTimeTests {
         let bench = try UseCaseBench()
         let paidAt = bench.now
         bench.advance(delay)
-        let completion = CheckoutCompletion(codeTTL: 3600, vault: bench.vault, secrets: bench.secrets)
         let snapshot = PurchaseSnapshot(
             platform: .stripe, externalID: "pi_1", productID: "price_lifetime", status: .active, expiresAt: nil, observedAt: bench.now)
-        let paid = CheckoutCompletion.PaidCheckout(
+        let paid = CompleteCheckout.PaidCheckout(
             sessionID: "cs_1", snapshot: snapshot, aliases: [], email: "buyer@example.com", clientReferenceID: nil, metadata: [:])
-        let now = bench.now
-        _ = try bench.database.writeSync { try completion.complete(paid, on: $0, now: now) }
+        _ = try bench.complete(paid, codeTTL: 3600)
         // Nothing listens here: a call to Stripe would fail the test with an upstream error.
         let stripe = StripeClient(secretKey: "sk_test_1", apiBase: "http://127.0.0.1:9", http: URLSessionHTTPClient(service: "stripe"))
         let apply = ApplyStripeEvent(
             database: bench.database, stripe: stripe,
-            completeCheckout: CompleteCheckout(database: bench.database, stripe: stripe, completion: completion, codeMail: bench.codeMail, vouching: .init(prices: ["price_lifetime"])),
+            completeCheckout: CompleteCheckout(
+                database: bench.database, stripe: stripe, codeTTL: 3600, vault: bench.vault, secrets: bench.secrets, codeMail: bench.codeMail,
+                vouching: .init(prices: ["price_lifetime"])),
             vouching: .init(prices: ["price_lifetime"]), logger: .disabled)
         return (bench, apply, paidAt)
     }

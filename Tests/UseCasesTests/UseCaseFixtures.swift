@@ -6,7 +6,7 @@ import Mail
 import Storage
 import Synchronization
 import TestSupport
-import UseCases
+@testable import UseCases
 
 /// A migrated database in a temp folder and the parts use cases are built from, with a clock
 /// the test moves. No HTTP anywhere.
@@ -41,7 +41,7 @@ final class UseCaseBench: Sendable {
 
     var vault: CodeVault { try! CodeVault(secrets: secrets) }
     var policy: RedemptionPolicy { RedemptionPolicy(codeTTL: 3600, resendInterval: 600) }
-    var redemption: RedemptionService { RedemptionService(policy: policy, vault: vault, secrets: secrets) }
+    var resend: CodeResend { CodeResend(policy: policy, vault: vault) }
     var links: Links { Links(baseURL: "https://pay.example.test", appScheme: "exampleapp") }
 
     var mail: MailQueue {
@@ -54,10 +54,49 @@ final class UseCaseBench: Sendable {
         CodeMail(mail: mail, links: links, products: ProductNames(entitlements: ["premium": ["price_monthly"]], planPrices: [:]))
     }
 
-    var redeem: RedeemCode {
+    var redeem: RedeemCode { redeemCode() }
+
+    /// `RedeemCode` under `policy` (the bench's when nil).
+    func redeemCode(policy: RedemptionPolicy? = nil) -> RedeemCode {
         RedeemCode(
-            database: database, redemption: redemption, recentRepeats: RecentRepeats(),
+            database: database, policy: policy ?? self.policy, vault: vault, secrets: secrets, recentRepeats: RecentRepeats(),
             catalog: EntitlementCatalog(["premium": ["price_monthly"]]), codeMail: codeMail, logger: .disabled)
+    }
+
+    /// Redeems `codeText` by `RedeemCode`'s full path in one write (as a first redemption runs),
+    /// under `policy` (the bench's when nil), at `now` (the bench's when nil).
+    func redeemInWrite(
+        _ codeText: String, appUserID: String, secret: InstallSecret? = nil, deviceID: String?, bearerAccountID: String? = nil,
+        policy: RedemptionPolicy? = nil, now: Date? = nil
+    ) throws -> RedeemOutcome {
+        let redeem = redeemCode(policy: policy)
+        let now = now ?? self.now
+        guard let key = try CodeKey(normalizing: codeText, vault: vault) else { return .invalidCode }
+        let session = try SessionRepository.draft(at: now)
+        return try database.writeSync {
+            try redeem.redemption(
+                of: key, appUserID: appUserID, secret: secret, deviceID: deviceID, bearerAccountID: bearerAccountID, session: session, on: $0,
+                now: now)
+        }
+    }
+
+    /// `CompleteCheckout` over no Stripe (only what it is handed), vouching for `price_monthly`.
+    func completeCheckout(reminders: ReminderSchedule = .off, codeTTL: TimeInterval? = nil) -> CompleteCheckout {
+        CompleteCheckout(
+            database: database, stripe: nil, codeTTL: codeTTL ?? policy.codeTTL, vault: vault, secrets: secrets, reminders: reminders,
+            codeMail: codeMail, vouching: StripeVouching(prices: ["price_monthly"]))
+    }
+
+    /// Completes `paid` in one write as a paid checkout does (its checkout row read there, once), at
+    /// `now` (the bench's when nil).
+    func complete(
+        _ paid: CompleteCheckout.PaidCheckout, reminders: ReminderSchedule = .off, codeTTL: TimeInterval? = nil, now: Date? = nil
+    ) throws -> CompleteCheckout.Completed {
+        let completion = completeCheckout(reminders: reminders, codeTTL: codeTTL)
+        let now = now ?? self.now
+        return try database.writeSync { connection in
+            try completion.completePaid(paid, checkout: CheckoutRepository.find(sessionID: paid.sessionID, on: connection), on: connection, now: now)
+        }
     }
 
     /// A paid web purchase with its first code, as a completed checkout leaves it (with its
@@ -65,14 +104,12 @@ final class UseCaseBench: Sendable {
     func paidPurchase(
         _ subscription: String = "sub_1", email: String? = "buyer@example.com", reminders: ReminderSchedule = .off
     ) throws -> (Purchase, RedemptionCode) {
-        let completion = CheckoutCompletion(codeTTL: policy.codeTTL, vault: vault, secrets: secrets, reminders: reminders)
         let snapshot = PurchaseSnapshot(
             platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
             expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: email, customerID: "cus_1")
-        let paid = CheckoutCompletion.PaidCheckout(
+        let paid = CompleteCheckout.PaidCheckout(
             sessionID: "cs_" + subscription, snapshot: snapshot, aliases: [], email: email, clientReferenceID: nil, metadata: [:])
-        let now = self.now
-        let completed = try database.writeSync { try completion.complete(paid, on: $0, now: now) }
+        let completed = try complete(paid, reminders: reminders)
         return (completed.purchase, try require(completed.issued).code)
     }
 

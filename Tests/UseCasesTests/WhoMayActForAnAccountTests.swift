@@ -2,7 +2,7 @@ import Domain
 import Foundation
 import Storage
 import Testing
-import UseCases
+@testable import UseCases
 
 /// Issue 40's attacks, each as a use-case test without HTTP (API.md "Who may act for an account"):
 /// an app user id, an address typed at Stripe or set unconfirmed, and a code past its purchase's
@@ -18,19 +18,16 @@ struct WhoMayActForAnAccountTests {
         _ bench: UseCaseBench, _ subscription: String, appUserID: String?, secret: InstallSecret?, email: String, contextID: String? = nil
     ) throws -> (Purchase, RedemptionCode) {
         let now = bench.now
-        let completion = CheckoutCompletion(codeTTL: bench.policy.codeTTL, vault: bench.vault, secrets: bench.secrets)
         let start = CheckoutRepository.Start(
             sessionID: "cs_" + subscription, checkoutContextID: contextID, appUserID: appUserID, plan: "monthly", priceID: "price_monthly",
             mode: "subscription", email: nil, redirectURL: nil, context: "{}", appUserSecretHash: secret?.hash)
         let snapshot = PurchaseSnapshot(
             platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
             expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: email, customerID: "cus_" + subscription)
-        let paid = CheckoutCompletion.PaidCheckout(
+        let paid = CompleteCheckout.PaidCheckout(
             sessionID: "cs_" + subscription, snapshot: snapshot, aliases: [], email: email, clientReferenceID: appUserID, metadata: [:])
-        let completed = try bench.database.writeSync { connection in
-            try CheckoutRepository.recordStart(start, on: connection, now: now)
-            return try completion.complete(paid, on: connection, now: now)
-        }
+        try bench.database.writeSync { try CheckoutRepository.recordStart(start, on: $0, now: now) }
+        let completed = try bench.complete(paid)
         return (completed.purchase, try require(completed.issued).code)
     }
 
@@ -174,18 +171,13 @@ struct WhoMayActForAnAccountTests {
     @Test("Transfer moves a purchase only while the old account was formed by it; else the redeemer is a guest")
     func transferOnlyFromFormedAccount() throws {
         let bench = try UseCaseBench()
-        let service = RedemptionService(
-            policy: RedemptionPolicy(onOtherUser: .transfer, codeTTL: 3600), vault: bench.vault, secrets: bench.secrets)
+        let policy = RedemptionPolicy(onOtherUser: .transfer, codeTTL: 3600)
         let (purchase, code) = try Self.paidCheckout(bench, "sub_1", appUserID: nil, secret: nil, email: "buyer@example.com")
         let now = bench.now
-        let first = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "a", secret: Self.victimSecret, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
-        }
+        let first = try bench.redeemInWrite(code.display, appUserID: "a", secret: Self.victimSecret, deviceID: nil, policy: policy, now: now)
         guard case .redeemed(let a) = first else { Issue.record("\(first)"); return }
         try bench.database.writeSync { try AccountRepository.setPasswordHash("scrypt$x", accountID: a.account.id, on: $0, now: now) }
-        let second = try bench.database.writeSync {
-            try service.redeem(codeText: code.display, appUserID: "b", secret: Self.attackerSecret, deviceID: nil, bearerAccountID: nil, on: $0, now: now)
-        }
+        let second = try bench.redeemInWrite(code.display, appUserID: "b", secret: Self.attackerSecret, deviceID: nil, policy: policy, now: now)
         guard case .redeemed(let b) = second else { Issue.record("\(second)"); return }
         #expect(b.tokens == nil)
         #expect(try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0) }.accountID == a.account.id,

@@ -6,6 +6,7 @@ import Mail
 import Storage
 import Testing
 import TestSupport
+import UseCases
 import Web
 
 @testable import App

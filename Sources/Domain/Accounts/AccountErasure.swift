@@ -87,7 +87,7 @@ public enum AccountErasure {
                 "purchase_id IS NULL AND (app_user_id IN (\(marks)) OR email IN (\(marks)))", (owners + owners).map { $0 as any SQLBindable }, on: connection)
         }
         for email in emails.sorted() {
-            // Throttle keys `email:<address>:<purchase>` (see `RedemptionService.throttleKeys`).
+            // Throttle keys `email:<address>:<purchase>` (see `CodeResend.throttleKeys` in UseCases).
             try connection.execute(
                 "DELETE FROM resend_throttle WHERE throttle_key >= ? AND throttle_key < ?", ["email:\(email):", "email:\(email);"])
         }

@@ -13,14 +13,22 @@ public struct CheckoutRecord: Sendable, Equatable {
     public let redirectURL: String?
     /// JSON object text: decoded `ply_context`, `utm_*`, `campaign_*`.
     public let context: String
-    public let purchaseID: String?
+    public private(set) var purchaseID: String?
     /// `open`, `complete`, `expired`.
-    public let status: String
+    public private(set) var status: String
     /// The buyer's language chosen at the start (nil for checkouts from before it was kept).
     public let locale: String?
     /// The hash of the install secret the checkout was started with, if any.
     public let appUserSecretHash: String?
     public let createdAt: Date
+
+    /// This checkout as `CheckoutRepository.complete` leaves it (no second read of its row).
+    public func completed(purchaseID: String) -> CheckoutRecord {
+        var completed = self
+        completed.status = "complete"
+        completed.purchaseID = purchaseID
+        return completed
+    }
 
     static let columns = """
         session_id, checkout_context_id, app_user_id, plan, price_id, mode, email, redirect_url, context, purchase_id, status, locale, app_user_secret_hash, created_at

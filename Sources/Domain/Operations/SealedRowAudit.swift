@@ -1,7 +1,7 @@
 import Storage
 
-/// Reads every sealed value of a table, a page at a time, and counts those that do not open under
-/// the configured key (`tollgate check`: a restored backup needs the keys of its time).
+/// Every sealed value of a table, a page at a time (`page`), and the count of those that do not open
+/// under the configured key (`tollgate check`, `CheckDatabase`: a restored backup needs the keys of its time).
 public enum SealedRowAudit {
     /// What one table held.
     public struct Count: Sendable, Equatable {
@@ -41,27 +41,27 @@ public enum SealedRowAudit {
         public static let linkOutTokens = Column(table: "link_out_tokens", column: "token_sealed")
     }
 
-    /// Counts the rows of `column` whose value `opens` refuses.
-    /// - Parameter opens: whether the value of the row with this id opens (given the id and the stored value).
+    /// Up to `pageSize` rows of `column` after row id `after`, in id order: each id and its stored value.
     /// - Throws: `StorageError`.
-    public static func audit(_ column: Column, in database: Database, opens: (String, SQLValue) -> Bool) throws -> Count {
-        var count = Count(table: column.table)
-        var after = ""
-        while true {
-            let rows = try database.readSync { connection in
-                try connection.query(
-                    "SELECT id, \(column.column) AS sealed FROM \(column.table) WHERE id > ? ORDER BY id LIMIT \(pageSize)", [after])
+    public static func page(_ column: Column, after: String, on connection: Connection) throws -> [(id: String, sealed: SQLValue)] {
+        try connection.query(
+            "SELECT id, \(column.column) AS sealed FROM \(column.table) WHERE id > ? ORDER BY id LIMIT \(pageSize)", [after]
+        ).map { (try $0.string("id"), $0["sealed"]) }
+    }
+}
+
+extension SealedRowAudit.Count {
+    /// Counts the rows of `page` whose value `opens` refuses; the id to read the next page after,
+    /// nil when `page` was the last.
+    /// - Parameter opens: whether the value of the row with this id opens (given the id and the stored value).
+    public mutating func add(_ page: [(id: String, sealed: SQLValue)], opens: (String, SQLValue) -> Bool) -> String? {
+        for (id, sealed) in page {
+            checked += 1
+            if !opens(id, sealed) {
+                unreadable += 1
+                if examples.count < SealedRowAudit.exampleLimit { examples.append(id) }
             }
-            for row in rows {
-                let id = try row.string("id")
-                count.checked += 1
-                if !opens(id, row["sealed"]) {
-                    count.unreadable += 1
-                    if count.examples.count < exampleLimit { count.examples.append(id) }
-                }
-                after = id
-            }
-            if rows.count < pageSize { return count }
         }
+        return page.count < SealedRowAudit.pageSize ? nil : page.last?.id
     }
 }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Which codes app users recently redeemed again, so their next retry (an SDK retries up to six
 /// times, an app re-opens the emailed link) skips the reader that would find it out and goes
-/// straight to `RedemptionService.finishRepeat`. Nothing here is trusted: the writer re-reads
+/// straight to the writer (`RedeemCode+Repeat.swift` in UseCases). Nothing here is trusted: the writer re-reads
 /// the code, purchase and account, and a request that is no longer a repeat takes the full
 /// path (call `forget` then). Keys are the code's stored hash, never the code itself.
 ///

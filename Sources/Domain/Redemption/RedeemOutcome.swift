@@ -33,6 +33,19 @@ public enum RedeemOutcome: Sendable {
 
         /// Whether the answer carries `session_required` instead of a session and the account.
         public var sessionRequired: Bool { tokens == nil }
+
+        public init(
+            code: RedemptionCode, purchase: Purchase, account: Account, accountSwitched: Bool, tokens: SessionRepository.Tokens?,
+            evictedDevices: [String], isEntitled: Bool
+        ) {
+            self.code = code
+            self.purchase = purchase
+            self.account = account
+            self.accountSwitched = accountSwitched
+            self.tokens = tokens
+            self.evictedDevices = evictedDevices
+            self.isEntitled = isEntitled
+        }
     }
 
     /// An expired code.
@@ -42,5 +55,11 @@ public enum RedeemOutcome: Sendable {
         /// A fresh code to email now, when the throttle allowed it.
         public let resent: CodeRepository.Issued?
         public let purchase: Purchase
+
+        public init(email: String?, resent: CodeRepository.Issued?, purchase: Purchase) {
+            self.email = email
+            self.resent = resent
+            self.purchase = purchase
+        }
     }
 }

@@ -24,19 +24,19 @@ public struct WebAccount: Sendable {
 
     let database: Database
     let catalog: EntitlementCatalog
-    let redemption: RedemptionService
+    let resend: CodeResend
     let codeMail: CodeMail
     let stripe: StripeClient?
     let links: Links
     let logger: Logger
 
     public init(
-        database: Database, catalog: EntitlementCatalog, redemption: RedemptionService, codeMail: CodeMail, stripe: StripeClient?,
+        database: Database, catalog: EntitlementCatalog, resend: CodeResend, codeMail: CodeMail, stripe: StripeClient?,
         links: Links, logger: Logger
     ) {
         self.database = database
         self.catalog = catalog
-        self.redemption = redemption
+        self.resend = resend
         self.codeMail = codeMail
         self.stripe = stripe
         self.links = links
@@ -66,13 +66,13 @@ public struct WebAccount: Sendable {
     /// - Throws: `StorageError`.
     @discardableResult
     public func resendCodes(accountID: String, now: Date) async throws -> Int {
-        let (redemption, codeMail) = (self.redemption, self.codeMail)
+        let (resend, codeMail) = (self.resend, self.codeMail)
         let sent = try await database.write { connection -> Int in
             guard let account = try AccountRepository.find(id: accountID, on: connection) else { return 0 }
             var sent = 0
             for purchase in try Self.purchases(of: account, on: connection) where purchase.platform == .stripe && purchase.isEntitled(at: now) {
                 guard let email = purchase.purchaserEmail ?? account.email,
-                    let issued = try redemption.resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
+                    let issued = try resend.resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
                 else { continue }
                 try codeMail.queueResent(issued, purchase: purchase, to: email, on: connection)
                 sent += 1

@@ -111,8 +111,15 @@ public struct ApplyStripeEvent: Sendable {
         case .checkoutSessionCompleted(let session), .checkoutSessionAsyncPaymentSucceeded(let session):
             guard session.isPaid else { return try await record(event, now: now) { _ in } }
             if try await webhookEvents.seen(event.id) { return .duplicate }
-            _ = try await completeCheckout.complete(session, changedAt: event.created, now: now)
-            return try await record(event, now: now) { _ in }
+            let completeCheckout = self.completeCheckout
+            let subscription = try await completeCheckout.subscription(of: session)
+            // The completion and the event id in one write: neither is kept without the other.
+            let written = try await webhookEvents.once(event.id, type: event.type, now: now) { connection in
+                try completeCheckout.write(session, subscription: subscription, changedAt: event.created, on: connection, now: now)
+            }
+            guard let written else { return .duplicate }
+            completeCheckout.committed(written)
+            return .applied
         case .subscriptionCreated(let subscription), .subscriptionUpdated(let subscription), .subscriptionDeleted(let subscription):
             let snapshot = subscription.snapshot(observedAt: event.created, purchaserEmail: nil)
             let events = self.events

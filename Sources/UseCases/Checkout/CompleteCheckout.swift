@@ -6,11 +6,13 @@ import Storage
 
 /// Turns a paid Stripe Checkout Session into a purchase, a link to the app user who started
 /// it, exactly one code and one email — from the success page or the webhook, whichever comes
-/// first (the single database writer makes the second a no-op).
+/// first (the single database writer makes the second a no-op). It owns the completion and its
+/// transaction (`CompleteCheckout+Paid.swift`): the webhook runs the same write inside the one
+/// that records its event id (`ApplyStripeEvent`).
 public struct CompleteCheckout: Sendable {
     /// The state after a checkout completed.
     public struct Completion: Sendable {
-        public let completed: CheckoutCompletion.Completed
+        public let completed: Completed
         /// The newest code, readable again (nil when it was revoked).
         public let code: RedemptionCode?
     }
@@ -18,7 +20,15 @@ public struct CompleteCheckout: Sendable {
     let database: Database
     /// Nil when Stripe is not configured: only checkouts completed before can be shown.
     let stripe: StripeClient?
-    let completion: CheckoutCompletion
+    /// How long a new code stays redeemable (`redemption.code_ttl_seconds`).
+    let codeTTL: TimeInterval
+    let vault: CodeVault
+    /// For the account a checkout started by a new app user creates.
+    let secrets: DomainSecrets
+    /// Where the new purchase, account and code are reported.
+    let events: EventQueue
+    /// When the buyer of an unredeemed purchase is reminded (`redemption.reminders`).
+    let reminders: ReminderSchedule
     let codeMail: CodeMail
     let vouching: StripeVouching
     /// Redirect mode: where the success page sends the buyer instead of showing the code.
@@ -27,14 +37,19 @@ public struct CompleteCheckout: Sendable {
     let linkOutQueued: @Sendable () -> Void
 
     public init(
-        database: Database, stripe: StripeClient?, completion: CheckoutCompletion, codeMail: CodeMail, vouching: StripeVouching,
+        database: Database, stripe: StripeClient?, codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets,
+        events: EventQueue = .disabled, reminders: ReminderSchedule = .off, codeMail: CodeMail, vouching: StripeVouching,
         redirects: CheckoutRedirects = CheckoutRedirects(), linkOutQueued: @escaping @Sendable () -> Void = {}
     ) {
         self.redirects = redirects
         self.linkOutQueued = linkOutQueued
         self.database = database
         self.stripe = stripe
-        self.completion = completion
+        self.codeTTL = codeTTL
+        self.vault = vault
+        self.secrets = secrets
+        self.events = events
+        self.reminders = reminders
         self.codeMail = codeMail
         self.vouching = vouching
     }
@@ -49,40 +64,14 @@ public struct CompleteCheckout: Sendable {
     ///   `DomainError` (reason `notVouched`) for one this deployment did not start and whose price it does
     ///   not offer, `StorageError`.
     public func complete(_ session: StripeCheckoutSession, changedAt: Date? = nil, now: Date) async throws -> Completion {
-        var fetched = session.subscription
-        if session.mode == .subscription, fetched == nil, let id = session.subscriptionID {
-            guard let stripe else { throw UseCaseError.notConfigured("Stripe is not configured on this server: set stripe.secret_key.") }
-            fetched = try await stripe.retrieveSubscription(id: id)
+        let subscription = try await subscription(of: session)
+        // READ COMMITTED: `write` locks the purchase before reading it.
+        let written = try await database.write(isolation: .readCommitted) { [self] connection in
+            try write(session, subscription: subscription, changedAt: changedAt, on: connection, now: now)
         }
-        let subscription = fetched
-        let completion = self.completion
-        let codeMail = self.codeMail
-        let vouching = self.vouching
-        // READ COMMITTED: `CheckoutCompletion.complete` locks the purchase before reading it.
-        let (result, reported) = try await database.write(isolation: .readCommitted) { connection -> (Completion, Bool) in
-            let checkout = try CheckoutRepository.find(sessionID: session.id, on: connection)
-            guard let snapshot = Self.snapshot(session, subscription: subscription, checkout: checkout, changedAt: changedAt ?? now) else {
-                throw DomainError(.unusableCheckout(sessionID: session.id))
-            }
-            let known = try PurchaseRepository.find(platform: .stripe, reference: snapshot.externalID, on: connection) != nil
-            try vouching.require(objectID: session.id, priceID: snapshot.productID, startedHere: checkout != nil, known: known)
-            let paid = CheckoutCompletion.PaidCheckout(
-                sessionID: session.id, snapshot: snapshot,
-                aliases: [session.subscriptionID, session.paymentIntentID, session.invoiceID].compactMap { $0 },
-                email: session.email, clientReferenceID: session.clientReferenceID, metadata: session.metadata)
-            let completed = try completion.complete(paid, on: connection, now: now)
-            // An address typed at Stripe that the mailer would refuse gets no mail (finding 8).
-            if let issued = completed.issued, let email = completed.purchase.purchaserEmail, EmailAddressRule.accepts(email) {
-                try codeMail.queueIssued(issued, purchase: completed.purchase, to: email, on: connection)
-            }
-            let reported = try StripeLinkOutReports.checkoutPaid(
-                session, subscription: subscription, purchase: completed.purchase, paidAt: changedAt ?? now, on: connection, now: now)
-            let code = completed.code.status == .revoked ? nil : try CodeRepository.reveal(completed.code, vault: completion.vault)
-            return (Completion(completed: completed, code: code), reported)
-        }
-        if result.completed.issued != nil { codeMail.queued() }
-        if reported { linkOutQueued() }
-        return result
+        committed(written)
+        let code = written.completed.code
+        return Completion(completed: written.completed, code: code.status == .revoked ? nil : try CodeRepository.reveal(code, vault: vault))
     }
 
     /// What the browser lands on after paying, known already or read from Stripe: refresh-safe,
@@ -119,7 +108,7 @@ public struct CompleteCheckout: Sendable {
     }
 
     private func paidOrNot(sessionID: String, now: Date) async throws -> Landing {
-        let vault = completion.vault
+        let vault = self.vault
         let known = try await database.read { connection -> Completion? in
             guard let checkout = try CheckoutRepository.find(sessionID: sessionID, on: connection), let purchaseID = checkout.purchaseID,
                 let purchase = try PurchaseRepository.find(id: purchaseID, on: connection),
@@ -127,7 +116,7 @@ public struct CompleteCheckout: Sendable {
             else { return nil }
             let revealed = code.status == .revoked ? nil : try CodeRepository.reveal(code, vault: vault)
             return Completion(
-                completed: CheckoutCompletion.Completed(purchase: purchase, checkout: checkout, issued: nil, code: code, linkedAccount: nil),
+                completed: Completed(purchase: purchase, checkout: checkout, issued: nil, code: code, linkedAccount: nil),
                 code: revealed)
         }
         if let known { return .paid(known) }

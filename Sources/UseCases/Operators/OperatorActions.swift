@@ -7,15 +7,15 @@ import Storage
 /// every action is written to the audit log in the same transaction.
 public struct OperatorActions: Sendable {
     let database: Database
-    let redemption: RedemptionService
+    let resend: CodeResend
     let codeMail: CodeMail
     /// Wakes the event worker after a redelivery; knows the retry window.
     let events: EventQueue
 
-    public init(database: Database, redemption: RedemptionService, codeMail: CodeMail, events: EventQueue = .disabled) {
+    public init(database: Database, resend: CodeResend, codeMail: CodeMail, events: EventQueue = .disabled) {
         self.events = events
         self.database = database
-        self.redemption = redemption
+        self.resend = resend
         self.codeMail = codeMail
     }
 
@@ -36,7 +36,7 @@ public struct OperatorActions: Sendable {
     /// `resend` for `actor`, whose role must allow it (`UseCaseError.forbidden`, nothing done).
     public func resend(email: String?, purchaseID: String?, by actor: AuditActor, now: Date) async throws -> Resent {
         try Self.require(.resendCode, actor)
-        let redemption = self.redemption
+        let resend = self.resend
         let codeMail = self.codeMail
         let resent = try await database.write { connection -> Resent in
             let purchase: Purchase?
@@ -52,7 +52,7 @@ public struct OperatorActions: Sendable {
             guard let address = purchase.purchaserEmail else {
                 throw UseCaseError.unprocessable("This purchase has no email address to send a code to.")
             }
-            let issued = try redemption.resendNow(purchase: purchase, email: address, on: connection, now: now)
+            let issued = try resend.resendNow(purchase: purchase, email: address, on: connection, now: now)
             try codeMail.queueResent(issued, purchase: purchase, to: address, on: connection)
             try AuditLog.record(
                 actor, action: "code.resend", target: purchase.id,

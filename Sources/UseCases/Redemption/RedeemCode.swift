@@ -9,7 +9,9 @@ import Storage
 ///   writer, which re-reads everything and sends it down the full path if it is no longer one;
 /// - a reader answers unknown codes (typos, guessing: they never wait on, or hold, the single
 ///   writer) and spots repeats, which the writer finishes with two reads and two writes;
-/// - everything else runs `RedemptionService.redeem` in one write transaction.
+/// - everything else runs the full redemption (`RedeemCode+Redeem.swift`) in one write transaction.
+/// This type owns the operation and its transactions; Domain gives it the model, the rules
+/// (`RedemptionPolicy`, `OtherUserPolicy.decide`, `AppUserProof`) and the repositories.
 public struct RedeemCode: Sendable {
     /// What the app sent.
     public struct Request: Sendable {
@@ -60,18 +62,26 @@ public struct RedeemCode: Sendable {
     }
 
     let database: Database
-    let redemption: RedemptionService
+    let policy: RedemptionPolicy
+    let vault: CodeVault
+    /// For the accounts a redemption creates.
+    let secrets: DomainSecrets
+    /// Where redemptions, switches, transfers, new accounts and new codes are reported.
+    let events: EventQueue
     let recentRepeats: RecentRepeats
     let catalog: EntitlementCatalog
     let codeMail: CodeMail
     let logger: Logger
 
     public init(
-        database: Database, redemption: RedemptionService, recentRepeats: RecentRepeats, catalog: EntitlementCatalog,
-        codeMail: CodeMail, logger: Logger
+        database: Database, policy: RedemptionPolicy, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled,
+        recentRepeats: RecentRepeats, catalog: EntitlementCatalog, codeMail: CodeMail, logger: Logger
     ) {
         self.database = database
-        self.redemption = redemption
+        self.policy = policy
+        self.vault = vault
+        self.secrets = secrets
+        self.events = events
         self.recentRepeats = recentRepeats
         self.catalog = catalog
         self.codeMail = codeMail
@@ -82,22 +92,21 @@ public struct RedeemCode: Sendable {
     public func redeem(_ request: Request, now: Date) async throws -> Result {
         let sentCode = String(request.code.prefix(64))
         // Normalized and hashed here, once, for every lookup below.
-        let key = try CodeKey(normalizing: request.code, vault: redemption.vault)
+        let key = try CodeKey(normalizing: request.code, vault: vault)
         if request.bearer == nil, let key, let codeID = recentRepeats.codeID(codeHash: key.hash, appUserID: request.appUserID) {
-            let plan = RedemptionService.RepeatPlan(code: key.code, codeID: codeID, appUserID: request.appUserID, secret: request.secret)
+            let plan = RepeatPlan(code: key.code, codeID: codeID, appUserID: request.appUserID, secret: request.secret)
             if let redeemed = try await finishRepeat(plan, deviceID: request.deviceID, now: now) {
                 return success(redeemed, sentCode: sentCode, now: now)
             }
             recentRepeats.forget(codeHash: key.hash, appUserID: request.appUserID)
         }
 
-        enum Look: Sendable { case unknown, repeatable(RedemptionService.RepeatPlan), other }
-        let redemption = self.redemption
+        enum Look: Sendable { case unknown, repeatable(RepeatPlan), other }
         let look = try await database.read { connection -> Look in
             let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
             guard let key, let record = try CodeRepository.find(key: key, on: connection), record.status != .revoked
             else { return .unknown }
-            if let plan = try redemption.planRepeat(
+            if let plan = try Self.planRepeat(
                 code: key.code, record: record, appUserID: request.appUserID, secret: request.secret, bearerAccountID: accountID,
                 on: connection) {
                 return .repeatable(plan)
@@ -123,29 +132,25 @@ public struct RedeemCode: Sendable {
     }
 
     /// A repeat finished in the writer's transaction; nil when it was no longer one.
-    private func finishRepeat(_ plan: RedemptionService.RepeatPlan, deviceID: String?, now: Date) async throws -> RedeemOutcome.Redeemed? {
-        let redemption = self.redemption
+    private func finishRepeat(_ plan: RepeatPlan, deviceID: String?, now: Date) async throws -> RedeemOutcome.Redeemed? {
         let session = try SessionRepository.draft(at: now)
-        let outcome = try await database.write(isolation: .readCommitted) { connection in
-            try redemption.finishRepeat(plan, deviceID: deviceID, session: session, on: connection, now: now)
+        return try await database.write(isolation: .readCommitted) { [self] connection in
+            try finishRepeat(plan, deviceID: deviceID, session: session, on: connection, now: now)
         }
-        guard case .redeemed(let redeemed)? = outcome else { return nil }
-        return redeemed
     }
 
     /// Any redemption, in one write transaction.
     private func redeemFully(_ request: Request, key: CodeKey, sentCode: String, now: Date) async throws -> Result {
-        let redemption = self.redemption
         let codeMail = self.codeMail
         let logger = self.logger
         let session = try SessionRepository.draft(at: now)
-        // READ COMMITTED on PostgreSQL: RedemptionService takes the locks that order redemptions.
-        let answer = try await database.write(isolation: .readCommitted) { connection -> Answer in
+        // READ COMMITTED on PostgreSQL: `redemption(of:...)` takes the locks that order redemptions.
+        let answer = try await database.write(isolation: .readCommitted) { [self] connection -> Answer in
             let accountID = try BearerSession.account(for: request.bearer, on: connection, now: now)
             let outcome: RedeemOutcome
             do {
-                outcome = try redemption.redeem(
-                    key, appUserID: request.appUserID, secret: request.secret, deviceID: request.deviceID, bearerAccountID: accountID,
+                outcome = try redemption(
+                    of: key, appUserID: request.appUserID, secret: request.secret, deviceID: request.deviceID, bearerAccountID: accountID,
                     session: session, on: connection, now: now)
             } catch let error as DomainError {
                 logger.error("redeem_failed", [("error", .string(error.description))])

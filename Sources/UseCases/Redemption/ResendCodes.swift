@@ -8,12 +8,12 @@ import Storage
 /// account enumeration.
 public struct ResendCodes: Sendable {
     let database: Database
-    let redemption: RedemptionService
+    let resend: CodeResend
     let codeMail: CodeMail
 
-    public init(database: Database, redemption: RedemptionService, codeMail: CodeMail) {
+    public init(database: Database, resend: CodeResend, codeMail: CodeMail) {
         self.database = database
-        self.redemption = redemption
+        self.resend = resend
         self.codeMail = codeMail
     }
 
@@ -21,12 +21,12 @@ public struct ResendCodes: Sendable {
     /// - Throws: `StorageError`.
     @discardableResult
     public func resend(to email: String, now: Date) async throws -> Int {
-        let redemption = self.redemption
+        let resend = self.resend
         let codeMail = self.codeMail
         let sent = try await database.write { connection in
             var sent = 0
             for purchase in try PurchaseRepository.forEmail(email, platform: .stripe, on: connection) where purchase.isEntitled(at: now) {
-                guard let issued = try redemption.resendIfAllowed(purchase: purchase, email: email, on: connection, now: now) else {
+                guard let issued = try resend.resendIfAllowed(purchase: purchase, email: email, on: connection, now: now) else {
                     continue
                 }
                 try codeMail.queueResent(issued, purchase: purchase, to: email, on: connection)

@@ -25,13 +25,21 @@ struct WebhookEvents: Sendable {
     /// READ COMMITTED: the event id's insert waits for a concurrent one of the same id, and the
     /// effects lock the purchase they change (`PurchaseRepository.apply`; docs/POSTGRES-CONCURRENCY.md).
     func record(_ id: String, type: String, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Bool {
+        try await once(id, type: type, now: now, effects) != nil
+    }
+
+    /// Records `id` and runs `effects` in one transaction, as `record`, returning what `effects`
+    /// returned; nil (nothing run) for a duplicate. When `effects` throws, nothing is kept: neither
+    /// the effect nor the id.
+    func once<Effect: Sendable>(
+        _ id: String, type: String, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Effect
+    ) async throws -> Effect? {
         let source = self.source
-        return try await database.write(isolation: .readCommitted) { connection in
+        return try await database.write(isolation: .readCommitted) { connection -> Effect? in
             guard try WebhookEventLog.record(source: source, eventID: id, type: String(type.prefix(100)), on: connection, now: now) else {
-                return false
+                return nil
             }
-            try effects(connection)
-            return true
+            return try effects(connection)
         }
     }
 }

@@ -22,7 +22,7 @@ struct ConsoleBench {
             database: bench.database, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction, secrets: bench.secrets), mail: bench.mail,
             secrets: bench.secrets, events: .disabled)
     }
-    var operatorActions: OperatorActions { OperatorActions(database: bench.database, redemption: bench.redemption, codeMail: bench.codeMail) }
+    var operatorActions: OperatorActions { OperatorActions(database: bench.database, resend: bench.resend, codeMail: bench.codeMail) }
 
     static let cli = AuditActor(name: "cli:test", role: .admin)
     static let password = "correct horse battery"

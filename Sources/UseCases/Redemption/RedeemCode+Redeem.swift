@@ -1,46 +1,22 @@
 import Crypto
+import Domain
 import Foundation
 import Storage
 
-/// Redeems codes (API.md "Redemption"): links the purchase to the redeeming account,
-/// applies the other-user policy, keeps devices within the limit, re-issues expired codes,
-/// and answers the same way to a retry. Everything happens in the caller's write
-/// transaction, so a crash leaves either all of it or none; it orders itself with row and key
-/// locks, so that transaction may be READ COMMITTED.
-public struct RedemptionService: Sendable {
-    public let policy: RedemptionPolicy
-    public let vault: CodeVault
-    public let secrets: DomainSecrets
-    /// Where redemptions, switches, transfers, new accounts and new codes are reported.
-    public let events: EventQueue
-
-    public init(policy: RedemptionPolicy, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled) {
-        self.policy = policy
-        self.vault = vault
-        self.secrets = secrets
-        self.events = events
-    }
-
-    /// Redeems `codeText` for `appUserID` (or the signed-in `bearerAccountID`) on `deviceID`.
-    /// - Throws: `StorageError`, `DomainError` (broken data), `CryptoError` (random source).
-    public func redeem(
-        codeText: String, appUserID: String, secret: InstallSecret? = nil, deviceID: String?, bearerAccountID: String?,
-        on connection: Connection, now: Date
-    ) throws -> RedeemOutcome {
-        guard let key = try CodeKey(normalizing: codeText, vault: vault) else { return .invalidCode }
-        return try redeem(
-            key, appUserID: appUserID, secret: secret, deviceID: deviceID, bearerAccountID: bearerAccountID,
-            session: SessionRepository.draft(at: now), on: connection, now: now)
-    }
-
-    /// Redeems the code of `key` (normalized and hashed by the caller, once). Who gets a session is
+/// The full redemption (API.md "Redemption"), in the writer's transaction: links the purchase to
+/// the redeeming account, applies the other-user policy, keeps devices within the limit,
+/// re-issues expired codes, and answers the same way to a retry.
+extension RedeemCode {
+    /// Redeems the code of `key` (normalized and hashed by the caller, once) in the caller's write
+    /// transaction, so a crash leaves either all of it or none; it orders itself with row and key
+    /// locks, so that transaction may be READ COMMITTED. Who gets a session is
     /// API.md's "Who may act for an account": a caller that proved the redeeming app user (a bound
     /// secret, a new app user binding its secret, a bearer), or the code itself for the account its
     /// purchase formed (`AccountFormation`). A secret that does not match links nothing.
     /// - Parameter session: credentials drafted before the transaction (see `SessionRepository.draft`).
     /// - Throws: `StorageError`, `DomainError` (broken data), `CryptoError` (random source).
-    public func redeem(
-        _ key: CodeKey, appUserID: String, secret: InstallSecret? = nil, deviceID: String?, bearerAccountID: String?,
+    func redemption(
+        of key: CodeKey, appUserID: String, secret: InstallSecret? = nil, deviceID: String?, bearerAccountID: String?,
         session: SessionRepository.Draft, on connection: Connection, now: Date
     ) throws -> RedeemOutcome {
         // On PostgreSQL this runs at READ COMMITTED (docs/POSTGRES-CONCURRENCY.md): one app user's
@@ -171,38 +147,9 @@ public struct RedemptionService: Sendable {
         guard let email = purchase.purchaserEmail else {
             return RedeemOutcome.ExpiredCode(email: nil, resent: nil, purchase: purchase)
         }
-        let resent = try resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
+        let resend = CodeResend(policy: policy, vault: vault, events: events)
+        let resent = try resend.resendIfAllowed(purchase: purchase, email: email, on: connection, now: now)
         return RedeemOutcome.ExpiredCode(email: email, resent: resent, purchase: purchase)
-    }
-
-    /// A fresh code for `purchase` when neither it nor `email` got one within the resend
-    /// interval; nil when throttled. The caller emails the code in the same transaction.
-    public func resendIfAllowed(purchase: Purchase, email: String, on connection: Connection, now: Date) throws -> CodeRepository.Issued? {
-        let interval = policy.resendInterval
-        let keys = Self.throttleKeys(purchase: purchase, email: email)
-        guard try ResendThrottle.claim(keys.purchase, interval: interval, on: connection, now: now) else { return nil }
-        guard try ResendThrottle.claim(keys.email, interval: interval, on: connection, now: now) else { return nil }
-        return try issue(purchase: purchase, on: connection, now: now)
-    }
-
-    /// A fresh code for `purchase` now, whatever the throttle says (an operator's resend);
-    /// the send is recorded so automatic resends wait their interval after it.
-    public func resendNow(purchase: Purchase, email: String, on connection: Connection, now: Date) throws -> CodeRepository.Issued {
-        let keys = Self.throttleKeys(purchase: purchase, email: email)
-        try ResendThrottle.mark(keys.purchase, on: connection, now: now)
-        try ResendThrottle.mark(keys.email, on: connection, now: now)
-        return try issue(purchase: purchase, on: connection, now: now)
-    }
-
-    /// A fresh code (replacing the live one), reported as `code.issued`.
-    private func issue(purchase: Purchase, on connection: Connection, now: Date) throws -> CodeRepository.Issued {
-        let issued = try CodeRepository.issue(purchaseID: purchase.id, ttl: policy.codeTTL, vault: vault, on: connection, now: now)
-        try events.codeIssued(issued.record, purchase: purchase, on: connection, now: now)
-        return issued
-    }
-
-    static func throttleKeys(purchase: Purchase, email: String) -> (purchase: String, email: String) {
-        ("purchase:\(purchase.id)", "email:\(email.lowercased()):\(purchase.id)")
     }
 
     private func redeemingAccount(

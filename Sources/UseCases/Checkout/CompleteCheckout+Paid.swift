@@ -1,24 +1,29 @@
+import Domain
 import Foundation
 import Storage
 
-/// Turns a paid checkout into a purchase, a link to the app user who started it, and
-/// exactly one redemption code — whether the webhook or the browser gets here first, or both
-/// at once (the single writer serializes them; the second finds the code the first issued).
-public struct CheckoutCompletion: Sendable {
+/// A paid checkout turned into a purchase, a link to the app user who started it, and exactly
+/// one redemption code — whether the webhook or the browser gets here first, or both at once
+/// (the single writer serializes them; the second finds the code the first issued). Runs in the
+/// caller's write transaction (`write`).
+extension CompleteCheckout {
     /// What the payment provider says about a paid checkout session.
-    public struct PaidCheckout: Sendable {
-        public var sessionID: String
+    struct PaidCheckout: Sendable {
+        var sessionID: String
         /// The purchase state (subscription or one-time payment).
-        public var snapshot: PurchaseSnapshot
+        var snapshot: PurchaseSnapshot
         /// Other ids Stripe uses for the same purchase (payment intent, subscription).
-        public var aliases: [String]
-        public var email: String?
+        var aliases: [String]
+        var email: String?
         /// `client_reference_id`.
-        public var clientReferenceID: String?
+        var clientReferenceID: String?
         /// The session's metadata (the checkout context, when we did not record the start).
-        public var metadata: [String: String]
+        var metadata: [String: String]
 
-        public init(sessionID: String, snapshot: PurchaseSnapshot, aliases: [String], email: String?, clientReferenceID: String?, metadata: [String: String]) {
+        init(
+            sessionID: String, snapshot: PurchaseSnapshot, aliases: [String], email: String?, clientReferenceID: String?,
+            metadata: [String: String]
+        ) {
             self.sessionID = sessionID
             self.snapshot = snapshot
             self.aliases = aliases
@@ -48,27 +53,10 @@ public struct CheckoutCompletion: Sendable {
         }
     }
 
-    public let codeTTL: TimeInterval
-    public let vault: CodeVault
-    public let secrets: DomainSecrets
-    /// Where the new purchase, account and code are reported.
-    public let events: EventQueue
-
-    /// When the buyer of an unredeemed purchase is reminded (`redemption.reminders`).
-    public let reminders: ReminderSchedule
-
-    public init(
-        codeTTL: TimeInterval, vault: CodeVault, secrets: DomainSecrets, events: EventQueue = .disabled, reminders: ReminderSchedule = .off
-    ) {
-        self.reminders = reminders
-        self.codeTTL = codeTTL
-        self.vault = vault
-        self.secrets = secrets
-        self.events = events
-    }
-
-    /// Applies a paid checkout. Idempotent: a repeat returns the same purchase and code.
-    public func complete(_ paid: PaidCheckout, on connection: Connection, now: Date) throws -> Completed {
+    /// Applies a paid checkout (`checkout`: its row, read once by the caller in this transaction, nil
+    /// when this deployment did not record its start). Idempotent: a repeat returns the same
+    /// purchase and code.
+    func completePaid(_ paid: PaidCheckout, checkout: CheckoutRecord?, on connection: Connection, now: Date) throws -> Completed {
         var snapshot = paid.snapshot
         snapshot.purchaserEmail = snapshot.purchaserEmail ?? paid.email
         snapshot.source = snapshot.source ?? .checkout
@@ -81,7 +69,6 @@ public struct CheckoutCompletion: Sendable {
         for alias in [paid.sessionID] + paid.aliases where alias != snapshot.externalID {
             try PurchaseRepository.addAlias(platform: snapshot.platform, alias: alias, purchaseID: purchaseID, on: connection)
         }
-        let checkout = try CheckoutRepository.find(sessionID: paid.sessionID, on: connection)
         let appUserID = checkout?.appUserID ?? paid.clientReferenceID
         let attribution = checkout?.context ?? Self.json(paid.metadata)
         try PurchaseRepository.setOrigin(
@@ -111,7 +98,7 @@ public struct CheckoutCompletion: Sendable {
         }
         return Completed(
             purchase: try PurchaseRepository.require(id: purchaseID, on: connection),
-            checkout: try CheckoutRepository.find(sessionID: paid.sessionID, on: connection),
+            checkout: checkout?.completed(purchaseID: purchaseID),
             issued: issued, code: code, linkedAccount: linkedAccount)
     }
 

@@ -1,4 +1,5 @@
 import Crypto
+import Domain
 import Foundation
 import Storage
 
@@ -7,24 +8,19 @@ import Storage
 /// memory of a recent repeat, `RecentRepeats`) decides that a request is one; the single
 /// writer then reads the code, purchase and account afresh with two queries and writes two
 /// rows, instead of redoing every lookup of a first redemption while every other write waits.
-extension RedemptionService {
+extension RedeemCode {
     /// A redemption expected to repeat an earlier one: which code row, for whom. It carries
     /// no data to answer with; `finishRepeat` reads that in the writer's transaction.
-    public struct RepeatPlan: Sendable {
+    struct RepeatPlan: Sendable {
         let code: RedemptionCode
         /// The code's row.
-        public let codeID: String
+        let codeID: String
         let appUserID: String
         /// The install secret this call carries (checked again in the writer's transaction).
         let secret: InstallSecret?
         let bearerAccountID: String?
 
-        /// A plan for an app user without a bearer token, from a remembered repeat.
-        public init(code: RedemptionCode, codeID: String, appUserID: String, secret: InstallSecret? = nil) {
-            self.init(code: code, codeID: codeID, appUserID: appUserID, secret: secret, bearerAccountID: nil)
-        }
-
-        init(code: RedemptionCode, codeID: String, appUserID: String, secret: InstallSecret?, bearerAccountID: String?) {
+        init(code: RedemptionCode, codeID: String, appUserID: String, secret: InstallSecret?, bearerAccountID: String? = nil) {
             self.code = code
             self.codeID = codeID
             self.appUserID = appUserID
@@ -36,66 +32,55 @@ extension RedemptionService {
     /// A plan when `code` (found as `record`) was already redeemed into the account this app
     /// user (or bearer) uses now; nil for anything else (first redemptions, other users,
     /// expired codes...). Read-only: call it on a reader.
-    public func planRepeat(
+    static func planRepeat(
         code: RedemptionCode, record: RedemptionCodeRecord, appUserID: String, secret: InstallSecret? = nil, bearerAccountID: String?,
         on connection: Connection
     ) throws -> RepeatPlan? {
-        guard record.status == .redeemed,
-            let holder = try connection.queryOne("SELECT account_id FROM purchases WHERE id = ?", [record.purchaseID])?
-                .optionalString("account_id")
+        guard record.status == .redeemed, let holder = try RepeatStateRepository.holder(purchaseID: record.purchaseID, on: connection)
         else { return nil }
         let redeemer = try bearerAccountID ?? AccountRepository.find(appUserID: appUserID, on: connection)?.id
-        guard Self.isRepeat(status: record.status, holder: holder, redeemer: redeemer) else { return nil }
+        guard isRepeat(status: record.status, holder: holder, redeemer: redeemer) else { return nil }
         return RepeatPlan(code: code, codeID: record.id, appUserID: appUserID, secret: secret, bearerAccountID: bearerAccountID)
     }
 
     /// A repeat: the code was redeemed and its purchase is held by the account the redeemer
     /// (the bearer's account, else the app user's current one) uses now.
-    static func isRepeat(status: RedemptionCodeRecord.Status, holder: String?, redeemer: String?) -> Bool {
+    static func isRepeat(status: RedemptionCodeRecord.Status?, holder: String?, redeemer: String?) -> Bool {
         status == .redeemed && holder != nil && holder == redeemer
     }
-
-    /// The code's status, its purchase, and the app user's current and home accounts.
-    private static let repeatStateQuery = """
-        SELECT c.status AS code_status, u.account_id AS app_user_account, u.home_account_id AS home_account,
-            \(Purchase.columns(qualifiedBy: "p"))
-        FROM redemption_codes c JOIN purchases p ON p.id = c.purchase_id LEFT JOIN app_users u ON u.app_user_id = ?
-        WHERE c.id = ?
-        """
 
     /// Finishes a repeat in the writer's transaction from what the database says now, or
     /// returns nil when it is no longer a repeat (the code was revoked or replaced, the
     /// purchase moved, the app user switched accounts, the secret does not match): then run
-    /// `redeem`. The session goes out only while the rules still give one: the caller proved the
-    /// app user, or the account is still formed by the code's purchase.
+    /// `redemption(of:...)`. The session goes out only while the rules still give one: the caller
+    /// proved the app user, or the account is still formed by the code's purchase.
     /// - Parameter session: credentials drafted before the transaction (see `SessionRepository.draft`).
-    public func finishRepeat(
+    func finishRepeat(
         _ plan: RepeatPlan, deviceID: String?, session: SessionRepository.Draft, on connection: Connection, now: Date
-    ) throws -> RedeemOutcome? {
-        guard let row = try connection.queryOne(Self.repeatStateQuery, [plan.appUserID, plan.codeID]) else { return nil }
-        let purchase = try Purchase(row: row)
-        guard let status = RedemptionCodeRecord.Status(rawValue: try row.string("code_status")),
-            let holder = purchase.accountID,
-            try Self.isRepeat(status: status, holder: holder, redeemer: plan.bearerAccountID ?? row.optionalString("app_user_account")),
+    ) throws -> RedeemOutcome.Redeemed? {
+        guard let state = try RepeatStateRepository.state(codeID: plan.codeID, appUserID: plan.appUserID, on: connection) else { return nil }
+        let purchase = state.purchase
+        guard let holder = purchase.accountID,
+            Self.isRepeat(status: state.codeStatus, holder: holder, redeemer: plan.bearerAccountID ?? state.appUserAccountID),
             let account = try AccountRepository.find(id: holder, on: connection)
         else { return nil }
         // The app user's row came with the state query: only its secrets are read here.
         let proof: AppUserProof = plan.bearerAccountID != nil
             ? .proven
             : AppUserProof.judge(
-                exists: try row.optionalString("app_user_account") != nil,
+                exists: state.appUserAccountID != nil,
                 bound: try AppUserSecretRepository.hashes(appUserID: plan.appUserID, on: connection), presented: plan.secret,
                 bearerHoldsIt: false)
         guard proof == .proven || proof == .unproven else { return nil }
         // A bearer of the app user's account binds this install's secret (at most `max_devices`).
-        if let bearer = plan.bearerAccountID, let secret = plan.secret, try row.optionalString("app_user_account") == bearer {
+        if let bearer = plan.bearerAccountID, let secret = plan.secret, state.appUserAccountID == bearer {
             _ = try AppUserSecretRepository.bindWithBearer(
                 secret, appUserID: plan.appUserID, deviceID: deviceID, maxDevices: policy.maxDevices, on: connection, now: now)
         }
         let proves = try proof == .proven || AccountFormation.isFormed(accountID: holder, by: purchase, on: connection)
-        let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: try row.optionalString("home_account"), redeemer: holder)
-        return .redeemed(try redeemed(
+        let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: state.homeAccountID, redeemer: holder)
+        return try redeemed(
             plan.code, purchase: purchase, holder: account, ownAccountID: ownAccountID, appUserID: plan.appUserID, deviceID: deviceID,
-            session: proves ? session : nil, on: connection, now: now))
+            session: proves ? session : nil, on: connection, now: now)
     }
 }

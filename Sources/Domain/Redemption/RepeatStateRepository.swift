@@ -1,0 +1,38 @@
+import Foundation
+import Storage
+
+/// What a repeat redemption is judged on, each in one query: who holds a code's purchase (on a
+/// reader), and, in the writer's transaction, the code's status, its purchase and the app
+/// user's current and home accounts.
+public enum RepeatStateRepository {
+    /// The state a repeat is finished from.
+    public struct State: Sendable {
+        /// Nil when the stored status is none this version knows.
+        public let codeStatus: RedemptionCodeRecord.Status?
+        public let purchase: Purchase
+        /// The account the app user uses now; nil when it has no row.
+        public let appUserAccountID: String?
+        /// The app user's home account, if any.
+        public let homeAccountID: String?
+    }
+
+    /// The account holding `purchaseID`; nil when none does (or no such purchase).
+    public static func holder(purchaseID: String, on connection: Connection) throws -> String? {
+        try connection.queryOne("SELECT account_id FROM purchases WHERE id = ?", [purchaseID])?.optionalString("account_id")
+    }
+
+    private static let stateQuery = """
+        SELECT c.status AS code_status, u.account_id AS app_user_account, u.home_account_id AS home_account,
+            \(Purchase.columns(qualifiedBy: "p"))
+        FROM redemption_codes c JOIN purchases p ON p.id = c.purchase_id LEFT JOIN app_users u ON u.app_user_id = ?
+        WHERE c.id = ?
+        """
+
+    /// The state of code `codeID` for `appUserID`; nil when the code has no row.
+    public static func state(codeID: String, appUserID: String, on connection: Connection) throws -> State? {
+        guard let row = try connection.queryOne(stateQuery, [appUserID, codeID]) else { return nil }
+        return State(
+            codeStatus: RedemptionCodeRecord.Status(rawValue: try row.string("code_status")), purchase: try Purchase(row: row),
+            appUserAccountID: try row.optionalString("app_user_account"), homeAccountID: try row.optionalString("home_account"))
+    }
+}
