@@ -93,7 +93,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
-        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App", "Web", "Configuration"], path: "scripts/bench-seed", swiftSettings: strict),
+        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App", "Web", "Configuration", "UseCases"], path: "scripts/bench-seed", swiftSettings: strict),
         // Redeems through the service in process under a virtual clock: does retention keep the
         // database flat? (scripts/bench --flat; not shipped)
         .executableTarget(

@@ -1,4 +1,5 @@
 import Storage
+import UseCases
 
 /// Which release added which migrations, and which earlier release may keep serving beside the
 /// schema of each (docs/OPERATING.md "Upgrading"). A release's migrations are those after the previous

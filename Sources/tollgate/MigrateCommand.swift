@@ -1,5 +1,6 @@
-import Storage
 import App
+import Storage
+import UseCases
 
 /// `tollgate migrate`: applies pending migrations and says which.
 enum MigrateCommand {

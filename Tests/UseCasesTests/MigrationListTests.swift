@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Storage
 import Testing
+import UseCases
 
 /// The service's migration list is what every database has applied: moving where it is assembled,
 /// or adding migrations, never changes the ones shipped. The shipped ones (up to `lastShipped`)
@@ -27,10 +28,10 @@ struct MigrationListTests {
 
     @Test("The shipped migrations keep their ids, order and SQL")
     func shippedListUnchanged() throws {
-        let shipped = Services.migrations.filter { String($0.id.prefix(4)) <= Self.lastShipped }
+        let shipped = TollgateMigrations.all.filter { String($0.id.prefix(4)) <= Self.lastShipped }
         let ids = shipped.map(\.id)
         #expect(ids == Self.shippedIDs)
-        #expect(Services.migrations.prefix(ids.count).map(\.id) == ids, "a new migration sorts after every shipped one")
+        #expect(TollgateMigrations.all.prefix(ids.count).map(\.id) == ids, "a new migration sorts after every shipped one")
         let path = NSTemporaryDirectory() + "tollgate-migrations-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: path) }
         let database = try SQLiteDatabase(path: path + "/list.sqlite")

@@ -7,6 +7,7 @@ import Foundation
 import Storage
 import App
 import Configuration
+import UseCases
 import Web
 
 let arguments = CommandLine.arguments
