@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         // Against real loopback and Unix-domain listeners.
         .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Logging", "TestSupport"], swiftSettings: strict),
         // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Storage", "Domain", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "JSON", "TestSupport"], swiftSettings: strict),
