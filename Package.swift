@@ -10,7 +10,7 @@ let package = Package(
     products: [
         .executable(name: "tollgate", targets: ["tollgate"]),
         // The app's Swift library (Foundation only; builds for iOS and Linux).
-        .library(name: "TollgateClient", targets: ["TollgateClient"]),
+        .library(name: "TollgateClient", targets: ["TollgateClient"])
     ],
     targets: [
         // System C libraries (Debian: libsqlite3-dev, libssl-dev).
@@ -56,7 +56,9 @@ let package = Package(
 
         // Demo mode's Stripe: the part of Stripe's API Tollgate calls, its hosted checkout page's
         // actions and its signed webhooks, reached through the real Stripe client (in memory).
-        .target(name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "JSON", "Templating", "Integrations", "Logging"], swiftSettings: strict),
+        .target(
+            name: "StripeSimulator", dependencies: ["HTTPCore", "HTTPRouting", "Crypto", "JSON", "Templating", "Integrations", "Logging"],
+            swiftSettings: strict),
 
         // Use cases: one named type per thing Tollgate does (redeem a code, complete a checkout,
         // claim a store purchase...), each given only what it uses. Each is the one owner of its
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "HTTPCore", "HTTPRouting", "JSON", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases",
+                "HTTPCore", "HTTPRouting", "JSON", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases"
             ],
             swiftSettings: strict
         ),
@@ -79,7 +81,7 @@ let package = Package(
             name: "App",
             dependencies: [
                 "Web", "UseCases", "Domain", "Storage", "Mail", "Integrations", "Configuration", "Templating", "HTTPCore", "HTTPRouting", "Logging",
-                "Lifecycle", "StripeSimulator", "Crypto",
+                "Lifecycle", "StripeSimulator", "Crypto"
             ],
             swiftSettings: strict),
 
@@ -89,11 +91,15 @@ let package = Package(
         // Executables.
         .executableTarget(
             name: "tollgate",
-            dependencies: ["App", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Templating", "Logging", "CLinux", "StripeSimulator"],
+            dependencies: [
+                "App", "UseCases", "Domain", "Storage", "Integrations", "Configuration", "Templating", "Logging", "CLinux", "StripeSimulator"
+            ],
             swiftSettings: strict),
         .executableTarget(name: "CryptoBenchmark", dependencies: ["Crypto"], swiftSettings: strict),
         // Seeds purchases and codes for scripts/bench (not shipped).
-        .executableTarget(name: "BenchSeed", dependencies: ["Domain", "Storage", "App", "Web", "Configuration", "UseCases"], path: "scripts/bench-seed", swiftSettings: strict),
+        .executableTarget(
+            name: "BenchSeed", dependencies: ["Domain", "Storage", "App", "Web", "Configuration", "UseCases"], path: "scripts/bench-seed",
+            swiftSettings: strict),
         // Redeems through the service in process under a virtual clock: does retention keep the
         // database flat? (scripts/bench --flat; not shipped)
         .executableTarget(
@@ -109,8 +115,10 @@ let package = Package(
         // Tests.
         // Fakes shared by test targets: a real HTTP server on loopback for fake store APIs.
         .target(
-            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "JSON", "Logging", "Crypto", "Storage", "Postgres", "StripeSimulator"], path: "Tests/Support/TestSupport",
-            exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md", "FakeAppleExternalPurchase/README.md"], swiftSettings: strict),
+            name: "TestSupport", dependencies: ["HTTPCore", "HTTPRouting", "JSON", "Logging", "Crypto", "Storage", "Postgres", "StripeSimulator"],
+            path: "Tests/Support/TestSupport",
+            exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md", "FakeAppleExternalPurchase/README.md"],
+            swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting", "Logging"], swiftSettings: strict),
@@ -119,7 +127,8 @@ let package = Package(
         .testTarget(name: "SocketsTests", dependencies: ["Sockets", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Logging", "TestSupport"], swiftSettings: strict),
         // Against a real PostgreSQL server (Debian's, from scripts/install-test-tools) the tests start privately.
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "Storage", "Domain", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PostgresTests", dependencies: ["Postgres", "Storage", "Domain", "Crypto", "Logging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "JSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TemplatingTests", dependencies: ["Templating"], swiftSettings: strict),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "TestSupport"], swiftSettings: strict),
@@ -132,13 +141,15 @@ let package = Package(
             name: "IntegrationsTests", dependencies: ["Integrations", "Domain", "Crypto", "JSON", "TestSupport", "HTTPCore", "HTTPRouting"],
             swiftSettings: strict),
         .testTarget(
-            name: "MailTests", dependencies: ["Mail", "Domain", "Storage", "Templating", "Logging", "TestSupport"], exclude: ["Support/smtp_server.py"],
+            name: "MailTests", dependencies: ["Mail", "Domain", "Storage", "Templating", "Logging", "TestSupport"],
+            exclude: ["Support/smtp_server.py"],
             swiftSettings: strict),
         .testTarget(
             name: "WebTests",
             dependencies: [
-                "Web", "App", "UseCases", "Domain", "Mail", "Configuration", "Crypto", "JSON", "Logging", "Templating", "HTTPCore", "HTTPRouting", "Storage",
-                "TestSupport", "StripeSimulator", "Integrations",
+                "Web", "App", "UseCases", "Domain", "Mail", "Configuration", "Crypto", "JSON", "Logging", "Templating", "HTTPCore", "HTTPRouting",
+                "Storage",
+                "TestSupport", "StripeSimulator", "Integrations"
             ],
             swiftSettings: strict),
         .testTarget(
@@ -150,7 +161,9 @@ let package = Package(
         .testTarget(name: "MachineSteadinessTests", dependencies: ["MachineSteadiness"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
-            dependencies: ["tollgate", "StorageCrashWriter", "Storage", "Domain", "App", "Configuration", "Logging", "TestSupport", "StripeSimulator"],
-            swiftSettings: strict),
+            dependencies: [
+                "tollgate", "StorageCrashWriter", "Storage", "Domain", "App", "Configuration", "Logging", "TestSupport", "StripeSimulator"
+            ],
+            swiftSettings: strict)
     ]
 )

@@ -22,6 +22,7 @@ public enum KeyListCheck {
         guard (try? vault.open(legacy.sealed, codeID: legacy.id)) == nil else { return }
         throw StartupError(
             key: "secret_keys",
-            "drops the key of the \(try KeyProbe.codesBeforeKeyIDs(database)) code(s) stored before key ids (none of them opens under a listed key): list the key of that time again and run `tollgate keys rotate`")
+            "drops the key of the \(try KeyProbe.codesBeforeKeyIDs(database)) code(s) stored before key ids (none of them opens under a listed key): list the key of that time again and run `tollgate keys rotate`"
+        )
     }
 }

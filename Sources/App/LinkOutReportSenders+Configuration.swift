@@ -30,10 +30,12 @@ enum LinkOutReportSenders {
         for rule in policy.rules {
             guard let reporting = rule.reporting, senders[reporting] == nil else { continue }
             let keys = reporting == .apple ? "apple.api.issuer_id, key_id and private_key_path" : "google.service_account_path"
-            logger.warning("link_out_reporting_unconfigured", [
-                ("program", .string(rule.program)), ("platform", .string(reporting.rawValue)),
-                ("reason", .string("reports of this programme wait until \(keys) are set")),
-            ])
+            logger.warning(
+                "link_out_reporting_unconfigured",
+                [
+                    ("program", .string(rule.program)), ("platform", .string(reporting.rawValue)),
+                    ("reason", .string("reports of this programme wait until \(keys) are set"))
+                ])
         }
     }
 

@@ -19,8 +19,10 @@ public enum ResourceDirectories {
     ) throws -> TollgateConfig.Paths {
         let executable = executable ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var resolved = paths
-        resolved.templatesDir = try find(paths.templatesDir, key: "paths.templates_dir", marker: "home.html", executable: executable, workingDirectory: workingDirectory)
-        resolved.publicDir = try find(paths.publicDir, key: "paths.public_dir", marker: "style.css", executable: executable, workingDirectory: workingDirectory)
+        resolved.templatesDir = try find(
+            paths.templatesDir, key: "paths.templates_dir", marker: "home.html", executable: executable, workingDirectory: workingDirectory)
+        resolved.publicDir = try find(
+            paths.publicDir, key: "paths.public_dir", marker: "style.css", executable: executable, workingDirectory: workingDirectory)
         return resolved
     }
 
@@ -44,6 +46,8 @@ public enum ResourceDirectories {
             folder.deleteLastPathComponent()
         }
         throw StartupError(
-            key: key, "the directory \"\(path)\" was found neither in the working directory nor beside the executable; looked in \(tried.joined(separator: ", ")). Run tollgate from the package folder, or set \(key) to an absolute path.")
+            key: key,
+            "the directory \"\(path)\" was found neither in the working directory nor beside the executable; looked in \(tried.joined(separator: ", ")). Run tollgate from the package folder, or set \(key) to an absolute path."
+        )
     }
 }

@@ -8,9 +8,11 @@ public enum ServeChecks {
     public static func refusals(_ config: TollgateConfig) -> [StartupError] {
         var refusals: [StartupError] = []
         if !config.isDemo, config.apiKeys.publicKeys.allSatisfy({ $0.isEmpty }) {
-            refusals.append(StartupError(
-                key: "api_keys.public",
-                "required outside demo mode: with no app key the X-Api-Key check of /api/v1/* is off; list at least one public key (e.g. pk_ followed by 24 random characters)"))
+            refusals.append(
+                StartupError(
+                    key: "api_keys.public",
+                    "required outside demo mode: with no app key the X-Api-Key check of /api/v1/* is off; list at least one public key (e.g. pk_ followed by 24 random characters)"
+                ))
         }
         return refusals
     }

@@ -2,7 +2,7 @@ import Configuration
 import Domain
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import HTTPCore
 import HTTPRouting
@@ -88,7 +88,8 @@ public final class TollgateApp: Sendable {
         self.metrics = metrics
         let database = essentials.database
         let operations = Site.Operations(
-            metrics: metrics, checkWritable: { try await database.checkWritable() }, database: {
+            metrics: metrics, checkWritable: { try await database.checkWritable() },
+            database: {
                 DatabaseFigures(errors: database.errorCount, writeLatency: database.writeLatency, walBytes: database.walBytes)
             },
             openConnections: { connectionGauge.read() }, outbox: useCases.outbox, eventStats: workers.events.stats,
@@ -178,7 +179,9 @@ public final class TollgateApp: Sendable {
 
     private func announce() {
         let config = essentials.config
-        logger.info("listening", [("address", .string("\(config.listen.host):\(server.port)")), ("base_url", .string(config.baseURL)), ("demo", .bool(config.isDemo))])
+        logger.info(
+            "listening",
+            [("address", .string("\(config.listen.host):\(server.port)")), ("base_url", .string(config.baseURL)), ("demo", .bool(config.isDemo))])
     }
 
     private func closeDatabase() {

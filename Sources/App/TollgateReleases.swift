@@ -28,7 +28,7 @@ public enum TollgateReleases {
                 + "proven: a purchase linked without proof with no linked_without_proof, an account made "
                 + "from a bare purchase with a generated password and no password_generated, an app user "
                 + "joined through a code with no joined_through_purchase_id. Stop every 0.1.0 instance "
-                + "before the first 0.2.0 one starts"),
+                + "before the first 0.2.0 one starts")
     ]
 
     /// The release this build is (`BuildInfo.version`) and the oldest that may run beside its schema.

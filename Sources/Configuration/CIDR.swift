@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An IPv4 or IPv6 network in CIDR notation (`10.0.0.0/8`, `2001:db8::/32`); a bare address is a
@@ -21,7 +21,8 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
         if parts.count == 2 {
             let digits = parts[1]
             guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let parsed = Int(digits), parsed <= maximum else { return nil }
+                let parsed = Int(digits), parsed <= maximum
+            else { return nil }
             length = parsed
         }
         self.address = CIDR.masked(bytes, prefixLength: length)
@@ -33,7 +34,8 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
     public func contains(_ address: String) -> Bool {
         guard var bytes = CIDR.parseAddress(address) else { return false }
         if bytes.count == 16, self.address.count == 4,
-           bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF
+        {
             bytes = Array(bytes[12..<16])
         }
         guard bytes.count == self.address.count else { return false }

@@ -64,8 +64,12 @@ extension ConfigKey {
 
     static func decodePlan(_ value: JSONValue, path: String) -> Result<TollgateConfig.Plan, KeyProblems> {
         guard let members = value.objectMembers else {
-            return .failure(KeyProblems(problems: [KeyProblem(
-                path: path, message: "expected an object like {\"price_id\": \"price_...\", \"mode\": \"subscription\"}, got \(value.shortDescription)")]))
+            return .failure(
+                KeyProblems(problems: [
+                    KeyProblem(
+                        path: path,
+                        message: "expected an object like {\"price_id\": \"price_...\", \"mode\": \"subscription\"}, got \(value.shortDescription)")
+                ]))
         }
         var problems: [KeyProblem] = []
         let known = ["price_id", "mode"]

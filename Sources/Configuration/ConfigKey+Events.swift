@@ -6,41 +6,53 @@ extension ConfigKey {
     /// "types": ["*"]}]`. The key is not a secret as a whole (the URLs are shown by `config check`);
     /// each `secret` is masked, never echoed in a message, and may be read from `secret_file`.
     static func eventEndpoints(_ path: String, _ keyPath: Path<[TollgateConfig.EventEndpoint]>) -> ConfigKey {
-        ConfigKey(path: path, kind: .eventEndpoints, isSecret: false, isRequired: false, decode: { value, config in
-            guard case .array(let items) = value else {
-                return [KeyProblem(
-                    path: path, message: "expected an array like [{\"url\": \"https://...\", \"secret\": \"whsec_...\"}], got \(value.shortDescription)")]
-            }
-            var problems: [KeyProblem] = []
-            var endpoints: [TollgateConfig.EventEndpoint] = []
-            for (index, item) in items.enumerated() {
-                switch decodeEventEndpoint(item, path: "\(path)[\(index)]") {
-                case .success(let endpoint):
-                    if endpoints.contains(where: { $0.url == endpoint.url }) {
-                        problems.append(KeyProblem(path: "\(path)[\(index)].url", message: "appears twice; list each URL once"))
-                    }
-                    endpoints.append(endpoint)
-                case .failure(let failure): problems += failure.problems
+        ConfigKey(
+            path: path, kind: .eventEndpoints, isSecret: false, isRequired: false,
+            decode: { value, config in
+                guard case .array(let items) = value else {
+                    return [
+                        KeyProblem(
+                            path: path,
+                            message: "expected an array like [{\"url\": \"https://...\", \"secret\": \"whsec_...\"}], got \(value.shortDescription)")
+                    ]
                 }
-            }
-            if problems.isEmpty { config[keyPath: keyPath] = endpoints }
-            return problems
-        }, encode: { config in
-            .array(config[keyPath: keyPath].map { endpoint -> JSONValue in
-                let secret: JSONValue = endpoint.secrets.count == 1 ? .string(endpoint.secret) : .array(endpoint.secrets.map { .string($0) })
-                return ["url": .string(endpoint.url), "secret": secret, "types": .array(endpoint.types.map { .string($0) })]
+                var problems: [KeyProblem] = []
+                var endpoints: [TollgateConfig.EventEndpoint] = []
+                for (index, item) in items.enumerated() {
+                    switch decodeEventEndpoint(item, path: "\(path)[\(index)]") {
+                    case .success(let endpoint):
+                        if endpoints.contains(where: { $0.url == endpoint.url }) {
+                            problems.append(KeyProblem(path: "\(path)[\(index)].url", message: "appears twice; list each URL once"))
+                        }
+                        endpoints.append(endpoint)
+                    case .failure(let failure): problems += failure.problems
+                    }
+                }
+                if problems.isEmpty { config[keyPath: keyPath] = endpoints }
+                return problems
+            },
+            encode: { config in
+                .array(
+                    config[keyPath: keyPath].map { endpoint -> JSONValue in
+                        let secret: JSONValue = endpoint.secrets.count == 1 ? .string(endpoint.secret) : .array(endpoint.secrets.map { .string($0) })
+                        return ["url": .string(endpoint.url), "secret": secret, "types": .array(endpoint.types.map { .string($0) })]
+                    })
+            },
+            maskNested: { value in
+                guard case .array(let items) = value else { return value }
+                return .array(
+                    items.map { item in
+                        guard case .object(let members) = item else { return item }
+                        return .object(
+                            members.map { member in
+                                guard member.key == "secret" else { return member }
+                                if case .array(let secrets) = member.value {
+                                    return (key: member.key, value: .array(secrets.map(TollgateConfig.masked)))
+                                }
+                                return (key: member.key, value: TollgateConfig.masked(member.value))
+                            })
+                    })
             })
-        }, maskNested: { value in
-            guard case .array(let items) = value else { return value }
-            return .array(items.map { item in
-                guard case .object(let members) = item else { return item }
-                return .object(members.map { member in
-                    guard member.key == "secret" else { return member }
-                    if case .array(let secrets) = member.value { return (key: member.key, value: .array(secrets.map(TollgateConfig.masked))) }
-                    return (key: member.key, value: TollgateConfig.masked(member.value))
-                })
-            })
-        })
     }
 
     /// The shortest and longest key Standard Webhooks allows (bytes after base64 decoding).
@@ -48,8 +60,12 @@ extension ConfigKey {
 
     static func decodeEventEndpoint(_ value: JSONValue, path: String) -> Result<TollgateConfig.EventEndpoint, KeyProblems> {
         guard let members = value.objectMembers else {
-            return .failure(KeyProblems(problems: [KeyProblem(
-                path: path, message: "expected an object like {\"url\": \"https://...\", \"secret\": \"whsec_...\"}, got \(value.shortDescription)")]))
+            return .failure(
+                KeyProblems(problems: [
+                    KeyProblem(
+                        path: path,
+                        message: "expected an object like {\"url\": \"https://...\", \"secret\": \"whsec_...\"}, got \(value.shortDescription)")
+                ]))
         }
         var problems: [KeyProblem] = []
         let known = ["url", "secret", "secret_file", "types"]
@@ -102,7 +118,8 @@ extension ConfigKey {
                 problems.append(KeyProblem(path: "\(path).secret_file", message: "expected the path of a file, got \(file.shortDescription)"))
                 break
             }
-            let key = ConfigKey(path: "\(path).secret", kind: .string, isSecret: true, isRequired: false, decode: { _, _ in [] }, encode: { _ in .null })
+            let key = ConfigKey(
+                path: "\(path).secret", kind: .string, isSecret: true, isRequired: false, decode: { _, _ in [] }, encode: { _ in .null })
             switch SecretFileReader.read(filePath, for: key) {
             case .success(.string(let text)):
                 if let message = secretProblem(text) { problems.append(KeyProblem(path: "\(path).secret", message: message)) }
@@ -116,8 +133,10 @@ extension ConfigKey {
             switch decodeStrings(raw, path: "\(path).types", secret: false) {
             case .success(let list):
                 for (index, type) in list.enumerated() where !isEventTypePattern(type) {
-                    problems.append(KeyProblem(
-                        path: "\(path).types[\(index)]", message: "expected \"*\", a family like \"purchase.*\" or a type like \"code.redeemed\"; got \(JSONValue.quoted(type))"))
+                    problems.append(
+                        KeyProblem(
+                            path: "\(path).types[\(index)]",
+                            message: "expected \"*\", a family like \"purchase.*\" or a type like \"code.redeemed\"; got \(JSONValue.quoted(type))"))
                 }
                 if list.isEmpty { problems.append(KeyProblem(path: "\(path).types", message: "must name at least one type (\"*\" for all)")) }
                 types = list

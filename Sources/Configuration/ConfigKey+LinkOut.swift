@@ -6,42 +6,52 @@ extension ConfigKey {
     /// for one platform, and `token_required: false` for a programme that reports (the report
     /// needs the token).
     static func linkOutRules(_ path: String, _ keyPath: Path<[TollgateConfig.LinkOutRule]>) -> ConfigKey {
-        ConfigKey(path: path, kind: .linkOutRules, isSecret: false, isRequired: false, decode: { value, config in
-            guard case .array(let items) = value else {
-                return [KeyProblem(path: path, message: "expected an array like \(example), got \(value.shortDescription)")]
-            }
-            var problems: [KeyProblem] = []
-            var rules: [TollgateConfig.LinkOutRule] = []
-            for (index, item) in items.enumerated() {
-                switch decodeLinkOutRule(item, path: "\(path)[\(index)]") {
-                case .success(let rule):
-                    for (position, storefront) in rule.storefronts.enumerated()
-                    where rules.contains(where: { $0.platform == rule.platform && $0.storefronts.contains(storefront) }) {
-                        problems.append(KeyProblem(
-                            path: "\(path)[\(index)].storefronts[\(position)]",
-                            message: "\(storefront) on \(rule.platform.rawValue) is in an earlier rule too; list each storefront once per platform"))
-                    }
-                    rules.append(rule)
-                case .failure(let failure): problems += failure.problems
+        ConfigKey(
+            path: path, kind: .linkOutRules, isSecret: false, isRequired: false,
+            decode: { value, config in
+                guard case .array(let items) = value else {
+                    return [KeyProblem(path: path, message: "expected an array like \(example), got \(value.shortDescription)")]
                 }
-            }
-            if problems.isEmpty { config[keyPath: keyPath] = rules }
-            return problems
-        }, encode: { config in
-            .array(config[keyPath: keyPath].map { rule -> JSONValue in
-                [
-                    "platform": .string(rule.platform.rawValue), "storefronts": .array(rule.storefronts.map { .string($0) }),
-                    "program": .string(rule.program.rawValue), "token_required": .bool(rule.tokenRequired),
-                ]
+                var problems: [KeyProblem] = []
+                var rules: [TollgateConfig.LinkOutRule] = []
+                for (index, item) in items.enumerated() {
+                    switch decodeLinkOutRule(item, path: "\(path)[\(index)]") {
+                    case .success(let rule):
+                        for (position, storefront) in rule.storefronts.enumerated()
+                        where rules.contains(where: { $0.platform == rule.platform && $0.storefronts.contains(storefront) }) {
+                            problems.append(
+                                KeyProblem(
+                                    path: "\(path)[\(index)].storefronts[\(position)]",
+                                    message:
+                                        "\(storefront) on \(rule.platform.rawValue) is in an earlier rule too; list each storefront once per platform"
+                                ))
+                        }
+                        rules.append(rule)
+                    case .failure(let failure): problems += failure.problems
+                    }
+                }
+                if problems.isEmpty { config[keyPath: keyPath] = rules }
+                return problems
+            },
+            encode: { config in
+                .array(
+                    config[keyPath: keyPath].map { rule -> JSONValue in
+                        [
+                            "platform": .string(rule.platform.rawValue), "storefronts": .array(rule.storefronts.map { .string($0) }),
+                            "program": .string(rule.program.rawValue), "token_required": .bool(rule.tokenRequired)
+                        ]
+                    })
             })
-        })
     }
 
     private static let example = #"[{"platform": "ios", "storefronts": ["USA"], "program": "us_link", "token_required": false}]"#
 
     static func decodeLinkOutRule(_ value: JSONValue, path: String) -> Result<TollgateConfig.LinkOutRule, KeyProblems> {
         guard let members = value.objectMembers else {
-            return .failure(KeyProblems(problems: [KeyProblem(path: path, message: "expected an object like \(example.dropFirst().dropLast()), got \(value.shortDescription)")]))
+            return .failure(
+                KeyProblems(problems: [
+                    KeyProblem(path: path, message: "expected an object like \(example.dropFirst().dropLast()), got \(value.shortDescription)")
+                ]))
         }
         var problems: [KeyProblem] = []
         let known = ["platform", "storefronts", "program", "token_required"]
@@ -62,7 +72,9 @@ extension ConfigKey {
             if let known = LinkOutProgram(rawValue: text) {
                 program = known
                 if let platform, known.platform != platform {
-                    problems.append(KeyProblem(path: "\(path).program", message: "\(text) is a programme of \(known.platform.rawValue), not \(platform.rawValue)"))
+                    problems.append(
+                        KeyProblem(path: "\(path).program", message: "\(text) is a programme of \(known.platform.rawValue), not \(platform.rawValue)")
+                    )
                 }
             } else {
                 problems.append(KeyProblem(path: "\(path).program", message: "unknown programme \(JSONValue.quoted(text)); known: \(programs)"))
@@ -75,9 +87,12 @@ extension ConfigKey {
         case .success(let list):
             if list.isEmpty { problems.append(KeyProblem(path: "\(path).storefronts", message: "must name at least one storefront (\"USA\")")) }
             for (index, code) in list.enumerated() where !isStorefrontCode(code) {
-                problems.append(KeyProblem(
-                    path: "\(path).storefronts[\(index)]",
-                    message: "expected an ISO 3166-1 alpha-3 code in capitals, as StoreKit's Storefront.countryCode (\"USA\", \"DEU\"); got \(JSONValue.quoted(code))"))
+                problems.append(
+                    KeyProblem(
+                        path: "\(path).storefronts[\(index)]",
+                        message:
+                            "expected an ISO 3166-1 alpha-3 code in capitals, as StoreKit's Storefront.countryCode (\"USA\", \"DEU\"); got \(JSONValue.quoted(code))"
+                    ))
             }
             storefronts = list
         case .failure:
@@ -89,8 +104,10 @@ extension ConfigKey {
         case .bool(let flag)?:
             tokenRequired = flag
             if !flag, let program, program.reports {
-                problems.append(KeyProblem(
-                    path: "\(path).token_required", message: "\(program.rawValue) reports each purchase with the app's token; it cannot be false"))
+                problems.append(
+                    KeyProblem(
+                        path: "\(path).token_required", message: "\(program.rawValue) reports each purchase with the app's token; it cannot be false")
+                )
             }
         case let other?:
             problems.append(KeyProblem(path: "\(path).token_required", message: "expected true or false, got \(other.shortDescription)"))

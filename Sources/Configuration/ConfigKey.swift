@@ -81,160 +81,185 @@ extension ConfigKey {
 
     /// A required-or-defaulted string.
     static func string(_ path: String, _ keyPath: Path<String>, secret: Bool = false, required: Bool = false) -> ConfigKey {
-        ConfigKey(path: path, kind: .string, isSecret: secret, isRequired: required, decode: { value, config in
-            switch decodeString(value, path: path, secret: secret) {
-            case .success(let string): config[keyPath: keyPath] = string; return []
-            case .failure(let problem): return [problem]
-            }
-        }, encode: { .string($0[keyPath: keyPath]) })
+        ConfigKey(
+            path: path, kind: .string, isSecret: secret, isRequired: required,
+            decode: { value, config in
+                switch decodeString(value, path: path, secret: secret) {
+                case .success(let string): config[keyPath: keyPath] = string; return []
+                case .failure(let problem): return [problem]
+                }
+            }, encode: { .string($0[keyPath: keyPath]) })
     }
 
     /// A string that may stay unset.
     static func optionalString(_ path: String, _ keyPath: Path<String?>, secret: Bool = false) -> ConfigKey {
-        ConfigKey(path: path, kind: .string, isSecret: secret, isRequired: false, decode: { value, config in
-            switch decodeString(value, path: path, secret: secret) {
-            case .success(let string): config[keyPath: keyPath] = string; return []
-            case .failure(let problem): return [problem]
-            }
-        }, encode: { config in config[keyPath: keyPath].map { .string($0) } ?? .null })
+        ConfigKey(
+            path: path, kind: .string, isSecret: secret, isRequired: false,
+            decode: { value, config in
+                switch decodeString(value, path: path, secret: secret) {
+                case .success(let string): config[keyPath: keyPath] = string; return []
+                case .failure(let problem): return [problem]
+                }
+            }, encode: { config in config[keyPath: keyPath].map { .string($0) } ?? .null })
     }
 
     /// An integer within `range`.
     static func integer(_ path: String, _ keyPath: Path<Int>, minimum: Int, maximum: Int = Int.max) -> ConfigKey {
-        ConfigKey(path: path, kind: .integer(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false,
-                  decode: { value, config in
-            switch decodeInteger(value, path: path, minimum: minimum, maximum: maximum) {
-            case .success(let number): config[keyPath: keyPath] = number; return []
-            case .failure(let problem): return [problem]
-            }
-        }, encode: { .integer(Int64($0[keyPath: keyPath])) })
+        ConfigKey(
+            path: path, kind: .integer(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false,
+            decode: { value, config in
+                switch decodeInteger(value, path: path, minimum: minimum, maximum: maximum) {
+                case .success(let number): config[keyPath: keyPath] = number; return []
+                case .failure(let problem): return [problem]
+                }
+            }, encode: { .integer(Int64($0[keyPath: keyPath])) })
     }
 
     /// An integer within `range` that may stay unset.
     static func optionalInteger(_ path: String, _ keyPath: Path<Int?>, minimum: Int, maximum: Int = Int.max) -> ConfigKey {
-        ConfigKey(path: path, kind: .integer(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false,
-                  decode: { value, config in
-            switch decodeInteger(value, path: path, minimum: minimum, maximum: maximum) {
-            case .success(let number): config[keyPath: keyPath] = number; return []
-            case .failure(let problem): return [problem]
-            }
-        }, encode: { config in config[keyPath: keyPath].map { .integer(Int64($0)) } ?? .null })
+        ConfigKey(
+            path: path, kind: .integer(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false,
+            decode: { value, config in
+                switch decodeInteger(value, path: path, minimum: minimum, maximum: maximum) {
+                case .success(let number): config[keyPath: keyPath] = number; return []
+                case .failure(let problem): return [problem]
+                }
+            }, encode: { config in config[keyPath: keyPath].map { .integer(Int64($0)) } ?? .null })
     }
 
     /// `true` or `false`.
     static func boolean(_ path: String, _ keyPath: Path<Bool>) -> ConfigKey {
-        ConfigKey(path: path, kind: .boolean, isSecret: false, isRequired: false, decode: { value, config in
-            guard case .bool(let flag) = value else {
-                return [KeyProblem(path: path, message: "expected true or false, got \(value.shortDescription)")]
-            }
-            config[keyPath: keyPath] = flag
-            return []
-        }, encode: { .bool($0[keyPath: keyPath]) })
+        ConfigKey(
+            path: path, kind: .boolean, isSecret: false, isRequired: false,
+            decode: { value, config in
+                guard case .bool(let flag) = value else {
+                    return [KeyProblem(path: path, message: "expected true or false, got \(value.shortDescription)")]
+                }
+                config[keyPath: keyPath] = flag
+                return []
+            }, encode: { .bool($0[keyPath: keyPath]) })
     }
 
     /// An array of non-empty strings.
     static func strings(_ path: String, _ keyPath: Path<[String]>, secret: Bool = false) -> ConfigKey {
-        ConfigKey(path: path, kind: .stringList, isSecret: secret, isRequired: false, decode: { value, config in
-            switch decodeStrings(value, path: path, secret: secret) {
-            case .success(let list): config[keyPath: keyPath] = list; return []
-            case .failure(let problems): return problems.problems
-            }
-        }, encode: { .array($0[keyPath: keyPath].map { .string($0) }) })
+        ConfigKey(
+            path: path, kind: .stringList, isSecret: secret, isRequired: false,
+            decode: { value, config in
+                switch decodeStrings(value, path: path, secret: secret) {
+                case .success(let list): config[keyPath: keyPath] = list; return []
+                case .failure(let problems): return problems.problems
+                }
+            }, encode: { .array($0[keyPath: keyPath].map { .string($0) }) })
     }
 
     /// One of the raw values of `E` (matched without regard to case).
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(_ path: String, _ keyPath: Path<E>) -> ConfigKey
     where E.RawValue == String {
         let allowed = E.allCases.map(\.rawValue)
-        return ConfigKey(path: path, kind: .choice(allowed), isSecret: false, isRequired: false, decode: { value, config in
-            switch decodeChoice(value, path: path, allowed: allowed) {
-            case .success(let raw):
-                guard let choice = E(rawValue: raw) else { return [] }
-                config[keyPath: keyPath] = choice
-                return []
-            case .failure(let problem): return [problem]
-            }
-        }, encode: { .string($0[keyPath: keyPath].rawValue) })
+        return ConfigKey(
+            path: path, kind: .choice(allowed), isSecret: false, isRequired: false,
+            decode: { value, config in
+                switch decodeChoice(value, path: path, allowed: allowed) {
+                case .success(let raw):
+                    guard let choice = E(rawValue: raw) else { return [] }
+                    config[keyPath: keyPath] = choice
+                    return []
+                case .failure(let problem): return [problem]
+                }
+            }, encode: { .string($0[keyPath: keyPath].rawValue) })
     }
 
     /// A dynamic-key object whose values are arrays of non-empty strings.
     static func stringListMap(_ path: String, _ keyPath: Path<[String: [String]]>) -> ConfigKey {
-        ConfigKey(path: path, kind: .stringListMap, isSecret: false, isRequired: false, decode: { value, config in
-            guard let members = value.objectMembers else {
-                return [KeyProblem(path: path, message: "expected an object of arrays of strings, got \(value.shortDescription)")]
-            }
-            var problems: [KeyProblem] = []
-            var result: [String: [String]] = [:]
-            for name in members.keys.sorted() {
-                let itemPath = "\(path).\(name)"
-                if name.isEmpty {
-                    problems.append(KeyProblem(path: path, message: "names must not be empty"))
-                    continue
+        ConfigKey(
+            path: path, kind: .stringListMap, isSecret: false, isRequired: false,
+            decode: { value, config in
+                guard let members = value.objectMembers else {
+                    return [KeyProblem(path: path, message: "expected an object of arrays of strings, got \(value.shortDescription)")]
                 }
-                switch decodeStrings(members[name, default: .null], path: itemPath, secret: false) {
-                case .success(let list): result[name] = list
-                case .failure(let failure): problems += failure.problems
+                var problems: [KeyProblem] = []
+                var result: [String: [String]] = [:]
+                for name in members.keys.sorted() {
+                    let itemPath = "\(path).\(name)"
+                    if name.isEmpty {
+                        problems.append(KeyProblem(path: path, message: "names must not be empty"))
+                        continue
+                    }
+                    switch decodeStrings(members[name, default: .null], path: itemPath, secret: false) {
+                    case .success(let list): result[name] = list
+                    case .failure(let failure): problems += failure.problems
+                    }
                 }
-            }
-            if problems.isEmpty { config[keyPath: keyPath] = result }
-            return problems
-        }, encode: { config in
-            .sortedObject(config[keyPath: keyPath].mapValues { .array($0.map { .string($0) }) })
-        })
+                if problems.isEmpty { config[keyPath: keyPath] = result }
+                return problems
+            },
+            encode: { config in
+                .sortedObject(config[keyPath: keyPath].mapValues { .array($0.map { .string($0) }) })
+            })
     }
 
     /// A dynamic-key object whose values are integers within bounds.
     static func integerMap(_ path: String, _ keyPath: Path<[String: Int]>, minimum: Int, maximum: Int) -> ConfigKey {
-        ConfigKey(path: path, kind: .integerMap(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false, decode: { value, config in
-            guard let members = value.objectMembers else {
-                return [KeyProblem(path: path, message: "expected an object of integers, got \(value.shortDescription)")]
-            }
-            var problems: [KeyProblem] = []
-            var result: [String: Int] = [:]
-            for name in members.keys.sorted() {
-                guard !name.isEmpty else {
-                    problems.append(KeyProblem(path: path, message: "names must not be empty"))
-                    continue
+        ConfigKey(
+            path: path, kind: .integerMap(minimum: minimum, maximum: maximum), isSecret: false, isRequired: false,
+            decode: { value, config in
+                guard let members = value.objectMembers else {
+                    return [KeyProblem(path: path, message: "expected an object of integers, got \(value.shortDescription)")]
                 }
-                guard case .integer(let wide) = members[name, default: .null], let number = Int(exactly: wide), (minimum...maximum).contains(number) else {
-                    problems.append(KeyProblem(
-                        path: "\(path).\(name)",
-                        message: "expected an integer \(minimum)–\(maximum), got \(members[name, default: .null].shortDescription)"))
-                    continue
+                var problems: [KeyProblem] = []
+                var result: [String: Int] = [:]
+                for name in members.keys.sorted() {
+                    guard !name.isEmpty else {
+                        problems.append(KeyProblem(path: path, message: "names must not be empty"))
+                        continue
+                    }
+                    guard case .integer(let wide) = members[name, default: .null], let number = Int(exactly: wide),
+                        (minimum...maximum).contains(number)
+                    else {
+                        problems.append(
+                            KeyProblem(
+                                path: "\(path).\(name)",
+                                message: "expected an integer \(minimum)–\(maximum), got \(members[name, default: .null].shortDescription)"))
+                        continue
+                    }
+                    result[name] = number
                 }
-                result[name] = number
-            }
-            if problems.isEmpty { config[keyPath: keyPath] = result }
-            return problems
-        }, encode: { config in
-            .sortedObject(config[keyPath: keyPath].mapValues { .integer(Int64($0)) })
-        })
+                if problems.isEmpty { config[keyPath: keyPath] = result }
+                return problems
+            },
+            encode: { config in
+                .sortedObject(config[keyPath: keyPath].mapValues { .integer(Int64($0)) })
+            })
     }
 
     /// The `plans` object: name → `{"price_id": "...", "mode": "subscription" | "payment"}`.
     static func planMap(_ path: String, _ keyPath: Path<[String: TollgateConfig.Plan]>) -> ConfigKey {
-        ConfigKey(path: path, kind: .planMap, isSecret: false, isRequired: false, decode: { value, config in
-            guard let members = value.objectMembers else {
-                return [KeyProblem(path: path, message: "expected an object of plans, got \(value.shortDescription)")]
-            }
-            var problems: [KeyProblem] = []
-            var result: [String: TollgateConfig.Plan] = [:]
-            for name in members.keys.sorted() {
-                if name.isEmpty {
-                    problems.append(KeyProblem(path: path, message: "plan names must not be empty"))
-                    continue
+        ConfigKey(
+            path: path, kind: .planMap, isSecret: false, isRequired: false,
+            decode: { value, config in
+                guard let members = value.objectMembers else {
+                    return [KeyProblem(path: path, message: "expected an object of plans, got \(value.shortDescription)")]
                 }
-                switch decodePlan(members[name, default: .null], path: "\(path).\(name)") {
-                case .success(let plan): result[name] = plan
-                case .failure(let failure): problems += failure.problems
+                var problems: [KeyProblem] = []
+                var result: [String: TollgateConfig.Plan] = [:]
+                for name in members.keys.sorted() {
+                    if name.isEmpty {
+                        problems.append(KeyProblem(path: path, message: "plan names must not be empty"))
+                        continue
+                    }
+                    switch decodePlan(members[name, default: .null], path: "\(path).\(name)") {
+                    case .success(let plan): result[name] = plan
+                    case .failure(let failure): problems += failure.problems
+                    }
                 }
-            }
-            if problems.isEmpty { config[keyPath: keyPath] = result }
-            return problems
-        }, encode: { config in
-            .sortedObject(config[keyPath: keyPath].mapValues { plan in
-                ["price_id": .string(plan.priceID), "mode": .string(plan.mode.rawValue)]
+                if problems.isEmpty { config[keyPath: keyPath] = result }
+                return problems
+            },
+            encode: { config in
+                .sortedObject(
+                    config[keyPath: keyPath].mapValues { plan in
+                        ["price_id": .string(plan.priceID), "mode": .string(plan.mode.rawValue)]
+                    })
             })
-        })
     }
 }

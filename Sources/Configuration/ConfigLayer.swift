@@ -46,16 +46,19 @@ extension ConfigLayer {
     static func fromFile(_ root: JSONValue, source: ConfigError.Source, problems: inout [ConfigError.Problem]) -> ConfigLayer {
         var layer = ConfigLayer()
         guard let members = root.objectMembers else {
-            problems.append(ConfigError.Problem(
-                keyPath: "", source: source, message: "the file must hold a JSON object, got \(root.shortDescription)"))
+            problems.append(
+                ConfigError.Problem(
+                    keyPath: "", source: source, message: "the file must hold a JSON object, got \(root.shortDescription)"))
             return layer
         }
         layer.walk(members, section: "", source: source, problems: &problems)
         return layer
     }
 
-    private mutating func walk(_ members: [String: JSONValue], section: String, source: ConfigError.Source,
-                               problems: inout [ConfigError.Problem]) {
+    private mutating func walk(
+        _ members: [String: JSONValue], section: String, source: ConfigError.Source,
+        problems: inout [ConfigError.Problem]
+    ) {
         let prefix = section.isEmpty ? "" : section + "."
         for name in members.keys.sorted() {
             let value = members[name, default: .null]
@@ -63,14 +66,16 @@ extension ConfigLayer {
             if let key = ConfigSchema.byPath[path] {
                 if value != .null { set(key, .inline(value), source: source, problems: &problems) }
             } else if name.hasSuffix(ConfigSchema.fileSuffix),
-                      let key = ConfigSchema.byPath[String(path.dropLast(ConfigSchema.fileSuffix.count))], key.isSecret {
+                let key = ConfigSchema.byPath[String(path.dropLast(ConfigSchema.fileSuffix.count))], key.isSecret
+            {
                 switch value {
                 case .null: break
                 case .string(let file) where !file.isEmpty:
                     set(key, .file(file), source: source, problems: &problems)
                 default:
-                    problems.append(ConfigError.Problem(
-                        keyPath: path, source: source, message: "expected the path of a file, got \(value.shortDescription)"))
+                    problems.append(
+                        ConfigError.Problem(
+                            keyPath: path, source: source, message: "expected the path of a file, got \(value.shortDescription)"))
                 }
             } else if ConfigSchema.sections.contains(path) {
                 switch value {
@@ -78,15 +83,18 @@ extension ConfigLayer {
                 case .object: walk(value.objectMembers ?? [:], section: path, source: source, problems: &problems)
                 default:
                     let names = ConfigSchema.childNames(of: path).filter { !$0.hasSuffix(ConfigSchema.fileSuffix) }
-                    problems.append(ConfigError.Problem(
-                        keyPath: path, source: source,
-                        message: "expected an object with keys \(names.joined(separator: ", ")); got \(value.shortDescription)"))
+                    problems.append(
+                        ConfigError.Problem(
+                            keyPath: path, source: source,
+                            message: "expected an object with keys \(names.joined(separator: ", ")); got \(value.shortDescription)"))
                 }
             } else if name.hasSuffix(ConfigSchema.fileSuffix),
-                      let key = ConfigSchema.byPath[String(path.dropLast(ConfigSchema.fileSuffix.count))] {
-                problems.append(ConfigError.Problem(
-                    keyPath: path, source: source,
-                    message: "only secrets can be read from a file; set \(key.name) directly"))
+                let key = ConfigSchema.byPath[String(path.dropLast(ConfigSchema.fileSuffix.count))]
+            {
+                problems.append(
+                    ConfigError.Problem(
+                        keyPath: path, source: source,
+                        message: "only secrets can be read from a file; set \(key.name) directly"))
             } else {
                 let message = KeySuggester.unknownKeyMessage(name, siblings: ConfigSchema.childNames(of: section))
                 problems.append(ConfigError.Problem(keyPath: path, source: source, message: message))
@@ -168,7 +176,8 @@ extension ConfigLayer {
             let list = trimmed.hasPrefix("[") ? trimmed : "[" + trimmed + "]"
             switch JSONValue.parse(Data(list.utf8)) {
             case .success(let value): return .success(value)
-            case .failure: return .failure(JSONParseFailure(message: "expected a JSON array of integers like [3600, 86400], got \(JSONValue.quoted(raw))"))
+            case .failure:
+                return .failure(JSONParseFailure(message: "expected a JSON array of integers like [3600, 86400], got \(JSONValue.quoted(raw))"))
             }
         case .planMap, .stringListMap, .integerMap, .eventEndpoints, .linkOutRules, .adminTokens:
             switch JSONValue.parse(Data(trimmed.utf8)) {

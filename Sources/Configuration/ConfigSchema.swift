@@ -106,7 +106,7 @@ enum ConfigSchema {
         .boolean("console.enabled", \.console.enabled),
 
         .string("paths.templates_dir", \.paths.templatesDir),
-        .string("paths.public_dir", \.paths.publicDir),
+        .string("paths.public_dir", \.paths.publicDir)
     ]
 
     /// `TOLLGATE_*` variables that are not configuration keys: the config file's path, and the

@@ -52,10 +52,13 @@ struct ConfigValidator {
         if config.app.scheme.isEmpty {
             report("app.scheme", "required: the app's URL scheme, e.g. exampleapp (for exampleapp://redeem?code=...)")
         } else if !Self.isURLScheme(config.app.scheme) {
-            report("app.scheme", "must be a URL scheme (a letter, then letters, digits, +, - or .) without ://; got \(JSONValue.quoted(config.app.scheme))")
+            report(
+                "app.scheme",
+                "must be a URL scheme (a letter, then letters, digits, +, - or .) without ://; got \(JSONValue.quoted(config.app.scheme))")
         }
         if let team = config.app.ios.teamID,
-           !(team.count == 10 && team.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
+            !(team.count == 10 && team.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) })
+        {
             report("app.ios.team_id", "must be 10 upper-case letters and digits (Apple Developer Team ID); got \(JSONValue.quoted(team))")
         }
         checkURL(config.app.ios.appStoreURL, "app.ios.app_store_url", rule: .page)
@@ -64,8 +67,9 @@ struct ConfigValidator {
             if let normalized = Self.normalizedFingerprint(fingerprint) {
                 config.app.android.sha256CertFingerprints[index] = normalized
             } else {
-                report("app.android.sha256_cert_fingerprints[\(index)]",
-                       "must be a SHA-256 certificate fingerprint: 32 hex bytes separated by colons (AB:CD:...); got \(JSONValue.quoted(fingerprint))")
+                report(
+                    "app.android.sha256_cert_fingerprints[\(index)]",
+                    "must be a SHA-256 certificate fingerprint: 32 hex bytes separated by colons (AB:CD:...); got \(JSONValue.quoted(fingerprint))")
             }
         }
 
@@ -79,15 +83,18 @@ struct ConfigValidator {
             if lower.utf8.count == 64, lower.utf8.allSatisfy({ Self.isHexDigit($0) }) {
                 config.admin.tokensSHA256[index] = lower
             } else {
-                report("admin.tokens_sha256[\(index)]",
-                       "must be 64 hex characters, the SHA-256 of an admin token (printf %s \"$TOKEN\" | sha256sum); got \(token.count) characters")
+                report(
+                    "admin.tokens_sha256[\(index)]",
+                    "must be 64 hex characters, the SHA-256 of an admin token (printf %s \"$TOKEN\" | sha256sum); got \(token.count) characters")
             }
         }
 
         // Payments
         if config.stripe.simulator, config.stripe.secretKey != nil {
-            report("stripe.simulator",
-                   "cannot be true while stripe.secret_key is set: the Stripe simulator never stands in for a real Stripe account; remove stripe.simulator or stripe.secret_key")
+            report(
+                "stripe.simulator",
+                "cannot be true while stripe.secret_key is set: the Stripe simulator never stands in for a real Stripe account; remove stripe.simulator or stripe.secret_key"
+            )
         } else if demo, !isSet("stripe.simulator"), config.stripe.secretKey == nil {
             config.stripe.simulator = true
         }
@@ -96,7 +103,9 @@ struct ConfigValidator {
                 report("stripe.secret_key", "required when plans are configured (Stripe Checkout needs it)")
             }
             if config.stripe.webhookSecretList.isEmpty {
-                report("stripe.webhook_secret", "required when plans are configured (to verify Stripe webhooks; or stripe.webhook_secrets during a roll)")
+                report(
+                    "stripe.webhook_secret", "required when plans are configured (to verify Stripe webhooks; or stripe.webhook_secrets during a roll)"
+                )
             }
         }
         checkWebhookSecrets(config.stripe)
@@ -113,8 +122,10 @@ struct ConfigValidator {
         checkBaseURL(&config.apple.api.sandboxBaseURL, "apple.api.sandbox_base_url")
         checkBaseURL(&config.apple.api.externalPurchaseBaseURL, "apple.api.external_purchase_base_url")
         checkBaseURL(&config.apple.api.externalPurchaseSandboxBaseURL, "apple.api.external_purchase_sandbox_base_url")
-        let apiParts = [("issuer_id", config.apple.api.issuerID), ("key_id", config.apple.api.keyID),
-                        ("private_key_path", config.apple.api.privateKeyPath)]
+        let apiParts = [
+            ("issuer_id", config.apple.api.issuerID), ("key_id", config.apple.api.keyID),
+            ("private_key_path", config.apple.api.privateKeyPath)
+        ]
         let missing = apiParts.filter { $0.1 == nil }.map(\.0)
         if !missing.isEmpty, missing.count < apiParts.count {
             for name in missing {
@@ -150,8 +161,9 @@ struct ConfigValidator {
 
         // HTTP
         for (index, entry) in config.http.trustedProxies.enumerated() where CIDR(entry) == nil {
-            report("http.trusted_proxies[\(index)]",
-                   "must be an IPv4 or IPv6 address or CIDR (10.0.0.0/8, 2001:db8::/32); got \(JSONValue.quoted(entry))")
+            report(
+                "http.trusted_proxies[\(index)]",
+                "must be an IPv4 or IPv6 address or CIDR (10.0.0.0/8, 2001:db8::/32); got \(JSONValue.quoted(entry))")
         }
     }
 
@@ -193,11 +205,14 @@ struct ConfigValidator {
         let loopback = Self.isLoopback(config.listen.host)
         let https = config.baseURL.lowercased().hasPrefix("https://")
         guard !loopback || https else { return }
-        let why = !loopback
+        let why =
+            !loopback
             ? "listen.host is \(JSONValue.quoted(config.listen.host)), not loopback"
             : "base_url is https, so the service is published"
-        report("apple.environment",
-               "Xcode verifies no signature (anyone could forge a purchase): allowed only when the service listens on loopback (listen.host 127.0.0.1, ::1 or localhost) and base_url is not https, or in demo mode; \(why). Use Sandbox or Production")
+        report(
+            "apple.environment",
+            "Xcode verifies no signature (anyone could forge a purchase): allowed only when the service listens on loopback (listen.host 127.0.0.1, ::1 or localhost) and base_url is not https, or in demo mode; \(why). Use Sandbox or Production"
+        )
     }
 
     /// Whether `host` is a loopback address or `localhost` (nothing off this machine reaches it).
@@ -267,8 +282,9 @@ enum URLCheck {
     static func problem(_ text: String, rule: Rule) -> String? {
         let got = JSONValue.quoted(text)
         guard let components = URLComponents(string: text),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty else {
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else {
             return "must be an absolute http or https URL like https://pay.example.com; got \(got)"
         }
         if components.user != nil || components.password != nil {

@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `secret_key` of demo mode: generated once, kept in `<directory>/demo-secret-key` (mode 0600)
@@ -56,7 +56,8 @@ public enum DemoSecret {
     private static func readExisting(_ path: String) throws -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path),
-              let text = String(data: data, encoding: .utf8) else {
+            let text = String(data: data, encoding: .utf8)
+        else {
             throw failure(path, "cannot read the file (check its owner and mode, or delete it to make a new one)")
         }
         let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -38,7 +38,8 @@ enum SecretFileReader {
         }
         guard !isDirectory.boolValue else { return .failure(Reason(message: "it is a directory")) }
         guard FileManager.default.isReadableFile(atPath: path),
-              let data = FileManager.default.contents(atPath: path) else {
+            let data = FileManager.default.contents(atPath: path)
+        else {
             return .failure(Reason(message: "permission denied (check the file's owner and mode)"))
         }
         guard data.count <= 1_048_576 else { return .failure(Reason(message: "larger than 1 MiB")) }

@@ -12,8 +12,10 @@ public enum AESGCM {
 
     /// Encrypts and authenticates `plaintext` (and `associatedData`, authenticated only).
     /// - Throws: `CryptoError.invalidParameter` for a key not 32 bytes, `.randomFailure` / `.openSSLFailure`.
-    public static func seal(_ plaintext: some ContiguousBytes, key: some ContiguousBytes,
-                            associatedData: some ContiguousBytes = [UInt8]()) throws -> [UInt8] {
+    public static func seal(
+        _ plaintext: some ContiguousBytes, key: some ContiguousBytes,
+        associatedData: some ContiguousBytes = [UInt8]()
+    ) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(count: nonceByteCount)
         let context = try Context(key: key, nonce: nonce, encrypt: true)
         try context.addAssociatedData(associatedData)
@@ -27,8 +29,10 @@ public enum AESGCM {
     /// Checks the tag and decrypts a sealed box produced by `seal`.
     /// - Throws: `CryptoError.authenticationFailed` if the box is short or was altered, or the key or
     ///   associated data differ; `.invalidParameter` for a key not 32 bytes.
-    public static func open(_ sealed: some ContiguousBytes, key: some ContiguousBytes,
-                            associatedData: some ContiguousBytes = [UInt8]()) throws -> [UInt8] {
+    public static func open(
+        _ sealed: some ContiguousBytes, key: some ContiguousBytes,
+        associatedData: some ContiguousBytes = [UInt8]()
+    ) throws -> [UInt8] {
         let box = sealed.withUnsafeBytes { Array($0) }
         guard box.count >= nonceByteCount + tagByteCount else {
             throw CryptoError(.authenticationFailed, "sealed box is \(box.count) bytes; at least 28 required")
@@ -64,9 +68,10 @@ public enum AESGCM {
             self.encrypt = encrypt
             let status = key.withUnsafeBytes { keyBytes in
                 nonce.withUnsafeBufferPointer { iv in
-                    EVP_CipherInit_ex(pointer, EVP_aes_256_gcm(), nil,
-                                      keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), iv.baseAddress,
-                                      encrypt ? 1 : 0)
+                    EVP_CipherInit_ex(
+                        pointer, EVP_aes_256_gcm(), nil,
+                        keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), iv.baseAddress,
+                        encrypt ? 1 : 0)
                 }
             }
             guard status == 1 else { throw CryptoError.openSSL("EVP_CipherInit_ex") }
@@ -79,8 +84,11 @@ public enum AESGCM {
                 guard aad.count > 0 else { return }
                 guard aad.count <= Int(Int32.max) else { throw CryptoError(.invalidParameter, "associated data too large") }
                 var written: Int32 = 0
-                guard EVP_CipherUpdate(pointer, nil, &written, aad.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                       Int32(aad.count)) == 1 else {
+                guard
+                    EVP_CipherUpdate(
+                        pointer, nil, &written, aad.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                        Int32(aad.count)) == 1
+                else {
                     throw CryptoError.openSSL("EVP_CipherUpdate(aad)")
                 }
             }
@@ -93,8 +101,9 @@ public enum AESGCM {
                 var output = [UInt8](repeating: 0, count: input.count)
                 var written: Int32 = 0
                 let status = output.withUnsafeMutableBufferPointer {
-                    EVP_CipherUpdate(pointer, $0.baseAddress, &written,
-                                     input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count))
+                    EVP_CipherUpdate(
+                        pointer, $0.baseAddress, &written,
+                        input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count))
                 }
                 guard status == 1 else { throw CryptoError.openSSL("EVP_CipherUpdate") }
                 return Array(output.prefix(Int(written)))

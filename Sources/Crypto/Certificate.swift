@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 internal import COpenSSL
 
@@ -95,7 +95,8 @@ public final class Certificate: @unchecked Sendable {
     public func hasExtension(oid: String) throws -> Bool {
         ERR_clear_error()
         guard oid.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let object = OBJ_txt2obj(oid, 1) else {
+            let object = OBJ_txt2obj(oid, 1)
+        else {
             ERR_clear_error()
             throw CryptoError(.invalidParameter, "'\(oid)' is not a dotted OID")
         }

@@ -104,10 +104,10 @@ public struct CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedEncoding, .invalidJWSFormat, .unsupportedAlgorithm:
             return .invalidFormat
         case .malformedCertificate, .certificateExpired, .certificateNotYetValid, .untrustedRoot,
-             .certificateSignatureInvalid, .certificateChainInvalid, .chainLengthMismatch, .missingExtension:
+            .certificateSignatureInvalid, .certificateChainInvalid, .chainLengthMismatch, .missingExtension:
             return .invalidCertificate
         case .invalidKey, .malformedSignature, .signatureMismatch, .authenticationFailed,
-             .invalidPasswordHash, .invalidParameter, .randomFailure, .openSSLFailure:
+            .invalidPasswordHash, .invalidParameter, .randomFailure, .openSSLFailure:
             return .verificationFailure
         // JWS verification never raises these; they sort with the other non-format failures.
         case .tlsConfiguration, .tlsCertificateVerification, .tlsHandshake, .tlsIO, .tlsTimeout:

@@ -17,8 +17,9 @@ public enum HMACSHA1 {
         let result = data.withUnsafeBytes { input in
             keyBytes.withUnsafeBytes { keyBuffer in
                 mac.withUnsafeMutableBufferPointer { out in
-                    HMAC(EVP_sha1(), keyBuffer.baseAddress, Int32(keyBuffer.count),
-                         input.bindMemory(to: UInt8.self).baseAddress, input.count, out.baseAddress, &length)
+                    HMAC(
+                        EVP_sha1(), keyBuffer.baseAddress, Int32(keyBuffer.count),
+                        input.bindMemory(to: UInt8.self).baseAddress, input.count, out.baseAddress, &length)
                 }
             }
         }

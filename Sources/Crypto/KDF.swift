@@ -6,8 +6,10 @@ internal import COpenSSL
 public enum KDF {
     /// HKDF-SHA256 (RFC 5869): extract with `salt`, expand with `info` to `outputByteCount` bytes.
     /// - Throws: `CryptoError.invalidParameter` for an output length outside 1...8160, `.openSSLFailure`.
-    public static func hkdfSHA256(inputKeyMaterial: some ContiguousBytes, salt: some ContiguousBytes,
-                                  info: some ContiguousBytes, outputByteCount: Int) throws -> [UInt8] {
+    public static func hkdfSHA256(
+        inputKeyMaterial: some ContiguousBytes, salt: some ContiguousBytes,
+        info: some ContiguousBytes, outputByteCount: Int
+    ) throws -> [UInt8] {
         guard (1...(255 * 32)).contains(outputByteCount) else {
             throw CryptoError(.invalidParameter, "HKDF output length \(outputByteCount) is outside 1...8160")
         }
@@ -33,8 +35,10 @@ public enum KDF {
 
     /// scrypt (RFC 7914) with cost `n` (a power of two > 1), block size `r` and parallelism `p`.
     /// - Throws: `CryptoError.invalidParameter` for out-of-range parameters, `.openSSLFailure`.
-    public static func scrypt(password: some ContiguousBytes, salt: some ContiguousBytes,
-                              n: UInt64, r: UInt32, p: UInt32, outputByteCount: Int) throws -> [UInt8] {
+    public static func scrypt(
+        password: some ContiguousBytes, salt: some ContiguousBytes,
+        n: UInt64, r: UInt32, p: UInt32, outputByteCount: Int
+    ) throws -> [UInt8] {
         guard n > 1, n & (n - 1) == 0, r > 0, p > 0, (1...1024).contains(outputByteCount) else {
             throw CryptoError(.invalidParameter, "scrypt parameters out of range (N=\(n), r=\(r), p=\(p), length=\(outputByteCount))")
         }
@@ -62,8 +66,10 @@ public enum KDF {
     /// PBKDF2-HMAC-SHA256 (RFC 8018 §5.2) with `iterations` rounds: SCRAM-SHA-256's `Hi()` (RFC 7677),
     /// which PostgreSQL's authentication uses.
     /// - Throws: `CryptoError.invalidParameter` for iterations or an output length out of range, `.openSSLFailure`.
-    public static func pbkdf2SHA256(password: some ContiguousBytes, salt: some ContiguousBytes,
-                                    iterations: Int, outputByteCount: Int) throws -> [UInt8] {
+    public static func pbkdf2SHA256(
+        password: some ContiguousBytes, salt: some ContiguousBytes,
+        iterations: Int, outputByteCount: Int
+    ) throws -> [UInt8] {
         guard (1...Int(Int32.max)).contains(iterations), (1...1024).contains(outputByteCount) else {
             throw CryptoError(.invalidParameter, "PBKDF2 parameters out of range (iterations=\(iterations), length=\(outputByteCount))")
         }

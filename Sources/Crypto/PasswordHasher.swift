@@ -70,8 +70,9 @@ public struct PasswordHasher: Sendable {
     }
 
     private static func derive(password: String, salt: [UInt8], parameters: Parameters, length: Int) throws -> [UInt8] {
-        try KDF.scrypt(password: Array(password.utf8), salt: salt, n: UInt64(1) << UInt64(parameters.logN),
-                       r: UInt32(parameters.r), p: UInt32(parameters.p), outputByteCount: length)
+        try KDF.scrypt(
+            password: Array(password.utf8), salt: salt, n: UInt64(1) << UInt64(parameters.logN),
+            r: UInt32(parameters.r), p: UInt32(parameters.p), outputByteCount: length)
     }
 
     /// A parsed stored string.
@@ -89,8 +90,9 @@ public struct PasswordHasher: Sendable {
             for pair in fields[2].split(separator: ",", omittingEmptySubsequences: false) {
                 let parts = pair.split(separator: "=", omittingEmptySubsequences: false)
                 guard parts.count == 2, ["ln", "r", "p"].contains(parts[0]), values[String(parts[0])] == nil,
-                      parts[1].utf8.count <= 3, parts[1].utf8.allSatisfy({ (48...57).contains($0) }),
-                      let number = Int(parts[1]) else { throw bad("has malformed parameters") }
+                    parts[1].utf8.count <= 3, parts[1].utf8.allSatisfy({ (48...57).contains($0) }),
+                    let number = Int(parts[1])
+                else { throw bad("has malformed parameters") }
                 values[String(parts[0])] = number
             }
             guard let logN = values["ln"], let r = values["r"], let p = values["p"] else { throw bad("lacks ln, r or p") }

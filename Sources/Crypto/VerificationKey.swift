@@ -60,8 +60,9 @@ public final class VerificationKey: @unchecked Sendable {
         }
         let status = withBytes(data) { input in
             encoded.withUnsafeBufferPointer { sig in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count,
-                                 input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count)
+                EVP_DigestVerify(
+                    context, sig.baseAddress, sig.count,
+                    input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count)
             }
         }
         // 1 is a valid signature; 0 a mismatch; anything else an error in checking. Only 1 passes.

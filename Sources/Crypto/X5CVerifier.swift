@@ -30,8 +30,10 @@ public final class X5CVerifier: Sendable {
     private let cache = Mutex<[[UInt8]: CacheEntry]>([:])
 
     /// A verifier trusting only `trustedRoots`.
-    public init(trustedRoots: [Certificate], leafOID: String = X5CVerifier.appleLeafOID,
-                intermediateOID: String = X5CVerifier.appleIntermediateOID, cacheLifetime: Duration = .seconds(300)) {
+    public init(
+        trustedRoots: [Certificate], leafOID: String = X5CVerifier.appleLeafOID,
+        intermediateOID: String = X5CVerifier.appleIntermediateOID, cacheLifetime: Duration = .seconds(300)
+    ) {
         self.trustedRoots = trustedRoots
         self.leafOID = leafOID
         self.intermediateOID = intermediateOID
@@ -99,7 +101,8 @@ public final class X5CVerifier: Sendable {
         let clock = ContinuousClock()
         let instant = clock.now
         if let entry = cache.withLock({ $0[cacheKey] }), entry.expires > instant,
-           date >= entry.validFrom, date <= entry.validUntil {
+            date >= entry.validFrom, date <= entry.validUntil
+        {
             return entry.key
         }
         let leaf = try Certificate(der: leafDER)

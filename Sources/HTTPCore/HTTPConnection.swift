@@ -74,11 +74,13 @@ final class HTTPConnection {
         let response: HTTPResponse
         if let refusedClient {
             // The proxy's connection stays open: its other clients' requests follow on it.
-            info.logger.warning("http_request_rejected", [
-                ("status", .int(503)), ("reason", "client connection limit"),
-                ("limit", .int(core.configuration.maxConnectionsPerClient)),
-                ("remote_address", .string(remoteAddress ?? "")), ("client_address", .string(refusedClient)),
-            ])
+            info.logger.warning(
+                "http_request_rejected",
+                [
+                    ("status", .int(503)), ("reason", "client connection limit"),
+                    ("limit", .int(core.configuration.maxConnectionsPerClient)),
+                    ("remote_address", .string(remoteAddress ?? "")), ("client_address", .string(refusedClient))
+                ])
             response = core.responder.protocolErrorResponse(
                 status: .serviceUnavailable, message: ServerCore.Refusal.clientLimit.message, info: info)
         } else {
@@ -89,7 +91,8 @@ final class HTTPConnection {
             response = await core.responder.respond(to: request, plan: plan, info: info)
             core.loop.handlerFinished(id: id)
         }
-        let keepAlive = head.keepAlive && !core.draining.load(ordering: .relaxed)
+        let keepAlive =
+            head.keepAlive && !core.draining.load(ordering: .relaxed)
             && !HTTPResponseSerializer.requestsClose(response)
         guard await send(response, requestId: requestId, head: head, keepAlive: keepAlive) else { return .done }
         return keepAlive ? .keepAlive : .closeAfterResponse
@@ -220,7 +223,8 @@ final class HTTPConnection {
                         vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: a.baseAddress! + written), iov_len: a.count - written))
                         if !b.isEmpty { vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress!), iov_len: b.count)) }
                     } else {
-                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress! + (written - a.count)), iov_len: total - written))
+                        vectors.append(
+                            iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress! + (written - a.count)), iov_len: total - written))
                     }
                     count = vectors.count
                     return vectors.withUnsafeMutableBufferPointer { iov in
@@ -256,10 +260,12 @@ final class HTTPConnection {
             requestId: rejectedId, logger: core.logger.with([("request_id", .string(rejectedId))]),
             remoteAddress: remoteAddress, maxBodyBytes: core.configuration.maxBodyBytes
         )
-        info.logger.info("http_request_rejected", [
-            ("status", .int(error.status.code)), ("reason", .string(error.message)),
-            ("remote_address", .string(remoteAddress ?? "")),
-        ])
+        info.logger.info(
+            "http_request_rejected",
+            [
+                ("status", .int(error.status.code)), ("reason", .string(error.message)),
+                ("remote_address", .string(remoteAddress ?? ""))
+            ])
         let response = core.responder.protocolErrorResponse(status: error.status, message: error.message, info: info)
         if await send(response, requestId: rejectedId, head: head, keepAlive: false) {
             await lingeringClose()

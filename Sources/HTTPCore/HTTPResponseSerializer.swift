@@ -13,7 +13,8 @@ enum HTTPResponseSerializer {
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         var out: [UInt8] = []
-        out.reserveCapacity(192 + response.headers.count * 48 + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
+        out.reserveCapacity(
+            192 + response.headers.count * 48 + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
         appendLiteral("HTTP/1.1 ", to: &out)
         appendDecimal(max(0, min(code, 999)), to: &out)
         out.append(UInt8(ascii: " "))
@@ -111,9 +112,12 @@ enum HTTPResponseSerializer {
             out.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-            UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         var remaining = value
         withUnsafeMutableBytes(of: &digits) { raw in

@@ -179,7 +179,9 @@ final class ServerCore: Sendable {
     /// connection's `remove`, not by polling.
     func waitForNoConnections(within timeout: Duration) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.untilIdle(); return !Task.isCancelled }
+            group.addTask {
+                await self.untilIdle(); return !Task.isCancelled
+            }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return false
@@ -255,14 +257,18 @@ final class ServerCore: Sendable {
         case .shuttingDown:
             info.logger.warning("http_connection_rejected", [("reason", "shutting down")])
         case .connectionLimit:
-            info.logger.warning("http_connection_rejected", [
-                ("reason", "connection limit"), ("limit", .int(configuration.maxConnections)),
-            ])
+            info.logger.warning(
+                "http_connection_rejected",
+                [
+                    ("reason", "connection limit"), ("limit", .int(configuration.maxConnections))
+                ])
         case .clientLimit:
-            info.logger.warning("http_connection_rejected", [
-                ("reason", "client connection limit"), ("limit", .int(configuration.maxConnectionsPerClient)),
-                ("remote_address", .string(remoteAddress ?? "")),
-            ])
+            info.logger.warning(
+                "http_connection_rejected",
+                [
+                    ("reason", "client connection limit"), ("limit", .int(configuration.maxConnectionsPerClient)),
+                    ("remote_address", .string(remoteAddress ?? ""))
+                ])
         }
     }
 }

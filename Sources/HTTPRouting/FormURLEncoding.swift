@@ -6,10 +6,11 @@ public enum FormURLEncoding {
         var items: [(name: String, value: String)] = []
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             if let equals = pair.firstIndex(of: "=") {
-                items.append((
-                    name: percentDecode(pair[..<equals], plusIsSpace: true) ?? String(pair[..<equals]),
-                    value: percentDecode(pair[pair.index(after: equals)...], plusIsSpace: true) ?? String(pair[pair.index(after: equals)...])
-                ))
+                items.append(
+                    (
+                        name: percentDecode(pair[..<equals], plusIsSpace: true) ?? String(pair[..<equals]),
+                        value: percentDecode(pair[pair.index(after: equals)...], plusIsSpace: true) ?? String(pair[pair.index(after: equals)...])
+                    ))
             } else {
                 items.append((name: percentDecode(pair, plusIsSpace: true) ?? String(pair), value: ""))
             }

@@ -2,7 +2,8 @@
 /// order: the writer (`serialized()`) reproduces signed JWT headers and request bodies byte for
 /// byte, and the reader (`parse`) hands members back in the order of the text.
 public indirect enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
+{
     /// `null`.
     case null
     /// `true` or `false`.

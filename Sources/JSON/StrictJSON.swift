@@ -181,7 +181,9 @@ public enum StrictJSON {
                         guard index == bytes.count else { throw fail("unexpected \(describe(bytes[index])) after the JSON value") }
                         return
                     }
-                    guard index < bytes.count else { throw fail("the document ends inside an unclosed \(container == UInt8(ascii: "{") ? "object" : "array")") }
+                    guard index < bytes.count else {
+                        throw fail("the document ends inside an unclosed \(container == UInt8(ascii: "{") ? "object" : "array")")
+                    }
                     let byte = bytes[index]
                     index += 1
                     if byte == UInt8(ascii: ",") {
@@ -218,9 +220,11 @@ public enum StrictJSON {
 
         private mutating func literal(_ word: StaticString) throws(Violation) {
             let count = word.utf8CodeUnitCount
-            let matches = bytes.count - index >= count && word.withUTF8Buffer { expected in
-                UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(expected)
-            }
+            let matches =
+                bytes.count - index >= count
+                && word.withUTF8Buffer { expected in
+                    UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(expected)
+                }
             guard matches else { throw fail("unexpected \(describe(bytes[index])) where a value was expected") }
             index += count
         }
@@ -263,7 +267,8 @@ public enum StrictJSON {
             while index < bytes.count {
                 // Plain printable ASCII, the bulk of any body: eight bytes at a time, then one.
                 if bytes.count - index >= 8,
-                    Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                    Self.isPlainWord(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+                {
                     if escaped { keys.appendEscaped(bytes, index..<index + 8) }
                     index += 8
                     continue
@@ -312,17 +317,18 @@ public enum StrictJSON {
         private mutating func escape() throws(Violation) -> Unicode.Scalar {
             guard index + 1 < bytes.count else { throw fail("the document ends inside an escape") }
             let letter = bytes[index + 1]
-            let simple: UInt8? = switch letter {
-            case UInt8(ascii: "\""): 0x22
-            case UInt8(ascii: "\\"): 0x5C
-            case UInt8(ascii: "/"): 0x2F
-            case UInt8(ascii: "b"): 0x08
-            case UInt8(ascii: "f"): 0x0C
-            case UInt8(ascii: "n"): 0x0A
-            case UInt8(ascii: "r"): 0x0D
-            case UInt8(ascii: "t"): 0x09
-            default: nil
-            }
+            let simple: UInt8? =
+                switch letter {
+                case UInt8(ascii: "\""): 0x22
+                case UInt8(ascii: "\\"): 0x5C
+                case UInt8(ascii: "/"): 0x2F
+                case UInt8(ascii: "b"): 0x08
+                case UInt8(ascii: "f"): 0x0C
+                case UInt8(ascii: "n"): 0x0A
+                case UInt8(ascii: "r"): 0x0D
+                case UInt8(ascii: "t"): 0x09
+                default: nil
+                }
             if let simple {
                 index += 2
                 return Unicode.Scalar(simple)

@@ -25,21 +25,25 @@ public struct ServiceGroup: Sendable {
         let stop = StopRequest()
         var tasks: [Task<Void, Never>] = []
         for service in services {
-            tasks.append(Task {
-                do {
-                    try await service.run()
-                } catch {
-                    // A service that throws after being told to stop ends like one that returns.
-                    stop.fail(error)
-                }
-            })
+            tasks.append(
+                Task {
+                    do {
+                        try await service.run()
+                    } catch {
+                        // A service that throws after being told to stop ends like one that returns.
+                        stop.fail(error)
+                    }
+                })
         }
-        let listener = signals.isEmpty ? nil : Task { [logger] in
-            let signal = await TerminationSignal.wait(for: signals)
-            guard !Task.isCancelled else { return }
-            logger.info("signal", [("signal", .int(Int(signal)))])
-            stop.request()
-        }
+        let listener =
+            signals.isEmpty
+            ? nil
+            : Task { [logger] in
+                let signal = await TerminationSignal.wait(for: signals)
+                guard !Task.isCancelled else { return }
+                logger.info("signal", [("signal", .int(Int(signal)))])
+                stop.request()
+            }
         await withTaskCancellationHandler {
             await stop.wait()
         } onCancel: {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one monotonic clock of the tree: `CLOCK_MONOTONIC`, which no wall-clock change moves.

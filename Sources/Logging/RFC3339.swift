@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// RFC 3339 UTC timestamps, `2026-11-21T18:00:00Z` or with milliseconds

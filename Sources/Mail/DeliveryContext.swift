@@ -20,7 +20,7 @@ struct DeliveryContext: Sendable {
     func deliver(_ message: ClaimedMessage) async {
         let log = logger.with([
             ("outbox_id", .string(message.id)), ("template", .string(message.template)),
-            ("to", .string(EmailMask.mask(message.recipient))), ("attempt", .int(message.attempts)),
+            ("to", .string(EmailMask.mask(message.recipient))), ("attempt", .int(message.attempts))
         ])
         let outcome: Result<Void, MailError>
         do {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes each message as `<outbox id>.eml` into a folder (the demo default): a retry of the same

@@ -16,11 +16,13 @@ public struct LogTransport: MailTransport {
     ///   transport refuses exactly what a real one would.
     public func send(_ message: MailMessage) async throws {
         _ = try message.rendered()
-        logger.info("mail.logged", [
-            ("outbox_id", .string(message.outboxID)),
-            ("template", .string(message.template)),
-            ("to", .string(message.to.masked)),
-            ("message_id", .string(message.messageID)),
-        ])
+        logger.info(
+            "mail.logged",
+            [
+                ("outbox_id", .string(message.outboxID)),
+                ("template", .string(message.template)),
+                ("to", .string(message.to.masked)),
+                ("message_id", .string(message.messageID))
+            ])
     }
 }

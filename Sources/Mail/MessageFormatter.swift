@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes a `MailMessage` as RFC 5322 bytes: headers (Date, From, To, Subject, Message-ID,
@@ -24,7 +24,7 @@ enum MessageFormatter {
             "To: " + addressHeader(message.to),
             "Subject: " + EncodedWord.unstructured(message.subject, headerName: "Subject"),
             "Message-ID: " + message.messageID,
-            "MIME-Version: 1.0",
+            "MIME-Version: 1.0"
         ]
         if let unsubscribe = message.listUnsubscribe {
             try refuseLineBreaks(unsubscribe, field: "List-Unsubscribe URL")

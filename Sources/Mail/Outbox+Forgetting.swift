@@ -19,9 +19,10 @@ extension Outbox {
         var forgotten = Forgotten()
         let milliseconds = OutboxID.milliseconds(now)
         for recipient in recipients.sorted() {
-            forgotten.cancelled += try connection.queryOne(
-                "SELECT COUNT(*) AS n FROM mail_outbox WHERE lower(recipient) = ? AND status IN ('pending', 'sending')", [recipient]
-            )?.int("n") ?? 0
+            forgotten.cancelled +=
+                try connection.queryOne(
+                    "SELECT COUNT(*) AS n FROM mail_outbox WHERE lower(recipient) = ? AND status IN ('pending', 'sending')", [recipient]
+                )?.int("n") ?? 0
             // Every SET expression reads the row as it was before this statement.
             forgotten.erased += try connection.run(
                 """

@@ -35,8 +35,10 @@ public enum Outbox {
             VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)
             ON CONFLICT (idempotency_key) DO NOTHING
             """,
-            [id, message.idempotencyKey, message.template, message.recipient, message.recipientName, parameters, cipher?.keyID,
-             milliseconds, messageID, milliseconds, milliseconds])
+            [
+                id, message.idempotencyKey, message.template, message.recipient, message.recipientName, parameters, cipher?.keyID,
+                milliseconds, messageID, milliseconds, milliseconds
+            ])
         if inserted == 1 { return .enqueued(id: id) }
         let existing = try connection.queryOne("SELECT id FROM mail_outbox WHERE idempotency_key = ?", [message.idempotencyKey])
         return .duplicate(id: try existing?.string("id") ?? "")

@@ -48,7 +48,8 @@ public struct OutboxCipher: Sendable {
             guard let secrets = cipher.secrets else {
                 return String(decoding: try AESGCM.open(sealed, key: cipher.key, associatedData: associatedData), as: UTF8.self)
             }
-            return String(decoding: try KeyedBox.open(sealed, secrets: secrets, purpose: \.mailParameterKey, associatedData: associatedData), as: UTF8.self)
+            return String(
+                decoding: try KeyedBox.open(sealed, secrets: secrets, purpose: \.mailParameterKey, associatedData: associatedData), as: UTF8.self)
         } catch {
             throw MailError.permanent("the sealed parameters cannot be opened with the configured key")
         }

@@ -26,7 +26,8 @@ enum QuotedPrintable {
         while index < line.endIndex {
             let byte = line[index]
             let isLast = index == line.index(before: line.endIndex)
-            let literal = (byte >= 33 && byte <= 126 && byte != UInt8(ascii: "="))
+            let literal =
+                (byte >= 33 && byte <= 126 && byte != UInt8(ascii: "="))
                 || ((byte == 32 || byte == 9) && !isLast)
             let width = literal ? 1 : 3
             // Room must remain for a soft break "=" unless this is the line's last token.

@@ -23,8 +23,10 @@ public struct PostgresServerMessage: Sendable, Equatable {
     public var constraint: String?
 
     /// A message with these fields.
-    public init(severity: String, code: String, message: String, detail: String? = nil, hint: String? = nil,
-                schema: String? = nil, table: String? = nil, column: String? = nil, constraint: String? = nil) {
+    public init(
+        severity: String, code: String, message: String, detail: String? = nil, hint: String? = nil,
+        schema: String? = nil, table: String? = nil, column: String? = nil, constraint: String? = nil
+    ) {
         self.severity = severity
         self.code = code
         self.message = message

@@ -6,7 +6,7 @@ enum QRCodewords {
     static func dataCodewords(for bytes: [UInt8], version: Int) -> [UInt8] {
         let capacity = QRSpec.dataCodewords(version: version)
         var writer = BitWriter(capacity: capacity)
-        writer.append(0b0100, bits: 4)                                   // byte mode
+        writer.append(0b0100, bits: 4)  // byte mode
         writer.append(bytes.count, bits: QRSpec.countBits(version: version))
         for byte in bytes { writer.append(Int(byte), bits: 8) }
         // Terminator: up to four zero bits, then zeros to the byte boundary.

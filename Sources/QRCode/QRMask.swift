@@ -82,8 +82,9 @@ enum QRMask {
             for x in 0..<(size - 1) {
                 let colour = matrix.dark[y * size + x]
                 if matrix.dark[y * size + x + 1] == colour,
-                   matrix.dark[(y + 1) * size + x] == colour,
-                   matrix.dark[(y + 1) * size + x + 1] == colour {
+                    matrix.dark[(y + 1) * size + x] == colour,
+                    matrix.dark[(y + 1) * size + x + 1] == colour
+                {
                     score += 3
                 }
             }

@@ -46,7 +46,7 @@ struct QRMatrix: Sendable {
 
         // Reserve the format areas now so data placement skips them; bits come per mask.
         drawFormat(bits: 0)
-        setFunction(x: 8, y: size - 8, dark: true)   // the dark module
+        setFunction(x: 8, y: size - 8, dark: true)  // the dark module
         drawVersion()
     }
 
@@ -56,7 +56,7 @@ struct QRMatrix: Sendable {
             for dx in -4...4 {
                 let x = centreX + dx, y = centreY + dy
                 guard x >= 0, x < size, y >= 0, y < size else { continue }
-                let ring = max(abs(dx), abs(dy))   // 0 centre … 3 outer ring, 4 separator
+                let ring = max(abs(dx), abs(dy))  // 0 centre … 3 outer ring, 4 separator
                 setFunction(x: x, y: y, dark: ring != 2 && ring != 4)
             }
         }
@@ -92,8 +92,8 @@ struct QRMatrix: Sendable {
         for i in 0..<18 {
             let isDark = (bits >> i) & 1 != 0
             let a = size - 11 + i % 3, b = i / 3
-            setFunction(x: a, y: b, dark: isDark)   // left of the top-right finder
-            setFunction(x: b, y: a, dark: isDark)   // above the bottom-left finder
+            setFunction(x: a, y: b, dark: isDark)  // left of the top-right finder
+            setFunction(x: b, y: a, dark: isDark)  // above the bottom-left finder
         }
     }
 

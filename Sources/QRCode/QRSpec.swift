@@ -8,7 +8,7 @@ enum QRSpec {
         10, 16, 26, 18, 24, 16, 18, 22, 22, 26,
         30, 22, 22, 24, 24, 28, 28, 26, 26, 26,
         26, 28, 28, 28, 28, 28, 28, 28, 28, 28,
-        28, 28, 28, 28, 28, 28, 28, 28, 28, 28,
+        28, 28, 28, 28, 28, 28, 28, 28, 28, 28
     ]
 
     /// Number of error correction blocks, level M, indexed by `version - 1`. When the data
@@ -17,7 +17,7 @@ enum QRSpec {
         1, 1, 1, 2, 2, 4, 4, 4, 5, 5,
         5, 8, 9, 9, 10, 10, 11, 13, 14, 16,
         17, 17, 18, 20, 21, 23, 25, 26, 28, 29,
-        31, 33, 35, 37, 38, 40, 43, 45, 47, 49,
+        31, 33, 35, 37, 38, 40, 43, 45, 47, 49
     ]
 
     /// Centre coordinates (on both axes) of the alignment patterns, indexed by `version - 1`.
@@ -33,7 +33,7 @@ enum QRSpec {
         [6, 34, 62, 90, 118, 146],
         [6, 30, 54, 78, 102, 126, 150], [6, 24, 50, 76, 102, 128, 154],
         [6, 28, 54, 80, 106, 132, 158], [6, 32, 58, 84, 110, 136, 162],
-        [6, 26, 54, 82, 110, 138, 166], [6, 30, 58, 86, 114, 142, 170],
+        [6, 26, 54, 82, 110, 138, 166], [6, 30, 58, 86, 114, 142, 170]
     ]
 
     /// Modules per side: 21 for version 1, four more per version.
@@ -45,16 +45,16 @@ enum QRSpec {
     static func dataModules(version: Int) -> Int {
         let size = size(version: version)
         var modules = size * size
-        modules -= 3 * 64                   // finders with separators
-        modules -= 2 * 15 + 1               // two format copies and the dark module
-        modules -= 2 * (size - 16)          // timing patterns between the separators
+        modules -= 3 * 64  // finders with separators
+        modules -= 2 * 15 + 1  // two format copies and the dark module
+        modules -= 2 * (size - 16)  // timing patterns between the separators
         let perAxis = alignmentCentres[version - 1].count
         if perAxis > 0 {
-            let patterns = perAxis * perAxis - 3        // none over the finders
-            let onTiming = 2 * (perAxis - 2)            // these share 5 modules with a timing line
+            let patterns = perAxis * perAxis - 3  // none over the finders
+            let onTiming = 2 * (perAxis - 2)  // these share 5 modules with a timing line
             modules -= 25 * patterns - 5 * onTiming
         }
-        if version >= 7 { modules -= 2 * 18 }          // two version information blocks
+        if version >= 7 { modules -= 2 * 18 }  // two version information blocks
         return modules
     }
 

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// Connecting: a non-blocking `connect` waited for with `poll` (retried on EINTR) until the
@@ -120,8 +120,10 @@ extension BlockingSocket {
 
     /// A non-blocking connect of `fd` to `address` bounded by `limit`, then back to blocking;
     /// nil once connected.
-    private static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t,
-                                limit: ConnectLimit) -> AttemptFailure? {
+    private static func connect(
+        _ fd: Int32, _ address: UnsafePointer<sockaddr>?, _ length: socklen_t,
+        limit: ConnectLimit
+    ) -> AttemptFailure? {
         let deadline = limit.attemptDeadline()
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return AttemptFailure(errno: errno) }

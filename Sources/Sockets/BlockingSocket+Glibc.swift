@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #endif
 
 /// A connected, blocking stream socket (TCP or Unix-domain) whose reads and writes are bounded

@@ -32,10 +32,11 @@ final class ConnectionSlot: @unchecked Sendable {
     ///   which would otherwise deadlock; or what `work` throws.
     func performSync<T>(_ work: (SQLiteConnection) throws -> T) throws -> T {
         guard !isCurrentQueue else {
-            throw counter.record(StorageError(
-                resultCode: 21,  // SQLITE_MISUSE
-                message: "a synchronous database call was made from inside another call on the same connection; "
-                    + "use the SQLiteConnection passed to the closure instead"))
+            throw counter.record(
+                StorageError(
+                    resultCode: 21,  // SQLITE_MISUSE
+                    message: "a synchronous database call was made from inside another call on the same connection; "
+                        + "use the SQLiteConnection passed to the closure instead"))
         }
         return try queue.sync { try work(connection) }
     }

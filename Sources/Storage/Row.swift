@@ -131,17 +131,19 @@ public struct Row: Sendable {
     private func value(_ column: String) throws -> SQLValue {
         guard let index = layout.index(of: column) else {
             let available = layout.names.joined(separator: ", ")
-            throw layout.counter.record(StorageError(
-                resultCode: 25,  // SQLITE_RANGE
-                message: "no column '\(column)' in the result (columns: \(available))"))
+            throw layout.counter.record(
+                StorageError(
+                    resultCode: 25,  // SQLITE_RANGE
+                    message: "no column '\(column)' in the result (columns: \(available))"))
         }
         return values[index]
     }
 
     private func mismatch(_ column: String, _ value: SQLValue, expected: String) -> StorageError {
-        layout.counter.record(StorageError(
-            resultCode: 20,  // SQLITE_MISMATCH
-            message: "column '\(column)' holds \(value.typeName), expected \(expected)"))
+        layout.counter.record(
+            StorageError(
+                resultCode: 20,  // SQLITE_MISMATCH
+                message: "column '\(column)' holds \(value.typeName), expected \(expected)"))
     }
 
     private func nullError(_ column: String, expected: String) -> StorageError {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The column names of one query result, shared by all of its rows (one allocation per query,

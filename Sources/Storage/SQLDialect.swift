@@ -37,7 +37,8 @@ public enum SQLDialect: String, Sendable {
         case .sqlite:
             return sql
         case .postgresql:
-            return sql
+            return
+                sql
                 .replacingOccurrences(of: " BLOB", with: " BYTEA")
                 .replacingOccurrences(of: ") WITHOUT ROWID;", with: ");")
         }

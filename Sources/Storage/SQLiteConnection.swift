@@ -89,10 +89,12 @@ public final class SQLiteConnection: SQLConnection {
         guard let handle, logObserver == nil else { return }
         let observer = Unmanaged.passRetained(checkpointer)
         logObserver = observer
-        sqlite3_wal_hook(handle, { context, _, _, pages in
-            if let context { Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().noteLog(pages: Int64(pages)) }
-            return SQLITE_OK
-        }, observer.toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                if let context { Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().noteLog(pages: Int64(pages)) }
+                return SQLITE_OK
+            }, observer.toOpaque())
     }
 
     /// Syncs the main database file to disk (fdatasync) through SQLite's own handle.
@@ -208,9 +210,10 @@ public final class SQLiteConnection: SQLConnection {
         }
         let statement = Statement(handle: raw)
         if !remainder.allSatisfy({ $0.isWhitespace || $0 == ";" }) {
-            throw counter.record(StorageError(
-                resultCode: SQLITE_MISUSE,
-                message: "the SQL contains more than one statement; use executeScript for scripts", sql: sql))
+            throw counter.record(
+                StorageError(
+                    resultCode: SQLITE_MISUSE,
+                    message: "the SQL contains more than one statement; use executeScript for scripts", sql: sql))
         }
         return statement
     }
@@ -219,10 +222,11 @@ public final class SQLiteConnection: SQLConnection {
         let handle = statement.handle
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard expected == arguments.count else {
-            throw counter.record(StorageError(
-                resultCode: SQLITE_RANGE,
-                message: "the statement has \(expected) parameter(s) but \(arguments.count) argument(s) were given",
-                sql: sql))
+            throw counter.record(
+                StorageError(
+                    resultCode: SQLITE_RANGE,
+                    message: "the statement has \(expected) parameter(s) but \(arguments.count) argument(s) were given",
+                    sql: sql))
         }
         let transient = tollgate_sqlite_transient()
         for (offset, argument) in arguments.enumerated() {

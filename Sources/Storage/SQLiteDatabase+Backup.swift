@@ -17,9 +17,10 @@ extension SQLiteDatabase {
         let timeout = busyTimeoutMilliseconds
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result {
-                    try Self.copy(from: source, to: destinationPath, busyTimeout: timeout, counter: counter)
-                })
+                continuation.resume(
+                    with: Result {
+                        try Self.copy(from: source, to: destinationPath, busyTimeout: timeout, counter: counter)
+                    })
             }
         }
         logger.info("storage.backup.done", [("path", .string(path)), ("destination", .string(destinationPath))])

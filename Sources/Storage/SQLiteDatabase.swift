@@ -1,6 +1,6 @@
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Logging
 import Synchronization
@@ -51,21 +51,24 @@ public final class SQLiteDatabase: SQLDatabase {
         self.counter = counter
         self.logger = logger
         if let parent = FileSystem.parentDirectory(of: path), let reason = FileSystem.createDirectories(parent) {
-            throw counter.record(StorageError(
-                resultCode: SQLITE_CANTOPEN,
-                message: "cannot create the directory for database '\(path)': \(reason)"))
+            throw counter.record(
+                StorageError(
+                    resultCode: SQLITE_CANTOPEN,
+                    message: "cannot create the directory for database '\(path)': \(reason)"))
         }
-        let timeout = Int32(clamping: busyTimeout.components.seconds * 1000
-            + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let timeout = Int32(
+            clamping: busyTimeout.components.seconds * 1000
+                + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         busyTimeoutMilliseconds = timeout
 
         let writerConnection = try SQLiteConnection(path: path, readOnly: false, busyTimeoutMilliseconds: timeout, counter: counter)
         let mode = try writerConnection.queryOne("PRAGMA journal_mode = WAL")?[0]
         guard mode == .text("wal") else {
-            throw counter.record(StorageError(
-                resultCode: SQLITE_CANTOPEN,
-                message: "cannot switch database '\(path)' to WAL mode (the file system may not support it)",
-                sql: "PRAGMA journal_mode = WAL"))
+            throw counter.record(
+                StorageError(
+                    resultCode: SQLITE_CANTOPEN,
+                    message: "cannot switch database '\(path)' to WAL mode (the file system may not support it)",
+                    sql: "PRAGMA journal_mode = WAL"))
         }
         // See the type's documentation: consistent after any process crash.
         try writerConnection.execute("PRAGMA synchronous = NORMAL")

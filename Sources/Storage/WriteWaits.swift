@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Logging
 import Synchronization
@@ -52,10 +52,12 @@ final class WriteWaits: Sendable {
     /// Logs each stage's buckets (count at or below each bound, not cumulative), count and mean.
     func log(to logger: Logger) {
         let snapshot = stages.withLock { $0 }
-        logger.info("storage.write_waits", [
-            ("queued", .string(Self.describe(snapshot.queued))), ("transaction", .string(Self.describe(snapshot.transaction))),
-            ("resumed", .string(Self.describe(snapshot.resumed))), ("group_sizes", .string(Self.describe(snapshot.groupSizes))),
-        ])
+        logger.info(
+            "storage.write_waits",
+            [
+                ("queued", .string(Self.describe(snapshot.queued))), ("transaction", .string(Self.describe(snapshot.transaction))),
+                ("resumed", .string(Self.describe(snapshot.resumed))), ("group_sizes", .string(Self.describe(snapshot.groupSizes)))
+            ])
     }
 
     private static func seconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e9 }

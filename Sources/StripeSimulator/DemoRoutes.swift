@@ -17,9 +17,10 @@ import Templating
 public struct DemoRoutes: Sendable {
     /// Renders the hosted checkout page from its values with a status, in the session's `locale`
     /// (nil or `auto`: as the site chooses for `request`).
-    public typealias RenderCheckoutPage = @Sendable (
-        _ values: [String: TemplateValue], _ status: HTTPStatus, _ locale: String?, _ request: HTTPRequest
-    ) throws -> HTTPResponse
+    public typealias RenderCheckoutPage =
+        @Sendable (
+            _ values: [String: TemplateValue], _ status: HTTPStatus, _ locale: String?, _ request: HTTPRequest
+        ) throws -> HTTPResponse
 
     let simulator: StripeSimulator
     let render: RenderCheckoutPage
@@ -84,7 +85,7 @@ public struct DemoRoutes: Sendable {
         var values: [String: TemplateValue] = [
             "session_id": .string(checkout.sessionID), "token": .string(checkout.formToken),
             "price_id": .string(checkout.priceID), "subscription": .bool(checkout.mode == "subscription"),
-            "open": .bool(checkout.isOpen), "email": .string(email ?? checkout.prefilledEmail ?? ""),
+            "open": .bool(checkout.isOpen), "email": .string(email ?? checkout.prefilledEmail ?? "")
         ]
         if let error {
             values["error"] = .bool(true)

@@ -25,10 +25,11 @@ enum SimulatorJSON {
             "cancel_url": text(session.cancelURL), "client_reference_id": text(session.clientReferenceID),
             "created": seconds(session.created), "customer": text(session.customerID), "customer_details": details,
             "customer_email": text(session.customerEmail), "expires_at": seconds(session.created.addingTimeInterval(86_400)),
-            "invoice": text(session.invoiceID), "livemode": false, "locale": text(session.locale), "metadata": map(session.metadata), "mode": .string(session.mode),
+            "invoice": text(session.invoiceID), "livemode": false, "locale": text(session.locale), "metadata": map(session.metadata),
+            "mode": .string(session.mode),
             "payment_intent": text(session.paymentIntentID), "payment_status": .string(session.paymentStatus),
             "status": .string(session.status), "subscription": subscription ?? text(session.subscriptionID),
-            "success_url": .string(session.successURL), "url": session.status == "open" ? .string(hostedURL) : .null,
+            "success_url": .string(session.successURL), "url": session.status == "open" ? .string(hostedURL) : .null
         ]
     }
 
@@ -38,9 +39,9 @@ enum SimulatorJSON {
             "current_period_end": seconds(subscription.periodEnd), "current_period_start": seconds(subscription.periodStart),
             "price": [
                 "id": .string(subscription.priceID), "object": "price", "product": "prod_demo", "type": "recurring",
-                "recurring": ["interval": "month", "interval_count": 1],
+                "recurring": ["interval": "month", "interval_count": 1]
             ],
-            "quantity": 1, "subscription": .string(subscription.id),
+            "quantity": 1, "subscription": .string(subscription.id)
         ]
         return [
             "id": .string(subscription.id), "object": "subscription",
@@ -49,14 +50,14 @@ enum SimulatorJSON {
             "ended_at": subscription.endedAt.map(seconds) ?? .null,
             "items": list([item], url: "/v1/subscription_items?subscription=\(subscription.id)"),
             "latest_invoice": text(subscription.latestInvoiceID), "livemode": false, "metadata": map(subscription.metadata),
-            "start_date": seconds(subscription.created), "status": .string(subscription.status),
+            "start_date": seconds(subscription.created), "status": .string(subscription.status)
         ]
     }
 
     static func customer(_ customer: SimulatedCustomer) -> JSONValue {
         [
             "id": .string(customer.id), "object": "customer", "created": seconds(customer.created), "email": .string(customer.email),
-            "livemode": false, "metadata": [:],
+            "livemode": false, "metadata": [:]
         ]
     }
 
@@ -65,7 +66,7 @@ enum SimulatorJSON {
             "id": .string(intent.id), "object": "payment_intent", "amount": .integer(Int64(intent.amount)),
             "amount_received": .integer(Int64(intent.amount)), "created": seconds(intent.created), "currency": "usd",
             "customer": .string(intent.customerID), "latest_charge": .string(intent.chargeID), "livemode": false,
-            "metadata": map(intent.metadata), "status": "succeeded",
+            "metadata": map(intent.metadata), "status": "succeeded"
         ]
     }
 
@@ -78,32 +79,37 @@ enum SimulatorJSON {
             "id": invoiceID, "object": "invoice", "amount_paid": .integer(Int64(intent.amount)), "billing_reason": .string(reason),
             "created": seconds(intent.created), "currency": "usd", "customer": .string(subscription.customerID),
             "customer_email": text(email),
-            "lines": list([["id": .string(SimulatorState.newID("il_")), "object": "line_item", "invoice": invoiceID, "period": period, "quantity": 1]],
-                          url: "/v1/invoices/\(intent.invoiceID ?? "")/lines"),
+            "lines": list(
+                [["id": .string(SimulatorState.newID("il_")), "object": "line_item", "invoice": invoiceID, "period": period, "quantity": 1]],
+                url: "/v1/invoices/\(intent.invoiceID ?? "")/lines"),
             "livemode": false,
             "parent": [
                 "type": "subscription_details", "quote_details": .null,
-                "subscription_details": ["metadata": map(subscription.metadata), "subscription": .string(subscription.id)],
+                "subscription_details": ["metadata": map(subscription.metadata), "subscription": .string(subscription.id)]
             ],
-            "period_end": seconds(subscription.periodStart), "period_start": seconds(subscription.periodStart), "status": "paid",
+            "period_end": seconds(subscription.periodStart), "period_start": seconds(subscription.periodStart), "status": "paid"
         ]
     }
 
     /// The charge of `intent`: `created` is when it was paid, whatever happened to it since; a
     /// refund shows in `amount_refunded`, `refunded` and `refunds.data` (with the refund's own time).
     static func charge(_ intent: SimulatedPaymentIntent) -> JSONValue {
-        let refunds: [JSONValue] = intent.refund.map { refund in
-            [[
-                "id": .string(refund.id), "object": "refund", "amount": .integer(Int64(intent.amount)), "charge": .string(intent.chargeID),
-                "created": seconds(refund.created), "currency": "usd", "payment_intent": .string(intent.id), "status": "succeeded",
-            ]]
-        } ?? []
+        let refunds: [JSONValue] =
+            intent.refund.map { refund in
+                [
+                    [
+                        "id": .string(refund.id), "object": "refund", "amount": .integer(Int64(intent.amount)), "charge": .string(intent.chargeID),
+                        "created": seconds(refund.created), "currency": "usd", "payment_intent": .string(intent.id), "status": "succeeded"
+                    ]
+                ]
+            } ?? []
         let refunded = intent.refund == nil ? 0 : intent.amount
         return [
             "id": .string(intent.chargeID), "object": "charge", "amount": .integer(Int64(intent.amount)),
             "amount_captured": .integer(Int64(intent.amount)), "amount_refunded": .integer(Int64(refunded)), "captured": true,
-            "created": seconds(intent.created), "currency": "usd", "customer": .string(intent.customerID), "livemode": false, "paid": true, "payment_intent": .string(intent.id), "refunded": .bool(intent.refund != nil),
-            "refunds": list(refunds, url: "/v1/charges/\(intent.chargeID)/refunds"), "status": "succeeded",
+            "created": seconds(intent.created), "currency": "usd", "customer": .string(intent.customerID), "livemode": false, "paid": true,
+            "payment_intent": .string(intent.id), "refunded": .bool(intent.refund != nil),
+            "refunds": list(refunds, url: "/v1/charges/\(intent.chargeID)/refunds"), "status": "succeeded"
         ]
     }
 
@@ -114,7 +120,7 @@ enum SimulatorJSON {
             "amount_requested": .integer(Int64(intent.amount)), "created": seconds(intent.created), "currency": "usd",
             "invoice": text(intent.invoiceID), "is_default": true, "livemode": false, "status": "paid",
             "payment": ["type": "payment_intent", "payment_intent": .string(intent.id)],
-            "status_transitions": ["canceled_at": .null, "paid_at": seconds(intent.created)],
+            "status_transitions": ["canceled_at": .null, "paid_at": seconds(intent.created)]
         ]
     }
 

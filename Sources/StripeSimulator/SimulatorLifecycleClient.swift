@@ -30,7 +30,10 @@ public struct SimulatorLifecycleClient: Sendable {
     public func perform(_ action: Action, email: String) async throws -> String {
         let customers = try await list("/v1/customers?email=" + Self.encoded(email))
         guard !customers.isEmpty else {
-            throw StripeSimulatorError(.actionFailed, "the Stripe simulator knows no buyer with the email \(email) (it forgets them when the service restarts; buy again with the demo form)")
+            throw StripeSimulatorError(
+                .actionFailed,
+                "the Stripe simulator knows no buyer with the email \(email) (it forgets them when the service restarts; buy again with the demo form)"
+            )
         }
         let customerIDs = customers.compactMap { $0["id"] as? String }
         switch action {
@@ -73,7 +76,8 @@ public struct SimulatorLifecycleClient: Sendable {
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         guard (200..<300).contains(response.status) else {
             if response.status == 404, object["error"] == nil {
-                throw StripeSimulatorError(.actionFailed, "the service at \(apiBase) has no Stripe simulator (it runs only in demo mode or with stripe.simulator: true)")
+                throw StripeSimulatorError(
+                    .actionFailed, "the service at \(apiBase) has no Stripe simulator (it runs only in demo mode or with stripe.simulator: true)")
             }
             let message = (object["error"] as? [String: Any])?["message"] as? String ?? "status \(response.status)"
             throw StripeSimulatorError(.actionFailed, "the Stripe simulator refused \(method) \(path): \(message)")

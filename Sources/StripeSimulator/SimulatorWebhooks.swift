@@ -36,7 +36,7 @@ struct SimulatorWebhooks: Sendable {
                     method: "POST", url: url,
                     headers: [
                         ("Content-Type", "application/json; charset=utf-8"), ("Stripe-Signature", signature),
-                        ("User-Agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks) Tollgate-Simulator"),
+                        ("User-Agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks) Tollgate-Simulator")
                     ],
                     body: body, timeout: .seconds(10))
                 let response = try await http.send(request)

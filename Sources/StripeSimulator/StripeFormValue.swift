@@ -114,7 +114,8 @@ public indirect enum StripeFormValue: Sendable, Equatable {
             case .dictionary(let members):
                 let indices = members.keys.compactMap { Int($0) }.sorted()
                 if !members.isEmpty, indices.count == members.count, indices == Array(0..<members.count),
-                    members.keys.allSatisfy({ String(Int($0) ?? -1) == $0 }) {
+                    members.keys.allSatisfy({ String(Int($0) ?? -1) == $0 })
+                {
                     return .array(indices.compactMap { members[String($0)]?.value })
                 }
                 return .dictionary(members.mapValues(\.value))

@@ -11,7 +11,8 @@ struct APIFailure: Error {
     let body: JSONValue
 
     static func missing(_ object: String, _ id: String) -> APIFailure {
-        APIFailure(status: 404, body: SimulatorJSON.error("invalid_request_error", "No such \(object): '\(id)'", code: "resource_missing", param: "id"))
+        APIFailure(
+            status: 404, body: SimulatorJSON.error("invalid_request_error", "No such \(object): '\(id)'", code: "resource_missing", param: "id"))
     }
 
     static func invalid(_ message: String, param: String?, code: String? = nil) -> APIFailure {
@@ -56,7 +57,8 @@ extension StripeSimulator {
                 status: 401,
                 body: SimulatorJSON.error(
                     "invalid_request_error",
-                    "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY')."))
+                    "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY')."
+                ))
         }
         let key = String(authorization.dropFirst("Bearer ".count))
         guard ConstantTime.equals(Array(key.utf8), Array(keys.apiKey.utf8)) else {
@@ -101,7 +103,9 @@ extension StripeSimulator {
         case "GET v1/events":
             return (200, try events(request), [])
         case "GET v1/charges/*":
-            guard let intent = state.withLock({ $0.paymentIntents.values.first { $0.chargeID == id } }) else { throw APIFailure.missing("charge", id) }
+            guard let intent = state.withLock({ $0.paymentIntents.values.first { $0.chargeID == id } }) else {
+                throw APIFailure.missing("charge", id)
+            }
             return (200, SimulatorJSON.charge(intent), [])
         case "GET v1/invoice_payments":
             let intent = query["payment[payment_intent]"]
@@ -111,7 +115,9 @@ extension StripeSimulator {
             }
         case "GET v1/payment_intents":
             let customer = query["customer"]
-            return list(\.paymentIntents, "/v1/payment_intents", SimulatorJSON.paymentIntent, \.created) { customer == nil || $0.customerID == customer }
+            return list(\.paymentIntents, "/v1/payment_intents", SimulatorJSON.paymentIntent, \.created) {
+                customer == nil || $0.customerID == customer
+            }
         case "POST v1/refunds":
             let form = try Self.form(request)
             guard let intentID = form["payment_intent"]?.string else { throw Self.missing("payment_intent") }
@@ -119,7 +125,7 @@ extension StripeSimulator {
             let refund: JSONValue = [
                 "id": .string(refundID), "object": "refund", "amount": .integer(Int64(intent.amount)), "charge": .string(intent.chargeID),
                 "created": SimulatorJSON.seconds(intent.refund?.created ?? wholeSecondsNow()), "currency": "usd",
-                "payment_intent": .string(intent.id), "status": "succeeded",
+                "payment_intent": .string(intent.id), "status": "succeeded"
             ]
             return (200, refund, events)
         case "POST v1/billing_portal/sessions":
@@ -131,7 +137,7 @@ extension StripeSimulator {
                 "id": .string(SimulatorState.newID("bps_")), "object": "billing_portal.session",
                 "created": SimulatorJSON.seconds(wholeSecondsNow()), "customer": .string(customer), "livemode": false,
                 // The simulator has no portal pages: "managing billing" returns the buyer at once.
-                "return_url": .string(returnURL), "url": .string(returnURL),
+                "return_url": .string(returnURL), "url": .string(returnURL)
             ]
             return (200, portal, [])
         case "GET v1/promotion_codes":
@@ -139,7 +145,10 @@ extension StripeSimulator {
         default:
             throw APIFailure(
                 status: 404,
-                body: SimulatorJSON.error("invalid_request_error", "Unrecognized request URL (\(request.method.rawValue): /\(segments.joined(separator: "/"))). The Stripe simulator implements only what Tollgate calls."))
+                body: SimulatorJSON.error(
+                    "invalid_request_error",
+                    "Unrecognized request URL (\(request.method.rawValue): /\(segments.joined(separator: "/"))). The Stripe simulator implements only what Tollgate calls."
+                ))
         }
     }
 
@@ -158,11 +167,12 @@ extension StripeSimulator {
         guard (1...100).contains(limit) else { throw APIFailure.invalid("Invalid integer: \(value("limit") ?? "")", param: "limit") }
         let types = Set(items.filter { $0.name == "types[]" }.map(\.value) + (value("type").map { [$0] } ?? []))
         let (gte, gt, lte, lt) = (bound("gte"), bound("gt"), bound("lte"), bound("lt"))
-        var matching = state.withLock { $0.events }.reversed().filter { event in
-            let created = Int64(event.created.timeIntervalSince1970.rounded(.down))
-            return (types.isEmpty || types.contains(event.type)) && (gte.map { created >= $0 } ?? true) && (gt.map { created > $0 } ?? true)
-                && (lte.map { created <= $0 } ?? true) && (lt.map { created < $0 } ?? true)
-        } as [SimulatorEvent]
+        var matching =
+            state.withLock { $0.events }.reversed().filter { event in
+                let created = Int64(event.created.timeIntervalSince1970.rounded(.down))
+                return (types.isEmpty || types.contains(event.type)) && (gte.map { created >= $0 } ?? true) && (gt.map { created > $0 } ?? true)
+                    && (lte.map { created <= $0 } ?? true) && (lt.map { created < $0 } ?? true)
+            } as [SimulatorEvent]
         if let after = value("starting_after") {
             guard let index = matching.firstIndex(where: { $0.id == after }) else {
                 throw APIFailure.invalid("No such event: '\(after)'", param: "starting_after", code: "resource_missing")
@@ -200,7 +210,7 @@ extension StripeSimulator {
 
     private static let sessionParameters: Set<String> = [
         "mode", "line_items", "success_url", "cancel_url", "client_reference_id", "customer_email", "metadata",
-        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts", "locale",
+        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts", "locale"
     ]
 
     private func createSession(_ request: HTTPRequest) throws -> JSONValue {
@@ -211,7 +221,8 @@ extension StripeSimulator {
                     status: 400,
                     body: SimulatorJSON.error(
                         "idempotency_error",
-                        "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(idempotencyKey)' if you meant to execute a different request."))
+                        "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(idempotencyKey)' if you meant to execute a different request."
+                    ))
             }
             return stored.reply
         }
@@ -240,7 +251,8 @@ extension StripeSimulator {
             // Stripe refuses a locale its payment page does not have; the simulator's page speaks
             // the ones Tollgate's catalogs have and falls back as Tollgate's pages do.
             guard let text = locale.string, text == "auto" || CheckoutSessionRequest.stripeLocales.contains(text) else {
-                throw APIFailure.invalid("Invalid locale: must be auto or one of Stripe Checkout's locales", param: "locale", code: "parameter_invalid_string")
+                throw APIFailure.invalid(
+                    "Invalid locale: must be auto or one of Stripe Checkout's locales", param: "locale", code: "parameter_invalid_string")
             }
         }
         let session = SimulatedSession(

@@ -53,7 +53,7 @@ extension StripeSimulator {
                 SimulatorEvent("customer.subscription.created", SimulatorJSON.subscription(subscription), at: now),
                 SimulatorEvent(
                     "invoice.paid",
-                    SimulatorJSON.paidInvoice(subscription, intent: intent, email: session.email, reason: "subscription_create"), at: now),
+                    SimulatorJSON.paidInvoice(subscription, intent: intent, email: session.email, reason: "subscription_create"), at: now)
             ]
         } else {
             session.paymentIntentID = state.paidIntent(customerID: customerID, invoiceID: nil, metadata: session.paymentIntentMetadata, now: now).id
@@ -79,10 +79,14 @@ extension StripeSimulator {
             state.subscriptions[id] = subscription
             let intent = state.paidIntent(customerID: subscription.customerID, invoiceID: invoiceID, metadata: [:], now: now)
             let email = state.customers[subscription.customerID]?.email
-            return (subscription, [
-                SimulatorEvent("invoice.paid", SimulatorJSON.paidInvoice(subscription, intent: intent, email: email, reason: "subscription_cycle"), at: now),
-                SimulatorEvent("customer.subscription.updated", SimulatorJSON.subscription(subscription), at: now),
-            ])
+            return (
+                subscription,
+                [
+                    SimulatorEvent(
+                        "invoice.paid", SimulatorJSON.paidInvoice(subscription, intent: intent, email: email, reason: "subscription_cycle"), at: now),
+                    SimulatorEvent("customer.subscription.updated", SimulatorJSON.subscription(subscription), at: now)
+                ]
+            )
         }
     }
 
@@ -109,7 +113,8 @@ extension StripeSimulator {
             guard intent.refund == nil else {
                 throw APIFailure(
                     status: 400,
-                    body: SimulatorJSON.error("invalid_request_error", "Charge \(intent.chargeID) has already been refunded.", code: "charge_already_refunded"))
+                    body: SimulatorJSON.error(
+                        "invalid_request_error", "Charge \(intent.chargeID) has already been refunded.", code: "charge_already_refunded"))
             }
             let refundID = SimulatorState.newID("re_")
             intent.refund = (refundID, now)
@@ -139,7 +144,7 @@ struct SimulatorEvent: Sendable {
         .object([
             ("id", .string(id)), ("object", "event"), ("api_version", "2025-03-31.basil"), ("created", SimulatorJSON.seconds(created)),
             ("data", ["object": object]), ("livemode", false), ("pending_webhooks", 1),
-            ("request", ["id": .null, "idempotency_key": .null]), ("type", .string(type)),
+            ("request", ["id": .null, "idempotency_key": .null]), ("type", .string(type))
         ])
     }
 }

@@ -62,7 +62,9 @@ public struct MessageCatalog: Sendable, Equatable {
                 var plural: [PluralCategory: String] = [:]
                 for (name, form) in forms {
                     guard let category = PluralCategory(rawValue: name), let text = form as? String else {
-                        throw TemplateError(file: file, line: 0, column: 0, message: "\"\(key)\": a plural form is one of zero, one, two, few, many, other, with a text")
+                        throw TemplateError(
+                            file: file, line: 0, column: 0,
+                            message: "\"\(key)\": a plural form is one of zero, one, two, few, many, other, with a text")
                     }
                     plural[category] = text
                 }

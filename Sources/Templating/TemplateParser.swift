@@ -110,9 +110,10 @@ struct TemplateParser {
                 }
                 let count = try words.count == 2 ? path(words[1], at: open) : nil
                 let at = position(of: open)
-                append(.message(
-                    key: key, count: count, raw: rawMessage,
-                    location: SourceLocation(file: file, line: at.line, column: at.column)))
+                append(
+                    .message(
+                        key: key, count: count, raw: rawMessage,
+                        location: SourceLocation(file: file, line: at.line, column: at.column)))
             case .section, .inverted:
                 frames.append(Frame(path: try path(name, at: open), name: name, inverted: kind == .inverted, open: open))
             case .close:

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A response the service answered with a `2xx`.
@@ -19,7 +19,7 @@ struct HTTPTransport: Sendable {
 
     /// URLError codes that mean the request never reached the service.
     private static let notSent: Set<URLError.Code> = [
-        .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed,
+        .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed
     ]
 
     /// - Throws: `TollgateClientError` (the last attempt's), or `CancellationError`.
@@ -39,7 +39,8 @@ struct HTTPTransport: Sendable {
                 if (200..<300).contains(http.statusCode) {
                     return APIResponse(status: http.statusCode, body: data, requestID: requestID)
                 }
-                failure = Self.error(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), requestID: requestID)
+                failure = Self.error(
+                    status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), requestID: requestID)
                 switch request.retry {
                 case .safe:
                     mayRetry = (http.statusCode == 429 || http.statusCode == 408 || http.statusCode >= 500) && failure.code != .notConfigured
@@ -66,7 +67,8 @@ struct HTTPTransport: Sendable {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = Double(configuration.requestTimeout.components.seconds)
+        urlRequest.timeoutInterval =
+            Double(configuration.requestTimeout.components.seconds)
             + Double(configuration.requestTimeout.components.attoseconds) / 1e18
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
         urlRequest.setValue(configuration.apiKey, forHTTPHeaderField: "X-Api-Key")

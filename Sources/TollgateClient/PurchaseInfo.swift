@@ -17,7 +17,8 @@ public struct PurchaseInfo: Codable, Sendable, Equatable {
     public let expiresAt: Date?
 
     /// Makes a purchase value (for previews and tests).
-    public init(platform: String, productID: String?, subscriptionID: String? = nil, paymentIntentID: String? = nil, status: String, expiresAt: Date?) {
+    public init(platform: String, productID: String?, subscriptionID: String? = nil, paymentIntentID: String? = nil, status: String, expiresAt: Date?)
+    {
         self.platform = platform
         self.productID = productID
         self.subscriptionID = subscriptionID

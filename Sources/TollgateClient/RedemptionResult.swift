@@ -85,10 +85,11 @@ public enum RedemptionResult: Sendable, Equatable, Decodable {
         case "success":
             let account = try container.decodeIfPresent(AccountInfo.self, forKey: .account)
             let session = try container.decodeIfPresent(TokenSet.Wire.self, forKey: .session)
-            self = .success(Success(
-                code: code, info: try container.decode(RedemptionInfo.self, forKey: .redemptionInfo), account: account,
-                accountSwitched: try container.decodeIfPresent(Bool.self, forKey: .accountSwitched) ?? false,
-                session: session?.tokens(accountID: account?.id)))
+            self = .success(
+                Success(
+                    code: code, info: try container.decode(RedemptionInfo.self, forKey: .redemptionInfo), account: account,
+                    accountSwitched: try container.decodeIfPresent(Bool.self, forKey: .accountSwitched) ?? false,
+                    session: session?.tokens(accountID: account?.id)))
         case "expired_code":
             let expired = try container.decodeIfPresent(Expired.self, forKey: .expired)
             self = .expiredCode(code: code ?? "", resent: expired?.resent ?? false, obfuscatedEmail: expired?.obfuscatedEmail)

@@ -18,7 +18,9 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// - Parameters: see the properties; the defaults make 7 attempts (6 retries) and wait 0.5, 1,
     ///   2, 4, 8, 8 s (±25 %) between them.
-    public init(maxAttempts: Int = 7, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8), maxRetryAfter: Duration = .seconds(60)) {
+    public init(
+        maxAttempts: Int = 7, baseDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(8), maxRetryAfter: Duration = .seconds(60)
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

@@ -34,7 +34,9 @@ extension Tollgate {
     public func checkoutStatus(checkoutContextID: UUID, appUserID: String?) async throws -> CheckoutStatus {
         var request = APIRequest(method: "GET", path: "/api/v1/checkout/" + checkoutContextID.uuidString.lowercased())
         if let appUserID {
-            request.query = [URLQueryItem(name: "app_user_id", value: appUserID), URLQueryItem(name: "app_user_secret", value: try await installSecret())]
+            request.query = [
+                URLQueryItem(name: "app_user_id", value: appUserID), URLQueryItem(name: "app_user_secret", value: try await installSecret())
+            ]
         }
         let response: APIResponse
         do {

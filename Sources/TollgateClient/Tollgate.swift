@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The app's client of a Tollgate service: redeems codes, starts and follows web checkouts,
@@ -54,7 +54,9 @@ public actor Tollgate {
     public func entitlements(appUserID: String? = nil) async throws -> Entitlements {
         var request = APIRequest(method: "GET", path: "/api/v1/entitlements")
         if let appUserID {
-            request.query = [URLQueryItem(name: "app_user_id", value: appUserID), URLQueryItem(name: "app_user_secret", value: try await installSecret())]
+            request.query = [
+                URLQueryItem(name: "app_user_id", value: appUserID), URLQueryItem(name: "app_user_secret", value: try await installSecret())
+            ]
         }
         return try JSONCoding.decode(Entitlements.self, from: try await send(request))
     }

@@ -14,7 +14,7 @@ public struct TollgateClientError: Error, Sendable, Equatable, CustomStringConve
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The raw code.
         /// `HTTP 429 rate_limited: ...`, for logs.
-    public var description: String { rawValue }
+        public var description: String { rawValue }
 
         /// `400`: the request is malformed; the message names what is wrong.
         public static let badRequest = Code(rawValue: "bad_request")
@@ -76,7 +76,8 @@ public struct TollgateClientError: Error, Sendable, Equatable, CustomStringConve
 
     static func network(_ error: URLError, attempts: Int) -> TollgateClientError {
         TollgateClientError(
-            code: .network, message: "The service did not answer after \(attempts) attempt(s) (URLError \(error.code.rawValue)); check the connection and try again.",
+            code: .network,
+            message: "The service did not answer after \(attempts) attempt(s) (URLError \(error.code.rawValue)); check the connection and try again.",
             retryable: true)
     }
 

@@ -32,8 +32,11 @@ extension AdminCommand {
         let codes = try await services.operatorActions.codes(email: email.lowercased())
         print(TerminalText.row(["ID", "PURCHASE", "STATUS", "HINT", "EXPIRES", "REDEEMED"]))
         for code in codes {
-            print(TerminalText.row([code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
-                   code.redeemedAt.map(Timestamp.rfc3339) ?? ""]))
+            print(
+                TerminalText.row([
+                    code.id, code.purchaseID, code.status.rawValue, "…" + code.hint, Timestamp.rfc3339(code.expiresAt),
+                    code.redeemedAt.map(Timestamp.rfc3339) ?? ""
+                ]))
         }
         print("\(codes.count) code(s)")
     }
@@ -46,8 +49,11 @@ extension AdminCommand {
         for purchase in purchases {
             // The attribution (paywall context, conversion_details) as stored: one line of JSON.
             let attribution = (purchase.attribution ?? "").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
-            print(TerminalText.row([purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
-                   purchase.expiresAt.map(Timestamp.rfc3339) ?? "", Self.renewal(of: purchase), purchase.accountID ?? "", attribution]))
+            print(
+                TerminalText.row([
+                    purchase.id, purchase.platform.rawValue, purchase.productID, purchase.status.rawValue,
+                    purchase.expiresAt.map(Timestamp.rfc3339) ?? "", Self.renewal(of: purchase), purchase.accountID ?? "", attribution
+                ]))
         }
         print("\(purchases.count) purchase(s)")
     }
@@ -68,10 +74,11 @@ extension AdminCommand {
         let accounts = try await services.operatorActions.accounts(email: email.lowercased())
         print(TerminalText.row(["ID", "EMAIL", "CONFIRMED", "USERNAME", "APP USERS", "DEVICES", "PURCHASES"]))
         for entry in accounts {
-            print(TerminalText.row([
-                entry.account.id, entry.account.email ?? "", entry.account.emailVerified ? "yes" : "no", entry.account.username ?? "",
-                entry.appUserIDs.joined(separator: ","), String(entry.devices.count), String(entry.purchaseIDs.count),
-            ]))
+            print(
+                TerminalText.row([
+                    entry.account.id, entry.account.email ?? "", entry.account.emailVerified ? "yes" : "no", entry.account.username ?? "",
+                    entry.appUserIDs.joined(separator: ","), String(entry.devices.count), String(entry.purchaseIDs.count)
+                ]))
         }
         print("\(accounts.count) account(s)")
     }

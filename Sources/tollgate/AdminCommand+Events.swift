@@ -14,9 +14,10 @@ extension AdminCommand {
         print(TerminalText.row(["ID", "TYPE", "ENDPOINT", "STATUS", "ATTEMPTS", "OCCURRED", "LAST"]))
         for entry in entries {
             let last = entry.lastError ?? entry.lastStatus.map { "HTTP \($0)" } ?? ""
-            print(TerminalText.row([
-                entry.eventID, entry.type, entry.endpointID, entry.status, String(entry.attempts), Timestamp.rfc3339(entry.occurredAt), last,
-            ]))
+            print(
+                TerminalText.row([
+                    entry.eventID, entry.type, entry.endpointID, entry.status, String(entry.attempts), Timestamp.rfc3339(entry.occurredAt), last
+                ]))
         }
         print("\(entries.count) delivery(ies)")
     }

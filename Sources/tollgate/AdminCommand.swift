@@ -88,10 +88,11 @@ enum AdminCommand {
         let entries = try await services.outbox.messages(status: options["status"], limit: limit)
         print(TerminalText.row(["ID", "STATUS", "TEMPLATE", "TO", "ATTEMPTS", "CREATED", "LAST ERROR"]))
         for entry in entries {
-            print(TerminalText.row([
-                entry.id, entry.status, entry.template, entry.maskedRecipient, String(entry.attempts),
-                Timestamp.rfc3339(entry.createdAt), entry.lastError ?? "",
-            ]))
+            print(
+                TerminalText.row([
+                    entry.id, entry.status, entry.template, entry.maskedRecipient, String(entry.attempts),
+                    Timestamp.rfc3339(entry.createdAt), entry.lastError ?? ""
+                ]))
         }
         print("\(entries.count) message(s)")
     }

@@ -8,7 +8,8 @@ enum BackupCommand {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
         guard config.database.url == nil else {
             CommandLineTool.printError(
-                "tollgate: backup copies a SQLite file; this configuration uses PostgreSQL (database.url): back it up with pg_dump or the server's own tools")
+                "tollgate: backup copies a SQLite file; this configuration uses PostgreSQL (database.url): back it up with pg_dump or the server's own tools"
+            )
             return .failure
         }
         guard FileManager.default.fileExists(atPath: config.database.path) else {

@@ -20,7 +20,10 @@ enum CheckCommand {
             let database = try DatabaseOpener.open(config.database)
             defer { database.close() }
             name = DatabaseOpener.name(config.database, database)
-            report = CheckDatabase(database: database, migrations: TollgateMigrations.all, release: TollgateReleases.current, secrets: try DomainSecrets(secretKeys: config.secretKeyList)).run()
+            report = CheckDatabase(
+                database: database, migrations: TollgateMigrations.all, release: TollgateReleases.current,
+                secrets: try DomainSecrets(secretKeys: config.secretKeyList)
+            ).run()
         } catch {
             CommandLineTool.printError("tollgate: check: cannot open the database: \(error)")
             return .failure

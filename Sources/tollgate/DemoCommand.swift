@@ -11,7 +11,8 @@ enum DemoCommand {
         guard let config = CommandLineTool.loadConfig(configPath) else { return .configuration }
         guard config.stripe.simulator else {
             CommandLineTool.printError(
-                "tollgate demo: the Stripe simulator is off in this configuration (it is on in demo mode, with no configuration file, or with stripe.simulator: true and no stripe.secret_key)")
+                "tollgate demo: the Stripe simulator is off in this configuration (it is on in demo mode, with no configuration file, or with stripe.simulator: true and no stripe.secret_key)"
+            )
             return .failure
         }
         guard let action = SimulatorLifecycleClient.Action(rawValue: action) else { return .usage }

@@ -29,7 +29,8 @@ enum KeysCommand {
             }
             let pending = try TollgateReleases.migrator.pending(database)
             guard pending.isEmpty else {
-                CommandLineTool.printError("tollgate: keys status: \(pending.count) migration(s) to apply first: run `tollgate migrate` (or start the service)")
+                CommandLineTool.printError(
+                    "tollgate: keys status: \(pending.count) migration(s) to apply first: run `tollgate migrate` (or start the service)")
                 return .failure
             }
             for line in try KeyUsage.count(database).lines(secrets) { print(TerminalText.safe(line)) }

@@ -31,8 +31,11 @@ enum OperatorCommand {
                 print(["EMAIL", "ROLE", "ENROLLED", "ADDED"].joined(separator: "\t"))
                 let all = try await operators.list(by: actor)
                 for person in all {
-                    print([person.email, person.role.rawValue, person.isEnrolled ? "yes" : "invited",
-                           Timestamp.rfc3339(person.createdAt)].joined(separator: "\t"))
+                    print(
+                        [
+                            person.email, person.role.rawValue, person.isEnrolled ? "yes" : "invited",
+                            Timestamp.rfc3339(person.createdAt)
+                        ].joined(separator: "\t"))
                 }
                 print("\(all.count) operator(s)")
             case "role":

@@ -22,10 +22,11 @@ struct ParsedArguments: Equatable {
     /// Options that take a value, and the commands that accept them.
     static let valueOptions: [String: String] = [
         "--config": "any", "-c": "any", "--status": "admin", "--email": "admin, demo", "--purchase-id": "admin", "--limit": "admin",
-        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin", "--role": "operator", "--batch-size": "keys rotate",
+        "--month": "admin", "--since": "reconcile, admin", "--account": "admin", "--reason": "admin", "--role": "operator",
+        "--batch-size": "keys rotate"
     ]
     static let adminActions = [
-        "outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets", "funnel",
+        "outbox", "resend", "revoke", "codes", "purchases", "accounts", "events", "reports", "delete-account", "forget-secrets", "funnel"
     ]
     static let demoActions = ["renew", "cancel", "refund"]
     /// `operator` actions and how many words each takes after the action.
@@ -128,7 +129,8 @@ struct ParsedArguments: Equatable {
             command = .demo(action: words[1])
         case "operator":
             guard words.count >= 2, let count = Self.operatorActions[words[1]] else {
-                throw UsageError(message: "operator needs one of: add EMAIL --role viewer|support|admin, list, role EMAIL ROLE, reset EMAIL, remove EMAIL")
+                throw UsageError(
+                    message: "operator needs one of: add EMAIL --role viewer|support|admin, list, role EMAIL ROLE, reset EMAIL, remove EMAIL")
             }
             guard words.count == 2 + count else { throw UsageError(message: "'operator \(words[1])' takes \(count) argument(s)") }
             guard options.keys.allSatisfy({ $0 == "role" }), (options["role"] != nil) == (words[1] == "add") else {
@@ -138,7 +140,9 @@ struct ParsedArguments: Equatable {
         case let other?:
             throw UsageError(message: "unknown command '\(other)'")
         }
-        if !options.isEmpty, case .admin = command {} else if case .demo = command {} else if case .reconcile = command {
+        if !options.isEmpty, case .admin = command {
+        } else if case .demo = command {
+        } else if case .reconcile = command {
         } else if case .operator = command {
         } else if case .keys = command {
         } else if let name = options.keys.sorted().first {

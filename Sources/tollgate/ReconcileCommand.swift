@@ -33,7 +33,9 @@ enum ReconcileCommand {
         }
         var healthy = true
         for report in await reconcile.run(since: start) {
-            print("\(report.provider)\t\(report.outcome)\tchecked \(report.checked)\tchanges \(report.changes)\(report.error.map { "\t" + TerminalText.safe($0) } ?? "")")
+            print(
+                "\(report.provider)\t\(report.outcome)\tchecked \(report.checked)\tchanges \(report.changes)\(report.error.map { "\t" + TerminalText.safe($0) } ?? "")"
+            )
             healthy = healthy && (report.outcome == "ok" || report.outcome == "busy")
         }
         return healthy ? .success : .failure

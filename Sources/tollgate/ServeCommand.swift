@@ -4,7 +4,7 @@ import App
 internal import CLinux
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `tollgate serve`: starts the service and stops it cleanly on SIGTERM or SIGINT.
@@ -25,13 +25,16 @@ enum ServeCommand {
         do {
             let app = try TollgateApp(config: config, logger: logger)
             // Demo mode's console admin: made once, its credentials shown on the terminal only (never logged).
-            let demoOperator = config.isDemo && config.console.enabled
+            let demoOperator =
+                config.isDemo && config.console.enabled
                 ? try await app.useCases.consoleOperators.demoOperator(email: "admin@demo.localhost", now: Date()) : nil
             try await app.run { port in
                 // One line for a person (the JSON log on standard error goes on as it is).
-                let address = config.isDemo
+                let address =
+                    config.isDemo
                     ? config.listen.localURL(port: port).replacingOccurrences(of: "127.0.0.1", with: "localhost") : config.baseURL
-                let line = "Tollgate is running at \(address)"
+                let line =
+                    "Tollgate is running at \(address)"
                     + (config.isDemo ? " (demo mode: open it in a browser and press Try a demo purchase; Ctrl-C stops it)" : "")
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 if let demoOperator {

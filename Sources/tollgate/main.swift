@@ -1,6 +1,6 @@
 // The `tollgate` command: `serve` (default), `migrate`, `config check`, `backup FILE`.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let status = await CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))

@@ -26,7 +26,8 @@ struct ArchitectureDocument {
     /// `A, B (remark), C` → {A, B, C}; `nothing` (with or without a remark) → {}.
     static func names(in list: String) -> Set<String> {
         let withoutRemarks = list.replacingOccurrences(of: #"\([^)]*\)"#, with: "", options: .regularExpression)
-        return Set(withoutRemarks.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
-            .filter { !$0.isEmpty && $0 != "nothing" })
+        return Set(
+            withoutRemarks.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
+                .filter { !$0.isEmpty && $0 != "nothing" })
     }
 }

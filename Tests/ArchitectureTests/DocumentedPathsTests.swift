@@ -44,7 +44,8 @@ struct DocumentedPathsTests {
         let roots = ["Sources/", "Tests/", "scripts/", "docs/", "Public/", "templates/", ".ci/", "README.md", "Package.swift"]
         // Fixtures are others' text; this file holds sample citations for its reader's test.
         guard roots.contains(where: { relative.hasPrefix($0) }), !relative.hasPrefix("Tests/Fixtures/"),
-            !relative.hasSuffix("ArchitectureTests/DocumentedPathsTests.swift") else { return false }
+            !relative.hasSuffix("ArchitectureTests/DocumentedPathsTests.swift")
+        else { return false }
         let kinds = ["swift", "md", "json", "html", "sh", "py", "lua", "toml", "txt", ""]
         return kinds.contains((relative as NSString).pathExtension)
     }

@@ -44,8 +44,11 @@ struct ErrorTypeAllowanceTests {
         for (module, _) in Self.debts.sorted(by: { $0.key < $1.key }) {
             let target = try #require(graph.targets[module], "\(module) is no target")
             let count = try PublicErrorTypes.declared(in: ModuleGraphTests.root + "/" + target.path, refiners: refiners).count
-            if count <= Self.allowed(module) { settled.append("\(module) declares \(count): remove its debt") }
-            else if count < Self.debts[module]! { settled.append("\(module) declares \(count): lower its debt to \(count)") }
+            if count <= Self.allowed(module) {
+                settled.append("\(module) declares \(count): remove its debt")
+            } else if count < Self.debts[module]! {
+                settled.append("\(module) declares \(count): lower its debt to \(count)")
+            }
         }
         #expect(settled.isEmpty, "\n\(settled.joined(separator: "\n"))")
     }
@@ -57,7 +60,7 @@ struct ErrorTypeAllowanceTests {
             "    public struct Nested: Sendable, Error {}", "}", "struct Internal: Error {}",
             "    private struct Hidden: Error {}", "public final class Boxed: Error {}",
             "public enum Outcome: Sendable, Equatable {}", "// public struct Commented: Error {}",
-            "public struct ErrorLike: Sendable { let e: Error }",
+            "public struct ErrorLike: Sendable { let e: Error }"
         ].joined(separator: "\n")
         #expect(PublicErrorTypes.names(in: source) == ["AError", "Nested", "Boxed"])
     }
@@ -66,13 +69,13 @@ struct ErrorTypeAllowanceTests {
     func refinedProtocols() {
         let protocols = [
             "public protocol HTTPResponseError: Error {", "protocol Coded: HTTPResponseError, Sendable {}",
-            "public protocol Shown: CustomStringConvertible {}",
+            "public protocol Shown: CustomStringConvertible {}"
         ].joined(separator: "\n")
         let refiners = PublicErrorTypes.errorProtocols(in: [protocols])
         #expect(refiners == ["HTTPResponseError", "Coded"])
         let source = [
             "public struct APIError: HTTPResponseError, Equatable {", "public enum Deep: Sendable, Coded {}",
-            "public struct Plain: Shown {}", "struct Hidden: HTTPResponseError {}",
+            "public struct Plain: Shown {}", "struct Hidden: HTTPResponseError {}"
         ].joined(separator: "\n")
         #expect(PublicErrorTypes.names(in: source, refiners: refiners) == ["APIError", "Deep"])
         #expect(PublicErrorTypes.names(in: source).isEmpty)

@@ -55,7 +55,8 @@ struct ModuleGraphTests {
             }
             if stated != target.dependencies {
                 let missing = target.dependencies.subtracting(stated).sorted(), extra = stated.subtracting(target.dependencies).sorted()
-                differences.append("\(target.name): the document lacks [\(missing.joined(separator: ", "))], names too [\(extra.joined(separator: ", "))]")
+                differences.append(
+                    "\(target.name): the document lacks [\(missing.joined(separator: ", "))], names too [\(extra.joined(separator: ", "))]")
             }
         }
         for name in document.imports.keys.sorted() where graph.targets[name] == nil {
@@ -74,7 +75,9 @@ struct ModuleGraphTests {
         #expect(web.dependencies.isDisjoint(with: forbidden), "Package.swift gives Web \(web.dependencies.intersection(forbidden).sorted())")
     }
 
-    @Test("The command line neither declares nor imports Web: serve reaches the routes through App's TollgateApp, the other commands build no Web object")
+    @Test(
+        "The command line neither declares nor imports Web: serve reaches the routes through App's TollgateApp, the other commands build no Web object"
+    )
     func commandLineHasNoWeb() throws {
         let graph = try Self.graph()
         let cli = try #require(graph.targets["tollgate"])

@@ -30,7 +30,8 @@ struct PackageGraph {
             guard let name = Self.firstString(after: "name:", in: body) else { continue }
             var dependencies: Set<String> = []
             if let list = body.range(of: "dependencies:"), let open = body[list.upperBound...].firstIndex(of: "["),
-                let close = body[open...].firstIndex(of: "]") {
+                let close = body[open...].firstIndex(of: "]")
+            {
                 dependencies = Set(Self.strings(in: String(body[open...close])))
             }
             let path = Self.firstString(after: "path:", in: body) ?? (kind == .testTarget ? "Tests/" : "Sources/") + name
@@ -54,11 +55,13 @@ struct PackageGraph {
     /// access levels and `import struct X.Y` included).
     static func importedModules(in source: String) -> Set<String> {
         let pattern = try! NSRegularExpression(
-            pattern: #"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?(\w+)"#,
+            pattern:
+                #"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(?:(?:struct|class|enum|protocol|typealias|func|var|let)\s+)?(\w+)"#,
             options: [.anchorsMatchLines])
-        return Set(pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).map {
-            String(source[Range($0.range(at: 1), in: source)!])
-        })
+        return Set(
+            pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).map {
+                String(source[Range($0.range(at: 1), in: source)!])
+            })
     }
 
     /// The text inside the parentheses opened just before `start`.

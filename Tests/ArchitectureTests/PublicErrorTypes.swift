@@ -38,8 +38,10 @@ enum PublicErrorTypes {
         var grew = true
         while grew {
             grew = false
-            for (name, inherited) in parents where !refiners.contains(name)
-            && inherited.contains(where: { $0 == "Error" || refiners.contains($0) }) {
+            for (name, inherited) in parents
+            where !refiners.contains(name)
+                && inherited.contains(where: { $0 == "Error" || refiners.contains($0) })
+            {
                 refiners.insert(name)
                 grew = true
             }
@@ -51,7 +53,8 @@ enum PublicErrorTypes {
     static func names(in source: String, refiners: Set<String> = []) -> [String] {
         let alternatives = (["Error"] + refiners.sorted()).joined(separator: "|")
         let pattern = try! NSRegularExpression(
-            pattern: #"^[ \t]*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:final|indirect)\s+)?(?:struct|enum|class|actor)\s+(\w+)[^{:\n]*:[^{\n]*\b(?:"#
+            pattern:
+                #"^[ \t]*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:final|indirect)\s+)?(?:struct|enum|class|actor)\s+(\w+)[^{:\n]*:[^{\n]*\b(?:"#
                 + alternatives + #")\b"#,
             options: [.anchorsMatchLines])
         return pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).map {

@@ -12,7 +12,9 @@ struct TransactionOwnerTests {
     /// Storage's `SQLDatabase` types), its read and write entry points, a connection's own
     /// `transaction`, and transaction statements in SQL text.
     static let opening = try! NSRegularExpression(
-        pattern: #"\b(Database|SQLDatabase|SQLiteDatabase|PostgresDatabase|readSync|writeSync)\b|\.(read|write)\s*(\(isolation|\(\s*\{|\{)|\.transaction\s*[({]|"\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT)\b"#)
+        pattern:
+            #"\b(Database|SQLDatabase|SQLiteDatabase|PostgresDatabase|readSync|writeSync)\b|\.(read|write)\s*(\(isolation|\(\s*\{|\{)|\.transaction\s*[({]|"\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT)\b"#
+    )
 
     /// The `file:line: code` of each line of `source` (comments left out) that opens a transaction.
     static func openings(in source: String, file: String) -> [String] {
@@ -41,12 +43,13 @@ struct TransactionOwnerTests {
         let opens = [
             "let database: Database", "try database.readSync { c in }", "try await database.write { c in }",
             "try await db.write(isolation: .readCommitted) { c in }", "try await database.read { try X.find(on: $0) }",
-            "try connection.transaction(.immediate) { c in }", #"try connection.execute("BEGIN IMMEDIATE")"#,
+            "try connection.transaction(.immediate) { c in }", #"try connection.execute("BEGIN IMMEDIATE")"#
         ]
         for line in opens { #expect(Self.openings(in: line, file: "f").count == 1, "\(line)") }
         let quiet = [
-            "try connection.queryOne(\"SELECT 1\", [])", "// runs in the caller's database.write", "let facts = try Facts.read(accountID: id, on: connection)",
-            "/// Call inside the write transaction of the change it reports.",
+            "try connection.queryOne(\"SELECT 1\", [])", "// runs in the caller's database.write",
+            "let facts = try Facts.read(accountID: id, on: connection)",
+            "/// Call inside the write transaction of the change it reports."
         ]
         for line in quiet { #expect(Self.openings(in: line, file: "f").isEmpty, "\(line)") }
     }

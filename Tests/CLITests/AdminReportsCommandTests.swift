@@ -21,7 +21,8 @@ struct AdminReportsCommandLineTests {
             let line = LinkOutReportLine(
                 kind: .purchase, lineID: "lo_1", productID: "price_1", productType: .oneTime, occurredAt: now, amountMinor: 1000, taxMinor: 190,
                 currency: "eur")
-            try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "payment:p1:pi_1", purchaseID: "p1", lines: [line], on: connection, now: now)
+            try LinkOutReportStore.enqueue(
+                token: token, kind: .purchase, naturalKey: "payment:p1:pi_1", purchaseID: "p1", lines: [line], on: connection, now: now)
         }
         database.close()
 

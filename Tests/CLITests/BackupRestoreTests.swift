@@ -23,9 +23,11 @@ struct BackupRestoreCommandLineTests {
         return try database.writeSync { connection in
             try (0...count).map { index in
                 let purchase = try PurchaseRepository.apply(
-                    PurchaseSnapshot(platform: .stripe, externalID: "sub_backup_\(index)", productID: "price_storm", status: .active,
+                    PurchaseSnapshot(
+                        platform: .stripe, externalID: "sub_backup_\(index)", productID: "price_storm", status: .active,
                         expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: "buyer\(index)@example.com"),
-                    on: connection, now: now).purchase
+                    on: connection, now: now
+                ).purchase
                 return try CodeRepository.issue(purchaseID: purchase.id, ttl: 86400, vault: vault, on: connection, now: now).code.display
             }
         }
@@ -89,8 +91,9 @@ struct BackupRestoreCommandLineTests {
         answered.stop.store(true, ordering: .relaxed)
         let statuses = try await storm.value
         #expect(backup.status == 0, "\(backup.stderr)")
-        #expect(answeredBefore >= 10 && answeredEnd > answeredAfter,
-                "the storm ran before the backup (\(answeredBefore) answered) and after it (\(answeredAfter) → \(answeredEnd))")
+        #expect(
+            answeredBefore >= 10 && answeredEnd > answeredAfter,
+            "the storm ran before the backup (\(answeredBefore) answered) and after it (\(answeredAfter) → \(answeredEnd))")
         #expect(statuses.count >= answeredEnd && statuses.allSatisfy { $0 == 200 }, "\(statuses.filter { $0 != 200 })")
         kill(server.pid, SIGTERM)
         _ = try await server.finish()
@@ -144,8 +147,10 @@ struct BackupRestoreCommandLineTests {
         _ = try Self.seed(path, count: 200)
         let reader = try SQLiteDatabase(path: path, readers: 1)
         let (root, pageSize) = try reader.readSync { connection in
-            (try connection.queryOne("SELECT rootpage FROM sqlite_master WHERE name = 'redemption_codes'")?.int("rootpage") ?? 0,
-             try connection.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096)
+            (
+                try connection.queryOne("SELECT rootpage FROM sqlite_master WHERE name = 'redemption_codes'")?.int("rootpage") ?? 0,
+                try connection.queryOne("PRAGMA page_size")?.int("page_size") ?? 4096
+            )
         }
         reader.close()
         #expect(root > 1)

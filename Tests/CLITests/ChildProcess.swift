@@ -97,9 +97,10 @@ final class ChildProcess: @unchecked Sendable {
     /// Runs `product` to completion, off the concurrency pool.
     /// - Throws: `ChildProcessError` when it cannot be launched or its output cannot be read.
     static func run(_ product: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> Result {
-        Result(try await ChildProcessRunner.run(
-            productsDirectory.appendingPathComponent(product).path, arguments, directory: directory,
-            environment: Self.environment(adding: environment)))
+        Result(
+            try await ChildProcessRunner.run(
+                productsDirectory.appendingPathComponent(product).path, arguments, directory: directory,
+                environment: Self.environment(adding: environment)))
     }
 }
 
@@ -126,7 +127,7 @@ final class TemporaryDirectory: Sendable {
             // Outside demo mode `serve` refuses to start without an app key (issue 40, finding 9).
             "api_keys": ["public": ["pk_cli_test"]],
             "mail": ["transport": "file", "file_dir": path + "/mail", "from": "Example <no-reply@example.com>"],
-            "paths": ["templates_dir": ChildProcess.packageRoot + "/templates", "public_dir": ChildProcess.packageRoot + "/Public"],
+            "paths": ["templates_dir": ChildProcess.packageRoot + "/templates", "public_dir": ChildProcess.packageRoot + "/Public"]
         ]
         for (key, value) in extra { json[key] = value }
         let file = path + "/config.json"

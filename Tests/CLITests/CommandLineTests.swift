@@ -16,16 +16,18 @@ struct CommandLineTests {
         #expect(help.stdout.contains("config check"))
     }
 
-    @Test("A wrong command line exits 64 and says what is wrong", arguments: [
-        (["frobnicate"], "unknown command 'frobnicate'"),
-        (["--verbose"], "unknown option '--verbose'"),
-        (["config"], "config check"),
-        (["backup"], "destination FILE"),
-        (["serve", "--config"], "--config needs a value"),
-        (["serve", "--status", "sent"], "--status is only for 'tollgate admin'"),
-        (["admin", "frobnicate"], "admin needs one of"),
-        (["migrate", "extra"], "takes no argument 'extra'"),
-    ])
+    @Test(
+        "A wrong command line exits 64 and says what is wrong",
+        arguments: [
+            (["frobnicate"], "unknown command 'frobnicate'"),
+            (["--verbose"], "unknown option '--verbose'"),
+            (["config"], "config check"),
+            (["backup"], "destination FILE"),
+            (["serve", "--config"], "--config needs a value"),
+            (["serve", "--status", "sent"], "--status is only for 'tollgate admin'"),
+            (["admin", "frobnicate"], "admin needs one of"),
+            (["migrate", "extra"], "takes no argument 'extra'")
+        ])
     func usageErrors(arguments: [String], message: String) async throws {
         let result = try await ChildProcess.run("tollgate", arguments)
         #expect(result.status == 64)
@@ -63,11 +65,13 @@ struct CommandLineTests {
         #expect(refused.status == 78 && refused.stderr.contains("locales.default"))
     }
 
-    @Test("An invalid configuration exits 78 naming the key", arguments: [
-        (#"{"redemption": {"on_other_user": "swap"}}"#, "redemption.on_other_user"),
-        (#"{"stripe": {"secret_kye": "x"}}"#, "stripe.secret_kye"),
-        (#"{"listen": {"port": "80a"}}"#, "listen.port"),
-    ])
+    @Test(
+        "An invalid configuration exits 78 naming the key",
+        arguments: [
+            (#"{"redemption": {"on_other_user": "swap"}}"#, "redemption.on_other_user"),
+            (#"{"stripe": {"secret_kye": "x"}}"#, "stripe.secret_kye"),
+            (#"{"listen": {"port": "80a"}}"#, "listen.port")
+        ])
     func invalidConfig(extraJSON: String, key: String) async throws {
         let directory = try TemporaryDirectory()
         let extra = try #require(try JSONSerialization.jsonObject(with: Data(extraJSON.utf8)) as? [String: Any])
@@ -178,9 +182,11 @@ struct AdminCodeCommandLineTests {
         let now = Date()
         let codeID = try database.writeSync { connection -> String in
             let purchase = try PurchaseRepository.apply(
-                PurchaseSnapshot(platform: .stripe, externalID: "sub_cli", productID: "price_1", status: .active,
+                PurchaseSnapshot(
+                    platform: .stripe, externalID: "sub_cli", productID: "price_1", status: .active,
                     expiresAt: now.addingTimeInterval(86400), observedAt: now, purchaserEmail: "cli@example.com"),
-                on: connection, now: now).purchase
+                on: connection, now: now
+            ).purchase
             return try CodeRepository.issue(purchaseID: purchase.id, ttl: 3600, vault: vault, on: connection, now: now).record.id
         }
         database.close()

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The newcomer's minute, as a browser and a terminal would do it: `tollgate` started with no
@@ -15,8 +15,9 @@ import Glibc
 /// entitlements, and `tollgate demo refund`.
 @Suite("The demo loop, as a newcomer runs it", .serialized)
 struct DemoLoopTests {
-    @Test("home → a#demo-buy → demo checkout → pay → code on the success page and in data/mail → redeem → entitled; tollgate demo refund turns it off",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "home → a#demo-buy → demo checkout → pay → code on the success page and in data/mail → redeem → entitled; tollgate demo refund turns it off",
+        .timeLimit(.minutes(3)))
     func wholeLoop() async throws {
         let started = ContinuousClock.now
         let directory = try TemporaryDirectory()
@@ -100,7 +101,9 @@ struct DemoLoopTests {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw BrowserError("cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -132,7 +135,8 @@ struct Browser {
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.setValue("same-origin", forHTTPHeaderField: "Sec-Fetch-Site")
-        request.httpBody = Data(form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&").utf8)
+        request.httpBody = Data(
+            form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&").utf8)
         return try await send(request)
     }
 

@@ -125,8 +125,9 @@ enum DocumentedExamples {
     /// a redirection; nil when the command does not run `tollgate`. `[`, `]` and `\|` of a
     /// synopsis are read as plain words and `|`.
     static func tollgateArguments(_ command: String) -> [String]? {
-        let words = shellWords(command.replacingOccurrences(of: "\\\n", with: " ").replacingOccurrences(of: "\\|", with: "|")
-            .replacingOccurrences(of: "[", with: " ").replacingOccurrences(of: "]", with: " "))
+        let words = shellWords(
+            command.replacingOccurrences(of: "\\\n", with: " ").replacingOccurrences(of: "\\|", with: "|")
+                .replacingOccurrences(of: "[", with: " ").replacingOccurrences(of: "]", with: " "))
         var rest = words.drop { $0.range(of: #"^[A-Z_][A-Z0-9_]*="#, options: .regularExpression) != nil }
         if rest.starts(with: ["swift", "run", "tollgate"]) {
             rest = rest.dropFirst(3)

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every example README.md and docs/*.md show is checked, so none can rot (issue 46, item 4):
@@ -29,7 +29,9 @@ struct DocumentedExamplesTests {
                     #expect(!reason.isEmpty, "\(block): `not-run:` without a reason")
                     notRun.append("\(block): \(reason)")
                 } else if let claims = block.claims {
-                    #expect(!claims.isEmpty && claims.allSatisfy { (100..<600).contains($0.status) }, "\(block): `\(block.tag)` is not a list of statuses")
+                    #expect(
+                        !claims.isEmpty && claims.allSatisfy { (100..<600).contains($0.status) }, "\(block): `\(block.tag)` is not a list of statuses"
+                    )
                 } else {
                     #expect(block.tag == "run", "\(block): a shell block is tagged `run`, `status=...` or `not-run: why`, not `\(block.tag)`")
                 }
@@ -41,8 +43,9 @@ struct DocumentedExamplesTests {
                 unchecked.append("\(block): \(block.language.isEmpty ? "no language" : block.language)")
             }
         }
-        print("DocumentedExamplesTests: shell blocks not run (their `tollgate` lines are still checked against --help):\n  "
-            + notRun.joined(separator: "\n  "))
+        print(
+            "DocumentedExamplesTests: shell blocks not run (their `tollgate` lines are still checked against --help):\n  "
+                + notRun.joined(separator: "\n  "))
         print("DocumentedExamplesTests: blocks in other languages, not checked:\n  " + unchecked.joined(separator: "\n  "))
     }
 
@@ -56,8 +59,9 @@ struct DocumentedExamplesTests {
             let problems = contract.problems(ofJSON: Data(block.text.utf8), againstSchemaNamed: block.tag)
             #expect(problems.isEmpty, "\(block) is not a \(block.tag): \(problems.joined(separator: "; "))")
         }
-        #expect(!contract.problems(ofJSON: Data(#"{"status": "invalid_code"}"#.utf8), againstSchemaNamed: "RedeemInvalidCode").isEmpty,
-                "a block without a required member is found wrong")
+        #expect(
+            !contract.problems(ofJSON: Data(#"{"status": "invalid_code"}"#.utf8), againstSchemaNamed: "RedeemInvalidCode").isEmpty,
+            "a block without a required member is found wrong")
         #expect(contract.problems(ofJSON: Data("{}".utf8), againstSchemaNamed: "NoSuchSchema") == ["the document has no schema NoSuchSchema"])
     }
 
@@ -69,12 +73,14 @@ struct DocumentedExamplesTests {
             let result = try await Self.configCheck(block.text)
             #expect(result.status == 0, "\(block): tollgate config check exited \(result.status): \(result.stderr)")
         }
-        let wrong = try await Self.configCheck(#""link_out": {"rules": [{"platform": "ios", "storefronts": ["USA"], "program": "no_such_programme"}]}"#)
+        let wrong = try await Self.configCheck(
+            #""link_out": {"rules": [{"platform": "ios", "storefronts": ["USA"], "program": "no_such_programme"}]}"#)
         #expect(wrong.status == 78, "a wrong piece of configuration is refused: \(wrong.stdout)")
     }
 
-    @Test("Every `tollgate` command line of the docs, in blocks and inline, names a command and flags `tollgate --help` lists",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Every `tollgate` command line of the docs, in blocks and inline, names a command and flags `tollgate --help` lists",
+        .timeLimit(.minutes(2)))
     func commandLinesExist() async throws {
         let usage = try await ChildProcess.run("tollgate", ["--help"])
         #expect(usage.status == 0)
@@ -94,7 +100,10 @@ struct DocumentedExamplesTests {
             }
         }
         #expect(checked > 40, "only \(checked) command lines found")
-        #expect(help.problems(["admin", "frobnicate", "--email", "e"]) == ["`admin` takes one of \(help.commands["admin"]!.sorted().joined(separator: ", ")), not `frobnicate`"])
+        #expect(
+            help.problems(["admin", "frobnicate", "--email", "e"]) == [
+                "`admin` takes one of \(help.commands["admin"]!.sorted().joined(separator: ", ")), not `frobnicate`"
+            ])
         #expect(help.problems(["admin", "codes", "--mail", "e"]) == ["unknown flag --mail"])
         #expect(help.problems(["serve", "--config", "FILE"]).isEmpty)
     }
@@ -126,8 +135,9 @@ struct DocumentedExamplesTests {
         #expect(Self.anchor("## What a paywall may send to `/checkout/start`") == "what-a-paywall-may-send-to-checkoutstart")
     }
 
-    @Test("The shell blocks tagged run or status= run against a live demo server: exit 0, and curl answers the statuses claimed",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "The shell blocks tagged run or status= run against a live demo server: exit 0, and curl answers the statuses claimed",
+        .timeLimit(.minutes(5)))
     func runnableBlocksRun() async throws {
         let directory = try TemporaryDirectory()
         let port = try DemoLoopTests.freePort()
@@ -157,7 +167,9 @@ struct DocumentedExamplesTests {
                 for (command, claim) in zip(commands, claims) {
                     #expect(command.hasPrefix("curl "), "\(block): a `status=` block holds curl commands, not `\(command)`")
                     let answer = try await shell.curl(command)
-                    #expect(answer.status == claim.status, "\(block): `\(command)` answered \(answer.status), the docs claim \(claim.status); \(answer.body)")
+                    #expect(
+                        answer.status == claim.status,
+                        "\(block): `\(command)` answered \(answer.status), the docs claim \(claim.status); \(answer.body)")
                     var problems = contract.problems(
                         method: Shell.method(of: command), path: shell.path(of: command), status: answer.status,
                         contentType: answer.contentType, body: Array(answer.body.utf8))
@@ -186,8 +198,9 @@ struct DocumentedExamplesTests {
         #expect(try await child.finish().status == 0)
     }
 
-    @Test("The Python receiver of docs/EVENTS.md accepts what `tollgate events test` signs with its secret, and refuses another secret",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "The Python receiver of docs/EVENTS.md accepts what `tollgate events test` signs with its secret, and refuses another secret",
+        .timeLimit(.minutes(2)))
     func eventsReceiverVerifiesTollgate() async throws {
         let receivers = try Self.allBlocks().filter { $0.language == "python" && $0.tag == "events-receiver" }
         #expect(receivers.count == 1)
@@ -206,22 +219,32 @@ struct DocumentedExamplesTests {
             for (secret, status) in [("whsec_" + key, 0), ("whsec_" + Data(repeating: 7, count: 24).base64EncodedString(), 1)] {
                 let endpoint = #""events": {"endpoints": [{"url": "http://127.0.0.1:\#(port)/tollgate", "secret": "\#(secret)", "types": ["*"]}]}"#
                 let sent = try await Self.tollgate(["events", "test"], configuration: endpoint)
-                #expect(sent.status == Int32(status), "\(block): with \(secret == "whsec_" + key ? "its" : "another") secret, events test exited \(sent.status): \(sent.stdout) \(sent.stderr)")
+                #expect(
+                    sent.status == Int32(status),
+                    "\(block): with \(secret == "whsec_" + key ? "its" : "another") secret, events test exited \(sent.status): \(sent.stdout) \(sent.stderr)"
+                )
             }
         }
     }
 
     @Test("The reader: fences with their tags, commands across lines and quotes, tollgate's arguments")
     func reader() {
-        let markdown = "a\n\n  ```sh status=200,404\n  curl -s localhost:8080/x \\\n    -d '{\"a\": 1,\n         \"b\": 2}'\n  # note\n  curl localhost:8080/y\n  ```\n\n```json Error\n{}\n```\n"
+        let markdown =
+            "a\n\n  ```sh status=200,404\n  curl -s localhost:8080/x \\\n    -d '{\"a\": 1,\n         \"b\": 2}'\n  # note\n  curl localhost:8080/y\n  ```\n\n```json Error\n{}\n```\n"
         let blocks = DocumentedExamples.blocks(in: markdown, file: "x.md")
         #expect(blocks.map(\.description) == ["x.md:3", "x.md:11"])
         #expect(blocks[0].claims == [.init(status: 200, outcome: nil), .init(status: 404, outcome: nil)] && blocks[1].tag == "Error")
-        #expect(DocumentedBlock(file: "", line: 1, language: "sh", tag: "status=200:success", text: "").claims == [.init(status: 200, outcome: "success")])
+        #expect(
+            DocumentedBlock(file: "", line: 1, language: "sh", tag: "status=200:success", text: "").claims == [.init(status: 200, outcome: "success")]
+        )
         #expect(Shell.method(of: "curl -s x -H 'A: b' \\\n  -d '{}'") == "POST" && Shell.method(of: "curl -s 'localhost:8080/a?b=1'") == "GET")
         #expect(Shell(port: 1, directory: "").path(of: "curl -s 'localhost:8080/api/v1/entitlements?app_user_id=me'") == "/api/v1/entitlements")
-        #expect(DocumentedExamples.commands(in: blocks[0].text) == ["curl -s localhost:8080/x \\\n  -d '{\"a\": 1,\n       \"b\": 2}'", "curl localhost:8080/y"])
-        #expect(DocumentedExamples.tollgateArguments("TOLLGATE_X=1 swift run tollgate admin codes --email e # hi") == ["admin", "codes", "--email", "e"])
+        #expect(
+            DocumentedExamples.commands(in: blocks[0].text) == [
+                "curl -s localhost:8080/x \\\n  -d '{\"a\": 1,\n       \"b\": 2}'", "curl localhost:8080/y"
+            ])
+        #expect(
+            DocumentedExamples.tollgateArguments("TOLLGATE_X=1 swift run tollgate admin codes --email e # hi") == ["admin", "codes", "--email", "e"])
         #expect(DocumentedExamples.tollgateArguments("tollgate check --config f && systemctl start tollgate") == ["check", "--config", "f"])
         #expect(DocumentedExamples.tollgateArguments("tollgate demo renew\\|cancel [--config FILE]") == ["demo", "renew|cancel", "--config", "FILE"])
         #expect(DocumentedExamples.tollgateArguments("systemctl stop tollgate") == nil)
@@ -235,8 +258,10 @@ struct DocumentedExamplesTests {
     /// GitHub's anchor of a heading line: lower case, punctuation but `-` dropped, spaces as `-`.
     static func anchor(_ heading: String) -> String {
         let text = heading.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
-        return String(text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == " " || $0 == "_" }
-            .map(Character.init)).replacingOccurrences(of: " ", with: "-")
+        return String(
+            text.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == " " || $0 == "_" }
+                .map(Character.init)
+        ).replacingOccurrences(of: " ", with: "-")
     }
 
     /// `tollgate config check` on a configuration file that is `piece` (wrapped in braces when
@@ -259,7 +284,7 @@ struct DocumentedExamplesTests {
         let base: [String: Any] = [
             "base_url": "https://pay.example.com", "secret_key": "docs-example-secret-key-0123456789abcdef",
             "app": ["scheme": "exampleapp"], "api_keys": ["public": ["pk_docs_example"]],
-            "database": ["path": directory.path + "/tollgate.sqlite"], "mail": ["transport": "log"],
+            "database": ["path": directory.path + "/tollgate.sqlite"], "mail": ["transport": "log"]
         ]
         let file = directory.path + "/config.json"
         try JSONSerialization.data(withJSONObject: merged(base, object)).write(to: URL(fileURLWithPath: file))
@@ -299,9 +324,10 @@ struct Shell {
         let path = products + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let script = command.replacingOccurrences(of: "swift run tollgate", with: "tollgate")
             .replacingOccurrences(of: "localhost:8080", with: "localhost:\(port)")
-        return ChildProcess.Result(try await ChildProcessRunner.run(
-            "/bin/sh", ["-c", script], directory: directory,
-            environment: ChildProcess.environment(adding: ["PATH": path, "TOLLGATE_LISTEN_PORT": String(port)])))
+        return ChildProcess.Result(
+            try await ChildProcessRunner.run(
+                "/bin/sh", ["-c", script], directory: directory,
+                environment: ChildProcess.environment(adding: ["PATH": path, "TOLLGATE_LISTEN_PORT": String(port)])))
     }
 
     /// What a documented `curl` command answered: its status, `Content-Type` and body.
@@ -323,4 +349,3 @@ struct Shell {
         return String(command[start.upperBound...].prefix { !["'", "\"", " ", "?", "\n"].contains($0) })
     }
 }
-

@@ -74,9 +74,10 @@ struct EventsCrashTests {
         // timed out on a busy machine (retried, as at-least-once delivery must), never more.
         let check = try SQLiteDatabase(path: directory.path + "/db/tollgate.sqlite", readers: 1)
         let attempts = try check.readSync { connection in
-            Dictionary(uniqueKeysWithValues: try connection.query("SELECT event_id, attempts FROM event_deliveries").map {
-                (try $0.string("event_id"), try $0.int("attempts"))
-            })
+            Dictionary(
+                uniqueKeysWithValues: try connection.query("SELECT event_id, attempts FROM event_deliveries").map {
+                    (try $0.string("event_id"), try $0.int("attempts"))
+                })
         }
         check.close()
         for (id, sent) in counts {
@@ -106,9 +107,13 @@ struct EventsCrashTests {
         let test = try #require(receiver.received.first)
         #expect(test.verified && test.type == "test" && test.webhookID == test.id)
 
-        let both = try directory.writeConfig(["events": ["endpoints": [
-            ["url": receiver.url, "secret": Self.secret], ["url": failing.url, "secret": Self.secret],
-        ]]])
+        let both = try directory.writeConfig([
+            "events": [
+                "endpoints": [
+                    ["url": receiver.url, "secret": Self.secret], ["url": failing.url, "secret": Self.secret]
+                ]
+            ]
+        ])
         let mixed = try await ChildProcess.run("tollgate", ["events", "test", "--config", both])
         #expect(mixed.status == 1)
         #expect(mixed.stdout.contains("HTTP 500"))

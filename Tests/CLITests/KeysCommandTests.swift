@@ -17,8 +17,9 @@ struct KeysCommandTests {
         try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: file))
     }
 
-    @Test("drop early → serve refuses naming the count; kill -9 mid-rotate → rotate again resumes → status all current → old key dropped → check passes",
-          .timeLimit(.minutes(10)))
+    @Test(
+        "drop early → serve refuses naming the count; kill -9 mid-rotate → rotate again resumes → status all current → old key dropped → check passes",
+        .timeLimit(.minutes(10)))
     func killThenResume() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.writeConfig()

@@ -27,17 +27,21 @@ struct LinkOutCrashTests {
                 for index in chunk..<min(chunk + 100, count) {
                     let session = "cs_burst_\(index)"
                     try CheckoutRepository.recordStart(
-                        .init(sessionID: session, checkoutContextID: nil, appUserID: nil, plan: "lifetime", priceID: "price_1", mode: "payment",
-                              email: nil, redirectURL: nil, context: "{}"),
+                        .init(
+                            sessionID: session, checkoutContextID: nil, appUserID: nil, plan: "lifetime", priceID: "price_1", mode: "payment",
+                            email: nil, redirectURL: nil, context: "{}"),
                         on: connection, now: now)
                     try LinkOutTokenRepository.attach(
-                        .init(token: google.issueExternalTransactionToken(), reporting: .google, externalID: nil, program: "google_external_links",
-                              storefront: "USA"),
+                        .init(
+                            token: google.issueExternalTransactionToken(), reporting: .google, externalID: nil, program: "google_external_links",
+                            storefront: "USA"),
                         toCheckout: session, vault: vault, on: connection, now: now)
                     let purchase = try PurchaseRepository.apply(
-                        PurchaseSnapshot(platform: .stripe, externalID: "pi_burst_\(index)", productID: "price_1", status: .active, expiresAt: nil,
-                                         observedAt: now),
-                        on: connection, now: now).purchase
+                        PurchaseSnapshot(
+                            platform: .stripe, externalID: "pi_burst_\(index)", productID: "price_1", status: .active, expiresAt: nil,
+                            observedAt: now),
+                        on: connection, now: now
+                    ).purchase
                     try CheckoutRepository.complete(sessionID: session, purchaseID: purchase.id, on: connection, now: now)
                     try LinkOutReporting.paid(
                         purchase, .init(reference: "pi_burst_\(index)", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: false,
@@ -51,9 +55,10 @@ struct LinkOutCrashTests {
         let database = try DatabaseOpener.open(try ConfigLoader.load(path: file, environment: [:]).database)
         defer { database.close() }
         return try database.readSync { connection in
-            Dictionary(uniqueKeysWithValues: try connection.query("SELECT status, COUNT(*) AS n FROM link_out_reports GROUP BY status").map {
-                (try $0.string("status"), try $0.int("n"))
-            })
+            Dictionary(
+                uniqueKeysWithValues: try connection.query("SELECT status, COUNT(*) AS n FROM link_out_reports GROUP BY status").map {
+                    (try $0.string("status"), try $0.int("n"))
+                })
         }
     }
 
@@ -65,7 +70,7 @@ struct LinkOutCrashTests {
         let account = try google.writeServiceAccountFile(in: URL(fileURLWithPath: directory.path))
         var settings: [String: Any] = [
             "app": ["name": "Example", "scheme": "exampleapp", "android": ["package_name": Self.package]],
-            "google": ["service_account_path": account.path, "api_base": google.baseURL],
+            "google": ["service_account_path": account.path, "api_base": google.baseURL]
         ]
         if let url = try TestDatabaseBackend.freshPostgresURL() { settings["database"] = ["url": url, "max_connections": 6] }
         let file = try directory.writeConfig(settings)

@@ -16,7 +16,7 @@ struct ReconcileCommandTests {
             "base_url": "https://pay.example.com",
             "stripe": ["secret_key": "sk_test_fake_123", "webhook_secret": Self.webhookSecret, "api_base": stripe.baseURL],
             "plans": ["monthly": ["price_id": "price_monthly", "mode": "subscription"]],
-            "entitlements": ["premium": ["price_monthly"]],
+            "entitlements": ["premium": ["price_monthly"]]
         ])
         let (server, port) = try await ServeTests.startServer(["serve", "--config", config])
         defer { kill(server.pid, SIGKILL) }
@@ -46,11 +46,13 @@ struct ReconcileCommandTests {
         await stripe.stop()
     }
 
-    @Test("Usage: --since takes a duration; nothing configured to reconcile is an error", arguments: [
-        (["reconcile", "--since", "soon"], 64, "--since takes a duration"),
-        (["reconcile", "--email", "x@y.z"], 64, "'reconcile' takes only --since"),
-        (["reconcile", "now"], 64, "takes no argument 'now'"),
-    ])
+    @Test(
+        "Usage: --since takes a duration; nothing configured to reconcile is an error",
+        arguments: [
+            (["reconcile", "--since", "soon"], 64, "--since takes a duration"),
+            (["reconcile", "--email", "x@y.z"], 64, "'reconcile' takes only --since"),
+            (["reconcile", "now"], 64, "takes no argument 'now'")
+        ])
     func usage(arguments: [String], status: Int32, message: String) async throws {
         let directory = try TemporaryDirectory()
         let config = try directory.writeConfig(["stripe": [String: Any]()])

@@ -23,7 +23,8 @@ struct RollingUpgradeTests {
 
     @Test(
         "0.1.0 serves, stops on SIGTERM, this release migrates and serves: no 5xx, every event once, every purchase",
-        .enabled(if: TestDatabaseBackend.isPostgres && previousBinary != nil, "needs scripts/test-upgrade (PostgreSQL and the previous release's binary)"))
+        .enabled(
+            if: TestDatabaseBackend.isPostgres && previousBinary != nil, "needs scripts/test-upgrade (PostgreSQL and the previous release's binary)"))
     func upgradeUnderStorm() async throws {
         let previous = try #require(Self.previousBinary), previousRoot = try #require(Self.previousRoot)
         let url = try #require(try TestDatabaseBackend.freshPostgresURL())
@@ -55,7 +56,8 @@ struct RollingUpgradeTests {
         #expect(first.statuses.keys.allSatisfy { $0 == 200 || $0 == 0 }, "no 5xx from the previous release: \(first.statuses)")
         #expect(first.statuses[200, default: 0] >= half / 4, "\(first.statuses)")
         // Each purchase it made from a delivery is whole: its checkout paid, one code.
-        #expect(appliedByOld["purchases", default: 0] > 0 && appliedByOld["purchases"] == appliedByOld["paid sessions"]
+        #expect(
+            appliedByOld["purchases", default: 0] > 0 && appliedByOld["purchases"] == appliedByOld["paid sessions"]
                 && appliedByOld["purchases"] == appliedByOld["purchases with one code"], "\(appliedByOld)")
         #expect(appliedByOld["events seen", default: 0] >= first.statuses[200, default: 0], "every event answered 200 was applied: \(appliedByOld)")
 
@@ -65,11 +67,14 @@ struct RollingUpgradeTests {
         let second = await storm.run(Array(deliveries[half...]) + firstHalf, ports: [newPort])
         #expect(second.undelivered == 0 && second.statuses == [200: deliveries.count], "this release answered \(second.statuses)")
         let counts = try await Self.counts(url)
-        print("upgrade: 0.2.0 answered \(second.statuses) and the database holds \(counts), \(String(format: "%.1f", Date().timeIntervalSince(started))) s in all")
-        #expect(counts == [
-            "purchases": WebhookStormTests.sessions, "codes": WebhookStormTests.sessions, "events seen": deliveries.count,
-            "purchases with one code": WebhookStormTests.sessions, "paid sessions": WebhookStormTests.sessions, "releases": 1,
-        ], "every event applied once, every purchase there")
+        print(
+            "upgrade: 0.2.0 answered \(second.statuses) and the database holds \(counts), \(String(format: "%.1f", Date().timeIntervalSince(started))) s in all"
+        )
+        #expect(
+            counts == [
+                "purchases": WebhookStormTests.sessions, "codes": WebhookStormTests.sessions, "events seen": deliveries.count,
+                "purchases with one code": WebhookStormTests.sessions, "paid sessions": WebhookStormTests.sessions, "releases": 1
+            ], "every event applied once, every purchase there")
 
         // The previous release refuses the migrated schema (its own check: migrations it does not know).
         let again = ChildProcess(previous, ["serve", "--config", oldConfig])
@@ -85,7 +90,8 @@ struct RollingUpgradeTests {
         try tooOld.start()
         let refusal = try await tooOld.finish()
         #expect(refusal.status != 0, "\(refusal.stderr.suffix(2_000))")
-        #expect(refusal.stderr.contains("this is release 0.2.0, too old for the database: its schema is release 9.0.0's")
+        #expect(
+            refusal.stderr.contains("this is release 0.2.0, too old for the database: its schema is release 9.0.0's")
                 && refusal.stderr.contains("run release 8.0.0 or later"), "\(refusal.stderr.suffix(2_000))")
     }
 
@@ -97,7 +103,7 @@ struct RollingUpgradeTests {
             "plans": ["lifetime": ["price_id": "price_lifetime", "mode": "payment"]],
             "entitlements": ["premium": ["price_lifetime"]],
             "database": ["url": url, "max_connections": 4],
-            "paths": ["templates_dir": root + "/templates", "public_dir": root + "/Public"],
+            "paths": ["templates_dir": root + "/templates", "public_dir": root + "/Public"]
         ])
     }
 
@@ -106,17 +112,19 @@ struct RollingUpgradeTests {
             let database = try PostgresDatabase(url: url, maxConnections: 1)
             defer { database.close() }
             return try database.readSync { connection in
-                let releases = try connection.queryOne("SELECT to_regclass('schema_releases') IS NOT NULL AS present")?.bool("present") == true
+                let releases =
+                    try connection.queryOne("SELECT to_regclass('schema_releases') IS NOT NULL AS present")?.bool("present") == true
                     ? try connection.queryOne("SELECT count(*) AS n FROM schema_releases")?.int("n") ?? -1 : 0
                 return [
                     "purchases": try connection.queryOne("SELECT count(*) AS n FROM purchases")?.int("n") ?? -1,
                     "codes": try connection.queryOne("SELECT count(*) AS n FROM redemption_codes")?.int("n") ?? -1,
                     "events seen": try connection.queryOne("SELECT count(*) AS n FROM webhook_events WHERE source = 'stripe'")?.int("n") ?? -1,
                     "purchases with one code": try connection.queryOne(
-                        "SELECT count(*) AS n FROM (SELECT purchase_id FROM redemption_codes GROUP BY purchase_id HAVING count(*) = 1) AS once")?.int("n") ?? -1,
+                        "SELECT count(*) AS n FROM (SELECT purchase_id FROM redemption_codes GROUP BY purchase_id HAVING count(*) = 1) AS once")?.int(
+                            "n") ?? -1,
                     "paid sessions": try connection.queryOne(
                         "SELECT count(*) AS n FROM checkouts WHERE purchase_id IS NOT NULL")?.int("n") ?? -1,
-                    "releases": releases,
+                    "releases": releases
                 ].filter { $0.key != "releases" || releases > 0 }
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @Suite("tollgate serve, as a process")
@@ -30,11 +30,13 @@ struct ServeTests {
     @Test("With no configuration it starts in demo mode, serves the home page and stops on SIGTERM")
     func demoModeAndGracefulStop() async throws {
         let directory = try TemporaryDirectory()
-        let (child, port) = try await Self.startServer([], environment: [
-            "TOLLGATE_LISTEN_PORT": "0",
-            "TOLLGATE_PATHS_TEMPLATES_DIR": ChildProcess.packageRoot + "/templates",
-            "TOLLGATE_PATHS_PUBLIC_DIR": ChildProcess.packageRoot + "/Public",
-        ], directory: directory.path)
+        let (child, port) = try await Self.startServer(
+            [],
+            environment: [
+                "TOLLGATE_LISTEN_PORT": "0",
+                "TOLLGATE_PATHS_TEMPLATES_DIR": ChildProcess.packageRoot + "/templates",
+                "TOLLGATE_PATHS_PUBLIC_DIR": ChildProcess.packageRoot + "/Public"
+            ], directory: directory.path)
         let (status, body, headers) = try await Self.get(port, "/")
         #expect(status == 200)
         #expect(body.contains("Tollgate demo"))
@@ -69,7 +71,9 @@ struct ServeTests {
         let (first, port) = try await Self.startServer(["serve", "--config", file])
         let second = directory.path + "/second"
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
-        let result = try await ChildProcess.run("tollgate", ["serve", "--config", file], environment: ["TOLLGATE_LISTEN_PORT": String(port), "TOLLGATE_DATABASE_PATH": second + "/db.sqlite"])
+        let result = try await ChildProcess.run(
+            "tollgate", ["serve", "--config", file],
+            environment: ["TOLLGATE_LISTEN_PORT": String(port), "TOLLGATE_DATABASE_PATH": second + "/db.sqlite"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot start"))
         #expect(result.stderr.contains("Address already in use"))

@@ -31,7 +31,8 @@ struct ServerSockets: Equatable {
                 index += 1
                 // sl local remote st tx:rx tr:when retrnsmt uid timeout inode (the header has no ':' port match)
                 guard fields.count == 10, fields[1].count > local.count,
-                      bytes[(fields[1].upperBound - local.count)..<fields[1].upperBound].elementsEqual(local) else { continue }
+                    bytes[(fields[1].upperBound - local.count)..<fields[1].upperBound].elementsEqual(local)
+                else { continue }
                 let state = (bytes[fields[3].lowerBound], bytes[fields[3].lowerBound + 1])
                 if state == (0x30, 0x41) { continue }  // "0A": LISTEN
                 if state == (0x30, 0x38) { counts.closeWait += 1 }  // "08": CLOSE-WAIT

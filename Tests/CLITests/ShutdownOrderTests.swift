@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `tollgate serve` stops in the reverse order of its start (issue 46): on SIGTERM the HTTP server

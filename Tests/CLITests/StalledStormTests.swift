@@ -43,7 +43,8 @@ struct StalledStormTests {
         let started = Date()
         let outcome = await WebhookStorm(senders: WebhookStormTests.senders, patience: 0.2, attempts: 200).run(deliveries, ports: [port])
         try await stall
-        let figures = "\(deliveries.count) deliveries in \(String(format: "%.1f", outcome.finished.timeIntervalSince(started))) s: "
+        let figures =
+            "\(deliveries.count) deliveries in \(String(format: "%.1f", outcome.finished.timeIntervalSince(started))) s: "
             + "\(outcome.statuses), \(outcome.timeouts) connections given up, at most \(outcome.mostHeld) held by the senders"
         print("stalled webhook storm: \(figures)")
 

@@ -7,7 +7,9 @@ import TestSupport
 /// killed with SIGKILL between the reminders and started again: each purchase's reminders go out
 /// exactly once each (the journeys are claimed `FOR UPDATE SKIP LOCKED`, each reminder is one
 /// outbox row by its key, and the outbox sends a row from one instance).
-@Suite("Reminders from two instances on one PostgreSQL database", .enabled(if: TestDatabaseBackend.isPostgres, "needs POSTGRES_TEST_URL: scripts/test-postgres"))
+@Suite(
+    "Reminders from two instances on one PostgreSQL database",
+    .enabled(if: TestDatabaseBackend.isPostgres, "needs POSTGRES_TEST_URL: scripts/test-postgres"))
 struct TwoInstancesRemindersTests {
     static let sessions = 12
 

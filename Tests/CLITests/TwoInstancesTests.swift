@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Two `tollgate serve` processes on one PostgreSQL database (API.md "Storage backends"): a
@@ -44,7 +44,7 @@ struct TwoInstancesTests {
             "stripe": ["secret_key": "sk_test_fake_123", "webhook_secret": webhookSecret, "api_base": stripe.baseURL],
             "plans": ["monthly": ["price_id": "price_monthly", "mode": "subscription"]],
             "entitlements": ["premium": ["price_monthly"]],
-            "http": ["trusted_proxies": ["127.0.0.1/32"]],
+            "http": ["trusted_proxies": ["127.0.0.1/32"]]
         ]
         for (key, value) in extra { members[key] = value }
         let config = try directory.writeConfig(members)
@@ -78,14 +78,19 @@ struct TwoInstancesTests {
         // Stripe retries: every event ends acknowledged.
         let progress = StormProgress()
         let aPort = a.port, bPort = b.port, aPid = a.process.pid, sessions = Self.sessions
-        let events = ids.map { id in stripe.webhook(type: "checkout.session.completed", object: stripe.sessionObject(id: id)!, created: Date(), id: "evt_\(id)") }
+        let events = ids.map { id in
+            stripe.webhook(type: "checkout.session.completed", object: stripe.sessionObject(id: id)!, created: Date(), id: "evt_\(id)")
+        }
         let statuses = await withTaskGroup(of: Int.self) { group in
             for event in events {
                 for copy in 0..<4 {
                     group.addTask {
                         let headers = ["Stripe-Signature": event.signatureHeader, "Content-Type": "application/json"]
-                        var status = (try? await http.send("POST", copy < 2 ? aPort : bPort, "/webhooks/stripe", headers: headers, body: event.body).0) ?? 0
-                        if status != 200 { status = (try? await http.send("POST", bPort, "/webhooks/stripe", headers: headers, body: event.body).0) ?? 0 }
+                        var status =
+                            (try? await http.send("POST", copy < 2 ? aPort : bPort, "/webhooks/stripe", headers: headers, body: event.body).0) ?? 0
+                        if status != 200 {
+                            status = (try? await http.send("POST", bPort, "/webhooks/stripe", headers: headers, body: event.body).0) ?? 0
+                        }
                         if progress.answerAndCheckKill(threshold: sessions) { kill(aPid, SIGKILL) }
                         return status
                     }
@@ -102,7 +107,8 @@ struct TwoInstancesTests {
         let codes = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             for (index, id) in ids.enumerated() {
                 group.addTask {
-                    let (_, _, page) = try await http.send("GET", index.isMultiple(of: 2) ? bPort : restartedPort, "/checkout/success?session_id=\(id)")
+                    let (_, _, page) = try await http.send(
+                        "GET", index.isMultiple(of: 2) ? bPort : restartedPort, "/checkout/success?session_id=\(id)")
                     return (index, Browser.code(in: page))
                 }
             }
@@ -121,7 +127,8 @@ struct TwoInstancesTests {
                         for _ in 0..<3 where status == 503 {
                             try await Task.sleep(for: .seconds(1))
                             (status, _, text) = try await http.send(
-                                "POST", port, "/api/v1/redeem", headers: ["X-Api-Key": "pk_two", "Content-Type": "application/json"], body: Array(body))
+                                "POST", port, "/api/v1/redeem", headers: ["X-Api-Key": "pk_two", "Content-Type": "application/json"],
+                                body: Array(body))
                         }
                         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
                         let account = (object?["account"] as? [String: Any])?["id"] as? String
@@ -131,7 +138,9 @@ struct TwoInstancesTests {
             }
             return try await group.reduce(into: [Int: Set<String>]()) { $0[$1.0, default: []].insert($1.1) }
         }
-        #expect(redeemed.values.allSatisfy { $0.count == 1 && !($0.first ?? "").hasPrefix("HTTP") }, "each code redeems into one account on both: \(redeemed.values.filter { $0.count != 1 || ($0.first ?? "").hasPrefix("HTTP") })")
+        #expect(
+            redeemed.values.allSatisfy { $0.count == 1 && !($0.first ?? "").hasPrefix("HTTP") },
+            "each code redeems into one account on both: \(redeemed.values.filter { $0.count != 1 || ($0.first ?? "").hasPrefix("HTTP") })")
 
         // The database: one purchase, one code, one email per session; nothing half-written.
         let database = try PostgresDatabase(url: url, maxConnections: 2)
@@ -142,7 +151,7 @@ struct TwoInstancesTests {
                 "codes": try connection.queryOne("SELECT count(*) AS n FROM redemption_codes")?.int("n") ?? -1,
                 "mail": try connection.queryOne("SELECT count(*) AS n FROM mail_outbox WHERE template = 'redemption_code'")?.int("n") ?? -1,
                 "checkouts": try connection.queryOne("SELECT count(*) AS n FROM checkouts WHERE purchase_id IS NOT NULL")?.int("n") ?? -1,
-                "events seen": try connection.queryOne("SELECT count(*) AS n FROM webhook_events WHERE source = 'stripe'")?.int("n") ?? -1,
+                "events seen": try connection.queryOne("SELECT count(*) AS n FROM webhook_events WHERE source = 'stripe'")?.int("n") ?? -1
             ]
         }
         let n = Self.sessions

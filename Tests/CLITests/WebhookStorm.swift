@@ -99,7 +99,8 @@ struct WebhookStorm {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { return .failed }
-        let head = "POST /webhooks/stripe HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: Stripe/1.0 (+https://stripe.com/docs/webhooks)\r\n"
+        let head =
+            "POST /webhooks/stripe HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUser-Agent: Stripe/1.0 (+https://stripe.com/docs/webhooks)\r\n"
             + "Content-Type: application/json; charset=utf-8\r\nStripe-Signature: \(delivery.signatureHeader)\r\n"
             + "Content-Length: \(delivery.body.count)\r\n\r\n"
         let request = Array(head.utf8) + delivery.body
@@ -132,9 +133,10 @@ struct WebhookStorm {
         let head = String(decoding: bytes[..<headEnd], as: UTF8.self).lowercased()
         let lines = head.split(separator: "\r\n")
         guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        let length = lines.lazy.compactMap { line -> Int? in
-            line.hasPrefix("content-length:") ? Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) : nil
-        }.first ?? 0
+        let length =
+            lines.lazy.compactMap { line -> Int? in
+                line.hasPrefix("content-length:") ? Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) : nil
+            }.first ?? 0
         return bytes.count >= headEnd + 4 + length ? status : nil
     }
 }
@@ -143,7 +145,11 @@ struct WebhookStorm {
 private final class Held: Sendable {
     private let counts = Mutex((now: 0, most: 0))
 
-    func open() { counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+    func open() {
+        counts.withLock {
+            $0.now += 1; $0.most = max($0.most, $0.now)
+        }
+    }
 
     func closed() { counts.withLock { $0.now -= 1 } }
 

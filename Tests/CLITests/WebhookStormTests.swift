@@ -60,7 +60,7 @@ struct WebhookStormTests {
             "api_keys": ["public": ["pk_storm"]],
             "stripe": ["secret_key": "sk_test_fake_123", "webhook_secret": secret, "api_base": stripe.baseURL],
             "plans": ["lifetime": ["price_id": "price_lifetime", "mode": "payment"]],
-            "entitlements": ["premium": ["price_lifetime"]],
+            "entitlements": ["premium": ["price_lifetime"]]
         ]
         if let url { extra["database"] = ["url": url, "max_connections": pool] }
         return try directory.writeConfig(extra)
@@ -80,7 +80,8 @@ struct WebhookStormTests {
         let drainedAt = await SocketSampler.drained(ports: ports, within: 10)
         let (highest, samples) = sampler.stop()
         let drain = drainedAt.map { $0.timeIntervalSince(outcome.finished) }
-        let figures = "sockets held before: \(before); \(deliveries.count) deliveries in \(String(format: "%.1f", outcome.finished.timeIntervalSince(started))) s: "
+        let figures =
+            "sockets held before: \(before); \(deliveries.count) deliveries in \(String(format: "%.1f", outcome.finished.timeIntervalSince(started))) s: "
             + "\(outcome.statuses), \(outcome.timeouts) timeouts, at most \(outcome.mostHeld) held by the senders; most sockets held per instance \(pids.map { highest[$0] ?? 0 }) "
             + "over \(samples) samples; drained \(drain.map { String(format: "%.3f s", $0) } ?? "never (10 s)") after the last delivery"
         print("webhook storm on \(ports.count) instance(s): \(figures)")
@@ -92,8 +93,9 @@ struct WebhookStormTests {
             // far): two sockets per sender at most, the rest of its database pool, and the
             // connections to Stripe it may open during the storm (URLSessionHTTPClient's
             // per-host cap, 6: a loaded machine saw two more than the other bounds allow).
-            #expect((highest[pid] ?? 0) - held <= 2 * senders + pool + Self.stripeConnections,
-                    "at most two sockets per sender, plus the pool and Stripe's: \(figures)")
+            #expect(
+                (highest[pid] ?? 0) - held <= 2 * senders + pool + Self.stripeConnections,
+                "at most two sockets per sender, plus the pool and Stripe's: \(figures)")
         }
         #expect(drain.map { $0 <= 1 } ?? false, "closed connections released within 1 s of the last delivery: \(figures)")
 
@@ -102,7 +104,7 @@ struct WebhookStormTests {
                 [
                     "purchases": try connection.queryOne("SELECT count(*) AS n FROM purchases")?.int("n") ?? -1,
                     "codes": try connection.queryOne("SELECT count(*) AS n FROM redemption_codes")?.int("n") ?? -1,
-                    "events seen": try connection.queryOne("SELECT count(*) AS n FROM webhook_events WHERE source = 'stripe'")?.int("n") ?? -1,
+                    "events seen": try connection.queryOne("SELECT count(*) AS n FROM webhook_events WHERE source = 'stripe'")?.int("n") ?? -1
                 ]
             }
         }
@@ -119,7 +121,8 @@ struct WebhookStormTests {
                 group.addTask {
                     // `Connection: close`: no keep-alive connection of this client outlives the setup.
                     let (status, headers, _) = try await http.send(
-                        "GET", ports[index % ports.count], "/checkout/start?plan=lifetime&app_user_id=user-\(index)&email=buyer\(index)%40example.com",
+                        "GET", ports[index % ports.count],
+                        "/checkout/start?plan=lifetime&app_user_id=user-\(index)&email=buyer\(index)%40example.com",
                         headers: ["Connection": "close"])
                     let location = try #require(headers["Location"] ?? headers["location"], "status \(status)")
                     let id = String(try #require(location.split(separator: "/").last))

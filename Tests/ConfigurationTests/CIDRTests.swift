@@ -23,7 +23,9 @@ struct CIDRTests {
         #expect(CIDR("::1")?.contains("::1") == true)
     }
 
-    @Test("malformed networks are rejected", arguments: ["", "/8", "10.0.0.0/", "10.0.0.0/33", "::/129", "10.0.0.0/8/8", "10.0.0.0/-1", "10.0.0.0/ 8", "host.example"])
+    @Test(
+        "malformed networks are rejected",
+        arguments: ["", "/8", "10.0.0.0/", "10.0.0.0/33", "::/129", "10.0.0.0/8/8", "10.0.0.0/-1", "10.0.0.0/ 8", "host.example"])
     func malformed(text: String) {
         #expect(CIDR(text) == nil)
     }

@@ -6,21 +6,24 @@ import Testing
 struct ConfigEnvironmentTests {
     @Test("a string variable overrides the file")
     func stringOverride() throws {
-        let config = try load(json: Fixtures.json(), environment: ["TOLLGATE_APP_NAME": "From Env", "TOLLGATE_STRIPE_API_BASE": "http://127.0.0.1:4242"])
+        let config = try load(
+            json: Fixtures.json(), environment: ["TOLLGATE_APP_NAME": "From Env", "TOLLGATE_STRIPE_API_BASE": "http://127.0.0.1:4242"])
         #expect(config.app.name == "From Env")
         #expect(config.stripe.apiBase == "http://127.0.0.1:4242")
     }
 
     @Test("an integer variable is parsed per the schema")
     func integerOverride() throws {
-        let config = try load(json: Fixtures.json(["listen": ["port": 8080]]), environment: ["TOLLGATE_LISTEN_PORT": "9000", "TOLLGATE_REDEMPTION_MAX_DEVICES": " 3 "])
+        let config = try load(
+            json: Fixtures.json(["listen": ["port": 8080]]), environment: ["TOLLGATE_LISTEN_PORT": "9000", "TOLLGATE_REDEMPTION_MAX_DEVICES": " 3 "])
         #expect(config.listen.port == 9000)
         #expect(config.redemption.maxDevices == 3)
     }
 
     @Test("a boolean variable is parsed per the schema", arguments: [("true", true), ("1", true), ("FALSE", false), ("off", false)])
     func booleanOverride(raw: String, expected: Bool) throws {
-        let config = try load(json: Fixtures.json(["stripe": ["allow_promotion_codes": !expected]]), environment: ["TOLLGATE_STRIPE_ALLOW_PROMOTION_CODES": raw])
+        let config = try load(
+            json: Fixtures.json(["stripe": ["allow_promotion_codes": !expected]]), environment: ["TOLLGATE_STRIPE_ALLOW_PROMOTION_CODES": raw])
         #expect(config.stripe.allowPromotionCodes == expected)
     }
 
@@ -39,10 +42,12 @@ struct ConfigEnvironmentTests {
     @Test("dynamic-key maps are replaced as a whole from JSON")
     func mapsFromJSON() throws {
         let file = Fixtures.json(["plans": ["old": ["price_id": "price_old"]], "stripe": ["secret_key": "sk_live_x", "webhook_secret": "whsec_x"]])
-        let config = try load(json: file, environment: [
-            "TOLLGATE_PLANS": #"{"yearly": {"price_id": "price_999", "mode": "payment"}}"#,
-            "TOLLGATE_ENTITLEMENTS": #"{"pro": ["price_999", "com.example.pro"]}"#,
-        ])
+        let config = try load(
+            json: file,
+            environment: [
+                "TOLLGATE_PLANS": #"{"yearly": {"price_id": "price_999", "mode": "payment"}}"#,
+                "TOLLGATE_ENTITLEMENTS": #"{"pro": ["price_999", "com.example.pro"]}"#
+            ])
         #expect(config.plans == ["yearly": .init(priceID: "price_999", mode: .payment)])
         #expect(config.entitlements == ["pro": ["price_999", "com.example.pro"]])
     }
@@ -76,7 +81,8 @@ struct ConfigEnvironmentTests {
         #expect(found.count == 1)
         #expect(found.first?.source == .environment("TOLLGATE_LISTEN_PROT"))
         #expect(found.first?.message == "matches no configuration key; did you mean TOLLGATE_LISTEN_PORT?")
-        #expect(found.first?.description == "environment variable TOLLGATE_LISTEN_PROT: matches no configuration key; did you mean TOLLGATE_LISTEN_PORT?")
+        #expect(
+            found.first?.description == "environment variable TOLLGATE_LISTEN_PROT: matches no configuration key; did you mean TOLLGATE_LISTEN_PORT?")
     }
 
     @Test("a variable reaching into a map says to set the map as a whole")
@@ -98,7 +104,8 @@ struct ConfigEnvironmentTests {
 
     @Test("an empty string variable leaves the key unset")
     func emptyVariable() throws {
-        let config = try load(json: Fixtures.json(["stripe": ["secret_key": "sk_file"]]), environment: ["TOLLGATE_STRIPE_SECRET_KEY": "", "TOLLGATE_APP_NAME": ""])
+        let config = try load(
+            json: Fixtures.json(["stripe": ["secret_key": "sk_file"]]), environment: ["TOLLGATE_STRIPE_SECRET_KEY": "", "TOLLGATE_APP_NAME": ""])
         #expect(config.stripe.secretKey == "sk_file")
         #expect(config.app.name == "Tollgate")
     }

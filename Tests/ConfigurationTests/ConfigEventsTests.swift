@@ -20,14 +20,20 @@ struct ConfigEventsTests {
         let directory = try TempDirectory()
         defer { directory.remove() }
         let file = try directory.write("whsec", Self.secret + "\n")
-        let config = try load(json: Fixtures.json(["events": ["endpoints": [
-            ["url": "https://backend.example.com/tollgate", "secret": Self.secret],
-            ["url": "http://127.0.0.1:9000/hooks?x=1", "secret_file": file, "types": ["purchase.*", "code.redeemed"]],
-        ]]]))
-        #expect(config.events.endpoints == [
-            TollgateConfig.EventEndpoint(url: "https://backend.example.com/tollgate", secret: Self.secret, types: ["*"]),
-            TollgateConfig.EventEndpoint(url: "http://127.0.0.1:9000/hooks?x=1", secret: Self.secret, types: ["purchase.*", "code.redeemed"]),
-        ])
+        let config = try load(
+            json: Fixtures.json([
+                "events": [
+                    "endpoints": [
+                        ["url": "https://backend.example.com/tollgate", "secret": Self.secret],
+                        ["url": "http://127.0.0.1:9000/hooks?x=1", "secret_file": file, "types": ["purchase.*", "code.redeemed"]]
+                    ]
+                ]
+            ]))
+        #expect(
+            config.events.endpoints == [
+                TollgateConfig.EventEndpoint(url: "https://backend.example.com/tollgate", secret: Self.secret, types: ["*"]),
+                TollgateConfig.EventEndpoint(url: "http://127.0.0.1:9000/hooks?x=1", secret: Self.secret, types: ["purchase.*", "code.redeemed"])
+            ])
         let masked = config.maskedJSON()
         #expect(!masked.contains("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"), "config check shows no events secret")
         #expect(masked.contains("https://backend.example.com/tollgate") && masked.contains("********"))
@@ -52,8 +58,9 @@ struct ConfigEventsTests {
         #expect(problems([["url": "https://a.example.com", "secret": Self.secret, "secret_file": "/x"]]).contains("use only one"))
         #expect(problems([["url": "https://a.example.com", "secret": Self.secret, "types": ["Purchase Created"]]]).contains("types[0]"))
         #expect(problems([["url": "https://a.example.com", "secret": Self.secret, "typo": 1]]).contains("events.endpoints[0].typo"))
-        #expect(problems([["url": "https://a.example.com", "secret": Self.secret], ["url": "https://a.example.com", "secret": Self.secret]])
-            .contains("appears twice"))
+        #expect(
+            problems([["url": "https://a.example.com", "secret": Self.secret], ["url": "https://a.example.com", "secret": Self.secret]])
+                .contains("appears twice"))
         #expect(problems(["url": "https://a.example.com"]).contains("expected an array"))
         #expect(problems([["url": "https://a.example.com", "secret_file": "/nonexistent/whsec"]]).contains("cannot read secret file"))
     }

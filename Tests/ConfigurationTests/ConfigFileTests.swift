@@ -7,9 +7,10 @@ struct ConfigFileTests {
     @Test("the spec's example, verbatim, fails only on its three placeholders")
     func specExampleVerbatim() {
         let found = problems(json: Fixtures.specExample)
-        #expect(Set(found.map(\.keyPath)) == [
-            "app.android.sha256_cert_fingerprints[0]", "admin.tokens_sha256[0]", "mail.smtp.security",
-        ])
+        #expect(
+            Set(found.map(\.keyPath)) == [
+                "app.android.sha256_cert_fingerprints[0]", "admin.tokens_sha256[0]", "mail.smtp.security"
+            ])
         let security = problem("mail.smtp.security", in: found)
         #expect(security?.message == "must be one of starttls, tls, none; got \"starttls | tls | none\"")
     }
@@ -124,7 +125,8 @@ struct ConfigFileTests {
 
     @Test("null means unset: the default applies")
     func nullIsUnset() throws {
-        let json = #"{"base_url": "https://pay.example.com", "secret_key": "0123456789abcdef0123456789abcdef-test", "app": {"scheme": "exampleapp", "ios": null}, "mail": {"transport": "log"}, "listen": {"port": null}, "log": null, "secret_key_file": null}"#
+        let json =
+            #"{"base_url": "https://pay.example.com", "secret_key": "0123456789abcdef0123456789abcdef-test", "app": {"scheme": "exampleapp", "ios": null}, "mail": {"transport": "log"}, "listen": {"port": null}, "log": null, "secret_key_file": null}"#
         let config = try load(json: json)
         #expect(config.listen.port == 8080 && config.log.level == .info)
     }

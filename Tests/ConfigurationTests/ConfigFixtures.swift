@@ -31,41 +31,41 @@ struct TempDirectory {
 enum Fixtures {
     /// The example of API.md, section "Configuration (operators)", verbatim.
     static let specExample = #"""
-    {
-      "base_url": "https://pay.example.com",
-      "listen": {"host": "0.0.0.0", "port": 8080},
-      "database": {"path": "data/tollgate.sqlite"},
-      "secret_key": "long random string: HMAC key for obfuscated ids and signed links",
-      "app": {
-        "name": "Example", "scheme": "exampleapp",
-        "ios": {"bundle_id": "com.example.app", "app_apple_id": 1234567890, "team_id": "ABCDE12345",
-                "app_store_url": "https://apps.apple.com/app/id1234567890"},
-        "android": {"package_name": "com.example.app", "sha256_cert_fingerprints": ["AB:CD:..."],
-                    "play_store_url": "https://play.google.com/store/apps/details?id=com.example.app"}
-      },
-      "api_keys": {"public": ["pk_..."], "server": ["sk_..."]},
-      "admin": {"tokens_sha256": ["hex sha-256 of each admin bearer token"]},
-      "plans": {"monthly": {"price_id": "price_123", "mode": "subscription"}},
-      "entitlements": {"premium": ["price_123", "com.example.monthly", "monthly_sub"]},
-      "products": ["com.example.monthly"],
-      "stripe": {"secret_key": "sk_test_...", "webhook_secret": "whsec_...", "api_base": "https://api.stripe.com"},
-      "apple": {"environment": "Production", "root_certificates": ["certs/AppleRootCA-G3.cer"],
-                "shared_secret": "...", "verify_receipt_url": "https://buy.itunes.apple.com/verifyReceipt",
-                "verify_receipt_sandbox_url": "https://sandbox.itunes.apple.com/verifyReceipt",
-                "api": {"issuer_id": "...", "key_id": "...", "private_key_path": "AuthKey.p8",
-                        "base_url": "https://api.storekit.itunes.apple.com",
-                        "sandbox_base_url": "https://api.storekit-sandbox.itunes.apple.com"}},
-      "google": {"service_account_path": "play-service-account.json",
-                 "api_base": "https://androidpublisher.googleapis.com", "rtdn_token": "..."},
-      "redemption": {"mode": "redeem", "redirect_urls": ["https://example.com/welcome"],
-                     "code_ttl_seconds": 259200, "on_other_user": "switch", "max_devices": 5,
-                     "resend_interval_seconds": 600},
-      "mail": {"from": "Example <no-reply@example.com>", "transport": "smtp", "file_dir": "data/mail",
-               "smtp": {"host": "smtp.example.com", "port": 587, "security": "starttls | tls | none",
-                        "username": "...", "password": "...", "ca_file": null}},
-      "http": {"trusted_proxies": ["127.0.0.1/32"], "max_body_bytes": 1048576}
-    }
-    """#
+        {
+          "base_url": "https://pay.example.com",
+          "listen": {"host": "0.0.0.0", "port": 8080},
+          "database": {"path": "data/tollgate.sqlite"},
+          "secret_key": "long random string: HMAC key for obfuscated ids and signed links",
+          "app": {
+            "name": "Example", "scheme": "exampleapp",
+            "ios": {"bundle_id": "com.example.app", "app_apple_id": 1234567890, "team_id": "ABCDE12345",
+                    "app_store_url": "https://apps.apple.com/app/id1234567890"},
+            "android": {"package_name": "com.example.app", "sha256_cert_fingerprints": ["AB:CD:..."],
+                        "play_store_url": "https://play.google.com/store/apps/details?id=com.example.app"}
+          },
+          "api_keys": {"public": ["pk_..."], "server": ["sk_..."]},
+          "admin": {"tokens_sha256": ["hex sha-256 of each admin bearer token"]},
+          "plans": {"monthly": {"price_id": "price_123", "mode": "subscription"}},
+          "entitlements": {"premium": ["price_123", "com.example.monthly", "monthly_sub"]},
+          "products": ["com.example.monthly"],
+          "stripe": {"secret_key": "sk_test_...", "webhook_secret": "whsec_...", "api_base": "https://api.stripe.com"},
+          "apple": {"environment": "Production", "root_certificates": ["certs/AppleRootCA-G3.cer"],
+                    "shared_secret": "...", "verify_receipt_url": "https://buy.itunes.apple.com/verifyReceipt",
+                    "verify_receipt_sandbox_url": "https://sandbox.itunes.apple.com/verifyReceipt",
+                    "api": {"issuer_id": "...", "key_id": "...", "private_key_path": "AuthKey.p8",
+                            "base_url": "https://api.storekit.itunes.apple.com",
+                            "sandbox_base_url": "https://api.storekit-sandbox.itunes.apple.com"}},
+          "google": {"service_account_path": "play-service-account.json",
+                     "api_base": "https://androidpublisher.googleapis.com", "rtdn_token": "..."},
+          "redemption": {"mode": "redeem", "redirect_urls": ["https://example.com/welcome"],
+                         "code_ttl_seconds": 259200, "on_other_user": "switch", "max_devices": 5,
+                         "resend_interval_seconds": 600},
+          "mail": {"from": "Example <no-reply@example.com>", "transport": "smtp", "file_dir": "data/mail",
+                   "smtp": {"host": "smtp.example.com", "port": 587, "security": "starttls | tls | none",
+                            "username": "...", "password": "...", "ca_file": null}},
+          "http": {"trusted_proxies": ["127.0.0.1/32"], "max_body_bytes": 1048576}
+        }
+        """#
 
     static let fingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
     static let tokenHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -97,12 +97,14 @@ enum Fixtures {
     )
 
     /// The smallest valid configuration file.
-    static var minimal: [String: Any] { [
-        "base_url": "https://pay.example.com",
-        "secret_key": "0123456789abcdef0123456789abcdef-test",
-        "app": ["scheme": "exampleapp"],
-        "mail": ["transport": "log"],
-    ] }
+    static var minimal: [String: Any] {
+        [
+            "base_url": "https://pay.example.com",
+            "secret_key": "0123456789abcdef0123456789abcdef-test",
+            "app": ["scheme": "exampleapp"],
+            "mail": ["transport": "log"]
+        ]
+    }
 
     /// `minimal` deep-merged with `overrides` (a nested dictionary; `NSNull()` removes a key).
     static func json(_ overrides: [String: Any] = [:], base: [String: Any] = minimal) -> String {
@@ -135,8 +137,10 @@ func load(json: String, environment: [String: String] = [:]) throws -> TollgateC
 }
 
 /// The problems of loading `json` (fails the test when it loads).
-func problems(json: String, environment: [String: String] = [:],
-              sourceLocation: SourceLocation = #_sourceLocation) -> [ConfigError.Problem] {
+func problems(
+    json: String, environment: [String: String] = [:],
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> [ConfigError.Problem] {
     do {
         _ = try load(json: json, environment: environment)
         Issue.record("expected a ConfigError", sourceLocation: sourceLocation)
@@ -150,8 +154,10 @@ func problems(json: String, environment: [String: String] = [:],
 }
 
 /// The single problem for `keyPath`, failing the test when there is none.
-func problem(_ keyPath: String, in problems: [ConfigError.Problem],
-             sourceLocation: SourceLocation = #_sourceLocation) -> ConfigError.Problem? {
+func problem(
+    _ keyPath: String, in problems: [ConfigError.Problem],
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> ConfigError.Problem? {
     let match = problems.first { $0.keyPath == keyPath }
     if match == nil {
         Issue.record("no problem for \(keyPath); got \(problems.map(\.description))", sourceLocation: sourceLocation)

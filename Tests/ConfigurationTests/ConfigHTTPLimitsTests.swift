@@ -17,9 +17,11 @@ struct ConfigHTTPLimitsTests {
         let fromFile = try load(json: Fixtures.json(["http": ["max_connections_per_client": 8, "request_timeout_seconds": 5]]))
         #expect(fromFile.http.maxConnectionsPerClient == 8)
         #expect(fromFile.http.requestTimeoutSeconds == 5)
-        let fromEnvironment = try load(json: Fixtures.json(), environment: [
-            "TOLLGATE_HTTP_MAX_CONNECTIONS_PER_CLIENT": "16", "TOLLGATE_HTTP_REQUEST_TIMEOUT_SECONDS": "30",
-        ])
+        let fromEnvironment = try load(
+            json: Fixtures.json(),
+            environment: [
+                "TOLLGATE_HTTP_MAX_CONNECTIONS_PER_CLIENT": "16", "TOLLGATE_HTTP_REQUEST_TIMEOUT_SECONDS": "30"
+            ])
         #expect(fromEnvironment.http.maxConnectionsPerClient == 16)
         #expect(fromEnvironment.http.requestTimeoutSeconds == 30)
     }

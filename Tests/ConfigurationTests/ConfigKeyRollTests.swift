@@ -39,9 +39,14 @@ struct ConfigKeyRollTests {
 
     @Test("An events endpoint's secret may be a list: every entry checked, repeats refused, each masked")
     func eventSecretList() throws {
-        let config = try load(json: Fixtures.json(["events": ["endpoints": [
-            ["url": "https://backend.example.com/tollgate", "secret": [Self.otherEventSecret, Self.eventSecret]],
-        ]]]))
+        let config = try load(
+            json: Fixtures.json([
+                "events": [
+                    "endpoints": [
+                        ["url": "https://backend.example.com/tollgate", "secret": [Self.otherEventSecret, Self.eventSecret]]
+                    ]
+                ]
+            ]))
         #expect(config.events.endpoints.first?.secrets == [Self.otherEventSecret, Self.eventSecret])
         #expect(config.events.endpoints.first?.secret == Self.otherEventSecret, "the first is the newest")
         let masked = config.maskedJSON()
@@ -66,10 +71,12 @@ struct ConfigKeyRollTests {
 /// nobody else can reach the service.
 @Suite("apple.environment: Xcode only where nobody else can reach the service")
 struct ConfigXcodeEnvironmentTests {
-    @Test("Refused on a public interface or behind an https base_url, naming apple.environment", arguments: [
-        ("0.0.0.0", "http://localhost:8080"), ("192.168.1.20", "http://192.168.1.20:8080"), ("127.0.0.1", "https://pay.example.com"),
-        ("::", "http://localhost:8080"),
-    ])
+    @Test(
+        "Refused on a public interface or behind an https base_url, naming apple.environment",
+        arguments: [
+            ("0.0.0.0", "http://localhost:8080"), ("192.168.1.20", "http://192.168.1.20:8080"), ("127.0.0.1", "https://pay.example.com"),
+            ("::", "http://localhost:8080")
+        ])
     func refused(host: String, baseURL: String) {
         let found = problems(json: Fixtures.json(["apple": ["environment": "Xcode"], "listen": ["host": host], "base_url": baseURL]))
         let message = problem("apple.environment", in: found)?.message ?? ""
@@ -86,9 +93,11 @@ struct ConfigXcodeEnvironmentTests {
     func allowedInDemo() throws {
         let directory = try TempDirectory()
         defer { directory.remove() }
-        let config = try ConfigLoader.load(path: nil, environment: [
-            "TOLLGATE_DATABASE_PATH": directory.file("tollgate.sqlite"), "TOLLGATE_APPLE_ENVIRONMENT": "Xcode", "TOLLGATE_LISTEN_HOST": "0.0.0.0",
-        ])
+        let config = try ConfigLoader.load(
+            path: nil,
+            environment: [
+                "TOLLGATE_DATABASE_PATH": directory.file("tollgate.sqlite"), "TOLLGATE_APPLE_ENVIRONMENT": "Xcode", "TOLLGATE_LISTEN_HOST": "0.0.0.0"
+            ])
         #expect(config.isDemo && config.apple.environment == .xcode)
     }
 

@@ -11,17 +11,21 @@ struct ConfigRemindersTests {
         #expect(try load(json: Fixtures.json()).redemption.effectiveReminders == [3600, 86_400])
         let redirect = try load(json: Fixtures.json(["redemption": ["mode": "redirect", "redirect_urls": ["https://example.com/welcome"]]]))
         #expect(redirect.redemption.effectiveReminders == [])
-        let configured = try load(json: Fixtures.json([
-            "redemption": ["mode": "redirect", "redirect_urls": ["https://example.com/welcome"], "reminders": [600, 7200, 172_800]],
-        ]))
+        let configured = try load(
+            json: Fixtures.json([
+                "redemption": ["mode": "redirect", "redirect_urls": ["https://example.com/welcome"], "reminders": [600, 7200, 172_800]]
+            ]))
         #expect(configured.redemption.effectiveReminders == [600, 7200, 172_800])
         #expect(try load(json: Fixtures.json(["redemption": ["reminders": [Int]()]])).redemption.effectiveReminders == [])
-        #expect(try load(json: Fixtures.json(), environment: ["TOLLGATE_REDEMPTION_REMINDERS": "900, 3600"]).redemption.effectiveReminders == [900, 3600])
+        #expect(
+            try load(json: Fixtures.json(), environment: ["TOLLGATE_REDEMPTION_REMINDERS": "900, 3600"]).redemption.effectiveReminders == [900, 3600])
     }
 
-    @Test("Not a list of increasing positive numbers: start-up refuses, naming the key", arguments: [
-        #"[86400, 3600]"#, #"[3600, 3600]"#, #"[0, 3600]"#, #"[-60]"#, #"["3600"]"#, #"3600"#, #"[1.5]"#, #"{"first": 3600}"#,
-    ])
+    @Test(
+        "Not a list of increasing positive numbers: start-up refuses, naming the key",
+        arguments: [
+            #"[86400, 3600]"#, #"[3600, 3600]"#, #"[0, 3600]"#, #"[-60]"#, #"["3600"]"#, #"3600"#, #"[1.5]"#, #"{"first": 3600}"#
+        ])
     func refused(_ value: String) {
         let found = problems(json: String(Fixtures.json().dropLast()) + #", "redemption": {"reminders": \#(value)}}"#)
         #expect(problem("redemption.reminders", in: found)?.message.contains("increasing positive") == true, "\(found)")

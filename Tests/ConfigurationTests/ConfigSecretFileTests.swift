@@ -10,9 +10,10 @@ struct ConfigSecretFileTests {
         defer { directory.remove() }
         let secret = try directory.write("stripe", "sk_live_from_file\n")
         let main = try directory.write("secret", "abcdefghijklmnopqrstuvwxyz0123456789\r\n")
-        let config = try load(json: Fixtures.json([
-            "secret_key": NSNull(), "secret_key_file": main, "stripe": ["secret_key_file": secret],
-        ]))
+        let config = try load(
+            json: Fixtures.json([
+                "secret_key": NSNull(), "secret_key_file": main, "stripe": ["secret_key_file": secret]
+            ]))
         #expect(config.stripe.secretKey == "sk_live_from_file")
         #expect(config.secretKey == "abcdefghijklmnopqrstuvwxyz0123456789")
     }
@@ -23,9 +24,11 @@ struct ConfigSecretFileTests {
         defer { directory.remove() }
         let secret = try directory.write("rtdn", "rtdn-secret\n")
         let keys = try directory.write("server-keys", "sk_one\nsk_two\n\n")
-        let config = try load(json: Fixtures.json(), environment: [
-            "TOLLGATE_GOOGLE_RTDN_TOKEN_FILE": secret, "TOLLGATE_API_KEYS_SERVER_FILE": keys,
-        ])
+        let config = try load(
+            json: Fixtures.json(),
+            environment: [
+                "TOLLGATE_GOOGLE_RTDN_TOKEN_FILE": secret, "TOLLGATE_API_KEYS_SERVER_FILE": keys
+            ])
         #expect(config.google.rtdnToken == "rtdn-secret")
         #expect(config.apiKeys.serverKeys == ["sk_one", "sk_two"])
     }
@@ -44,17 +47,21 @@ struct ConfigSecretFileTests {
         let directory = try TempDirectory()
         defer { directory.remove() }
         let secret = try directory.write("hook", "whsec_file")
-        let found = problems(json: Fixtures.json(), environment: [
-            "TOLLGATE_STRIPE_WEBHOOK_SECRET": "whsec_inline", "TOLLGATE_STRIPE_WEBHOOK_SECRET_FILE": secret,
-        ])
-        #expect(problem("stripe.webhook_secret", in: found)?.message
-            == "both TOLLGATE_STRIPE_WEBHOOK_SECRET and TOLLGATE_STRIPE_WEBHOOK_SECRET_FILE are set; use only one")
+        let found = problems(
+            json: Fixtures.json(),
+            environment: [
+                "TOLLGATE_STRIPE_WEBHOOK_SECRET": "whsec_inline", "TOLLGATE_STRIPE_WEBHOOK_SECRET_FILE": secret
+            ])
+        #expect(
+            problem("stripe.webhook_secret", in: found)?.message
+                == "both TOLLGATE_STRIPE_WEBHOOK_SECRET and TOLLGATE_STRIPE_WEBHOOK_SECRET_FILE are set; use only one")
     }
 
     @Test("an environment variable replaces the file's *_file form")
     func environmentBeatsFileForm() throws {
-        let config = try load(json: Fixtures.json(["stripe": ["secret_key_file": "/nonexistent/stripe"]]),
-                              environment: ["TOLLGATE_STRIPE_SECRET_KEY": "sk_env"])
+        let config = try load(
+            json: Fixtures.json(["stripe": ["secret_key_file": "/nonexistent/stripe"]]),
+            environment: ["TOLLGATE_STRIPE_SECRET_KEY": "sk_env"])
         #expect(config.stripe.secretKey == "sk_env")
     }
 

@@ -40,8 +40,9 @@ struct ConfigValidationTests {
         #expect(problem("listen.port", in: found)?.message == "must be between 0 and 65535; got \(port)")
     }
 
-    @Test("database.url must be a PostgreSQL URL, never echoed; database.max_connections is 2–1000",
-          arguments: ["mysql://u:s3cret@db/x", "s3cret", "sqlite:///data/x.sqlite"])
+    @Test(
+        "database.url must be a PostgreSQL URL, never echoed; database.max_connections is 2–1000",
+        arguments: ["mysql://u:s3cret@db/x", "s3cret", "sqlite:///data/x.sqlite"])
     func databaseURL(url: String) throws {
         let found = problems(json: Fixtures.json(["database": ["url": url, "max_connections": 1]]))
         #expect(problem("database.url", in: found)?.message.hasPrefix("must be a PostgreSQL URL") == true)
@@ -56,9 +57,12 @@ struct ConfigValidationTests {
         #expect(problem("mail.smtp.port", in: found)?.message == "must be between 1 and 65535; got \(port)")
     }
 
-    @Test("base_url must be an absolute http(s) URL without query or fragment",
-          arguments: ["pay.example.com", "/checkout", "ftp://pay.example.com", "https://pay.example.com/?a=1",
-                      "https://pay.example.com/#top", "https://user:pw@pay.example.com"])
+    @Test(
+        "base_url must be an absolute http(s) URL without query or fragment",
+        arguments: [
+            "pay.example.com", "/checkout", "ftp://pay.example.com", "https://pay.example.com/?a=1",
+            "https://pay.example.com/#top", "https://user:pw@pay.example.com"
+        ])
     func baseURLRules(url: String) {
         let found = problems(json: Fixtures.json(["base_url": url]))
         #expect(found.count == 1)
@@ -73,14 +77,25 @@ struct ConfigValidationTests {
 
     @Test("redirect URLs must be https, except on localhost")
     func redirectURLs() throws {
-        let found = problems(json: Fixtures.json(["redemption": ["redirect_urls": [
-            "https://example.com/welcome?from=tollgate", "http://example.com/welcome", "https://example.com/#x", "welcome",
-        ]]]))
+        let found = problems(
+            json: Fixtures.json([
+                "redemption": [
+                    "redirect_urls": [
+                        "https://example.com/welcome?from=tollgate", "http://example.com/welcome", "https://example.com/#x", "welcome"
+                    ]
+                ]
+            ]))
         #expect(found.map(\.keyPath) == ["redemption.redirect_urls[1]", "redemption.redirect_urls[2]", "redemption.redirect_urls[3]"])
         #expect(found.first?.message == "must use https (http is allowed only for localhost and 127.0.0.1); got \"http://example.com/welcome\"")
-        let config = try load(json: Fixtures.json(["redemption": ["mode": "redirect", "redirect_urls": [
-            "http://localhost:3000/done", "http://127.0.0.1/done",
-        ]]]))
+        let config = try load(
+            json: Fixtures.json([
+                "redemption": [
+                    "mode": "redirect",
+                    "redirect_urls": [
+                        "http://localhost:3000/done", "http://127.0.0.1/done"
+                    ]
+                ]
+            ]))
         #expect(config.redemption.mode == .redirect && config.redemption.redirectURLs.count == 2)
     }
 
@@ -92,19 +107,23 @@ struct ConfigValidationTests {
 
     @Test("products_duration_days: whole days 1–36500 for a product something grants, each problem under its own key")
     func productDurations() {
-        let found = problems(json: Fixtures.json([
-            "entitlements": ["premium": ["com.example.season"]],
-            "products_duration_days": ["com.example.season": 0, "com.example.typo": 30, "com.example.text": "90"],
-        ]))
+        let found = problems(
+            json: Fixtures.json([
+                "entitlements": ["premium": ["com.example.season"]],
+                "products_duration_days": ["com.example.season": 0, "com.example.typo": 30, "com.example.text": "90"]
+            ]))
         #expect(problem("products_duration_days.com.example.season", in: found)?.message.contains("1–36500") == true)
         #expect(problem("products_duration_days.com.example.text", in: found) != nil)
-        let typo = problems(json: Fixtures.json([
-            "entitlements": ["premium": ["com.example.season"]], "products_duration_days": ["com.example.seasn": 90],
-        ]))
-        #expect(problem("products_duration_days.com.example.seasn", in: typo)?.message == "names a product that is in neither entitlements nor products")
-        let good = try? load(json: Fixtures.json([
-            "entitlements": ["premium": ["com.example.season"]], "products_duration_days": ["com.example.season": 90],
-        ]))
+        let typo = problems(
+            json: Fixtures.json([
+                "entitlements": ["premium": ["com.example.season"]], "products_duration_days": ["com.example.seasn": 90]
+            ]))
+        #expect(
+            problem("products_duration_days.com.example.seasn", in: typo)?.message == "names a product that is in neither entitlements nor products")
+        let good = try? load(
+            json: Fixtures.json([
+                "entitlements": ["premium": ["com.example.season"]], "products_duration_days": ["com.example.season": 90]
+            ]))
         #expect(good?.productsDurationDays == ["com.example.season": 90])
     }
 
@@ -126,7 +145,8 @@ struct ConfigValidationTests {
 
     @Test("admin token hashes must be 64 hex characters; upper case is normalised")
     func adminTokens() throws {
-        let found = problems(json: Fixtures.json(["admin": ["tokens_sha256": [Fixtures.tokenHash, "my-plain-admin-token", String(repeating: "g", count: 64)]]]))
+        let found = problems(
+            json: Fixtures.json(["admin": ["tokens_sha256": [Fixtures.tokenHash, "my-plain-admin-token", String(repeating: "g", count: 64)]]]))
         #expect(found.map(\.keyPath) == ["admin.tokens_sha256[1]", "admin.tokens_sha256[2]"])
         #expect(found.first?.message.contains("got 20 characters") == true)
         #expect(!ConfigError(problems: found).description.contains("my-plain-admin-token"))
@@ -139,15 +159,19 @@ struct ConfigValidationTests {
         let good = ["10.0.0.0/8", "192.168.1.7", "::1/128", "2001:db8::/32", "0.0.0.0/0"]
         let config = try load(json: Fixtures.json(["http": ["trusted_proxies": good]]))
         #expect(config.http.trustedProxyNetworks.count == good.count)
-        let found = problems(json: Fixtures.json(["http": ["trusted_proxies": ["10.0.0.0/33", "10.0.0/8", "fe80::/129", "proxy.local", "10.0.0.1/"]]]))
+        let found = problems(
+            json: Fixtures.json(["http": ["trusted_proxies": ["10.0.0.0/33", "10.0.0/8", "fe80::/129", "proxy.local", "10.0.0.1/"]]]))
         #expect(found.map(\.keyPath) == (0..<5).map { "http.trusted_proxies[\($0)]" })
     }
 
     @Test("plans: mode, price_id and unknown keys are checked")
     func plans() {
-        let found = problems(json: Fixtures.json(["plans": [
-            "a": ["price_id": "price_a", "mode": "lifetime"], "b": ["mode": "payment"], "c": ["price_id": "price_c", "prise": 1],
-        ], "stripe": ["secret_key": "sk_x", "webhook_secret": "whsec_x"]]))
+        let found = problems(
+            json: Fixtures.json([
+                "plans": [
+                    "a": ["price_id": "price_a", "mode": "lifetime"], "b": ["mode": "payment"], "c": ["price_id": "price_c", "prise": 1]
+                ], "stripe": ["secret_key": "sk_x", "webhook_secret": "whsec_x"]
+            ]))
         #expect(problem("plans.a.mode", in: found)?.message == "must be one of subscription, payment; got \"lifetime\"")
         #expect(problem("plans.b.price_id", in: found)?.message.hasPrefix("required") == true)
         #expect(problem("plans.c.prise", in: found)?.message.hasPrefix("unknown key") == true)
@@ -181,7 +205,8 @@ struct ConfigValidationTests {
         let found = problems(json: Fixtures.json(["mail": ["transport": "smtp"]]))
         #expect(problem("mail.smtp.host", in: found)?.message.hasPrefix("required when mail.transport is smtp") == true)
         #expect(problem("mail.from", in: found) != nil)
-        let config = try load(json: Fixtures.json(["mail": ["transport": "smtp", "from": "Ex <a@b.c>", "smtp": ["host": "smtp.b.c", "security": "tls", "port": 465]]]))
+        let config = try load(
+            json: Fixtures.json(["mail": ["transport": "smtp", "from": "Ex <a@b.c>", "smtp": ["host": "smtp.b.c", "security": "tls", "port": 465]]]))
         #expect(config.mail.smtp.host == "smtp.b.c" && config.mail.smtp.security == .tls && config.mail.smtp.port == 465)
     }
 
@@ -201,13 +226,15 @@ struct ConfigValidationTests {
 
     @Test("every problem is reported together, not just the first")
     func multipleProblems() {
-        let found = problems(json: Fixtures.json([
-            "listen": ["port": 70_000], "redemption": ["on_other_user": "swap", "max_devices": 0],
-            "http": ["trusted_proxies": ["nope"]], "unknown_section": [:],
-        ]), environment: ["TOLLGATE_LOG_LEVL": "debug"])
-        #expect(Set(found.map(\.keyPath)).isSuperset(of: [
-            "listen.port", "redemption.on_other_user", "redemption.max_devices", "http.trusted_proxies[0]", "unknown_section",
-        ]))
+        let found = problems(
+            json: Fixtures.json([
+                "listen": ["port": 70_000], "redemption": ["on_other_user": "swap", "max_devices": 0],
+                "http": ["trusted_proxies": ["nope"]], "unknown_section": [:]
+            ]), environment: ["TOLLGATE_LOG_LEVL": "debug"])
+        #expect(
+            Set(found.map(\.keyPath)).isSuperset(of: [
+                "listen.port", "redemption.on_other_user", "redemption.max_devices", "http.trusted_proxies[0]", "unknown_section"
+            ]))
         #expect(found.contains { $0.source == .environment("TOLLGATE_LOG_LEVL") })
         let text = ConfigError(problems: found).description
         #expect(text.hasPrefix("Invalid configuration (\(found.count) problems):"))

@@ -9,8 +9,10 @@ struct MaskedJSONTests {
         let config = try load(json: Fixtures.specExampleFilledIn)
         let masked = config.maskedJSON()
         let secrets = Fixtures.secrets
-        for secret in [secrets.secretKey, secrets.serverKey, secrets.stripeKey, secrets.webhookSecret,
-                       secrets.sharedSecret, secrets.rtdnToken, secrets.smtpPassword] {
+        for secret in [
+            secrets.secretKey, secrets.serverKey, secrets.stripeKey, secrets.webhookSecret,
+            secrets.sharedSecret, secrets.rtdnToken, secrets.smtpPassword
+        ] {
             #expect(!masked.contains(secret), "maskedJSON leaks \(secret)")
         }
         let object = try #require(try JSONSerialization.jsonObject(with: Data(masked.utf8)) as? [String: Any])
@@ -41,7 +43,7 @@ struct MaskedJSONTests {
             "TOLLGATE_SECRET_KEY": config.secretKey, "TOLLGATE_API_KEYS_SERVER": Fixtures.secrets.serverKey,
             "TOLLGATE_STRIPE_SECRET_KEY": Fixtures.secrets.stripeKey, "TOLLGATE_STRIPE_WEBHOOK_SECRET": Fixtures.secrets.webhookSecret,
             "TOLLGATE_APPLE_SHARED_SECRET": Fixtures.secrets.sharedSecret, "TOLLGATE_GOOGLE_RTDN_TOKEN": Fixtures.secrets.rtdnToken,
-            "TOLLGATE_MAIL_SMTP_PASSWORD": Fixtures.secrets.smtpPassword,
+            "TOLLGATE_MAIL_SMTP_PASSWORD": Fixtures.secrets.smtpPassword
         ]
         let reloaded = try load(json: config.maskedJSON(), environment: environment)
         #expect(reloaded == config)
@@ -62,8 +64,11 @@ struct MaskedJSONTests {
         #expect(leaves.count == 53)
         #expect(leaves.filter { !documented.contains($0) } == [])
         let secrets = Set(TollgateConfig.documentedKeys().filter(\.secret).map(\.path))
-        #expect(secrets == ["secret_key", "secret_keys", "stripe.secret_key", "stripe.webhook_secret", "stripe.webhook_secrets", "apple.shared_secret",
-                            "google.rtdn_token", "mail.smtp.password", "api_keys.server", "database.url"], "database.url holds a password")
+        #expect(
+            secrets == [
+                "secret_key", "secret_keys", "stripe.secret_key", "stripe.webhook_secret", "stripe.webhook_secrets", "apple.shared_secret",
+                "google.rtdn_token", "mail.smtp.password", "api_keys.server", "database.url"
+            ], "database.url holds a password")
     }
 
     @Test("documentedKeys shows defaults as JSON and none for required keys")

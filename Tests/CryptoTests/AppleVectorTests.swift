@@ -71,12 +71,14 @@ import Testing
         let intermediate = try Self.certificate("apple/testfile_certs/intermediate_ca.der")
         _ = try verifier.verifyChain(leaf: Self.certificate("apple/testfile_certs/leaf_cert.der"), intermediate: intermediate, at: date)
         expectCryptoError(.missingExtension) {
-            _ = try verifier.verifyChain(leaf: Self.certificate("apple/testfile_certs/leaf_cert_invalid_oid.der"),
-                                         intermediate: intermediate, at: date)
+            _ = try verifier.verifyChain(
+                leaf: Self.certificate("apple/testfile_certs/leaf_cert_invalid_oid.der"),
+                intermediate: intermediate, at: date)
         }
         expectCryptoError(.missingExtension) {
-            _ = try verifier.verifyChain(leaf: Self.certificate("apple/testfile_certs/leaf_cert_for_intermediate_ca_invalid_oid.der"),
-                                         intermediate: Self.certificate("apple/testfile_certs/intermediate_ca_invalid_oid.der"), at: date)
+            _ = try verifier.verifyChain(
+                leaf: Self.certificate("apple/testfile_certs/leaf_cert_for_intermediate_ca_invalid_oid.der"),
+                intermediate: Self.certificate("apple/testfile_certs/intermediate_ca_invalid_oid.der"), at: date)
         }
         #expect(try Self.certificate("apple/testfile_certs/leaf_cert.der").hasExtension(oid: X5CVerifier.appleLeafOID))
         #expect(try !Self.certificate("apple/testfile_certs/leaf_cert_invalid_oid.der").hasExtension(oid: X5CVerifier.appleLeafOID))
@@ -94,7 +96,7 @@ import Testing
 
         let leaf = try Self.certificate("apple/testfile_certs/real_apple_signing_certificate.der")
         let intermediate = try Self.certificate("apple/testfile_certs/real_apple_intermediate.der")
-        let midLife = Date(timeIntervalSince1970: 1_780_000_000) // 2026-05-28, inside the leaf's validity
+        let midLife = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28, inside the leaf's validity
         #expect(try Certificate.verifyChain(leaf: leaf, intermediates: [intermediate], roots: [root], at: midLife) == 3)
         let key = try X5CVerifier(trustedRoots: [root]).verifyChain(leaf: leaf, intermediate: intermediate, at: midLife)
         #expect(key.algorithm == .es256)

@@ -10,7 +10,7 @@ struct CryptoErrorTests {
         let expected: [(CryptoError.Kind, String)] = [
             (.tlsConfiguration, "TLS configuration error: m"), (.tlsCertificateVerification, "TLS certificateVerification error: m"),
             (.tlsHandshake, "TLS handshake error: m"), (.tlsIO, "TLS io error: m"), (.tlsTimeout, "TLS timeout error: m"),
-            (.signatureMismatch, "signatureMismatch: m"),
+            (.signatureMismatch, "signatureMismatch: m")
         ]
         for (kind, text) in expected { #expect(CryptoError(kind, "m").description == text) }
     }

@@ -4,12 +4,15 @@ import Testing
 
 @Suite struct DigestTests {
     @Test func sha256MatchesNISTVectors() throws {
-        #expect(Hex.encode(try SHA256.hash(Array("abc".utf8)))
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(Hex.encode(try SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(Hex.encode(try SHA256.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)))
-            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(
+            Hex.encode(try SHA256.hash(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Hex.encode(try SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            Hex.encode(try SHA256.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func streamingSHA256EqualsOneShotAndForksOnCopy() throws {
@@ -24,21 +27,38 @@ import Testing
 
     /// RFC 4231 test cases 1–7 for HMAC-SHA256; case 5 publishes only a 128-bit prefix.
     @Test(arguments: [
-        (1, "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", Hex.encode(Array("Hi There".utf8)),
-         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
-        (2, Hex.encode(Array("Jefe".utf8)), Hex.encode(Array("what do ya want for nothing?".utf8)),
-         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
-        (3, String(repeating: "aa", count: 20), String(repeating: "dd", count: 50),
-         "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"),
-        (4, "0102030405060708090a0b0c0d0e0f10111213141516171819", String(repeating: "cd", count: 50),
-         "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"),
-        (5, String(repeating: "0c", count: 20), Hex.encode(Array("Test With Truncation".utf8)),
-         "a3b6167473100ee06e0c796c2955552b"),
-        (6, String(repeating: "aa", count: 131), Hex.encode(Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)),
-         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
-        (7, String(repeating: "aa", count: 131),
-         Hex.encode(Array("This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm.".utf8)),
-         "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"),
+        (
+            1, "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", Hex.encode(Array("Hi There".utf8)),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        ),
+        (
+            2, Hex.encode(Array("Jefe".utf8)), Hex.encode(Array("what do ya want for nothing?".utf8)),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        ),
+        (
+            3, String(repeating: "aa", count: 20), String(repeating: "dd", count: 50),
+            "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"
+        ),
+        (
+            4, "0102030405060708090a0b0c0d0e0f10111213141516171819", String(repeating: "cd", count: 50),
+            "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"
+        ),
+        (
+            5, String(repeating: "0c", count: 20), Hex.encode(Array("Test With Truncation".utf8)),
+            "a3b6167473100ee06e0c796c2955552b"
+        ),
+        (
+            6, String(repeating: "aa", count: 131), Hex.encode(Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        ),
+        (
+            7, String(repeating: "aa", count: 131),
+            Hex.encode(
+                Array(
+                    "This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm."
+                        .utf8)),
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+        )
     ])
     func hmacSHA256MatchesRFC4231(testCase: Int, key: String, data: String, expected: String) throws {
         let mac = try HMACSHA256.authenticationCode(for: TestSupport.hex(data), key: TestSupport.hex(key))

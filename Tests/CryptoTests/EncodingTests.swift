@@ -17,7 +17,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "Zm 9v", "Zm9v\n", " Zm9v", "Zm9v=", "Zm-v", "Zm_v", "Zm9vY", "=Zm9", "Zm=v", "Zg==Zg=="])
+    @Test(arguments: [
+        "Zg", "Zg=", "Zg===", "Zh==", "Zm9=", "Z===", "Zm 9v", "Zm9v\n", " Zm9v", "Zm9v=", "Zm-v", "Zm_v", "Zm9vY", "=Zm9", "Zm=v", "Zg==Zg=="
+    ])
     func base64RejectsMalformedInput(text: String) {
         expectCryptoError(.malformedEncoding) { _ = try Base64.decode(text) }
     }

@@ -20,9 +20,11 @@ struct FixtureVectorsTests {
         }
     }
 
-    @Test("Licences and provenance are kept beside the vectors", arguments: [
-        "apple/LICENSE.txt", "google/google-auth-testdata/LICENSE", "stripe/stripe-mock-LICENSE",
-    ])
+    @Test(
+        "Licences and provenance are kept beside the vectors",
+        arguments: [
+            "apple/LICENSE.txt", "google/google-auth-testdata/LICENSE", "stripe/stripe-mock-LICENSE"
+        ])
     func licences(_ licence: String) throws {
         let copy = SharedVectors.repositoryCopy.appendingPathComponent(licence).path
         #expect(FileManager.default.fileExists(atPath: copy), "\(copy)")
@@ -30,13 +32,15 @@ struct FixtureVectorsTests {
         #expect(provenance.contains("`vectors/\(licence)`"), "Tests/Fixtures/README.md names \(licence)")
     }
 
-    @Test("Every folder the tests read from is in the copy", arguments: [
-        "apple/certs/testCA.der", "apple/mock_signed_data/testNotification", "apple/models/signedTransaction.json",
-        "apple/real_apple_signed/sandbox_test_notification.jws", "apple/testfile_certs/real_apple_root.der",
-        "apple/xcode/xcode-signed-transaction", "google/androidpublisher.v3.json", "google/sa_jwt_vector.json",
-        "google/google-auth-testdata/service_account.json", "stripe/webhook_vectors.json",
-        "stripe/events/invoice.paid.sig", "standard-webhooks/signature.json",
-    ])
+    @Test(
+        "Every folder the tests read from is in the copy",
+        arguments: [
+            "apple/certs/testCA.der", "apple/mock_signed_data/testNotification", "apple/models/signedTransaction.json",
+            "apple/real_apple_signed/sandbox_test_notification.jws", "apple/testfile_certs/real_apple_root.der",
+            "apple/xcode/xcode-signed-transaction", "google/androidpublisher.v3.json", "google/sa_jwt_vector.json",
+            "google/google-auth-testdata/service_account.json", "stripe/webhook_vectors.json",
+            "stripe/events/invoice.paid.sig", "standard-webhooks/signature.json"
+        ])
     func present(_ file: String) throws {
         let bytes = try Data(contentsOf: SharedVectors.repositoryCopy.appendingPathComponent(file))
         #expect(!bytes.isEmpty)

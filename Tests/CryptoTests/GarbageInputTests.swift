@@ -75,7 +75,7 @@ import Testing
             Base64URL.encode(Array("{\"alg\":5}".utf8)) + "." + parts[1] + "." + parts[2],
             Base64URL.encode(Array("{not json".utf8)) + "." + parts[1] + "." + parts[2],
             String(valid.dropLast(valid.count / 2)),
-            String(repeating: "A", count: 10 * 1024 * 1024) + "." + parts[1] + "." + parts[2],
+            String(repeating: "A", count: 10 * 1024 * 1024) + "." + parts[1] + "." + parts[2]
         ]
         for text in cases {
             expectCryptoError(.invalidJWSFormat) { _ = try CompactJWS(parsing: text) }

@@ -36,18 +36,20 @@ struct GeneratedChains: Sendable {
             try await run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
         }
         for (name, subject) in [("root", "/CN=Generated Test Root"), ("other", "/CN=Generated Other Root")] {
-            try await run("req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "3650", "-sha256",
-                    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-                    "-out", "\(name).pem")
+            try await run(
+                "req", "-x509", "-new", "-key", "\(name).key", "-subj", subject, "-days", "3650", "-sha256",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                "-out", "\(name).pem")
         }
         try write("int.ext", "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n1.2.840.113635.100.6.2.1=ASN1:NULL\n")
         try write("leaf.ext", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n1.2.840.113635.100.6.11.1=ASN1:NULL\n")
         try write("nooid.ext", "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n")
         func issue(_ name: String, subject: String, issuer: String, days: Int, extensions: String) async throws {
             try await run("req", "-new", "-key", "\(name).key", "-subj", subject, "-out", "\(name).csr")
-            try await run("x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
-                    "-set_serial", String(Int.random(in: 1000...999_999)), "-days", String(days), "-sha256",
-                    "-extfile", extensions, "-out", "\(name).pem")
+            try await run(
+                "x509", "-req", "-in", "\(name).csr", "-CA", "\(issuer).pem", "-CAkey", "\(issuer).key",
+                "-set_serial", String(Int.random(in: 1000...999_999)), "-days", String(days), "-sha256",
+                "-extfile", extensions, "-out", "\(name).pem")
         }
         try await issue("int", subject: "/CN=Generated Intermediate", issuer: "root", days: 3650, extensions: "int.ext")
         try await issue("leaf", subject: "/CN=Generated Leaf", issuer: "int", days: 3650, extensions: "leaf.ext")
@@ -77,8 +79,10 @@ struct GeneratedChains: Sendable {
 
     func verifier() -> X5CVerifier { X5CVerifier(trustedRoots: [chains.root]) }
 
-    func expectRejection(_ compact: String, _ kind: CryptoError.Kind, _ category: CryptoError.JWSCategory,
-                         verifier: X5CVerifier? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectRejection(
+        _ compact: String, _ kind: CryptoError.Kind, _ category: CryptoError.JWSCategory,
+        verifier: X5CVerifier? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             try (verifier ?? self.verifier()).verify(compact)
             Issue.record("accepted; expected \(kind)", sourceLocation: sourceLocation)
@@ -94,7 +98,7 @@ struct GeneratedChains: Sendable {
         let compact = try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate, chains.root], key: chains.leafKey)
         let verifier = verifier()
         try verifier.verify(compact)
-        try verifier.verify(compact) // served from the chain cache
+        try verifier.verify(compact)  // served from the chain cache
         // x5c[2] is ignored: any third certificate, even an unrelated root, changes nothing.
         try verifier.verify(try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate, chains.otherRoot], key: chains.leafKey))
         #expect(try Certificate.verifyChain(leaf: chains.leaf, intermediates: [chains.intermediate], roots: [chains.root], at: Date()) == 3)
@@ -110,26 +114,31 @@ struct GeneratedChains: Sendable {
         let chain = [chains.shortLivedLeaf, chains.intermediate, chains.root]
         try verifier().verify(try GeneratedChains.jws(chain: chain, key: chains.shortLivedLeafKey))
         let later = Date().addingTimeInterval(5 * 86_400)
-        expectRejection(try GeneratedChains.jws(chain: chain, key: chains.shortLivedLeafKey, signedDate: later),
-                        .certificateExpired, .invalidCertificate)
+        expectRejection(
+            try GeneratedChains.jws(chain: chain, key: chains.shortLivedLeafKey, signedDate: later),
+            .certificateExpired, .invalidCertificate)
         let earlier = Date().addingTimeInterval(-5 * 86_400)
-        expectRejection(try GeneratedChains.jws(chain: chain, key: chains.shortLivedLeafKey, signedDate: earlier),
-                        .certificateNotYetValid, .invalidCertificate)
+        expectRejection(
+            try GeneratedChains.jws(chain: chain, key: chains.shortLivedLeafKey, signedDate: earlier),
+            .certificateNotYetValid, .invalidCertificate)
     }
 
     @Test func leafWithoutMarkerOIDIsRejected() throws {
-        expectRejection(try GeneratedChains.jws(chain: [chains.leafWithoutOID, chains.intermediate, chains.root], key: chains.leafWithoutOIDKey),
-                        .missingExtension, .invalidCertificate)
+        expectRejection(
+            try GeneratedChains.jws(chain: [chains.leafWithoutOID, chains.intermediate, chains.root], key: chains.leafWithoutOIDKey),
+            .missingExtension, .invalidCertificate)
     }
 
     @Test func twoCertificateChainIsRejected() throws {
         // Leaf issued directly by the root: OpenSSL builds leaf → root, length 2.
-        expectRejection(try GeneratedChains.jws(chain: [chains.leafSignedByRoot, chains.intermediate, chains.root], key: chains.leafSignedByRootKey),
-                        .chainLengthMismatch, .invalidCertificate)
+        expectRejection(
+            try GeneratedChains.jws(chain: [chains.leafSignedByRoot, chains.intermediate, chains.root], key: chains.leafSignedByRootKey),
+            .chainLengthMismatch, .invalidCertificate)
         #expect(try Certificate.verifyChain(leaf: chains.leafSignedByRoot, intermediates: [], roots: [chains.root], at: Date()) == 2)
         // An x5c of only two entries is refused before any chain work.
-        expectRejection(try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate], key: chains.leafKey),
-                        .invalidJWSFormat, .invalidFormat)
+        expectRejection(
+            try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate], key: chains.leafKey),
+            .invalidJWSFormat, .invalidFormat)
     }
 
     @Test func tamperedPayloadAndSignatureFailVerification() throws {
@@ -150,17 +159,21 @@ struct GeneratedChains: Sendable {
         expectRejection(truncatedSignature, .malformedSignature, .verificationFailure)
 
         // Signed by a key other than the leaf's.
-        expectRejection(try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate, chains.root], key: chains.shortLivedLeafKey),
-                        .signatureMismatch, .verificationFailure)
+        expectRejection(
+            try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate, chains.root], key: chains.shortLivedLeafKey),
+            .signatureMismatch, .verificationFailure)
     }
 
     @Test func nonES256AlgorithmIsRejected() throws {
-        expectRejection(try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate, chains.root], key: chains.leafKey, alg: "RS256"),
-                        .unsupportedAlgorithm, .invalidFormat)
+        expectRejection(
+            try GeneratedChains.jws(chain: [chains.leaf, chains.intermediate, chains.root], key: chains.leafKey, alg: "RS256"),
+            .unsupportedAlgorithm, .invalidFormat)
     }
 
     @Test func distinctFailuresHaveDistinctKinds() {
-        let kinds: [CryptoError.Kind] = [.untrustedRoot, .certificateExpired, .missingExtension, .chainLengthMismatch, .signatureMismatch, .invalidJWSFormat]
+        let kinds: [CryptoError.Kind] = [
+            .untrustedRoot, .certificateExpired, .missingExtension, .chainLengthMismatch, .signatureMismatch, .invalidJWSFormat
+        ]
         #expect(Set(kinds).count == kinds.count)
     }
 }

@@ -16,11 +16,18 @@ import Testing
 
     @Test func scryptMatchesRFC7914Vectors() throws {
         let empty = try KDF.scrypt(password: [UInt8](), salt: [UInt8](), n: 16, r: 1, p: 1, outputByteCount: 64)
-        #expect(Hex.encode(empty) == "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906")
+        #expect(
+            Hex.encode(empty)
+                == "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906")
         let nacl = try KDF.scrypt(password: Array("password".utf8), salt: Array("NaCl".utf8), n: 1024, r: 8, p: 16, outputByteCount: 64)
-        #expect(Hex.encode(nacl) == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
-        let sodium = try KDF.scrypt(password: Array("pleaseletmein".utf8), salt: Array("SodiumChloride".utf8), n: 16384, r: 8, p: 1, outputByteCount: 64)
-        #expect(Hex.encode(sodium) == "7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887")
+        #expect(
+            Hex.encode(nacl)
+                == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
+        let sodium = try KDF.scrypt(
+            password: Array("pleaseletmein".utf8), salt: Array("SodiumChloride".utf8), n: 16384, r: 8, p: 1, outputByteCount: 64)
+        #expect(
+            Hex.encode(sodium)
+                == "7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887")
         expectCryptoError(.invalidParameter) {
             _ = try KDF.scrypt(password: [1], salt: [1], n: 1000, r: 8, p: 1, outputByteCount: 32)
         }
@@ -28,9 +35,13 @@ import Testing
 
     @Test func pbkdf2SHA256MatchesRFC7914Vectors() throws {
         let one = try KDF.pbkdf2SHA256(password: Array("passwd".utf8), salt: Array("salt".utf8), iterations: 1, outputByteCount: 64)
-        #expect(Hex.encode(one) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
+        #expect(
+            Hex.encode(one)
+                == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
         let many = try KDF.pbkdf2SHA256(password: Array("Password".utf8), salt: Array("NaCl".utf8), iterations: 80000, outputByteCount: 64)
-        #expect(Hex.encode(many) == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d")
+        #expect(
+            Hex.encode(many)
+                == "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d")
         expectCryptoError(.invalidParameter) {
             _ = try KDF.pbkdf2SHA256(password: [1], salt: [1], iterations: 0, outputByteCount: 32)
         }
@@ -60,7 +71,9 @@ import Testing
             tampered[index] ^= 0x01
             expectCryptoError(.authenticationFailed) { _ = try AESGCM.open(tampered, key: key, associatedData: Array("a".utf8)) }
         }
-        expectCryptoError(.authenticationFailed) { _ = try AESGCM.open(sealed, key: try SecureRandom.bytes(count: 32), associatedData: Array("a".utf8)) }
+        expectCryptoError(.authenticationFailed) {
+            _ = try AESGCM.open(sealed, key: try SecureRandom.bytes(count: 32), associatedData: Array("a".utf8))
+        }
         expectCryptoError(.authenticationFailed) { _ = try AESGCM.open(sealed, key: key, associatedData: Array("b".utf8)) }
         expectCryptoError(.authenticationFailed) { _ = try AESGCM.open(Array(sealed.prefix(27)), key: key) }
         expectCryptoError(.invalidParameter) { _ = try AESGCM.seal([1], key: [UInt8](repeating: 0, count: 16)) }
@@ -68,7 +81,8 @@ import Testing
 
     @Test func hkdfDerivedKeyEncryptsRedemptionCodes() throws {
         let secretKey = try SecureRandom.bytes(count: 32)
-        let codeKey = try KDF.hkdfSHA256(inputKeyMaterial: secretKey, salt: [UInt8](), info: Array("tollgate redemption codes v1".utf8), outputByteCount: 32)
+        let codeKey = try KDF.hkdfSHA256(
+            inputKeyMaterial: secretKey, salt: [UInt8](), info: Array("tollgate redemption codes v1".utf8), outputByteCount: 32)
         let otherKey = try KDF.hkdfSHA256(inputKeyMaterial: secretKey, salt: [UInt8](), info: Array("something else".utf8), outputByteCount: 32)
         #expect(codeKey != otherKey)
         let sealed = try AESGCM.seal(Array("0123456789ABCDEF".utf8), key: codeKey)

@@ -43,7 +43,7 @@ import Testing
         "$scrypt$ln=-4,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
         "$scrypt$ln=4,r=8,p=1$AAAA AAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
         "$scrypt$ln=4,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA",
-        "$scrypt$ln=4,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=$",
+        "$scrypt$ln=4,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=$"
     ])
     func rejectsMalformedStoredStrings(stored: String) {
         expectCryptoError(.invalidPasswordHash) { _ = try fast.verify(password: "pw", against: stored) }

@@ -19,7 +19,7 @@ struct AddressRequestMigrationTests {
             ("acc_unconfirmed", "pending@example.com", 0, nil, nil, 0),
             ("acc_confirmed", "kept@example.com", 1, nil, "$scrypt$chosen", 0),
             ("acc_generated", nil, 0, "brave-otter-42", "$scrypt$random", 0),
-            ("acc_reset", nil, 0, "calm-heron-7", "$scrypt$chosen-later", 1),
+            ("acc_reset", nil, 0, "calm-heron-7", "$scrypt$chosen-later", 1)
         ]
         try database.writeSync { connection in
             for (index, row) in rows.enumerated() {

@@ -5,7 +5,10 @@ import Testing
 struct ControlCharactersTests {
     @Test("Cc, Cf, Zl and Zp are controls; letters, marks, symbols and spaces of any script are not")
     func classes() {
-        for scalar: Unicode.Scalar in ["\u{0}", "\u{7}", "\u{9}", "\u{A}", "\u{D}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9B}", "\u{AD}", "\u{200B}", "\u{200E}", "\u{202E}", "\u{2028}", "\u{2029}", "\u{2066}", "\u{FEFF}", "\u{E0001}"] {
+        for scalar: Unicode.Scalar in [
+            "\u{0}", "\u{7}", "\u{9}", "\u{A}", "\u{D}", "\u{1B}", "\u{7F}", "\u{85}", "\u{9B}", "\u{AD}", "\u{200B}", "\u{200E}", "\u{202E}",
+            "\u{2028}", "\u{2029}", "\u{2066}", "\u{FEFF}", "\u{E0001}"
+        ] {
             #expect(ControlCharacters.isControl(scalar), "U+\(String(scalar.value, radix: 16))")
         }
         for scalar: Unicode.Scalar in ["a", " ", "é", "\u{301}", "学", "\u{1F600}", "\\", "\u{A0}"] {

@@ -8,7 +8,7 @@ struct EventQueueTests {
     static let queue = EventQueue(
         subscriptions: [
             EventSubscription(endpointID: "ep_all", types: ["*"]),
-            EventSubscription(endpointID: "ep_purchases", types: ["purchase.*"]),
+            EventSubscription(endpointID: "ep_purchases", types: ["purchase.*"])
         ],
         catalog: EntitlementCatalog(["premium": ["price_monthly"]]))
 
@@ -71,27 +71,32 @@ struct EventQueueTests {
         #expect(try test.write { try EventStore.claim(endpointID: "ep_all", limit: 5, lease: 60, on: $0, now: t0.addingTimeInterval(61)) }.count == 3)
 
         try test.write { connection in
-            try EventStore.record([
-                (deliveryID: claimed[0].id, outcome: .delivered(status: 200), latencyMS: 3),
-                (deliveryID: claimed[1].id, outcome: .failed(status: 500, error: "HTTP 500", retryAt: nil), latencyMS: 4),
-            ], on: connection, now: t0)
+            try EventStore.record(
+                [
+                    (deliveryID: claimed[0].id, outcome: .delivered(status: 200), latencyMS: 3),
+                    (deliveryID: claimed[1].id, outcome: .failed(status: 500, error: "HTTP 500", retryAt: nil), latencyMS: 4)
+                ], on: connection, now: t0)
         }
         if test.database.dialect == .sqlite {
             #expect(try test.write { try EventStore.recoverAbandoned(on: $0, now: t0) } == 1, "SQLite's one process was the only sender")
         } else {
             // Another instance may be sending it right now: only its lease returns it.
             #expect(try test.write { try EventStore.recoverAbandoned(on: $0, now: t0) } == 0)
-            #expect(try test.write { try EventStore.claim(endpointID: "ep_all", limit: 0, lease: 60, on: $0, now: t0.addingTimeInterval(59)) }.isEmpty)
+            #expect(
+                try test.write { try EventStore.claim(endpointID: "ep_all", limit: 0, lease: 60, on: $0, now: t0.addingTimeInterval(59)) }.isEmpty)
             let sending = try test.write { try $0.query("SELECT id FROM event_deliveries WHERE status = 'sending'") }
             #expect(sending.count == 1, "its lease has not run out")
-            #expect(try test.write { try EventStore.claim(endpointID: "ep_all", limit: 0, lease: 60, on: $0, now: t0.addingTimeInterval(200)) }.isEmpty)
+            #expect(
+                try test.write { try EventStore.claim(endpointID: "ep_all", limit: 0, lease: 60, on: $0, now: t0.addingTimeInterval(200)) }.isEmpty)
             #expect(try test.write { try $0.query("SELECT id FROM event_deliveries WHERE status = 'sending'") }.isEmpty, "its lease ran out")
         }
         #expect(try test.write { try EventStore.counts(on: $0) } == ["pending": 4, "delivered": 1, "failed": 1])
         let failed = try test.write { try EventStore.entries(status: "failed", limit: 10, on: $0) }
         #expect(failed.map(\.eventID) == [claimed[1].eventID] && failed.first?.lastStatus == 500)
 
-        #expect(try test.write { try EventStore.redeliver(eventID: claimed[1].eventID, retryWindow: 3600, on: $0, now: t0) } == 2, "both endpoints' deliveries of the event")
+        #expect(
+            try test.write { try EventStore.redeliver(eventID: claimed[1].eventID, retryWindow: 3600, on: $0, now: t0) } == 2,
+            "both endpoints' deliveries of the event")
         #expect(try test.write { try EventStore.redeliver(eventID: "evt_none", retryWindow: 3600, on: $0, now: t0) } == nil)
         #expect(try test.write { try EventStore.failOrphans(keeping: ["ep_all"], on: $0, now: t0) } == 3, "ep_purchases was removed")
         #expect(try test.write { try EventStore.counts(on: $0) } == ["pending": 2, "delivered": 1, "failed": 3])

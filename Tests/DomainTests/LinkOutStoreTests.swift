@@ -13,14 +13,17 @@ struct LinkOutStoreTests {
     static func checkout(_ session: String, _ db: TestDatabase) throws {
         try db.write { connection in
             try CheckoutRepository.recordStart(
-                .init(sessionID: session, checkoutContextID: nil, appUserID: nil, plan: "monthly", priceID: "price_monthly",
-                      mode: "subscription", email: nil, redirectURL: nil, context: "{}"),
+                .init(
+                    sessionID: session, checkoutContextID: nil, appUserID: nil, plan: "monthly", priceID: "price_monthly",
+                    mode: "subscription", email: nil, redirectURL: nil, context: "{}"),
                 on: connection, now: Fixtures.t0)
         }
     }
 
     static func presented(_ token: String = token) -> LinkOutTokenRepository.Presented {
-        .init(token: token, reporting: .apple, externalID: "f2b7d5c4-0000-4000-8000-000000000001", program: "apple_external_purchase", storefront: "DEU")
+        .init(
+            token: token, reporting: .apple, externalID: "f2b7d5c4-0000-4000-8000-000000000001", program: "apple_external_purchase", storefront: "DEU"
+        )
     }
 
     @Test("A token is stored sealed and hashed, once however many checkouts carry it, and read back only through the vault")
@@ -28,8 +31,12 @@ struct LinkOutStoreTests {
         let db = try TestDatabase()
         try Self.checkout("cs_1", db)
         try Self.checkout("cs_2", db)
-        let first = try db.write { try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_1", vault: Self.vault, on: $0, now: Fixtures.t0) }
-        let second = try db.write { try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_2", vault: Self.vault, on: $0, now: Fixtures.t0) }
+        let first = try db.write {
+            try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_1", vault: Self.vault, on: $0, now: Fixtures.t0)
+        }
+        let second = try db.write {
+            try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_2", vault: Self.vault, on: $0, now: Fixtures.t0)
+        }
         #expect(first == second)
         #expect(first.reporting == .apple && first.storefront == "DEU" && first.program == "apple_external_purchase")
         let stored = try db.write { try $0.query("SELECT token_hash, token_sealed FROM link_out_tokens") }
@@ -48,12 +55,22 @@ struct LinkOutStoreTests {
     func queue() throws {
         let db = try TestDatabase()
         try Self.checkout("cs_1", db)
-        let token = try db.write { try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_1", vault: Self.vault, on: $0, now: Fixtures.t0) }
+        let token = try db.write {
+            try LinkOutTokenRepository.attach(Self.presented(), toCheckout: "cs_1", vault: Self.vault, on: $0, now: Fixtures.t0)
+        }
         let line = LinkOutReportLine(
             kind: .purchase, lineID: "pur_1.1", productID: "price_monthly", productType: .subscription, occurredAt: Fixtures.t0,
             amountMinor: 999, taxMinor: 190, currency: "eur", periodStart: Fixtures.t0, periodEnd: Fixtures.t0.addingTimeInterval(30 * 86400))
-        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0) })
-        #expect(try !db.write { try LinkOutReportStore.enqueue(token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0) })
+        #expect(
+            try db.write {
+                try LinkOutReportStore.enqueue(
+                    token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0)
+            })
+        #expect(
+            try !db.write {
+                try LinkOutReportStore.enqueue(
+                    token: token, kind: .purchase, naturalKey: "payment:pur_1:in_1", purchaseID: "pur_1", lines: [line], on: $0, now: Fixtures.t0)
+            })
         let requestID = try #require(try db.write { try LinkOutReportStore.firstPayment(purchaseID: "pur_1", on: $0) }?.requestID)
         #expect(UUID(uuidString: requestID) != nil)
 
@@ -67,7 +84,10 @@ struct LinkOutStoreTests {
         #expect(again.map(\.requestID) == [requestID] && again.first?.attempts == 2)
 
         let id = try #require(again.first?.id)
-        try db.write { try LinkOutReportStore.record(id, .failed(error: "503 from Apple", retryAt: Fixtures.t0.addingTimeInterval(120)), on: $0, now: Fixtures.t0) }
+        try db.write {
+            try LinkOutReportStore.record(
+                id, .failed(error: "503 from Apple", retryAt: Fixtures.t0.addingTimeInterval(120)), on: $0, now: Fixtures.t0)
+        }
         #expect(try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0.addingTimeInterval(100)) }.isEmpty)
         #expect(try db.write { try LinkOutReportStore.nextDue(on: $0) } == Fixtures.t0.addingTimeInterval(120))
         let third = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0.addingTimeInterval(121)) }
@@ -77,10 +97,15 @@ struct LinkOutStoreTests {
         #expect(listed.map(\.status) == ["sent"])
         #expect(listed.first?.sentAt == Fixtures.t0.addingTimeInterval(122) && listed.first?.attempts == 3 && listed.first?.storefront == "DEU")
 
-        #expect(try db.write { try LinkOutReportStore.enqueue(token: token, kind: .noPurchase, naturalKey: "no_purchase:\(token.id)", purchaseID: nil, lines: [], on: $0, now: Fixtures.t0) })
+        #expect(
+            try db.write {
+                try LinkOutReportStore.enqueue(
+                    token: token, kind: .noPurchase, naturalKey: "no_purchase:\(token.id)", purchaseID: nil, lines: [], on: $0, now: Fixtures.t0)
+            })
         let empty = try db.write { try LinkOutReportStore.claim(limit: 10, lease: 60, on: $0, now: Fixtures.t0) }
         try db.write { try LinkOutReportStore.record(empty[0].id, .failed(error: "400 INVALID_TOKEN", retryAt: nil), on: $0, now: Fixtures.t0) }
-        let statuses = try db.write { try LinkOutReportStore.list(from: Fixtures.t0, to: Fixtures.t0.addingTimeInterval(1), limit: 10, on: $0) }.map(\.status)
+        let statuses = try db.write { try LinkOutReportStore.list(from: Fixtures.t0, to: Fixtures.t0.addingTimeInterval(1), limit: 10, on: $0) }.map(
+            \.status)
         #expect(statuses.sorted() == ["failed", "sent"])
     }
 }
@@ -140,7 +165,8 @@ extension LinkOutStoreTests {
         let later = Fixtures.t0.addingTimeInterval(3600)
         func refund(_ reference: String, _ total: Int?) throws -> Bool {
             try db.write {
-                try LinkOutReporting.refunded(purchase, payment: reference, refundedAt: later, refundedTotal: total, subscription: true, on: $0, now: later)
+                try LinkOutReporting.refunded(
+                    purchase, payment: reference, refundedAt: later, refundedTotal: total, subscription: true, on: $0, now: later)
             }
         }
         #expect(try refund("in_1", nil))
@@ -171,7 +197,11 @@ extension LinkOutStoreTests {
             try LinkOutTokenRepository.attach(Self.presented("idle-token"), toCheckout: "cs_idle", vault: Self.vault, on: $0, now: Fixtures.t0)
         }
         let early = Fixtures.t0.addingTimeInterval(86_400)
-        #expect(try db.write { try LinkOutReporting.queueUnpurchased(before: early.addingTimeInterval(-LinkOutReporting.unpurchasedAfter), limit: 10, on: $0, now: early) } == 0)
+        #expect(
+            try db.write {
+                try LinkOutReporting.queueUnpurchased(
+                    before: early.addingTimeInterval(-LinkOutReporting.unpurchasedAfter), limit: 10, on: $0, now: early)
+            } == 0)
         let later = Fixtures.t0.addingTimeInterval(LinkOutReporting.unpurchasedAfter + 1)
         let before = later.addingTimeInterval(-LinkOutReporting.unpurchasedAfter)
         #expect(try db.write { try LinkOutReporting.queueUnpurchased(before: before, limit: 10, on: $0, now: later) } == 1)

@@ -6,11 +6,13 @@ import Testing
 /// about an app user, and "formed by".
 @Suite("Proof rules")
 struct ProofRulesTests {
-    @Test("An install secret is 22–128 characters of [A-Za-z0-9_-]; only its SHA-256 is kept", arguments: [
-        ("abcdefghijklmnopqrstuv", true), ("abcdefghijklmnopqrstu", false), (String(repeating: "a", count: 128), true),
-        (String(repeating: "a", count: 129), false), ("abc_def-ghi_jkl-mno_pqr", true), ("abcdefghijklmnopqrstu=", false),
-        ("abcdefghijklmnopqrstü", false), ("abcdefghij klmnopqrstuv", false),
-    ])
+    @Test(
+        "An install secret is 22–128 characters of [A-Za-z0-9_-]; only its SHA-256 is kept",
+        arguments: [
+            ("abcdefghijklmnopqrstuv", true), ("abcdefghijklmnopqrstu", false), (String(repeating: "a", count: 128), true),
+            (String(repeating: "a", count: 129), false), ("abc_def-ghi_jkl-mno_pqr", true), ("abcdefghijklmnopqrstu=", false),
+            ("abcdefghijklmnopqrstü", false), ("abcdefghij klmnopqrstuv", false)
+        ])
     func secretShape(_ text: String, valid: Bool) {
         let secret = InstallSecret(text)
         #expect((secret != nil) == valid)
@@ -23,7 +25,9 @@ struct ProofRulesTests {
         let other = InstallSecret("other-secret-0123456789abc")!
         #expect(AppUserProof.judge(exists: false, bound: [], presented: bound, bearerHoldsIt: false) == .bindsNew)
         #expect(AppUserProof.judge(exists: false, bound: [], presented: nil, bearerHoldsIt: false) == .unproven)
-        #expect(AppUserProof.judge(exists: true, bound: [], presented: bound, bearerHoldsIt: false) == .unproven, "no secret binds to an existing app user")
+        #expect(
+            AppUserProof.judge(exists: true, bound: [], presented: bound, bearerHoldsIt: false) == .unproven,
+            "no secret binds to an existing app user")
         #expect(AppUserProof.judge(exists: true, bound: [bound.hash], presented: bound, bearerHoldsIt: false) == .proven)
         #expect(AppUserProof.judge(exists: true, bound: [other.hash, bound.hash], presented: bound, bearerHoldsIt: false) == .proven)
         #expect(AppUserProof.judge(exists: true, bound: [bound.hash], presented: other, bearerHoldsIt: false) == .mismatch)
@@ -52,7 +56,9 @@ struct ProofRulesTests {
         #expect(!AccountFormation.isFormed(by: Self.p, facts: Self.facts(confirmed: true)))
         #expect(!AccountFormation.isFormed(by: Self.p, facts: Self.facts(password: true)))
         #expect(AccountFormation.isFormed(by: Self.p, facts: Self.facts(members: [.init(appUserID: "u1", joinedThroughPurchaseID: "pur_p")])))
-        #expect(AccountFormation.isFormed(by: Self.p, facts: Self.facts(purchases: [Self.p, renewal], members: [.init(appUserID: "u1", joinedThroughPurchaseID: "pur_r")])))
+        #expect(
+            AccountFormation.isFormed(
+                by: Self.p, facts: Self.facts(purchases: [Self.p, renewal], members: [.init(appUserID: "u1", joinedThroughPurchaseID: "pur_r")])))
         #expect(!AccountFormation.isFormed(by: Self.p, facts: Self.facts(members: [.init(appUserID: "u1", joinedThroughPurchaseID: nil)])))
         #expect(!AccountFormation.isFormed(by: Self.p, facts: Self.facts(members: [.init(appUserID: "u1", joinedThroughPurchaseID: "pur_x")])))
         var deleted = Self.facts()

@@ -21,9 +21,12 @@ struct PurchaseRepositoryTests {
     @Test("An older snapshot never moves a purchase back, but fills missing facts")
     func outOfOrder() throws {
         let db = try TestDatabase()
-        _ = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(status: .expired, expires: -10, observed: 100, email: nil), on: $0, now: Fixtures.t0) }
+        _ = try db.write {
+            try PurchaseRepository.apply(Fixtures.snapshot(status: .expired, expires: -10, observed: 100, email: nil), on: $0, now: Fixtures.t0)
+        }
         let late = try db.write {
-            try PurchaseRepository.apply(Fixtures.snapshot(status: .active, expires: 86400, observed: 50, email: "late@example.com"), on: $0, now: Fixtures.t0)
+            try PurchaseRepository.apply(
+                Fixtures.snapshot(status: .active, expires: 86400, observed: 50, email: "late@example.com"), on: $0, now: Fixtures.t0)
         }
         #expect(late.purchase.status == .expired)
         #expect(!late.stateChanged)
@@ -35,8 +38,10 @@ struct PurchaseRepositoryTests {
     @Test("A superseding token re-keys the same purchase; the old token still finds it")
     func supersede() throws {
         let db = try TestDatabase()
-        let old = PurchaseSnapshot(platform: .playStore, externalID: "token-old", productID: "monthly", status: .expired, expiresAt: Fixtures.t0, observedAt: Fixtures.t0)
-        var new = PurchaseSnapshot(platform: .playStore, externalID: "token-new", productID: "monthly", status: .active,
+        let old = PurchaseSnapshot(
+            platform: .playStore, externalID: "token-old", productID: "monthly", status: .expired, expiresAt: Fixtures.t0, observedAt: Fixtures.t0)
+        var new = PurchaseSnapshot(
+            platform: .playStore, externalID: "token-new", productID: "monthly", status: .active,
             expiresAt: Fixtures.t0.addingTimeInterval(86400), observedAt: Fixtures.t0.addingTimeInterval(10))
         new.supersedesExternalID = "token-old"
         let first = try db.write { try PurchaseRepository.apply(old, on: $0, now: Fixtures.t0) }
@@ -49,7 +54,8 @@ struct PurchaseRepositoryTests {
         #expect(rows == 1)
 
         // A later reading of the replaced token (Google expires it) is about the old order only.
-        let replaced = PurchaseSnapshot(platform: .playStore, externalID: "token-old", productID: "monthly", status: .expired,
+        let replaced = PurchaseSnapshot(
+            platform: .playStore, externalID: "token-old", productID: "monthly", status: .expired,
             expiresAt: Fixtures.t0.addingTimeInterval(20), observedAt: Fixtures.t0.addingTimeInterval(20), purchaserEmail: "late@example.com")
         let third = try db.write { try PurchaseRepository.apply(replaced, on: $0, now: Fixtures.t0) }
         #expect(third.purchase.id == first.purchase.id && !third.stateChanged)
@@ -64,7 +70,8 @@ struct PurchaseRepositoryTests {
         let catalog = EntitlementCatalog(["premium": ["price_monthly", "com.example.monthly"], "extra": ["price_other"]])
         let active = try db.write { try PurchaseRepository.apply(Fixtures.snapshot("sub_a", expires: 3600), on: $0, now: Fixtures.t0) }.purchase
         let refunded = try db.write {
-            try PurchaseRepository.apply(Fixtures.snapshot("sub_b", status: .refunded, expires: 7200, product: "price_other"), on: $0, now: Fixtures.t0)
+            try PurchaseRepository.apply(
+                Fixtures.snapshot("sub_b", status: .refunded, expires: 7200, product: "price_other"), on: $0, now: Fixtures.t0)
         }.purchase
         let result = catalog.entitlements(for: [active, refunded], at: Fixtures.t0)
         #expect(result.map(\.id) == ["extra", "premium"])

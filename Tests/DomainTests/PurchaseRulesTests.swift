@@ -14,7 +14,9 @@ struct PurchaseRulesTests {
         #expect(vouching.vouches(priceID: "price_other", startedHere: true))
         #expect(vouching.vouches(priceID: "price_other", known: true))
         #expect(!vouching.vouches(priceID: "price_other"))
-        #expect(throws: DomainError(.notVouched(objectID: "sub_1", priceID: "price_other"))) { try vouching.require(objectID: "sub_1", priceID: "price_other") }
+        #expect(throws: DomainError(.notVouched(objectID: "sub_1", priceID: "price_other"))) {
+            try vouching.require(objectID: "sub_1", priceID: "price_other")
+        }
     }
 
     @Test("A non-renewing purchase lasts its configured days from the purchase; other purchases are untouched")

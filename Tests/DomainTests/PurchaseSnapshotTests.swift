@@ -19,7 +19,9 @@ struct PurchaseSnapshotTests {
         #expect(Self.snapshot(status, expires: nil).isEntitled(at: Self.now))
     }
 
-    @Test("Statuses that withhold access do so even before expiry", arguments: [PurchaseStatus.billingRetry, .paused, .expired, .refunded, .revoked, .pending])
+    @Test(
+        "Statuses that withhold access do so even before expiry",
+        arguments: [PurchaseStatus.billingRetry, .paused, .expired, .refunded, .revoked, .pending])
     func notEntitled(status: PurchaseStatus) {
         #expect(!Self.snapshot(status, expires: 3600).isEntitled(at: Self.now))
     }

@@ -31,8 +31,10 @@ struct ReconcileLedgerTests {
         #expect(entry.claimedBy == nil && entry.runs == 1 && entry.lastChecked == 7 && entry.lastChanges == 2 && entry.changesTotal == 2)
         #expect(try db.write { try ReconcileLedger.claim(provider: "stripe", instance: "b", until: lease, now: t0.addingTimeInterval(3), on: $0) })
         // A lease left by an instance that died expires by itself.
-        #expect(try !db.write { try ReconcileLedger.claim(provider: "app_store", instance: "c", until: lease, now: t0.addingTimeInterval(899), on: $0) })
-        #expect(try db.write { try ReconcileLedger.claim(provider: "app_store", instance: "c", until: lease, now: t0.addingTimeInterval(900), on: $0) })
+        #expect(
+            try !db.write { try ReconcileLedger.claim(provider: "app_store", instance: "c", until: lease, now: t0.addingTimeInterval(899), on: $0) })
+        #expect(
+            try db.write { try ReconcileLedger.claim(provider: "app_store", instance: "c", until: lease, now: t0.addingTimeInterval(900), on: $0) })
         // An unavailable run with no cursor keeps the one it had.
         try db.write {
             try ReconcileLedger.finish(
@@ -70,13 +72,16 @@ struct ReconcileLedgerTests {
         // Asked about its period end: not due again until a new period ends.
         let first = due[0]
         try db.write { try LapsedPurchases.markAsked(purchaseID: first.id, expiry: try #require(first.expiresAt), on: $0) }
-        #expect(try db.write { try LapsedPurchases.due(platform: .appStore, now: now, oldest: oldest, limit: 10, on: $0) }.map(\.externalID)
-            == ["renewed-missed", "canceled-missed"])
+        #expect(
+            try db.write { try LapsedPurchases.due(platform: .appStore, now: now, oldest: oldest, limit: 10, on: $0) }.map(\.externalID)
+                == ["renewed-missed", "canceled-missed"])
         // The store said it renewed: the new period, once over, is due again.
         try store("retrying", .appStore, .active, expires: 3600)
         let later = now.addingTimeInterval(7200)
-        #expect(try db.write { try LapsedPurchases.due(platform: .appStore, now: later, oldest: oldest, limit: 10, on: $0) }.map(\.externalID)
-            .contains("retrying"))
-        #expect(try db.write { try LapsedPurchases.due(platform: .playStore, now: now, oldest: oldest, limit: 10, on: $0) }.map(\.externalID) == ["play"])
+        #expect(
+            try db.write { try LapsedPurchases.due(platform: .appStore, now: later, oldest: oldest, limit: 10, on: $0) }.map(\.externalID)
+                .contains("retrying"))
+        #expect(
+            try db.write { try LapsedPurchases.due(platform: .playStore, now: now, oldest: oldest, limit: 10, on: $0) }.map(\.externalID) == ["play"])
     }
 }

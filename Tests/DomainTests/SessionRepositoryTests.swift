@@ -95,8 +95,10 @@ struct SessionRepositoryTests {
                 INSERT INTO sessions (id, account_id, device_id, family_id, access_token_hash, refresh_token_hash,
                     access_expires_at, refresh_expires_at, created_at) VALUES ('ses_old', ?, 'd1', 'fam_old', ?, ?, ?, ?, ?)
                 """,
-                [accountID, access.hash, refresh.hash, Timestamp.milliseconds(now) + 3_600_000, Timestamp.milliseconds(now) + 86_400_000,
-                 Timestamp.milliseconds(now)])
+                [
+                    accountID, access.hash, refresh.hash, Timestamp.milliseconds(now) + 3_600_000, Timestamp.milliseconds(now) + 86_400_000,
+                    Timestamp.milliseconds(now)
+                ])
         }
         #expect(try Migrator(migrations: DomainMigrations.all).migrate(database).starts(with: ["0250_session_selectors", "0260_session_generations"]))
 
@@ -114,7 +116,9 @@ struct SessionRepositoryTests {
     func generations() throws {
         let db = try TestDatabase()
         let accountID = try Self.account(db)
-        let otherID = try db.write { try AccountRepository.findOrCreate(appUserID: "someone-else", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id }
+        let otherID = try db.write {
+            try AccountRepository.findOrCreate(appUserID: "someone-else", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0.id
+        }
         let now = Fixtures.t0
         let issue = { (account: String, device: String?) throws -> SessionRepository.Tokens in
             try db.write { connection in

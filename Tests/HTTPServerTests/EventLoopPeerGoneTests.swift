@@ -27,7 +27,9 @@ struct EventLoopPeerGoneTests {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         _ = Glibc.listen(listener, 8)
         let gone = GoneIDs()
         try loop.start(listener: listener, accept: { fd, _ in close(fd) }, gone: { id in gone.ids.withLock { $0.append(id) } })

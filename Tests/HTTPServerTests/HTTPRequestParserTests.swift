@@ -89,7 +89,7 @@ import Testing
             ("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", false),
             ("GET / HTTP/1.0\r\n\r\n", false),
             ("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", true),
-            ("GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade, CLOSE\r\n\r\n", false),
+            ("GET / HTTP/1.1\r\nHost: h\r\nConnection: upgrade, CLOSE\r\n\r\n", false)
         ]
         for (raw, expected) in cases {
             let results = try Self.parse([Array(raw.utf8)])
@@ -124,7 +124,7 @@ import Testing
         ("GET / HTTP/1.1\r\nHost: h\r\nBad[Name]: v\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n", 400),
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n", 400)
     ])
     func rejectsMalformedInput(raw: String, status: Int) {
         #expect(Self.error(of: raw)?.status.code == status, "\(raw.debugDescription)")
@@ -162,7 +162,8 @@ import Testing
         #expect(Self.error(of: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", bodyLimit: 10)?.status.code == 413)
         #expect(Self.error(of: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789", bodyLimit: 10) == nil)
         // Chunked: rejected as soon as the running total passes the limit, before the data arrives.
-        #expect(Self.error(of: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n", bodyLimit: 10)?.status.code == 413)
+        #expect(
+            Self.error(of: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n", bodyLimit: 10)?.status.code == 413)
         #expect(Self.error(of: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n")?.status.code == 400)
         let manyTrailers = (0..<101).map { "T\($0): x\r\n" }.joined()
         #expect(Self.error(of: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" + manyTrailers)?.status.code == 431)

@@ -9,11 +9,13 @@ import Testing
     /// The cap is 2, and `/gate` holds both of the client's requests (up to 10 s).
     private func withGatedServer(_ body: (HTTPServer, Int, TestResponder) async throws -> Void) async throws {
         let responder = TestResponder()
-        try await withServer({
-            $0.maxConnectionsPerClient = 2
-            $0.headerReadTimeout = .seconds(120)
-            $0.shutdownGracePeriod = .seconds(12)
-        }, responder: responder) { server, port in
+        try await withServer(
+            {
+                $0.maxConnectionsPerClient = 2
+                $0.headerReadTimeout = .seconds(120)
+                $0.shutdownGracePeriod = .seconds(12)
+            }, responder: responder
+        ) { server, port in
             try await body(server, port, responder)
             responder.gateOpen.store(true, ordering: .relaxed)
         }

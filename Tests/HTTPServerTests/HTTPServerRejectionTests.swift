@@ -21,7 +21,7 @@ import Testing
         ("HTTP/2.0", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505),
         ("garbage version", "GET / HTTQ/1.1\r\nHost: h\r\n\r\n", 400),
         ("missing Host", "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400),
-        ("NUL in value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\u{0}\r\n\r\n", 400),
+        ("NUL in value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\u{0}\r\n\r\n", 400)
     ])
     func rejection(name: String, raw: String, status: Int) async throws {
         try await withServer { _, port in
@@ -114,11 +114,13 @@ import Testing
             let (tooBig, closed) = try await exchange("POST /small HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n01234567890", port: port)
             #expect(tooBig.status == 413)
             #expect(closed)
-            let (fits, _) = try await exchange("POST /small HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 10\r\n\r\n0123456789", port: port)
+            let (fits, _) = try await exchange(
+                "POST /small HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 10\r\n\r\n0123456789", port: port)
             #expect(fits.status == 200)
             #expect(fits.header("X-Seen-Max-Body") == "10")
             #expect(fits.body == "POST /small 0123456789")
-            let (other, _) = try await exchange("POST /other HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 11\r\n\r\n01234567890", port: port)
+            let (other, _) = try await exchange(
+                "POST /other HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: 11\r\n\r\n01234567890", port: port)
             #expect(other.status == 200)
             #expect(other.header("X-Seen-Max-Body") == String(1024 * 1024))
         }

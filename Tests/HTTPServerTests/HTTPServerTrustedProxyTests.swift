@@ -42,8 +42,9 @@ import Testing
                 proxied.append(client)
             }
             // All 20 requests are inside the responder at once: no connection was turned away.
-            #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == Self.connections },
-                    "in flight: \(responder.inFlight.load(ordering: .relaxed))")
+            #expect(
+                await eventually { responder.inFlight.load(ordering: .relaxed) == Self.connections },
+                "in flight: \(responder.inFlight.load(ordering: .relaxed))")
             #expect(server.openConnections == Self.connections)
             responder.gateOpen.store(true, ordering: .relaxed)
             var statuses: [Int] = []

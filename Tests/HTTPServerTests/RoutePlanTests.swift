@@ -13,7 +13,8 @@ private final class PlanCountingResponder: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest, plan: RoutePlan, info: RequestInfo) async -> HTTPResponse {
-        HTTPResponse(status: .ok, contentType: "text/plain", body: "route \(plan.route ?? 0) \(plan.parameters["path"] ?? "") max \(info.maxBodyBytes)")
+        HTTPResponse(
+            status: .ok, contentType: "text/plain", body: "route \(plan.route ?? 0) \(plan.parameters["path"] ?? "") max \(info.maxBodyBytes)")
     }
 }
 

@@ -41,7 +41,9 @@ struct RouterTests {
         #expect(found(.get, "/static/%2e%2e/x")?.1 == ["path": "%2e%2e/x"])
     }
 
-    @Test("Unknown paths, empty parameters and extra segments are not found", arguments: ["/redeem/", "/redeem", "/redeem/a/b", "/nope", "/api/v1/codes/x"])
+    @Test(
+        "Unknown paths, empty parameters and extra segments are not found",
+        arguments: ["/redeem/", "/redeem", "/redeem/a/b", "/nope", "/api/v1/codes/x"])
     func notFound(path: String) {
         guard case .notFound = Self.router().match(method: .get, path: path) else {
             Issue.record("\(path) matched")
@@ -79,15 +81,17 @@ struct RouterTests {
         #expect(request.queryParameter("session_id") == "cs_1")
     }
 
-    @Test("The target splits at its first ? byte into path and query", arguments: [
-        ("/", "/", nil),
-        ("/?", "/", ""),
-        ("/a?b?c", "/a", "b?c"),
-        ("/caf\u{E9}?x=\u{E9}", "/caf\u{E9}", "x=\u{E9}"),
-        // A combining mark after ? makes one Character "?\u{301}", but the byte still splits.
-        ("/a?\u{301}x=1", "/a", "\u{301}x=1"),
-        ("?only", "", "only"),
-    ] as [(String, String, String?)])
+    @Test(
+        "The target splits at its first ? byte into path and query",
+        arguments: [
+            ("/", "/", nil),
+            ("/?", "/", ""),
+            ("/a?b?c", "/a", "b?c"),
+            ("/caf\u{E9}?x=\u{E9}", "/caf\u{E9}", "x=\u{E9}"),
+            // A combining mark after ? makes one Character "?\u{301}", but the byte still splits.
+            ("/a?\u{301}x=1", "/a", "\u{301}x=1"),
+            ("?only", "", "only")
+        ] as [(String, String, String?)])
     func targetSplit(target: String, path: String, query: String?) {
         let request = HTTPRequest(method: .get, target: target)
         #expect(request.path == path)

@@ -8,10 +8,12 @@ struct ErrorTextTests {
     @Test("StripeError says what its case says")
     func stripe() {
         #expect(StripeError.webhook(.missingHeader).description == "the Stripe-Signature header is missing")
-        #expect(StripeError.webhook(.timestampOutsideTolerance(ageSeconds: 412, toleranceSeconds: 300)).description
-            == "Stripe-Signature timestamp is 412 s old; tolerance is 300 s")
+        #expect(
+            StripeError.webhook(.timestampOutsideTolerance(ageSeconds: 412, toleranceSeconds: 300)).description
+                == "Stripe-Signature timestamp is 412 s old; tolerance is 300 s")
         #expect(StripeError.decoding(.init(what: "event", reason: "field `id` is missing")).description == "Stripe event: field `id` is missing")
-        let api = StripeError.API(httpStatus: 400, type: "invalid_request_error", code: "parameter_missing", message: "Missing", param: "mode", requestID: "req_1")
+        let api = StripeError.API(
+            httpStatus: 400, type: "invalid_request_error", code: "parameter_missing", message: "Missing", param: "mode", requestID: "req_1")
         #expect(StripeError.api(api).description == "Stripe 400 invalid_request_error parameter_missing: Missing (param mode) [req_1]")
         #expect(StripeError.request(.init(.invalidID, "not a Stripe session id")).description == "not a Stripe session id")
         #expect(StripeError.api(api).apiError == api && StripeError.api(api).requestError == nil)
@@ -35,9 +37,10 @@ struct ErrorTextTests {
         let invalid = UpstreamError.invalidReport("event e_1: quantity 0 is below 1")
         #expect(invalid.description == "tollgate invalid_report: event e_1: quantity 0 is below 1")
         #expect(!invalid.retryable && invalid.service == "tollgate" && invalid.message == "event e_1: quantity 0 is below 1")
-        let refused = UpstreamError(report: .init(
-            kind: .rejected, service: "app_store", httpStatus: 400, code: "4", message: "refused",
-            fieldErrors: [.init(errorCode: 4, errorMessage: "missing", fieldName: "amount", lineItemID: "l1")]))
+        let refused = UpstreamError(
+            report: .init(
+                kind: .rejected, service: "app_store", httpStatus: 400, code: "4", message: "refused",
+                fieldErrors: [.init(errorCode: 4, errorMessage: "missing", fieldName: "amount", lineItemID: "l1")]))
         #expect(refused.description == "app_store rejected 400 4: refused [4 amount (line item l1): missing]")
         #expect(!refused.retryable && refused.reportError?.httpStatus == 400)
     }

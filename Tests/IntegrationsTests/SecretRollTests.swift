@@ -35,7 +35,8 @@ struct SecretRollTests {
             try StripeWebhookVerifier(secrets: secrets).verify(payload: Array(roll.payload.utf8), signatureHeader: roll.header, now: now)
         }
         #expect(throws: StripeError.self) {
-            try StripeWebhookVerifier(secrets: ["whsec_other", "whsec_third"]).verify(payload: Array(roll.payload.utf8), signatureHeader: roll.header, now: now)
+            try StripeWebhookVerifier(secrets: ["whsec_other", "whsec_third"]).verify(
+                payload: Array(roll.payload.utf8), signatureHeader: roll.header, now: now)
         }
     }
 
@@ -56,10 +57,12 @@ struct SecretRollTests {
         let parts = header.split(separator: " ").map(String.init)
         #expect(parts.count == 2 && parts.allSatisfy { $0.hasPrefix("v1,") })
         #expect(parts[1] == vector.signature, "the old secret's signature is the specification's own")
-        #expect(parts[0] == (try StandardWebhookSigner(secret: newSecret).signature(id: vector.id, timestamp: timestamp, body: Array(vector.body.utf8))))
+        #expect(
+            parts[0] == (try StandardWebhookSigner(secret: newSecret).signature(id: vector.id, timestamp: timestamp, body: Array(vector.body.utf8))))
         // A receiver holding only one of the secrets verifies the delivery.
         for secret in [newSecret, vector.secret] {
-            #expect(try StandardWebhookSigner(secret: secret).verify(header: header, id: vector.id, timestamp: timestamp, body: Array(vector.body.utf8)))
+            #expect(
+                try StandardWebhookSigner(secret: secret).verify(header: header, id: vector.id, timestamp: timestamp, body: Array(vector.body.utf8)))
         }
         #expect(throws: (any Error).self) { try StandardWebhookSigner(secrets: []) }
     }

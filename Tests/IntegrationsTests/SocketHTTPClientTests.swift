@@ -25,15 +25,17 @@ struct SocketHTTPClientTests {
     @Test("Sends method, target, headers and body; answers of any status come back; the connection is reused")
     func roundTrip() async throws {
         let server = try FakeHTTPServer { request in
-            HTTPResponse.fakeJSON(["seen": String(decoding: request.body, as: UTF8.self)], status: HTTPStatus(code: request.body.count > 2 ? 500 : 200))
+            HTTPResponse.fakeJSON(
+                ["seen": String(decoding: request.body, as: UTF8.self)], status: HTTPStatus(code: request.body.count > 2 ? 500 : 200))
         }
         defer { Task { await server.stop() } }
         let client = SocketHTTPClient(service: "events", maxResponseBytes: 1024)
         let url = try #require(URL(string: server.baseURL + "/hooks/in?x=1"))
         for body in ["{}", "{\"a\":1}", "{}"] {
-            let response = try await client.send(OutboundRequest(
-                method: "POST", url: url, headers: [("webhook-id", "evt_1"), ("Content-Type", "application/json")], body: Array(body.utf8),
-                timeout: .seconds(10)))
+            let response = try await client.send(
+                OutboundRequest(
+                    method: "POST", url: url, headers: [("webhook-id", "evt_1"), ("Content-Type", "application/json")], body: Array(body.utf8),
+                    timeout: .seconds(10)))
             #expect(response.status == (body.count > 2 ? 500 : 200))
             #expect(String(decoding: response.body, as: UTF8.self) == #"{"seen":"\#(body.replacingOccurrences(of: "\"", with: "\\\""))"}"#)
             #expect(response.headers["content-type"] == "application/json")
@@ -60,7 +62,9 @@ struct SocketHTTPClientTests {
 
     @Test("Only the first bytes of a large answer are read")
     func bodyCap() async throws {
-        let big = try FakeHTTPServer { _ in HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: Array(repeating: 0x61, count: 4 << 20)) }
+        let big = try FakeHTTPServer { _ in
+            HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: Array(repeating: 0x61, count: 4 << 20))
+        }
         defer { Task { await big.stop() } }
         let client = SocketHTTPClient(service: "events", maxResponseBytes: 100)
         let url = try #require(URL(string: big.baseURL + "/hook"))

@@ -17,9 +17,10 @@ struct URLSessionHTTPClientTests {
         defer { Task { await fake.stop() } }
         let client = URLSessionHTTPClient(service: "stripe")
         let url = try #require(URL(string: fake.baseURL + "/v1/things?x=1"))
-        let response = try await client.send(OutboundRequest(
-            method: "POST", url: url, headers: [("Authorization", "Bearer sk_test_1"), ("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array("a=1&b=2".utf8), timeout: .seconds(60)))
+        let response = try await client.send(
+            OutboundRequest(
+                method: "POST", url: url, headers: [("Authorization", "Bearer sk_test_1"), ("Content-Type", "application/x-www-form-urlencoded")],
+                body: Array("a=1&b=2".utf8), timeout: .seconds(60)))
         #expect(response.status == 402)
         #expect(response.headers["request-id"] == "req_123")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"seen":"a=1&b=2"}"#)

@@ -22,8 +22,11 @@ struct JSONValueReadingTests {
     @Test("scalars: integers that fit 64 bits, other numbers as doubles, strings unescaped")
     func scalars() throws {
         let value = try parse(#"[0, -12, 9223372036854775807, 9223372036854775808, 1.5, 1e3, -0, true, false, null, "a\u00e9\uD83D\uDE00\n\/"]"#)
-        #expect(value == [.integer(0), .integer(-12), .integer(Int64.max), .number(9_223_372_036_854_775_808), .number(1.5),
-                          .number(1000), .integer(0), .bool(true), .bool(false), .null, .string("aé😀\n/")])
+        #expect(
+            value == [
+                .integer(0), .integer(-12), .integer(Int64.max), .number(9_223_372_036_854_775_808), .number(1.5),
+                .number(1000), .integer(0), .bool(true), .bool(false), .null, .string("aé😀\n/")
+            ])
         #expect(try parse(#" "top" "#) == "top")
         #expect(try parse("7") == 7)
     }
@@ -47,13 +50,14 @@ struct JSONValueReadingTests {
         }
     }
 
-    @Test("errors count lines from 1 and columns in characters, not bytes",
-          arguments: [
-              ("{\n\n  \"a\": tru\n}", 3, 8, "unexpected 't' where a value was expected"),
-              ("{\"é€😀\": [1,]}", 1, 12, "trailing comma in an array"),
-              ("[\r\n1,\n2,\n  3 4]", 4, 5, "unexpected '4'; expected ',' or ']'"),
-              ("", 1, 1, "the document ends where a value was expected"),
-          ])
+    @Test(
+        "errors count lines from 1 and columns in characters, not bytes",
+        arguments: [
+            ("{\n\n  \"a\": tru\n}", 3, 8, "unexpected 't' where a value was expected"),
+            ("{\"é€😀\": [1,]}", 1, 12, "trailing comma in an array"),
+            ("[\r\n1,\n2,\n  3 4]", 4, 5, "unexpected '4'; expected ',' or ']'"),
+            ("", 1, 1, "the document ends where a value was expected")
+        ])
     func lineAndColumn(_ text: String, _ line: Int, _ column: Int, _ reason: String) {
         #expect(throws: StrictJSON.Violation.self) { try parse(text) }
         do {

@@ -24,8 +24,9 @@ struct JSONValueWritingTests {
 
     @Test("numbers: integers exactly, others in their shortest form, non-finite as null")
     func numbers() {
-        #expect(text([.integer(1_700_000_000), .number(0.5), .number(-1.25e-7), .number(1e300), .number(.infinity), .number(.nan)])
-            == "[1700000000,0.5,-1.25e-07,1e+300,null,null]")
+        #expect(
+            text([.integer(1_700_000_000), .number(0.5), .number(-1.25e-7), .number(1e300), .number(.infinity), .number(.nan)])
+                == "[1700000000,0.5,-1.25e-07,1e+300,null,null]")
     }
 
     @Test("what is written reads back as the same value")

@@ -11,7 +11,7 @@ import JSON
         #"{"code":1,"\u0063odes":2,"cod":3,"long key that spans words":4,"long key that spans words!":5}"#,
         #"[{"a":1},{"a":1}]"#,  // the same key in sibling objects is fine
         #"{"a":{"a":{"a":1}}}"#,  // and in nested ones
-        "{\"é😀\":\"ü\"}",
+        "{\"é😀\":\"ü\"}"
     ])
     func accepts(_ text: String) {
         #expect(StrictJSON.validate(Array(text.utf8)) == nil, "\(text)")
@@ -50,20 +50,21 @@ import JSON
         ("['a']", "unexpected ''' where a value was expected at byte 1"),
         (#"["\x"]"#, "invalid escape '\\x' at byte 2"),
         (#"["\u12"]"#, "a \\u escape needs four hex digits at byte 2"),
-        (#"["abc"#, "the document ends inside a string at byte 5"),
+        (#"["abc"#, "the document ends inside a string at byte 5")
     ])
     func refuses(_ text: String, _ expected: String) {
         #expect(StrictJSON.validate(Array(text.utf8))?.description == expected, "\(text)")
     }
 
-    @Test(arguments: [
-        ([0x22, 0xC0, 0xAF, 0x22], "invalid UTF-8 byte 0xC0 at byte 1"),  // overlong '/'
-        ([0x22, 0xED, 0xA0, 0x80, 0x22], "invalid UTF-8 sequence at byte 1"),  // encoded surrogate
-        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], "invalid UTF-8 sequence at byte 1"),  // above U+10FFFF
-        ([0x22, 0xE2, 0x82, 0x22], "invalid UTF-8 sequence at byte 1"),  // truncated
-        ([0x22, 0xFF, 0x22], "invalid UTF-8 byte 0xFF at byte 1"),
-        ([0xEF, 0xBB, 0xBF, 0x7B, 0x7D], "a byte-order mark is not allowed at byte 0"),
-    ] as [([UInt8], String)])
+    @Test(
+        arguments: [
+            ([0x22, 0xC0, 0xAF, 0x22], "invalid UTF-8 byte 0xC0 at byte 1"),  // overlong '/'
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], "invalid UTF-8 sequence at byte 1"),  // encoded surrogate
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], "invalid UTF-8 sequence at byte 1"),  // above U+10FFFF
+            ([0x22, 0xE2, 0x82, 0x22], "invalid UTF-8 sequence at byte 1"),  // truncated
+            ([0x22, 0xFF, 0x22], "invalid UTF-8 byte 0xFF at byte 1"),
+            ([0xEF, 0xBB, 0xBF, 0x7B, 0x7D], "a byte-order mark is not allowed at byte 0")
+        ] as [([UInt8], String)])
     func refusesBadUTF8(_ bytes: [UInt8], _ expected: String) {
         #expect(StrictJSON.validate(bytes)?.description == expected)
     }

@@ -82,9 +82,10 @@ struct ServiceGroupTests {
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()
         try await task.value
-        #expect(log.lines.withLock { $0 } == [
-            "server stopping", "server stopped", "worker stopping", "worker stopped", "storage stopping", "storage stopped",
-        ])
+        #expect(
+            log.lines.withLock { $0 } == [
+                "server stopping", "server stopped", "worker stopping", "worker stopped", "storage stopping", "storage stopped"
+            ])
     }
 
     @Test("A failing service stops the others in reverse order, and its error still comes out of run()")

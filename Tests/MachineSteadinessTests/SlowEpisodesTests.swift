@@ -15,7 +15,7 @@ struct SlowEpisodesTests {
     func merging() {
         let samples = [
             sample(10.000, slowdown: 1.1), sample(10.001, slowdown: 8), sample(10.0015, slowdown: 4),
-            sample(10.004, slowdown: 3.5), sample(10.050, slowdown: 1.0), sample(10.100, slowdown: 12),
+            sample(10.004, slowdown: 3.5), sample(10.050, slowdown: 1.0), sample(10.100, slowdown: 12)
         ]
         let episodes = SlowEpisodes.find(in: samples, unitSeconds: unit, threshold: 3, mergeGap: 0.005)
         #expect(episodes.count == 2)
@@ -36,7 +36,7 @@ struct SlowEpisodesTests {
     func overlap() {
         let episodes = [
             SlowEpisode(start: 1.0, end: 1.02, samples: 3, worstSlowdown: 5),
-            SlowEpisode(start: 2.0, end: 2.01, samples: 2, worstSlowdown: 4),
+            SlowEpisode(start: 2.0, end: 2.01, samples: 2, worstSlowdown: 4)
         ]
         #expect(SlowEpisodes.overlaps(episodes, start: 0.99, end: 1.001, margin: 0))
         #expect(SlowEpisodes.overlaps(episodes, start: 1.5, end: 2.5, margin: 0))
@@ -51,7 +51,9 @@ struct SlowEpisodesTests {
         let base = 1_795_255_200.0  // 2026-11-21T10:00:00Z
         let episodes = [SlowEpisode(start: base + 1.000, end: base + 1.030, samples: 5, worstSlowdown: 9)]
         func line(_ stamp: String, _ route: String, _ milliseconds: Double) -> Substring {
-            Substring(#"{"ts":"2026-11-21T10:00:\#(stamp)Z","level":"info","event":"request","method":"POST","route":"\#(route)","status":200,"duration_ms":\#(milliseconds)}"#)
+            Substring(
+                #"{"ts":"2026-11-21T10:00:\#(stamp)Z","level":"info","event":"request","method":"POST","route":"\#(route)","status":200,"duration_ms":\#(milliseconds)}"#
+            )
         }
         let lines: [Substring] = [
             line("01.020", "/api/v1/redeem", 25),  // slow, inside the episode
@@ -61,7 +63,7 @@ struct SlowEpisodesTests {
             line("01.020", "/healthz", 30),  // another route
             line("09.000", "/api/v1/redeem", 40),  // after the window
             #"{"ts":"2026-11-21T10:00:01.020Z","level":"info","event":"storage.opened"}"#,
-            "not json",
+            "not json"
         ]
         let result = RequestLogAttribution.measure(
             logLines: lines, route: "/api/v1/redeem", from: base, to: base + 5, slowMilliseconds: 15, episodes: episodes)

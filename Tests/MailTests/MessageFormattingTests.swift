@@ -6,8 +6,10 @@ import Testing
 
 /// RFC 5322 / MIME formatting, quoted-printable, RFC 2047 and injection refusal.
 @Suite struct MessageFormattingTests {
-    func message(subject: String = "Your code", text: String = "Hello\nworld", html: String? = "<p>Hello</p>",
-                 toName: String? = "Jane Doe") throws -> MailMessage {
+    func message(
+        subject: String = "Your code", text: String = "Hello\nworld", html: String? = "<p>Hello</p>",
+        toName: String? = "Jane Doe"
+    ) throws -> MailMessage {
         MailMessage(
             outboxID: "abc123", template: "redemption_code",
             from: try MailAddress("noreply@tollgate.test", displayName: "Tollgate"),
@@ -45,7 +47,8 @@ import Testing
         let parts = text.components(separatedBy: "--\(boundary)")
         #expect(parts.count == 4)  // preamble, text, html, closing "--"
         #expect(parts[1].contains("Content-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nGr=C3=BC=C3=9Fe"))
-        #expect(parts[2].contains("Content-Type: text/html; charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>Gr=C3=BC=C3=9Fe</p>"))
+        #expect(
+            parts[2].contains("Content-Type: text/html; charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>Gr=C3=BC=C3=9Fe</p>"))
         #expect(parts[3].hasPrefix("--\r\n"))
         // The boundary cannot appear inside quoted-printable content.
         #expect(boundary.hasPrefix("=_"))
@@ -135,8 +138,10 @@ import Testing
     }
 
     @Test func malformedAddressesAreRefused() {
-        for bad in ["", "jane", "@example.com", "jane@", "ja ne@example.com", "<jane@example.com>", "jane@exa@mple.com",
-                    "jané@example.com", String(repeating: "a", count: 250) + "@example.com"] {
+        for bad in [
+            "", "jane", "@example.com", "jane@", "ja ne@example.com", "<jane@example.com>", "jane@exa@mple.com",
+            "jané@example.com", String(repeating: "a", count: 250) + "@example.com"
+        ] {
             #expect(throws: MailError.self, "\(bad)") { try MailAddress(bad) }
         }
         #expect(EmailMask.mask("jane@example.com") == "j\u{2022}\u{2022}\u{2022}@e\u{2022}\u{2022}\u{2022}.com")

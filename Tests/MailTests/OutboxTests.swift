@@ -75,7 +75,7 @@ import Testing
         let parameters = [
             "code": "K7QM-4XPD-9RTW", "product_name": "Pro", "redeem_url": "https://t.test/r", "expiry_text": "in 1 hour",
             "masked_email": "j***@example.com", "confirm_url": "https://t.test/c", "set_password_url": "https://t.test/p",
-            "login_url": "https://t.test/l",
+            "login_url": "https://t.test/l"
         ]
         for template in ["redemption_code", "code_resent", "email_confirmation", "set_password", "login_link"] {
             let message = try composer.compose(
@@ -173,7 +173,8 @@ import Testing
         transport.failNext([.permanent("550 5.1.1 mailbox unavailable", replyCode: 550)])
         let rejected = try await enqueue(redemptionMessage(key: "a"), into: database, at: clock.now).id
         let injected = try await enqueue(
-            redemptionMessage(key: "b", recipient: "x@example.com\r\nBcc: victim@example.com"), into: database, at: clock.now).id
+            redemptionMessage(key: "b", recipient: "x@example.com\r\nBcc: victim@example.com"), into: database, at: clock.now
+        ).id
         var injectedParameter = redemptionMessage(key: "c")
         injectedParameter.parameters["product_name"] = "Pro\nBcc: victim@example.com"
         let injectedSubject = try await enqueue(injectedParameter, into: database, at: clock.now).id
@@ -218,8 +219,9 @@ import Testing
         // At start-up every `sending` row is recovered at once.
         let second = try await enqueue(redemptionMessage(key: "k2"), into: database, at: clock.now).id
         try await database.write { connection in
-            _ = try connection.run("UPDATE mail_outbox SET status = 'sending', updated_at = ? WHERE id = ?",
-                                   [Int64(clock.now.timeIntervalSince1970 * 1000), second])
+            _ = try connection.run(
+                "UPDATE mail_outbox SET status = 'sending', updated_at = ? WHERE id = ?",
+                [Int64(clock.now.timeIntervalSince1970 * 1000), second])
         }
         let restarted = try makeWorker(database, transport: transport, clock: clock)
         #expect(try await recoverAfterCrash(restarted, database: database, clock: clock) == (database.dialect == .sqlite ? 1 : 0))

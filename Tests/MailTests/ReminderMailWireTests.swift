@@ -16,7 +16,7 @@ import TestSupport
             "code": "K7QM-4XPD-9RTW-2WTF", "product_name": "Pro Pack", "redeem_url": "https://pay.example.com/redeem/K7QM-4XPD-9RTW-2WTF?locale=de",
             "expiry_text": "30. Juni 2026", "manage_url": "https://pay.example.com/manage?locale=de", "unsubscribe_url": Self.unsubscribe,
             MailComposer.listUnsubscribeParameter: Self.unsubscribe, "purchase_id": purchase, "reminder_number": "1",
-            "qr_svg": #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 29 29"><path d="M4 4h7v7H4z"/></svg>"#,
+            "qr_svg": #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 29 29"><path d="M4 4h7v7H4z"/></svg>"#
         ]
         if let locale { parameters[MailComposer.localeParameter] = locale }
         return OutboxMessage(idempotencyKey: key, template: "redemption_reminder", recipient: "jane@example.com", parameters: parameters)
@@ -47,7 +47,8 @@ import TestSupport
         defer { server.stop() }
         let database = try makeDatabase()
         let clock = TestClock()
-        let transport = SMTPTransport(configuration: SMTPConfiguration(host: "127.0.0.1", port: server.port, security: .none, heloName: "tollgate.test"))
+        let transport = SMTPTransport(
+            configuration: SMTPConfiguration(host: "127.0.0.1", port: server.port, security: .none, heloName: "tollgate.test"))
         let worker = try makeWorker(database, transport: transport, clock: clock)
         try await enqueue(reminder(key: "reminder:p1:0", purchase: "p1"), into: database, at: clock.now)
         #expect(await worker.runOnce() == 1)
@@ -81,7 +82,8 @@ import TestSupport
         let transport = RecordingTransport()
         var configuration = OutboxWorkerConfiguration(retryPolicy: OutboxRetryPolicy(jitter: 0))
         configuration.sendCheck = StopCheck()
-        let worker = OutboxWorker(database: database, transport: transport, composer: try makeComposer(), configuration: configuration, now: clock.function)
+        let worker = OutboxWorker(
+            database: database, transport: transport, composer: try makeComposer(), configuration: configuration, now: clock.function)
         try await enqueue(reminder(key: "r-stop", purchase: "stop"), into: database, at: clock.now)
         try await enqueue(reminder(key: "r-go", purchase: "go"), into: database, at: clock.now)
         try await enqueue(reminder(key: "r-broken", purchase: "broken"), into: database, at: clock.now)

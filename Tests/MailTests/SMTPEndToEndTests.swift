@@ -7,8 +7,10 @@ import TestSupport
 /// Our SMTP client against aiosmtpd, a real SMTP server that is not ours, run as a subprocess.
 /// These tests fail (never skip) when aiosmtpd is missing, saying how to install it.
 @Suite struct SMTPEndToEndTests {
-    func smtp(port: Int, security: SMTPSecurity = .none, host: String = "127.0.0.1", caFile: String? = nil,
-              login: (String, String)? = nil) -> SMTPConfiguration {
+    func smtp(
+        port: Int, security: SMTPSecurity = .none, host: String = "127.0.0.1", caFile: String? = nil,
+        login: (String, String)? = nil
+    ) -> SMTPConfiguration {
         SMTPConfiguration(
             host: host, port: port, security: security, username: login?.0, password: login?.1, caFile: caFile,
             heloName: "tollgate.test", connectTimeout: .seconds(10), replyTimeout: .seconds(20), dataTimeout: .seconds(30))
@@ -38,8 +40,9 @@ import TestSupport
         #expect(messageIDs(received) == ["<e2e@tollgate.test>"])
         #expect(text.contains("Subject: =?UTF-8?B?"))
         // aiosmtpd removed the dot-stuffing: the decoded text part equals what we sent.
-        let textPart = try #require(text.components(separatedBy: "quoted-printable\r\n\r\n").dropFirst().first?
-            .components(separatedBy: "\r\n--=_tollgate_").first)
+        let textPart = try #require(
+            text.components(separatedBy: "quoted-printable\r\n\r\n").dropFirst().first?
+                .components(separatedBy: "\r\n--=_tollgate_").first)
         #expect(String(decoding: decodeQP(textPart), as: UTF8.self) == body.replacingOccurrences(of: "\n", with: "\r\n"))
     }
 
@@ -50,8 +53,9 @@ import TestSupport
         options.auth = ("mailer", "s3cret pass", "PLAIN")
         let server = try await SMTPTestServer(options: options)
         defer { server.stop() }
-        let configuration = smtp(port: server.port, security: .starttls, host: "localhost", caFile: certificates.caFile,
-                                 login: ("mailer", "s3cret pass"))
+        let configuration = smtp(
+            port: server.port, security: .starttls, host: "localhost", caFile: certificates.caFile,
+            login: ("mailer", "s3cret pass"))
         try await SMTPTransport(configuration: configuration).send(try message(text: "over STARTTLS"))
         #expect(messageIDs(try server.received()) == ["<e2e@tollgate.test>"])
 
@@ -75,8 +79,9 @@ import TestSupport
         options.auth = ("mailer", "pw", "LOGIN")
         let server = try await SMTPTestServer(options: options)
         defer { server.stop() }
-        let configuration = smtp(port: server.port, security: .tls, host: "localhost", caFile: certificates.caFile,
-                                 login: ("mailer", "pw"))
+        let configuration = smtp(
+            port: server.port, security: .tls, host: "localhost", caFile: certificates.caFile,
+            login: ("mailer", "pw"))
         try await SMTPTransport(configuration: configuration).send(try message(text: "over implicit TLS"))
         #expect(messageIDs(try server.received()) == ["<e2e@tollgate.test>"])
     }
@@ -96,9 +101,12 @@ import TestSupport
         #expect(untrusted?.message.contains("certificate") == true)
         // Trusted CA, but the certificate names localhost, not 127.0.0.1.
         let mismatch = await #expect(throws: MailError.self) {
-            try await SMTPTransport(configuration: smtp(port: server.port, security: .starttls, host: "127.0.0.1",
-                                                        caFile: certificates.caFile))
-                .send(try message(text: "x"))
+            try await SMTPTransport(
+                configuration: smtp(
+                    port: server.port, security: .starttls, host: "127.0.0.1",
+                    caFile: certificates.caFile)
+            )
+            .send(try message(text: "x"))
         }
         #expect(mismatch?.disposition == .transient)
         #expect(mismatch?.message.contains("certificate") == true)
@@ -122,8 +130,11 @@ import TestSupport
         let worker = try makeWorker(database, transport: SMTPTransport(configuration: smtp(port: port)), clock: clock)
         var ids: [String] = []
         for index in 0..<6 {
-            ids.append(try await enqueue(redemptionMessage(key: "k\(index)", recipient: "user\(index)@example.com"),
-                                         into: database, at: clock.now).id)
+            ids.append(
+                try await enqueue(
+                    redemptionMessage(key: "k\(index)", recipient: "user\(index)@example.com"),
+                    into: database, at: clock.now
+                ).id)
         }
         #expect(await worker.runOnce() == 6)
         let store = OutboxStore(database: database)

@@ -205,7 +205,8 @@ import Testing
         let connection = try server.connect()
         defer { connection.close() }
         let table = tableName("script")
-        try connection.executeScript("""
+        try connection.executeScript(
+            """
             CREATE TABLE \(table) (id int8 PRIMARY KEY, note text);
             INSERT INTO \(table) VALUES (1, 'one; with a semicolon');
             INSERT INTO \(table) VALUES (2, $$dollar 'quoted'$$);
@@ -216,7 +217,8 @@ import Testing
         #expect(try connection.queryOne("SELECT count(*) AS n FROM \(table)")?.int("n") == 2)
 
         let error = #expect(throws: PostgresError.self) {
-            try connection.executeScript("INSERT INTO \(table) VALUES (3, 'x'); INSERT INTO \(table) VALUES (1, 'dup'); INSERT INTO \(table) VALUES (4, 'y');")
+            try connection.executeScript(
+                "INSERT INTO \(table) VALUES (3, 'x'); INSERT INTO \(table) VALUES (1, 'dup'); INSERT INTO \(table) VALUES (4, 'y');")
         }
         #expect(error?.isUniqueViolation == true)
         #expect(connection.transactionStatus == .idle)

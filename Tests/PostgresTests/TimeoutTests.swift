@@ -26,8 +26,9 @@ import Testing
         defer { admin.close() }
         var stillSleeping: Int64 = 1
         for _ in 0..<50 {
-            stillSleeping = try admin.queryOne(
-                "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int4 AND state = 'active'", [.int(Int64(pid))])?.int("n") ?? 0
+            stillSleeping =
+                try admin.queryOne(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE pid = $1::int4 AND state = 'active'", [.int(Int64(pid))])?.int("n") ?? 0
             if stillSleeping == 0 { break }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -6,7 +6,9 @@ import Testing
 @Suite struct URLParsingTests {
     @Test func fullURLWithEveryParameter() throws {
         let configuration = try PostgresConfiguration(
-            url: "postgres://app%20user:p%40ss%2Fw%3Ard%3F@db.example.com:6432/tollgate%5Fprod?sslmode=verify-full&sslrootcert=/etc/ca%20file.pem&connect_timeout=7&application_name=tollgate&options=-c%20search_path%3Dtenant_a")
+            url:
+                "postgres://app%20user:p%40ss%2Fw%3Ard%3F@db.example.com:6432/tollgate%5Fprod?sslmode=verify-full&sslrootcert=/etc/ca%20file.pem&connect_timeout=7&application_name=tollgate&options=-c%20search_path%3Dtenant_a"
+        )
         #expect(configuration.endpoint == .tcp(host: "db.example.com", port: 6432))
         #expect(configuration.user == "app user")
         #expect(configuration.password == "p@ss/w:rd?")
@@ -58,7 +60,7 @@ import Testing
         ("postgres://u:pw@h/db?sslmode", "has no '=value'"),
         ("postgres://u:p%zzw@h/db", "the password has a '%'"),
         ("postgres://u%ff:pw@h/db", "the user name is not valid UTF-8"),
-        ("postgres://u:pw@[::1/db", "closing ']'"),
+        ("postgres://u:pw@[::1/db", "closing ']'")
     ])
     func badURLsNameTheBadPart(url: String, expected: String) {
         let error = #expect(throws: PostgresError.self) { try PostgresConfiguration(url: url) }
@@ -75,7 +77,7 @@ import Testing
         "postgres://u:hunter2secret@h:x/db",
         "postgres://u:hunter2%secret@h/db",
         "postgres://u:hunter2@h/db?password=hunter2secret&sslmode=nope",
-        "postgres://u:hunter2?sslmode=secret@h/db",
+        "postgres://u:hunter2?sslmode=secret@h/db"
     ])
     func passwordsNeverAppearInErrors(url: String) {
         let error = #expect(throws: PostgresError.self) { try PostgresConfiguration(url: url) }

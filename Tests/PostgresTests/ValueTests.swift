@@ -9,7 +9,7 @@ import Testing
         .double(0), .double(-1.5), .double(3.141592653589793), .double(1e-300), .double(.greatestFiniteMagnitude),
         .double(.infinity), .double(-.infinity),
         .text(""), .text("plain"), .text("ünïcödé ✓ 日本語 🎉"), .text("quote ' and backslash \\ and $1"),
-        .bytes([]), .bytes([0, 1, 2, 255]), .bool(true), .bool(false),
+        .bytes([]), .bytes([0, 1, 2, 255]), .bool(true), .bool(false)
     ])
     func parameterRoundTrips(value: PostgresValue) async throws {
         let server = try await PostgresTestServer.get()
@@ -23,9 +23,10 @@ import Testing
         let server = try await PostgresTestServer.get()
         let connection = try server.connect()
         defer { connection.close() }
-        let row = try #require(try connection.queryOne(
-            "SELECT $1::int8 AS i, $2::float8 AS d, $3::text AS t, $4::bytea AS b, $5::bool AS z, 'NaN'::float8 AS nan",
-            [.null, .null, .null, .null, .null]))
+        let row = try #require(
+            try connection.queryOne(
+                "SELECT $1::int8 AS i, $2::float8 AS d, $3::text AS t, $4::bytea AS b, $5::bool AS z, 'NaN'::float8 AS nan",
+                [.null, .null, .null, .null, .null]))
         for column in ["i", "d", "t", "b", "z"] { #expect(row[column] == .null) }
         #expect(try row.optionalInt("i") == nil)
         #expect(try row.optionalString("t") == nil)
@@ -50,12 +51,14 @@ import Testing
         let server = try await PostgresTestServer.get()
         let connection = try server.connect()
         defer { connection.close() }
-        let row = try #require(try connection.queryOne("""
-            SELECT 1::int2 AS small, 2::int4 AS medium, 3::int8 AS big, 1.5::float4 AS single, 2.25::float8 AS double,
-                   'abc'::varchar(10) AS varchar, 'x'::char(3) AS bpchar, 'name'::name AS name, 12.3400::numeric AS number,
-                   '\\xdeadbeef'::bytea AS bytes, true AS yes, 'pg_class'::regclass::oid AS oid, '{"a": 1}'::jsonb AS json,
-                   '2024-01-02 03:04:05+00'::timestamptz AT TIME ZONE 'UTC' AS at, NULL::text AS nothing
-            """))
+        let row = try #require(
+            try connection.queryOne(
+                """
+                SELECT 1::int2 AS small, 2::int4 AS medium, 3::int8 AS big, 1.5::float4 AS single, 2.25::float8 AS double,
+                       'abc'::varchar(10) AS varchar, 'x'::char(3) AS bpchar, 'name'::name AS name, 12.3400::numeric AS number,
+                       '\\xdeadbeef'::bytea AS bytes, true AS yes, 'pg_class'::regclass::oid AS oid, '{"a": 1}'::jsonb AS json,
+                       '2024-01-02 03:04:05+00'::timestamptz AT TIME ZONE 'UTC' AS at, NULL::text AS nothing
+                """))
         #expect(try row.int("small") == 1)
         #expect(try row.int("medium") == 2)
         #expect(try row.int("big") == 3)
@@ -87,15 +90,18 @@ import Testing
         let connection = try server.connect()
         defer { connection.close() }
         let table = "typed_\(UInt32.random(in: 0...UInt32.max))"
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE \(table) (small int2, medium int4, number numeric, label varchar(20), doc jsonb, at timestamptz,
                                    flag boolean, ratio float4)
             """)
         defer { try? connection.execute("DROP TABLE \(table)") }
         // int8 parameters go into int2/int4/numeric columns; text into varchar, jsonb and timestamptz.
-        try connection.execute("INSERT INTO \(table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
-            7, 70_000, 123, "label", #"{"k": [1, 2]}"#, "2024-05-06T07:08:09Z", true, 0.5,
-        ])
+        try connection.execute(
+            "INSERT INTO \(table) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            [
+                7, 70_000, 123, "label", #"{"k": [1, 2]}"#, "2024-05-06T07:08:09Z", true, 0.5
+            ])
         let row = try #require(try connection.queryOne("SELECT * FROM \(table)"))
         #expect(try row.int("small") == 7)
         #expect(try row.int("medium") == 70_000)

@@ -33,9 +33,9 @@ struct QRCapacityTests {
             #expect(try await QRTestSupport.encode(bytes: [UInt8](repeating: 0x41, count: length)).version == version)
         }
         #expect(try QRCode(bytes: []).version == 1)
-        #expect(try QRCode(encoding: "ABCDEFGHIJKLMNOPQ").version == 2)          // 17 bytes > 14
+        #expect(try QRCode(encoding: "ABCDEFGHIJKLMNOPQ").version == 2)  // 17 bytes > 14
         #expect(try QRCode(encoding: "https://pay.example.com/redeem/K7P2-9QXM-4D8R-2WTF").version == 4)  // 50 > 42
-        let code = try QRCode(encoding: QRTestSupport.url(length: 300))         // 300 > 287 (v12)
+        let code = try QRCode(encoding: QRTestSupport.url(length: 300))  // 300 > 287 (v12)
         #expect(code.version == 13)
         #expect(code.size == 69)
     }
@@ -45,7 +45,7 @@ struct QRCapacityTests {
         #expect(throws: QRCodeError.dataTooLong(byteCount: 2332, maximum: 2331)) {
             try QRCode(bytes: [UInt8](repeating: 7, count: 2332))
         }
-        let text = String(repeating: "é", count: 1200)   // 2400 UTF-8 bytes
+        let text = String(repeating: "é", count: 1200)  // 2400 UTF-8 bytes
         let error = try #require(throws: QRCodeError.self) { try QRCode(encoding: text) }
         #expect(error == .dataTooLong(byteCount: 2400, maximum: 2331))
         #expect(error.description.contains("2400 bytes"))
@@ -56,8 +56,11 @@ struct QRCapacityTests {
     func dataCodewords() {
         // "AB" at version 1: 0100 00000010 01000001 01000010 0000 → 40 24 14 20, then pads.
         let codewords = QRCodewords.dataCodewords(for: Array("AB".utf8), version: 1)
-        #expect(codewords == [0x40, 0x24, 0x14, 0x20, 0xEC, 0x11, 0xEC, 0x11,
-                              0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11])
+        #expect(
+            codewords == [
+                0x40, 0x24, 0x14, 0x20, 0xEC, 0x11, 0xEC, 0x11,
+                0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11
+            ])
         // Version 10 uses a 16-bit count: 0100 0000000000000001 01011010 0000 → 40 00 15 A0.
         let v10 = QRCodewords.dataCodewords(for: [0x5A], version: 10)
         #expect(Array(v10.prefix(4)) == [0x40, 0x00, 0x15, 0xA0])

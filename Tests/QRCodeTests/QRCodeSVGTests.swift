@@ -58,19 +58,23 @@ struct QRCodeSVGTests {
     @Test("label and colours are HTML-escaped and cannot break out of their attributes")
     func escaping() throws {
         let code = try QRCode(encoding: "x")
-        let svg = code.svg(label: #"Code "K7P2" <script>alert('x')</script> & more"#,
-                           foreground: #""/><script>1</script>"#, background: "#fff' onload='x")
+        let svg = code.svg(
+            label: #"Code "K7P2" <script>alert('x')</script> & more"#,
+            foreground: #""/><script>1</script>"#, background: "#fff' onload='x")
         #expect(!svg.contains("<script"))
         #expect(!svg.contains("onload='"))
-        #expect(QRTestSupport.attribute("aria-label", of: "svg", in: svg)
-            == "Code &quot;K7P2&quot; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more")
+        #expect(
+            QRTestSupport.attribute("aria-label", of: "svg", in: svg)
+                == "Code &quot;K7P2&quot; &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; more")
         #expect(svg.components(separatedBy: "<path").count == 2)
     }
 
-    @Test("the SVG rasterized by rsvg-convert decodes with zbarimg", arguments: [
-        "https://pay.example.com/redeem/K7P2-9QXM-4D8R-2WTF?src=desktop",
-        QRTestSupport.url(length: 300),
-    ])
+    @Test(
+        "the SVG rasterized by rsvg-convert decodes with zbarimg",
+        arguments: [
+            "https://pay.example.com/redeem/K7P2-9QXM-4D8R-2WTF?src=desktop",
+            QRTestSupport.url(length: 300)
+        ])
     func rasterizedSVGDecodes(text: String) async throws {
         let code = try QRCode(encoding: text)
         let directory = try QRTestSupport.makeTemporaryDirectory()

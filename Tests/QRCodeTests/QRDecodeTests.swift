@@ -6,13 +6,13 @@ import Testing
 @Suite("Decoding with zbarimg")
 struct QRDecodeTests {
     static let texts: [String] = [
-        "A",                                                       // 1 byte
-        "ABCDEFGHIJKLMNOPQ",                                       // 17 bytes: version 2
-        "https://pay.example.com/redeem/K7P2-9QXM-4D8R-2WTF",      // the real shape, 50 bytes
+        "A",  // 1 byte
+        "ABCDEFGHIJKLMNOPQ",  // 17 bytes: version 2
+        "https://pay.example.com/redeem/K7P2-9QXM-4D8R-2WTF",  // the real shape, 50 bytes
         QRTestSupport.url(length: 80),
         QRTestSupport.url(length: 150),
         QRTestSupport.url(length: 300),
-        "https://pay.example.com/redeem/K7P2-9QXM?who=Grüße-日本語-🎟️&x=<\"'>",
+        "https://pay.example.com/redeem/K7P2-9QXM?who=Grüße-日本語-🎟️&x=<\"'>"
     ]
 
     @Test("URLs and texts of many lengths decode to the same bytes", arguments: texts)
@@ -21,8 +21,9 @@ struct QRDecodeTests {
         #expect(try await QRTestSupport.decode(code) == Array(text.utf8))
     }
 
-    @Test("a version's exact capacity and one byte more both decode (versions 1...10)",
-          arguments: Array(1...10))
+    @Test(
+        "a version's exact capacity and one byte more both decode (versions 1...10)",
+        arguments: Array(1...10))
     func capacityEdges(version: Int) async throws {
         let capacity = QRTestSupport.standardByteCapacityM[version - 1]
         for length in [capacity, capacity + 1] {
@@ -33,12 +34,14 @@ struct QRDecodeTests {
         }
     }
 
-    @Test("larger versions decode, up to the full version 40", arguments: [
-        13, 20, 27, 34, 40,
-    ])
+    @Test(
+        "larger versions decode, up to the full version 40",
+        arguments: [
+            13, 20, 27, 34, 40
+        ])
     func largeVersions(version: Int) async throws {
         let length = QRTestSupport.standardByteCapacityM[version - 1]
-        let bytes = (0..<length).map { UInt8(0x21 + ($0 * 31) % 94) }   // printable ASCII
+        let bytes = (0..<length).map { UInt8(0x21 + ($0 * 31) % 94) }  // printable ASCII
         let code = try await QRTestSupport.encode(bytes: bytes)
         #expect(code.version == version)
         #expect(try await QRTestSupport.decode(code, pixelsPerModule: 3) == bytes)

@@ -7,7 +7,7 @@ struct QRFormatTests {
     func formatBits() {
         let table = [
             "101010000010010", "101000100100101", "101111001111100", "101101101001011",
-            "100010111111001", "100000011001110", "100111110010111", "100101010100000",
+            "100010111111001", "100000011001110", "100111110010111", "100101010100000"
         ]
         for mask in 0..<8 {
             #expect(String(QRFormat.formatBits(mask: mask), radix: 2).leftPadded(to: 15) == table[mask], "mask \(mask)")
@@ -18,7 +18,7 @@ struct QRFormatTests {
     func versionBits() {
         let table = [
             7: "000111110010010100", 8: "001000010110111100", 9: "001001101010011001",
-            10: "001010010011010011", 40: "101000110001101001",
+            10: "001010010011010011", 40: "101000110001101001"
         ]
         for (version, bits) in table {
             #expect(String(QRFormat.versionBits(version: version), radix: 2).leftPadded(to: 18) == bits, "version \(version)")
@@ -31,8 +31,10 @@ struct QRFormatTests {
         let bits = QRFormat.formatBits(mask: code.mask)
         let n = code.size
         // Copy 1, read bit 14 → 0: row 8 from the left (skipping timing column 6), then up column 8.
-        let first = [(0, 8), (1, 8), (2, 8), (3, 8), (4, 8), (5, 8), (7, 8), (8, 8),
-                     (8, 7), (8, 5), (8, 4), (8, 3), (8, 2), (8, 1), (8, 0)]
+        let first = [
+            (0, 8), (1, 8), (2, 8), (3, 8), (4, 8), (5, 8), (7, 8), (8, 8),
+            (8, 7), (8, 5), (8, 4), (8, 3), (8, 2), (8, 1), (8, 0)
+        ]
         // Copy 2, bit 14 → 0: up column 8 from the bottom, then row 8 from the left of the top-right finder.
         let second = (0..<7).map { (8, n - 1 - $0) } + (0..<8).map { (n - 8 + $0, 8) }
         for copy in [first, second] {

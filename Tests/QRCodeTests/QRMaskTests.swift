@@ -30,9 +30,9 @@ struct QRMaskTests {
         let m = Self.matrix { x, y in y == 10 && (7..<14).contains(x) && pattern[x - 7] }
         #expect(QRMask.finderLikePenalty(m) == 80)
         // 44.9 % dark is one full 5 % step from 50 % (10 points); 45.1 % is none.
-        let dark198 = Self.matrix { x, y in y * 21 + x < 198 }   // 198 / 441 = 44.9 %
-        let dark199 = Self.matrix { x, y in y * 21 + x < 199 }   // 45.1 %
-        let dark352 = Self.matrix { x, y in y * 21 + x < 352 }   // 79.8 %: five full steps
+        let dark198 = Self.matrix { x, y in y * 21 + x < 198 }  // 198 / 441 = 44.9 %
+        let dark199 = Self.matrix { x, y in y * 21 + x < 199 }  // 45.1 %
+        let dark352 = Self.matrix { x, y in y * 21 + x < 352 }  // 79.8 %: five full steps
         #expect(QRMask.balancePenalty(dark198) == 10)
         #expect(QRMask.balancePenalty(dark199) == 0)
         #expect(QRMask.balancePenalty(dark352) == 50)

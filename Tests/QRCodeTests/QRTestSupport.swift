@@ -88,10 +88,11 @@ enum QRTestSupport {
         }
         while !scanner.isEmpty {
             guard expect("M"), let x = number(), let y = number(),
-                  expect("h"), let width = number(), width > 0,
-                  expect("v"), number() == 1,
-                  expect("h"), number() == -width,
-                  expect("z") else { return nil }
+                expect("h"), let width = number(), width > 0,
+                expect("v"), number() == 1,
+                expect("h"), number() == -width,
+                expect("z")
+            else { return nil }
             for cx in x..<(x + width) { cells.insert([cx, y]) }
         }
         return cells
@@ -127,6 +128,6 @@ enum QRTestSupport {
         14, 26, 42, 62, 84, 106, 122, 152, 180, 213,
         251, 287, 331, 362, 412, 450, 504, 560, 624, 666,
         711, 779, 857, 911, 997, 1059, 1125, 1190, 1264, 1370,
-        1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331,
+        1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331
     ]
 }

@@ -21,7 +21,7 @@ struct ReedSolomonTests {
         var result: [UInt8] = []
         for _ in 0..<count {
             var value: UInt8 = 0
-            for c in codeword { value = slowMultiply(value, alphaPower) ^ c }   // Horner
+            for c in codeword { value = slowMultiply(value, alphaPower) ^ c }  // Horner
             result.append(value)
             alphaPower = slowMultiply(alphaPower, 2)
         }
@@ -30,8 +30,10 @@ struct ReedSolomonTests {
 
     @Test("ISO/IEC 18004 Annex I example \"01234567\" at 1-M gives the standard's EC codewords")
     func isoExample() {
-        let data: [UInt8] = [0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11,
-                             0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11]
+        let data: [UInt8] = [
+            0x10, 0x20, 0x0C, 0x56, 0x61, 0x80, 0xEC, 0x11,
+            0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11, 0xEC, 0x11
+        ]
         let expected: [UInt8] = [0xA5, 0x24, 0xD4, 0xC1, 0xED, 0x36, 0xC7, 0x87, 0x2C, 0x55]
         #expect(ReedSolomon(degree: 10).remainder(of: data) == expected)
     }
@@ -43,8 +45,9 @@ struct ReedSolomonTests {
         #expect(ReedSolomon(degree: 10).remainder(of: data) == expected)
     }
 
-    @Test("every codeword is divisible by the generator: all syndromes are zero",
-          arguments: [7, 10, 16, 18, 22, 24, 26, 28, 30])
+    @Test(
+        "every codeword is divisible by the generator: all syndromes are zero",
+        arguments: [7, 10, 16, 18, 22, 24, 26, 28, 30])
     func syndromesVanish(degree: Int) {
         let rs = ReedSolomon(degree: degree)
         for length in [1, 13, 47, 120] {

@@ -59,7 +59,8 @@ import TestSupport
                 for _ in 0..<4 {
                     let started = ContinuousClock.now
                     do throws(SocketError) {
-                        let socket = try useDeadline
+                        let socket =
+                            try useDeadline
                             ? BlockingSocket(host: "127.0.0.1", port: listener.port, deadline: ContinuousClock.now + .milliseconds(200))
                             : BlockingSocket(host: "127.0.0.1", port: listener.port, timeout: .milliseconds(200))
                         held.append(socket)

@@ -5,13 +5,17 @@ import Testing
 struct MigrationTests {
     struct Boom: Error {}
 
-    static let first = Migration(id: "001-accounts", sql: """
-        CREATE TABLE accounts (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL);
-        CREATE INDEX accounts_created_at ON accounts (created_at);
-        """)
-    static let second = Migration(id: "002-purchases", sql: """
-        CREATE TABLE purchases (id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts (id), amount BIGINT NOT NULL);
-        """)
+    static let first = Migration(
+        id: "001-accounts",
+        sql: """
+            CREATE TABLE accounts (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL);
+            CREATE INDEX accounts_created_at ON accounts (created_at);
+            """)
+    static let second = Migration(
+        id: "002-purchases",
+        sql: """
+            CREATE TABLE purchases (id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts (id), amount BIGINT NOT NULL);
+            """)
     static let third = Migration(id: "003-seed") { connection in
         try connection.execute("INSERT INTO accounts (id, email, created_at) VALUES (?, ?, ?)", ["acct-seed", "seed@example.com", 1])
         try connection.execute("INSERT INTO purchases (id, account_id, amount) VALUES (?, ?, ?)", ["p-seed", "acct-seed", 500])
@@ -50,11 +54,13 @@ struct MigrationTests {
     @Test("a failing migration leaves no row and none of its changes; earlier ones stay applied")
     func failingMigration() async throws {
         try await withDatabase { database, _ in
-            let failingSQL = Migration(id: "002-broken", sql: """
-                CREATE TABLE half_done (id TEXT PRIMARY KEY);
-                INSERT INTO half_done (id) VALUES ('row');
-                INSERT INTO no_such_table (id) VALUES ('x');
-                """)
+            let failingSQL = Migration(
+                id: "002-broken",
+                sql: """
+                    CREATE TABLE half_done (id TEXT PRIMARY KEY);
+                    INSERT INTO half_done (id) VALUES ('row');
+                    INSERT INTO no_such_table (id) VALUES ('x');
+                    """)
             let sqlError = try #require(throws: StorageError.self) {
                 try Migrator(migrations: [Self.first, failingSQL]).migrate(database)
             }

@@ -12,7 +12,7 @@ struct ValueTests {
                 .integer(Int64.max), .integer(Int64.min), .integer(-42), .integer(0),
                 .real(3.141592653589793), .real(-0.5), .real(1e300),
                 .text("héllo wörld 🌍 日本語"), .text(""), .text("nul\u{0}inside"),
-                .blob([0, 1, 0, 255, 0]), .blob([]), .blob([0]),
+                .blob([0, 1, 0, 255, 0]), .blob([]), .blob([0])
             ]
             try await database.write { connection in
                 try connection.execute("CREATE TABLE vals (id BIGINT PRIMARY KEY, v BLOB)")
@@ -30,7 +30,8 @@ struct ValueTests {
     func bindables() async throws {
         try await withDatabase { database, _ in
             let row = try await database.write { connection -> Row? in
-                try connection.execute("""
+                try connection.execute(
+                    """
                     CREATE TABLE things (id TEXT PRIMARY KEY, i BIGINT, i32 INTEGER, i64 BIGINT, d DOUBLE PRECISION,
                       flag INTEGER, maybe TEXT, present TEXT, bytes BLOB, created_at BIGINT NOT NULL)
                     """)
@@ -41,8 +42,10 @@ struct ValueTests {
                     INSERT INTO things (id, i, i32, i64, d, flag, maybe, present, bytes, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *
                     """,
-                    ["thing-1", 7, Int32(-3), Int64(1) << 40, 2.5, true, none, some, [UInt8]([9, 0, 8]),
-                     SQLValue.integer(1_700_000_000_123)])
+                    [
+                        "thing-1", 7, Int32(-3), Int64(1) << 40, 2.5, true, none, some, [UInt8]([9, 0, 8]),
+                        SQLValue.integer(1_700_000_000_123)
+                    ])
             }
             let inserted = try #require(row)
             #expect(try inserted.string("id") == "thing-1")
@@ -66,9 +69,10 @@ struct ValueTests {
     @Test("typed getters throw a StorageError naming the column on a type mismatch, NULL or missing column")
     func getterErrors() async throws {
         try await withDatabase { database, _ in
-            let row = try #require(try await database.read { connection in
-                try connection.queryOne("SELECT 'secret-text' AS label, 5 AS amount, NULL AS empty")
-            })
+            let row = try #require(
+                try await database.read { connection in
+                    try connection.queryOne("SELECT 'secret-text' AS label, 5 AS amount, NULL AS empty")
+                })
             let before = database.errorCount
             let mismatch = try #require(throws: StorageError.self) { try row.int("label") }
             #expect(mismatch.description.contains("label"))

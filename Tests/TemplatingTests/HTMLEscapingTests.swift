@@ -5,8 +5,9 @@ import Testing
 struct HTMLEscapingTests {
     @Test("every special character becomes a character reference")
     func escapesSpecials() {
-        #expect(HTMLEscaping.escape(#"<a href="x" title='y'>&`=</a>"#)
-            == "&lt;a href&#61;&quot;x&quot; title&#61;&#39;y&#39;&gt;&amp;&#96;&#61;&lt;/a&gt;")
+        #expect(
+            HTMLEscaping.escape(#"<a href="x" title='y'>&`=</a>"#)
+                == "&lt;a href&#61;&quot;x&quot; title&#61;&#39;y&#39;&gt;&amp;&#96;&#61;&lt;/a&gt;")
     }
 
     @Test("plain and non-ASCII text passes through unchanged")
@@ -30,12 +31,13 @@ struct HTMLEscapingTests {
             "v": "<script>alert(1)</script>",
             "q": #"" onmouseover="alert(1)"#,
             "s": "' onfocus='alert(1)",
-            "u": "x onclick=alert(1)",
+            "u": "x onclick=alert(1)"
         ]
         let html = try render(
             #"<p>{{v}}</p><a title="{{q}}" data-x='{{s}}' class={{u}}>"#, attack)
-        #expect(html == "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"
-            + #"<a title="&quot; onmouseover&#61;&quot;alert(1)" data-x='&#39; onfocus&#61;&#39;alert(1)' class=x onclick&#61;alert(1)>"#)
+        #expect(
+            html == "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"
+                + #"<a title="&quot; onmouseover&#61;&quot;alert(1)" data-x='&#39; onfocus&#61;&#39;alert(1)' class=x onclick&#61;alert(1)>"#)
         #expect(!html.contains("<script"))
         #expect(!html.contains(#"" onmouseover"#))
         #expect(!html.contains("' onfocus"))

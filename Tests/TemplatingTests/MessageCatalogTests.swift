@@ -57,13 +57,15 @@ struct MessageCatalogTests {
         #expect(throws: TemplateError.self) { try Self.localized(["page": "x"], ["en": "{}"], defaultLanguage: "fr") }
     }
 
-    @Test("Plural forms follow each language's rule", arguments: [
-        ("en", 0, "0 days"), ("en", 1, "1 day"), ("en", 2, "2 days"),
-        ("fr", 0, "0 jour"), ("fr", 1, "1 jour"), ("fr", 2, "2 jours"),
-        ("ja", 1, "1日"), ("ja", 5, "5日"),
-        ("ar", 0, "zero"), ("ar", 1, "one"), ("ar", 2, "two"), ("ar", 3, "few 3"), ("ar", 10, "few 10"),
-        ("ar", 11, "many 11"), ("ar", 99, "many 99"), ("ar", 100, "other 100"), ("ar", 103, "few 103"),
-    ])
+    @Test(
+        "Plural forms follow each language's rule",
+        arguments: [
+            ("en", 0, "0 days"), ("en", 1, "1 day"), ("en", 2, "2 days"),
+            ("fr", 0, "0 jour"), ("fr", 1, "1 jour"), ("fr", 2, "2 jours"),
+            ("ja", 1, "1日"), ("ja", 5, "5日"),
+            ("ar", 0, "zero"), ("ar", 1, "one"), ("ar", 2, "two"), ("ar", 3, "few 3"), ("ar", 10, "few 10"),
+            ("ar", 11, "many 11"), ("ar", 99, "many 99"), ("ar", 100, "other 100"), ("ar", 103, "few 103")
+        ])
     func plurals(language: String, count: Int, expected: String) throws {
         let templates = try Self.localized(
             ["page": "{{@days n}}"],
@@ -71,7 +73,7 @@ struct MessageCatalogTests {
                 "en": #"{"days": {"one": "{n} day", "other": "{n} days"}}"#,
                 "fr": #"{"days": {"one": "{n} jour", "other": "{n} jours"}}"#,
                 "ja": #"{"days": "{n}日"}"#,
-                "ar": #"{"days": {"zero": "zero", "one": "one", "two": "two", "few": "few {n}", "many": "many {n}", "other": "other {n}"}}"#,
+                "ar": #"{"days": {"zero": "zero", "one": "one", "two": "two", "few": "few {n}", "many": "many {n}", "other": "other {n}"}}"#
             ])
         #expect(try templates.library(for: language).render("page", ["n": .int(count)]) == expected)
     }

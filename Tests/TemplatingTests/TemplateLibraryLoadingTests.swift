@@ -27,14 +27,15 @@ struct TemplateLibraryLoadingTests {
             "email/footer.html": "<hr>",
             "email/footer.txt": "--",
             "README.md": "{{#broken",
-            ".hidden.html": "{{#broken",
+            ".hidden.html": "{{#broken"
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let library = try TemplateLibrary(directory: root)
-        #expect(library.names == [
-            "email/footer", "email/footer.txt", "email/redemption_code", "email/redemption_code.txt",
-            "layout_header", "success",
-        ])
+        #expect(
+            library.names == [
+                "email/footer", "email/footer.txt", "email/redemption_code", "email/redemption_code.txt",
+                "layout_header", "success"
+            ])
         #expect(try library.render("success", ["title": "Done", "code": "A<1"]) == "<header>Done</header>\n<p>A&lt;1</p>")
         #expect(try library.render("email/redemption_code", ["code": "X&Y"]) == "<p>X&amp;Y</p><hr>")
         #expect(try library.render("email/redemption_code.txt", ["code": "X&Y"]) == "Code: X&Y\n--")
@@ -44,7 +45,7 @@ struct TemplateLibraryLoadingTests {
     func errorInFile() throws {
         let root = try makeDirectory([
             "ok.html": "fine",
-            "email/bad.html": "<p>\n  hello\n  {{#code}}\n",
+            "email/bad.html": "<p>\n  hello\n  {{#code}}\n"
         ])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let error = #expect(throws: TemplateError.self) { try TemplateLibrary(directory: root) }

@@ -6,15 +6,17 @@ struct TemplateRenderingTests {
     @Test("variables: strings, integers, booleans; null and missing render nothing")
     func variables() throws {
         let context: TemplateValue = ["s": "text", "n": -42, "big": 9_000_000_000, "yes": true, "no": false, "nothing": nil]
-        #expect(try render("{{s}}|{{n}}|{{big}}|{{yes}}|{{no}}|{{nothing}}|{{missing}}|{{ s }}", context)
-            == "text|-42|9000000000|true|false|||text")
+        #expect(
+            try render("{{s}}|{{n}}|{{big}}|{{yes}}|{{no}}|{{nothing}}|{{missing}}|{{ s }}", context)
+                == "text|-42|9000000000|true|false|||text")
     }
 
     @Test("raw forms {{{x}}} and {{& x}} do not escape; {{x}} does")
     func rawForms() throws {
         let context: TemplateValue = ["body": "<b>bold</b> & <svg/>"]
-        #expect(try render("{{{body}}}|{{& body}}|{{&body}}|{{{ body }}}", context)
-            == "<b>bold</b> & <svg/>|<b>bold</b> & <svg/>|<b>bold</b> & <svg/>|<b>bold</b> & <svg/>")
+        #expect(
+            try render("{{{body}}}|{{& body}}|{{&body}}|{{{ body }}}", context)
+                == "<b>bold</b> & <svg/>|<b>bold</b> & <svg/>|<b>bold</b> & <svg/>|<b>bold</b> & <svg/>")
         #expect(try render("{{body}}", context) == "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;svg/&gt;")
     }
 
@@ -28,15 +30,17 @@ struct TemplateRenderingTests {
     @Test("sections over true, false, null, missing, empty string, zero and empty list")
     func sectionTruthiness() throws {
         let context: TemplateValue = ["t": true, "f": false, "n": nil, "e": "", "z": 0, "l": [], "s": "x", "i": 3]
-        let source = "{{#t}}T{{/t}}{{#f}}F{{/f}}{{#n}}N{{/n}}{{#missing}}M{{/missing}}{{#e}}E{{/e}}{{#z}}Z{{/z}}{{#l}}L{{/l}}{{#s}}S{{.}}{{/s}}{{#i}}I{{.}}{{/i}}"
+        let source =
+            "{{#t}}T{{/t}}{{#f}}F{{/f}}{{#n}}N{{/n}}{{#missing}}M{{/missing}}{{#e}}E{{/e}}{{#z}}Z{{/z}}{{#l}}L{{/l}}{{#s}}S{{.}}{{/s}}{{#i}}I{{.}}{{/i}}"
         #expect(try render(source, context) == "TSxI3")
     }
 
     @Test("a list section renders once per item with the item as context")
     func listSection() throws {
         let context: TemplateValue = ["items": [["name": "a"], ["name": "b<"], ["name": "c"]]]
-        #expect(try render("<ul>{{#items}}<li>{{name}}</li>{{/items}}</ul>", context)
-            == "<ul><li>a</li><li>b&lt;</li><li>c</li></ul>")
+        #expect(
+            try render("<ul>{{#items}}<li>{{name}}</li>{{/items}}</ul>", context)
+                == "<ul><li>a</li><li>b&lt;</li><li>c</li></ul>")
     }
 
     @Test("a dictionary section renders once with the dictionary pushed")
@@ -63,10 +67,11 @@ struct TemplateRenderingTests {
     func contextStack() throws {
         let context: TemplateValue = [
             "currency": "EUR", "shop": "Tollgate",
-            "products": [["name": "Pro", "price": 5], ["name": "Max", "price": 9, "currency": "USD"]],
+            "products": [["name": "Pro", "price": 5], ["name": "Max", "price": 9, "currency": "USD"]]
         ]
-        #expect(try render("{{#products}}{{name}} {{price}} {{currency}} @ {{shop}}; {{/products}}", context)
-            == "Pro 5 EUR @ Tollgate; Max 9 USD @ Tollgate; ")
+        #expect(
+            try render("{{#products}}{{name}} {{price}} {{currency}} @ {{shop}}; {{/products}}", context)
+                == "Pro 5 EUR @ Tollgate; Max 9 USD @ Tollgate; ")
         // A dotted name resolves its first key outward, the rest only inside what was found.
         let nested: TemplateValue = ["a": ["b": "outer"], "items": [["a": ["c": 1]]]]
         #expect(try render("{{#items}}[{{a.b}}]{{/items}}", nested) == "[]")
@@ -83,11 +88,12 @@ struct TemplateRenderingTests {
         let partials = [
             "layout_header": "<h1>{{title}}</h1>",
             "row": "<li>{{name}} ({{title}})</li>",
-            "email/footer": "-- {{shop}}",
+            "email/footer": "-- {{shop}}"
         ]
         let context: TemplateValue = ["title": "T&C", "shop": "Tollgate", "items": [["name": "a"], ["name": "b"]]]
-        #expect(try render("{{> layout_header}}<ul>{{#items}}{{>row}}{{/items}}</ul>{{> email/footer}}", context, partials: partials)
-            == "<h1>T&amp;C</h1><ul><li>a (T&amp;C)</li><li>b (T&amp;C)</li></ul>-- Tollgate")
+        #expect(
+            try render("{{> layout_header}}<ul>{{#items}}{{>row}}{{/items}}</ul>{{> email/footer}}", context, partials: partials)
+                == "<h1>T&amp;C</h1><ul><li>a (T&amp;C)</li><li>b (T&amp;C)</li></ul>-- Tollgate")
     }
 
     @Test("partials may include partials")
@@ -116,10 +122,12 @@ struct TemplateRenderingTests {
             </ul>
             """
         let partials = ["foot": "<!--end-->\n"]
-        #expect(try render(source, ["items": ["a", "b"]], partials: partials)
-            == "<ul>\n  <li>a</li>\n  <li>b</li>\n<!--end-->\n</ul>")
-        #expect(try render(source, ["items": []], partials: partials)
-            == "<ul>\n  <li>none</li>\n<!--end-->\n</ul>")
+        #expect(
+            try render(source, ["items": ["a", "b"]], partials: partials)
+                == "<ul>\n  <li>a</li>\n  <li>b</li>\n<!--end-->\n</ul>")
+        #expect(
+            try render(source, ["items": []], partials: partials)
+                == "<ul>\n  <li>none</li>\n<!--end-->\n</ul>")
     }
 
     @Test("tags sharing a line with text or other tags keep the line")
@@ -145,7 +153,7 @@ struct TemplateRenderingTests {
         let library = try TemplateLibrary(templates: [
             "email/code.txt": "Hi {{name}}, code {{code}}\n{{> email/sig.txt}}",
             "email/sig.txt": "-- {{shop}}",
-            "email/code": "<p>Hi {{name}}</p>",
+            "email/code": "<p>Hi {{name}}</p>"
         ])
         let context: TemplateValue = ["name": "O'Brien & <Co>", "code": "AB-12", "shop": "A&B"]
         #expect(try library.render("email/code.txt", context) == "Hi O'Brien & <Co>, code AB-12\n-- A&B")

@@ -15,25 +15,30 @@ struct TemplateSyntaxErrorTests {
 
     @Test("an unclosed tag points at its opening braces")
     func unclosedTag() {
-        #expect(parseError("line one\nline two\n  <b>{{name</b>\n")
-            == "templates/success.html:3:6: tag opened here is never closed")
-        #expect(parseError("a\nb\n{{{raw}}")
-            == "templates/success.html:3:1: triple-brace tag opened here is never closed with }}}")
+        #expect(
+            parseError("line one\nline two\n  <b>{{name</b>\n")
+                == "templates/success.html:3:6: tag opened here is never closed")
+        #expect(
+            parseError("a\nb\n{{{raw}}")
+                == "templates/success.html:3:1: triple-brace tag opened here is never closed with }}}")
         #expect(parseError("a\nb\nend {{") == "templates/success.html:3:5: tag opened here is never closed")
     }
 
     @Test("an unclosed section points at where it was opened")
     func unclosedSection() {
-        #expect(parseError("<p>\n</p>\n    {{#code}}\n<b>{{code}}</b>\n")
-            == "templates/success.html:3:5: section \"code\" opened here is never closed")
-        #expect(parseError("{{#a}}\n{{#b}}\n  {{^c}}\n{{/b}}{{/a}}")
-            == "templates/success.html:4:1: closing tag {{/b}} does not match section \"c\" opened at line 3, column 3")
+        #expect(
+            parseError("<p>\n</p>\n    {{#code}}\n<b>{{code}}</b>\n")
+                == "templates/success.html:3:5: section \"code\" opened here is never closed")
+        #expect(
+            parseError("{{#a}}\n{{#b}}\n  {{^c}}\n{{/b}}{{/a}}")
+                == "templates/success.html:4:1: closing tag {{/b}} does not match section \"c\" opened at line 3, column 3")
     }
 
     @Test("a mismatched closing tag names both sections")
     func mismatchedClose() {
-        #expect(parseError("x\ny\n{{#a}}z{{/b}}")
-            == "templates/success.html:3:8: closing tag {{/b}} does not match section \"a\" opened at line 3, column 1")
+        #expect(
+            parseError("x\ny\n{{#a}}z{{/b}}")
+                == "templates/success.html:3:8: closing tag {{/b}} does not match section \"a\" opened at line 3, column 1")
     }
 
     @Test("a closing tag without a section is an error")
@@ -44,8 +49,9 @@ struct TemplateSyntaxErrorTests {
     @Test("empty and invalid names, and set-delimiter tags, are errors")
     func invalidNames() {
         #expect(parseError("1\n2\n{{ }}") == "templates/success.html:3:1: tag has no name")
-        #expect(parseError("1\n2\nab{{a b}}")
-            == "templates/success.html:3:3: invalid name \"a b\" (use letters, digits, _ and -, joined by .)")
+        #expect(
+            parseError("1\n2\nab{{a b}}")
+                == "templates/success.html:3:3: invalid name \"a b\" (use letters, digits, _ and -, joined by .)")
         #expect(parseError("1\n2\n{{#a..b}}{{/a..b}}")?.hasPrefix("templates/success.html:3:1: invalid name") == true)
         #expect(parseError("1\n2\n{{> ../x}}") == "templates/success.html:3:1: invalid partial name \"../x\"")
         #expect(parseError("1\n2\n{{=<% %>=}}") == "templates/success.html:3:1: set-delimiter tags are not supported")
@@ -70,10 +76,12 @@ struct TemplateSyntaxErrorTests {
 
     @Test("a partial that includes itself, directly or through another, fails at load time")
     func recursivePartials() {
-        #expect(loadError(["page": "{{> self}}", "self": "x\n{{#a}}{{> self}}{{/a}}"])?.description
-            == "self:2:7: partial \"self\" includes itself: page → self → self")
-        #expect(loadError(["a": "1\n2\n{{> b}}", "b": "{{> a}}"])?.description
-            == "b:1:1: partial \"a\" includes itself: a → b → a")
+        #expect(
+            loadError(["page": "{{> self}}", "self": "x\n{{#a}}{{> self}}{{/a}}"])?.description
+                == "self:2:7: partial \"self\" includes itself: page → self → self")
+        #expect(
+            loadError(["a": "1\n2\n{{> b}}", "b": "{{> a}}"])?.description
+                == "b:1:1: partial \"a\" includes itself: a → b → a")
     }
 
     @Test("partials nested deeper than the limit fail at load time")

@@ -17,7 +17,10 @@ extension LiveServiceTests {
                 #expect(url.path == "/checkout/start")
                 let query = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
                 #expect(query.contains("email=a%2Bb%40example.com"), "a + must not reach the server as a space")
-                let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+                let items = Dictionary(
+                    uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map {
+                        ($0.name, $0.value ?? "")
+                    })
                 #expect(items["plan"] == "monthly" && items["app_user_id"] == "user-3" && items["campaign_name"] == "spring sale")
                 #expect(items["checkout_context_id"] == contextID.uuidString.lowercased())
                 let ply = try #require(Data(base64Encoded: items["ply_context"] ?? ""))
@@ -48,7 +51,10 @@ extension LiveServiceTests {
                 let request = CheckoutRequest(
                     product: .plan("monthly"), appUserID: "user-7", linkOut: .init(platform: "ios", storefront: "USA"))
                 let url = try await client.checkoutURL(for: request)
-                let items = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+                let items = Dictionary(
+                    uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map {
+                        ($0.name, $0.value ?? "")
+                    })
                 #expect(items["platform"] == "ios" && items["storefront"] == "USA" && items["external_purchase_token"] == nil)
                 let sessionID = try await live.startCheckout(url.path + "?" + (url.query ?? ""))
                 #expect(live.stripe.session(id: sessionID)?.clientReferenceID == "user-7")

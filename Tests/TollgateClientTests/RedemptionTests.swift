@@ -51,7 +51,7 @@ extension LiveServiceTests {
         func expiredCode() async throws {
             try await LiveTollgate.run { live in
                 let code = try await live.paidCode()
-                live.clock.advance(seconds: 3601)   // code_ttl_seconds is 3600
+                live.clock.advance(seconds: 3601)  // code_ttl_seconds is 3600
                 let client = live.client()
                 let first = try await client.redeem(code: code, appUserID: "user-1")
                 #expect(first == .expiredCode(code: code, resent: true, obfuscatedEmail: "b•••@e•••.com"))

@@ -85,7 +85,9 @@ extension LiveServiceTests {
                 _ = try await live.client(storage: storage).redeem(code: try await live.paidCode(), appUserID: "user-1")
                 let proxy = try live.proxy([.forwardThenDrop])
                 defer { proxy.stop() }
-                let error = await #expect(throws: TollgateClientError.self) { try await live.client(storage: storage, through: proxy).refreshSession() }
+                let error = await #expect(throws: TollgateClientError.self) {
+                    try await live.client(storage: storage, through: proxy).refreshSession()
+                }
                 #expect(error?.code == .network)
                 #expect(proxy.received.count == 1)
             }

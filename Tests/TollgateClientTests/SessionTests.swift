@@ -17,7 +17,7 @@ extension LiveServiceTests {
         func refreshWithRotation() async throws {
             try await LiveTollgate.run { live in
                 let (client, storage, original) = try await Self.signedIn(live)
-                live.clock.advance(seconds: 3700)   // access tokens live 3600 s
+                live.clock.advance(seconds: 3700)  // access tokens live 3600 s
                 // Three calls meet the 401 at once: they share one refresh. (Two refreshes would send the
                 // old refresh token twice, and the service revokes a sign-in whose refresh token is reused.)
                 async let first = client.entitlements()

@@ -40,7 +40,9 @@ extension LiveServiceTests {
                 let entitlements = try await client.entitlements()
                 #expect(entitlements.accountID == tokens.accountID)
                 #expect(entitlements.isActive("premium") && entitlements.entitlements.first?.source == "play_store")
-                let reused = await #expect(throws: TollgateClientError.self) { try await client.signIn(authorizationCode: code, codeVerifier: verifier) }
+                let reused = await #expect(throws: TollgateClientError.self) {
+                    try await client.signIn(authorizationCode: code, codeVerifier: verifier)
+                }
                 #expect(reused?.code == .invalidGrant)
             }
         }

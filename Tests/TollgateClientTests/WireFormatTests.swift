@@ -17,7 +17,8 @@ struct WireFormatTests {
 
     @Test("The statuses the live tests do not reach: expired_subscription, error; an unknown one is an invalid_response error")
     func otherStatuses() throws {
-        let expired = try Self.decode(RedemptionResult.self, #"{"status": "expired_subscription", "code": "K7P2-9QXM-4D8R-2WTF", "redemption_info": \#(Self.info)}"#)
+        let expired = try Self.decode(
+            RedemptionResult.self, #"{"status": "expired_subscription", "code": "K7P2-9QXM-4D8R-2WTF", "redemption_info": \#(Self.info)}"#)
         guard case .expiredSubscription(let code, let info) = expired else {
             Issue.record("got \(expired)")
             return
@@ -51,7 +52,7 @@ struct WireFormatTests {
 
     @Test("Retry-After as seconds or an HTTP-date; backoff doubles within its bounds")
     func retryTiming() {
-        let now = Date(timeIntervalSince1970: 784_111_777)   // Sun, 06 Nov 1994 08:49:37 GMT
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
         #expect(RetryPolicy.parseRetryAfter("Sun, 06 Nov 1994 08:50:07 GMT", now: now) == .seconds(30))
         #expect(RetryPolicy.parseRetryAfter("12") == .seconds(12))
         #expect(RetryPolicy.parseRetryAfter("soon") == nil)

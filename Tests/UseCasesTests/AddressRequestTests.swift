@@ -47,14 +47,15 @@ struct AddressBench {
     /// The newest queued mail of `template` (to `recipient` when given): its recipient and
     /// parameters (opened with the outbox's key).
     func newest(_ template: String, to recipient: String? = nil) throws -> (to: String, parameters: [String: String]) {
-        let row = try require(try bench.database.readSync {
-            try $0.queryOne(
-                """
-                SELECT id, recipient, parameters FROM mail_outbox WHERE template = ? AND recipient LIKE ?
-                ORDER BY created_at DESC, id DESC LIMIT 1
-                """,
-                [template, recipient ?? "%"])
-        })
+        let row = try require(
+            try bench.database.readSync {
+                try $0.queryOne(
+                    """
+                    SELECT id, recipient, parameters FROM mail_outbox WHERE template = ? AND recipient LIKE ?
+                    ORDER BY created_at DESC, id DESC LIMIT 1
+                    """,
+                    [template, recipient ?? "%"])
+            })
         let id = try row.string("id")
         let json = try OutboxCipher.open(try row.string("parameters"), outboxID: id, with: try OutboxCipher(key: bench.secrets.mailParameterKey))
         return (try row.string("recipient"), try JSONDecoder().decode([String: String].self, from: Data(json.utf8)))
@@ -156,7 +157,9 @@ struct AddressRequestTests {
         }
         bench.advance(601)
         _ = try await parts.setEmail.set("moves@example.com", bearer: bearer, now: bench.now)
-        #expect(try await parts.confirm.confirm(try parts.token("email_confirmation", "confirm_url"), now: bench.now) == .confirmed(email: "moves@example.com"))
+        #expect(
+            try await parts.confirm.confirm(try parts.token("email_confirmation", "confirm_url"), now: bench.now)
+                == .confirmed(email: "moves@example.com"))
         #expect(try parts.account(asker.id).confirmedEmail == "moves@example.com")
         #expect(try parts.account(bare.id).confirmedEmail == nil)
     }
@@ -197,7 +200,7 @@ struct PasswordSignInTests {
 
         for (email, password) in [
             ("ghost@example.com", "whatever"), ("with@example.com", "wrong one"), ("without@example.com", "whatever"),
-            ("asked@example.com", "whatever"),
+            ("asked@example.com", "whatever")
         ] {
             let before = parts.hasher.count
             guard case .refused = try await parts.signIn.password(email: email, password: password, now: now) else {

@@ -37,7 +37,9 @@ struct AddressSignInTests {
         #expect(try bench.database.readSync { try AccountRepository.find(confirmedEmail: "victim@example.com", on: $0) }?.id == opened)
     }
 
-    @Test("An address typed at Stripe: a checkout paid in the victim's address by an attacker's app user does not make the attacker's account the victim's")
+    @Test(
+        "An address typed at Stripe: a checkout paid in the victim's address by an attacker's app user does not make the attacker's account the victim's"
+    )
     func addressTypedAtStripe() async throws {
         let bench = try UseCaseBench()
         _ = try WhoMayActForAnAccountTests.paidCheckout(
@@ -53,7 +55,9 @@ struct AddressSignInTests {
 
     @Test("The rule: the confirming account; else the one web buyer's account holding nothing else; else a new account")
     func rule() {
-        func candidate(_ id: String, onlyWeb: Bool = true, confirmed: Bool = false, password: Bool = false, secret: Bool = false, withoutProof: Bool = false)
+        func candidate(
+            _ id: String, onlyWeb: Bool = true, confirmed: Bool = false, password: Bool = false, secret: Bool = false, withoutProof: Bool = false
+        )
             -> AddressSignInTarget.Candidate
         {
             .init(
@@ -66,7 +70,7 @@ struct AddressSignInTests {
         #expect(AddressSignInTarget.decide(confirmedBy: nil, candidates: [candidate("a"), candidate("b")]) == .newAccount)
         for other in [
             candidate("x", onlyWeb: false), candidate("x", confirmed: true), candidate("x", password: true), candidate("x", secret: true),
-            candidate("x", withoutProof: true),
+            candidate("x", withoutProof: true)
         ] {
             #expect(AddressSignInTarget.decide(confirmedBy: nil, candidates: [other]) == .newAccount)
         }

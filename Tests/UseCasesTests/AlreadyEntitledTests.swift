@@ -11,7 +11,7 @@ import Testing
 @Suite("Already entitled")
 struct AlreadyEntitledTests {
     static let catalog = EntitlementCatalog([
-        "premium": ["price_monthly", "com.example.monthly", "monthly_sub"], "pro": ["price_pro"],
+        "premium": ["price_monthly", "com.example.monthly", "monthly_sub"], "pro": ["price_pro"]
     ])
 
     /// A purchase as a store snapshot leaves it.
@@ -30,8 +30,9 @@ struct AlreadyEntitledTests {
         let bench = try UseCaseBench()
         let now = bench.now
         let apple = [try Self.purchase(bench, .appStore, "com.example.monthly")]
-        #expect(AlreadyEntitled.find(granted: ["premium"], purchases: apple, catalog: Self.catalog, now: now)
-            == AlreadyEntitled(entitlement: "premium", platform: .appStore, productID: "com.example.monthly"))
+        #expect(
+            AlreadyEntitled.find(granted: ["premium"], purchases: apple, catalog: Self.catalog, now: now)
+                == AlreadyEntitled(entitlement: "premium", platform: .appStore, productID: "com.example.monthly"))
         #expect(AlreadyEntitled.find(granted: ["premium", "pro"], purchases: apple, catalog: Self.catalog, now: now) == nil)
         #expect(AlreadyEntitled.find(granted: [], purchases: apple, catalog: Self.catalog, now: now) == nil)
         let lapsed = [try Self.purchase(bench, .appStore, "com.example.monthly", expires: -1)]
@@ -44,10 +45,12 @@ struct AlreadyEntitledTests {
     func manageLinks() throws {
         let bench = try UseCaseBench()
         let check = AlreadyEntitledCheck(database: bench.database, catalog: Self.catalog, links: bench.links, androidPackage: "com.example.app")
-        #expect(check.refusal(AlreadyEntitled(entitlement: "premium", platform: .appStore, productID: "com.example.monthly")).manageURL
-            == "https://apps.apple.com/account/subscriptions")
-        #expect(check.refusal(AlreadyEntitled(entitlement: "premium", platform: .playStore, productID: "monthly_sub")).manageURL
-            == "https://play.google.com/store/account/subscriptions?sku=monthly_sub&package=com.example.app")
+        #expect(
+            check.refusal(AlreadyEntitled(entitlement: "premium", platform: .appStore, productID: "com.example.monthly")).manageURL
+                == "https://apps.apple.com/account/subscriptions")
+        #expect(
+            check.refusal(AlreadyEntitled(entitlement: "premium", platform: .playStore, productID: "monthly_sub")).manageURL
+                == "https://play.google.com/store/account/subscriptions?sku=monthly_sub&package=com.example.app")
         let web = check.refusal(AlreadyEntitled(entitlement: "premium", platform: .stripe, productID: "price_monthly"))
         #expect(web.manageURL == "https://pay.example.test/manage" && web.store == "stripe")
     }
@@ -69,7 +72,8 @@ struct AlreadyEntitledTests {
         return order
     }
 
-    @Test("/checkout/start's use case: refused for an app user or signed-in account holding it from the App Store; others and `allow` go on to Stripe")
+    @Test(
+        "/checkout/start's use case: refused for an app user or signed-in account holding it from the App Store; others and `allow` go on to Stripe")
     func startRefuses() async throws {
         let bench = try UseCaseBench()
         let now = bench.now

@@ -30,9 +30,11 @@ struct AppleStoreRulesTests {
             pki = try await FakeApplePKI.shared()
             let key = try SigningKey.generateES256()
             apple = try FakeAppStoreServer(
-                credentials: .init(issuerID: "issuer", keyID: "KEY123", bundleID: AppleStoreRulesTests.bundleID, publicKey: try key.verificationKey()),
+                credentials: .init(
+                    issuerID: "issuer", keyID: "KEY123", bundleID: AppleStoreRulesTests.bundleID, publicKey: try key.verificationKey()),
                 sharedSecret: "shared-secret", clock: bench.nowFunction)
-            verifier = AppStoreSignedDataVerifier(trustedRoots: [pki.root], bundleID: AppleStoreRulesTests.bundleID, appAppleID: nil, environment: environment)
+            verifier = AppStoreSignedDataVerifier(
+                trustedRoots: [pki.root], bundleID: AppleStoreRulesTests.bundleID, appAppleID: nil, environment: environment)
             let api = AppStoreServerAPIClient(
                 issuerID: "issuer", keyID: "KEY123", privateKey: key, bundleID: AppleStoreRulesTests.bundleID,
                 productionBaseURL: apple.productionBaseURL, sandboxBaseURL: apple.sandboxBaseURL,
@@ -69,7 +71,7 @@ struct AppleStoreRulesTests {
         for verified in [
             try await stores.purchases.appStore(transactionID: "2000000000007000"),
             try await stores.purchases.appStore(transactionID: periods[3].transactionID),
-            try await stores.purchases.appStoreSubscription(originalTransactionID: "2000000000007000"),
+            try await stores.purchases.appStoreSubscription(originalTransactionID: "2000000000007000")
         ] {
             #expect(verified.snapshot.externalID == "2000000000007000")
             #expect(verified.snapshot.status == .active)
@@ -79,8 +81,9 @@ struct AppleStoreRulesTests {
             #expect(verified.alongside.isEmpty)
         }
         try stores.apple.addTransaction(
-            FakeAppStoreTransaction(transactionID: "2000000000007100", originalTransactionID: "2000000000007100", bundleID: Self.bundleID,
-                                    productID: "com.example.lifetime", purchaseDate: now.addingTimeInterval(-400 * 86400), type: "Non-Consumable"),
+            FakeAppStoreTransaction(
+                transactionID: "2000000000007100", originalTransactionID: "2000000000007100", bundleID: Self.bundleID,
+                productID: "com.example.lifetime", purchaseDate: now.addingTimeInterval(-400 * 86400), type: "Non-Consumable"),
             signer: stores.pki.signer(), environment: .sandbox)
         let lifetime = try await stores.purchases.appStore(transactionID: "2000000000007100")
         #expect(lifetime.snapshot.status == .active)
@@ -106,8 +109,10 @@ struct AppleStoreRulesTests {
         let pass = FakeAppStoreServer.ReceiptPurchase(
             productID: "com.example.pass", transactionID: "3000000000000300", originalTransactionID: "3000000000000300",
             purchaseDate: now.addingTimeInterval(-40 * 86400), autoRenewStatus: nil)
-        stores.apple.addReceipt("MIIUSECASE", environment: .production, answer: .receipt(
-            bundleID: Self.bundleID, environment: "Production", latestReceiptInfo: [current], inApp: [lifetime, pass, current], requestDate: now))
+        stores.apple.addReceipt(
+            "MIIUSECASE", environment: .production,
+            answer: .receipt(
+                bundleID: Self.bundleID, environment: "Production", latestReceiptInfo: [current], inApp: [lifetime, pass, current], requestDate: now))
 
         let verified = try await stores.purchases.appStore(receiptBase64: "MIIUSECASE")
         #expect(verified.snapshots.map(\.externalID) == ["3000000000000100", "3000000000000300", "3000000000000200"])
@@ -127,7 +132,9 @@ struct AppleStoreRulesTests {
         #expect(Set(recorded.entitlements.filter(\.active).map(\.id)) == ["premium", "lifetime"])
     }
 
-    @Test("A StoreKit 1 transaction id picks its purchase from the receipt (any period's id finds the newest state); one the receipt lacks is invalid_receipt")
+    @Test(
+        "A StoreKit 1 transaction id picks its purchase from the receipt (any period's id finds the newest state); one the receipt lacks is invalid_receipt"
+    )
     func receiptTransaction() async throws {
         let stores = try await Stores()
         defer { Task { await stores.stop() } }
@@ -141,8 +148,11 @@ struct AppleStoreRulesTests {
         let lifetime = FakeAppStoreServer.ReceiptPurchase(
             productID: "com.example.lifetime", transactionID: "3000000000000500", originalTransactionID: "3000000000000500",
             purchaseDate: now.addingTimeInterval(-3600), autoRenewStatus: nil)
-        stores.apple.addReceipt("MIIUSECASE1", environment: .production, answer: .receipt(
-            bundleID: Self.bundleID, environment: "Production", latestReceiptInfo: [current], inApp: [first, current, lifetime], requestDate: now))
+        stores.apple.addReceipt(
+            "MIIUSECASE1", environment: .production,
+            answer: .receipt(
+                bundleID: Self.bundleID, environment: "Production", latestReceiptInfo: [current], inApp: [first, current, lifetime], requestDate: now)
+        )
 
         let verified = try await stores.purchases.appStore(receiptBase64: "MIIUSECASE1", transactionID: "3000000000000400")
         #expect(verified.snapshot.externalID == "3000000000000400")
@@ -163,8 +173,9 @@ struct AppleStoreRulesTests {
         func subscribed(environment: String = "Sandbox", bundleID: String = Self.bundleID) -> FakeAppStoreNotification {
             FakeAppStoreNotification(
                 notificationType: "SUBSCRIBED", signedDate: now, environment: environment, bundleID: bundleID,
-                transaction: FakeAppStoreTransaction(originalTransactionID: "2000000000007500", bundleID: bundleID,
-                                                     expiresDate: now.addingTimeInterval(86400), environment: environment, signedDate: now))
+                transaction: FakeAppStoreTransaction(
+                    originalTransactionID: "2000000000007500", bundleID: bundleID,
+                    expiresDate: now.addingTimeInterval(86400), environment: environment, signedDate: now))
         }
         for notification in [subscribed(environment: "Production"), subscribed(bundleID: "com.other.app")] {
             let payload = try stores.pki.signer().signNotification(notification)
@@ -188,11 +199,12 @@ struct AppleStoreRulesTests {
         let bought = stores.bench.now
         let end = bought.addingTimeInterval(30 * 86400)
         func notification(_ type: String, at date: Date, revoked: Date? = nil) throws -> String {
-            try stores.pki.signer().signNotification(FakeAppStoreNotification(
-                notificationType: type, signedDate: date,
-                transaction: FakeAppStoreTransaction(
-                    originalTransactionID: "2000000000007600", bundleID: Self.bundleID, purchaseDate: bought, expiresDate: end,
-                    revocationDate: revoked, revocationReason: revoked == nil ? nil : 1, signedDate: date)))
+            try stores.pki.signer().signNotification(
+                FakeAppStoreNotification(
+                    notificationType: type, signedDate: date,
+                    transaction: FakeAppStoreTransaction(
+                        originalTransactionID: "2000000000007600", bundleID: Self.bundleID, purchaseDate: bought, expiresDate: end,
+                        revocationDate: revoked, revocationReason: revoked == nil ? nil : 1, signedDate: date)))
         }
         _ = try await stores.notifications.apply(signedPayload: try notification("SUBSCRIBED", at: bought), now: bought)
         let refundedAt = bought.addingTimeInterval(2 * 86400)
@@ -222,8 +234,9 @@ extension AppleStoreRulesTests {
         defer { Task { await stores.stop() } }
         let now = stores.bench.now
         func consumable(_ id: String, product: String, boughtAgo: TimeInterval) -> FakeAppStoreTransaction {
-            FakeAppStoreTransaction(transactionID: id, originalTransactionID: id, bundleID: Self.bundleID, productID: product,
-                                    purchaseDate: now.addingTimeInterval(-boughtAgo), type: "Consumable")
+            FakeAppStoreTransaction(
+                transactionID: id, originalTransactionID: id, bundleID: Self.bundleID, productID: product,
+                purchaseDate: now.addingTimeInterval(-boughtAgo), type: "Consumable")
         }
         let fresh = consumable("2000000000008100", product: "com.example.daypass", boughtAgo: 3600)
         let stale = consumable("2000000000008200", product: "com.example.daypass", boughtAgo: 2 * 86400)

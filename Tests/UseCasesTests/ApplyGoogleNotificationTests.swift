@@ -17,13 +17,16 @@ struct ApplyGoogleNotificationTests {
         let eventTime = now.addingTimeInterval(-30)
         let partial = try await play.notifications.apply(
             token: PlayBench.rtdnToken,
-            pushBody: play.push(.voidedPurchase(purchaseToken: "tok-partial", orderID: "GPA.2", productType: 2, refundType: 2), messageID: "m-p", eventTime: eventTime))
+            pushBody: play.push(
+                .voidedPurchase(purchaseToken: "tok-partial", orderID: "GPA.2", productType: 2, refundType: 2), messageID: "m-p", eventTime: eventTime
+            ))
         #expect(partial == .ignored)
         #expect(try play.purchase("tok-partial")?.status == .active)
 
         let outcome = try await play.notifications.apply(
             token: PlayBench.rtdnToken,
-            pushBody: play.push(.voidedPurchase(purchaseToken: "tok-v", orderID: "GPA.1", productType: 1, refundType: 1), messageID: "m-v", eventTime: eventTime))
+            pushBody: play.push(
+                .voidedPurchase(purchaseToken: "tok-v", orderID: "GPA.1", productType: 1, refundType: 1), messageID: "m-v", eventTime: eventTime))
         #expect(outcome == .applied)
         let purchase = try #require(try play.purchase("tok-v"))
         #expect(purchase.status == .refunded)
@@ -42,10 +45,11 @@ struct ApplyGoogleNotificationTests {
         play.google.setSubscription(token: "tok-a", state: .expired, productID: "pro_monthly", expiry: now)
         for (index, notification) in [
             FakeGooglePlay.RTDN.subscription(type: 13, purchaseToken: "tok-a", subscriptionID: "pro_monthly"),
-            .voidedPurchase(purchaseToken: "tok-a", orderID: "GPA.1", productType: 1, refundType: 1),
+            .voidedPurchase(purchaseToken: "tok-a", orderID: "GPA.1", productType: 1, refundType: 1)
         ].enumerated() {
             let outcome = try await play.notifications.apply(
-                token: PlayBench.rtdnToken, pushBody: play.push(notification, messageID: "other-\(index)", eventTime: now, packageName: "com.other.app"))
+                token: PlayBench.rtdnToken,
+                pushBody: play.push(notification, messageID: "other-\(index)", eventTime: now, packageName: "com.other.app"))
             #expect(outcome == .ignored)
         }
         #expect(try play.purchase("tok-a")?.status == .active)
@@ -78,18 +82,27 @@ struct ApplyGoogleNotificationTests {
         defer { Task { await play.stop() } }
         let now = play.bench.now
         play.google.setProduct(token: "tok-otp", productID: "coins_100", acknowledged: true)
-        #expect(try await play.notifications.apply(
-            token: PlayBench.rtdnToken, pushBody: play.push(.oneTimeProduct(type: 1, purchaseToken: "tok-otp", sku: "coins_100"), messageID: "p-1", eventTime: now)) == .applied)
+        #expect(
+            try await play.notifications.apply(
+                token: PlayBench.rtdnToken,
+                pushBody: play.push(.oneTimeProduct(type: 1, purchaseToken: "tok-otp", sku: "coins_100"), messageID: "p-1", eventTime: now))
+                == .applied)
         #expect(try play.purchase("tok-otp")?.status == .active)
         play.bench.advance(60)
         play.google.voidPurchase(token: "tok-otp", voidedTime: play.bench.now)
-        #expect(try await play.notifications.apply(
-            token: PlayBench.rtdnToken,
-            pushBody: play.push(.voidedPurchase(purchaseToken: "tok-otp", orderID: "GPA.1", productType: 2, refundType: 1), messageID: "p-2", eventTime: play.bench.now)) == .applied)
+        #expect(
+            try await play.notifications.apply(
+                token: PlayBench.rtdnToken,
+                pushBody: play.push(
+                    .voidedPurchase(purchaseToken: "tok-otp", orderID: "GPA.1", productType: 2, refundType: 1), messageID: "p-2",
+                    eventTime: play.bench.now)) == .applied)
         play.bench.advance(60)
         // Google then sends the canceled notice; its re-read (purchaseState 1) arrives later than the void.
-        #expect(try await play.notifications.apply(
-            token: PlayBench.rtdnToken, pushBody: play.push(.oneTimeProduct(type: 2, purchaseToken: "tok-otp", sku: "coins_100"), messageID: "p-3", eventTime: play.bench.now)) == .applied)
+        #expect(
+            try await play.notifications.apply(
+                token: PlayBench.rtdnToken,
+                pushBody: play.push(.oneTimeProduct(type: 2, purchaseToken: "tok-otp", sku: "coins_100"), messageID: "p-3", eventTime: play.bench.now)
+            ) == .applied)
         #expect(try play.purchase("tok-otp")?.status == .refunded)
     }
 
@@ -102,7 +115,8 @@ struct ApplyGoogleNotificationTests {
         let account = try bench.database.writeSync { try AccountRepository.create(secrets: bench.secrets, on: $0, now: now) }
         try play.store(play.activeSubscription("tok-r", observedAt: now.addingTimeInterval(-30 * 86_400), days: -1))
         play.google.setSubscription(
-            token: "tok-r", state: .active, productID: "pro_monthly", expiry: now.addingTimeInterval(29 * 86_400), obfuscatedAccountID: account.obfuscatedID)
+            token: "tok-r", state: .active, productID: "pro_monthly", expiry: now.addingTimeInterval(29 * 86_400),
+            obfuscatedAccountID: account.obfuscatedID)
         let applied = try #require(try await play.notifications.refreshSubscription(purchaseToken: "tok-r"))
         #expect(applied.stateChanged)
         #expect(applied.purchase.expiresAt == now.addingTimeInterval(29 * 86_400))
@@ -126,12 +140,14 @@ struct ApplyGoogleNotificationTests {
         play.google.voidPurchase(token: "tok-rv", voidedTime: now, revokesSubscription: false)
         _ = try await play.notifications.apply(
             token: PlayBench.rtdnToken,
-            pushBody: play.push(.voidedPurchase(purchaseToken: "tok-rv", orderID: "GPA.1", productType: 1, refundType: 1), messageID: "v", eventTime: now))
+            pushBody: play.push(
+                .voidedPurchase(purchaseToken: "tok-rv", orderID: "GPA.1", productType: 1, refundType: 1), messageID: "v", eventTime: now))
         play.bench.advance(3600)
         let applied = try #require(try await play.notifications.refreshSubscription(purchaseToken: "tok-rv"))
         #expect(applied.purchase.status == .refunded)
         // The next renewal is new money: access again.
-        play.google.setSubscription(token: "tok-rv", state: .active, productID: "pro_monthly", expiry: expiry.addingTimeInterval(30 * 86_400), acknowledged: true)
+        play.google.setSubscription(
+            token: "tok-rv", state: .active, productID: "pro_monthly", expiry: expiry.addingTimeInterval(30 * 86_400), acknowledged: true)
         play.bench.advance(10 * 86_400)
         #expect(try await play.notifications.refreshSubscription(purchaseToken: "tok-rv")?.purchase.status == .active)
     }

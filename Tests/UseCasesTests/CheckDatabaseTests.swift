@@ -21,14 +21,17 @@ struct CheckDatabaseTests {
         let other = try DomainSecrets(secretKey: "another-secret-key-0123456789abcdef012345")
         let wrong = CheckDatabase(database: bench.database, migrations: TollgateMigrations.all, secrets: other).run()
         #expect(wrong.problems.count == 1)
-        #expect(wrong.problems.first?.hasPrefix("keys: 2 of 2 row(s) of redemption_codes do not open under any listed key") == true,
-                "\(wrong.problems)")
+        #expect(
+            wrong.problems.first?.hasPrefix("keys: 2 of 2 row(s) of redemption_codes do not open under any listed key") == true,
+            "\(wrong.problems)")
     }
 
     @Test("A schema written by a newer release, and an empty database, are problems; a pending migration is not")
     func schema() throws {
         let bench = try UseCaseBench()
-        let older = CheckDatabase(database: bench.database, migrations: TollgateMigrations.all + [Migration(id: "9999_next") { _ in }], secrets: bench.secrets).run()
+        let older = CheckDatabase(
+            database: bench.database, migrations: TollgateMigrations.all + [Migration(id: "9999_next") { _ in }], secrets: bench.secrets
+        ).run()
         #expect(older.problems.isEmpty && older.passed.contains { $0.contains("1 migration(s) to apply: 9999_next") }, "\(older)")
         try bench.database.writeSync { try $0.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('9999_from_the_future', 0)") }
         let newer = CheckDatabase(database: bench.database, migrations: TollgateMigrations.all, secrets: bench.secrets).run()

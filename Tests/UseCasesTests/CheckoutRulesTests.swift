@@ -10,22 +10,24 @@ import Testing
 struct CheckoutRulesTests {
     static let plans: [String: CheckoutPlan] = [
         "monthly": CheckoutPlan(priceID: "price_monthly", isOneTimePayment: false),
-        "lifetime": CheckoutPlan(priceID: "price_lifetime", isOneTimePayment: true),
+        "lifetime": CheckoutPlan(priceID: "price_lifetime", isOneTimePayment: true)
     ]
 
     static func naming(_ input: String, _ value: String) -> CheckoutPlanChoice.Naming { .init(input: input, value: value) }
 
-    @Test("A plan is named by name, price or plan_id; namings must agree; an unknown one is a 400", arguments: [
-        ([naming("plan", "monthly")], "monthly"),
-        ([naming("price_id", "price_lifetime")], "lifetime"),
-        ([naming("plan_id", "price_monthly")], "monthly"),
-        ([naming("plan_id", "lifetime")], "lifetime"),
-        ([naming("plan", "monthly"), naming("ply_context's stripe_price_id", "price_monthly")], "monthly"),
-        ([naming("plan", "monthly"), naming("price_id", "price_lifetime")], nil),
-        ([naming("plan", "price_monthly")], nil),
-        ([naming("price_id", "monthly")], nil),
-        ([], nil),
-    ] as [([CheckoutPlanChoice.Naming], String?)])
+    @Test(
+        "A plan is named by name, price or plan_id; namings must agree; an unknown one is a 400",
+        arguments: [
+            ([naming("plan", "monthly")], "monthly"),
+            ([naming("price_id", "price_lifetime")], "lifetime"),
+            ([naming("plan_id", "price_monthly")], "monthly"),
+            ([naming("plan_id", "lifetime")], "lifetime"),
+            ([naming("plan", "monthly"), naming("ply_context's stripe_price_id", "price_monthly")], "monthly"),
+            ([naming("plan", "monthly"), naming("price_id", "price_lifetime")], nil),
+            ([naming("plan", "price_monthly")], nil),
+            ([naming("price_id", "monthly")], nil),
+            ([], nil)
+        ] as [([CheckoutPlanChoice.Naming], String?)])
     func planChoice(_ namings: [CheckoutPlanChoice.Naming], chosen: String?) {
         do {
             let choice = try CheckoutPlanChoice(namings, plans: Self.plans)

@@ -15,11 +15,12 @@ struct ConsumptionRequestTests {
 
     static func request(_ stores: Stores, transactionID: String) throws -> String {
         let now = stores.bench.now
-        return try stores.pki.signer().signNotification(FakeAppStoreNotification(
-            notificationType: "CONSUMPTION_REQUEST", signedDate: now,
-            transaction: FakeAppStoreTransaction(
-                transactionID: transactionID, originalTransactionID: transactionID, bundleID: AppleStoreRulesTests.bundleID,
-                expiresDate: now.addingTimeInterval(86_400), signedDate: now)))
+        return try stores.pki.signer().signNotification(
+            FakeAppStoreNotification(
+                notificationType: "CONSUMPTION_REQUEST", signedDate: now,
+                transaction: FakeAppStoreTransaction(
+                    transactionID: transactionID, originalTransactionID: transactionID, bundleID: AppleStoreRulesTests.bundleID,
+                    expiresDate: now.addingTimeInterval(86_400), signedDate: now)))
     }
 
     static func known(_ stores: Stores, _ transactionID: String) throws {
@@ -30,7 +31,8 @@ struct ConsumptionRequestTests {
             signer: stores.pki.signer(), environment: .sandbox)
     }
 
-    @Test("Each request is answered once: UNDELIVERED_OTHER for a purchase the app never claimed, DELIVERED for a claimed one; a repeat sends nothing")
+    @Test(
+        "Each request is answered once: UNDELIVERED_OTHER for a purchase the app never claimed, DELIVERED for a claimed one; a repeat sends nothing")
     func answeredOnce() async throws {
         let stores = try await Stores()
         defer { Task { await stores.stop() } }
@@ -56,10 +58,14 @@ struct ConsumptionRequestTests {
         let seen = stores.apple.consumptionRequests.sorted { $0.transactionID < $1.transactionID }
         #expect(seen.map(\.status) == [202, 202])
         #expect(seen.map { $0.fields["deliveryStatus"] } == ["UNDELIVERED_OTHER", "DELIVERED"])
-        #expect(seen.allSatisfy { $0.fields == ["customerConsented": "true", "deliveryStatus": $0.fields["deliveryStatus"] ?? "", "sampleContentProvided": "true"] })
-        #expect(try bench.database.readSync { try ConsumptionRequestQueue.statuses(on: $0) } == [
-            "2000000000009001": "sent", "2000000000009002": "sent",
-        ])
+        #expect(
+            seen.allSatisfy {
+                $0.fields == ["customerConsented": "true", "deliveryStatus": $0.fields["deliveryStatus"] ?? "", "sampleContentProvided": "true"]
+            })
+        #expect(
+            try bench.database.readSync { try ConsumptionRequestQueue.statuses(on: $0) } == [
+                "2000000000009001": "sent", "2000000000009002": "sent"
+            ])
     }
 
     @Test("Off: the request is acknowledged and nothing is queued or sent")
@@ -68,7 +74,9 @@ struct ConsumptionRequestTests {
         defer { Task { await stores.stop() } }
         try Self.known(stores, "2000000000009003")
         let notifications = ApplyAppleNotification(verifier: stores.verifier, database: stores.bench.database, logger: .disabled)
-        #expect(try await notifications.apply(signedPayload: try Self.request(stores, transactionID: "2000000000009003"), now: stores.bench.now) == .applied)
+        #expect(
+            try await notifications.apply(signedPayload: try Self.request(stores, transactionID: "2000000000009003"), now: stores.bench.now)
+                == .applied)
         let worker = ConsumptionInformationWorker(
             database: stores.bench.database, client: stores.api, sampleContentProvided: false, now: stores.bench.nowFunction)
         #expect(await worker.sendDue() == 0)

@@ -56,7 +56,9 @@ struct DeleteAccountTests {
         }
         #expect(try bench.pendingMail() == 0)
         let cancelled = try bench.database.readSync { connection in
-            try connection.query("SELECT status, last_error FROM mail_outbox").map { "\(try $0.string("status")) \(try $0.optionalString("last_error") ?? "")" }
+            try connection.query("SELECT status, last_error FROM mail_outbox").map {
+                "\(try $0.string("status")) \(try $0.optionalString("last_error") ?? "")"
+            }
         }
         #expect(cancelled == Array(repeating: "failed cancelled: the account was deleted", count: 2))
 

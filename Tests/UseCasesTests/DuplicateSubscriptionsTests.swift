@@ -36,7 +36,9 @@ struct DuplicateSubscriptionsTests {
 
     static func account(_ bench: UseCaseBench, _ appUserID: String) throws -> String {
         let now = bench.now
-        return try bench.database.writeSync { try AccountRepository.findOrCreate(appUserID: appUserID, secrets: bench.secrets, on: $0, now: now).0.id }
+        return try bench.database.writeSync {
+            try AccountRepository.findOrCreate(appUserID: appUserID, secrets: bench.secrets, on: $0, now: now).0.id
+        }
     }
 
     /// The bodies of the `purchase.duplicate` events queued so far.

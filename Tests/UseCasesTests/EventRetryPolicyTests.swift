@@ -7,9 +7,10 @@ struct EventRetryPolicyTests {
     @Test("About 5 s, 30 s, 2 min, 10 min, 1 h, then every 4 h, within ±20 %")
     func schedule() {
         let exact = EventRetryPolicy(random: { 0.5 })
-        #expect((1...7).map { exact.delay(afterAttempt: $0) } == [
-            .seconds(5), .seconds(30), .seconds(120), .seconds(600), .seconds(3600), .seconds(14400), .seconds(14400),
-        ])
+        #expect(
+            (1...7).map { exact.delay(afterAttempt: $0) } == [
+                .seconds(5), .seconds(30), .seconds(120), .seconds(600), .seconds(3600), .seconds(14400), .seconds(14400)
+            ])
         let low = EventRetryPolicy(random: { 0 })
         let high = EventRetryPolicy(random: { 0.999999 })
         #expect(low.delay(afterAttempt: 1) == .seconds(4))
@@ -40,7 +41,9 @@ struct EventRetryPolicyTests {
         let started = ContinuousClock.now
         await signal.wait(upTo: .seconds(600))
         #expect(started.duration(to: .now) < .seconds(60))
-        Task { try? await Task.sleep(for: .milliseconds(50)); signal.notify() }
+        Task {
+            try? await Task.sleep(for: .milliseconds(50)); signal.notify()
+        }
         await signal.wait(upTo: .seconds(600))
         await signal.wait(upTo: .milliseconds(20))
         signal.stop()

@@ -8,11 +8,13 @@ import UseCases
 /// time-to-redeem histogram observing each first redemption once.
 @Suite("Redemption funnel")
 struct FunnelTests {
-    @Test("since is <n>h or <n>d from 1 h to 90 d; anything else is refused", arguments: [
-        ("7d", 7 * 86_400.0), ("1h", 3600), ("90d", 90 * 86_400), ("2160h", 2160 * 3600), ("24h", 86_400),
-        ("0h", nil), ("0d", nil), ("91d", nil), ("2161h", nil), ("7", nil), ("d", nil), ("7w", nil), (" 7d", nil), ("-1d", nil),
-        ("1.5d", nil), ("７d", nil), ("", nil), ("99999999999d", nil), ("07d", nil), ("001h", nil),
-    ] as [(String, Double?)])
+    @Test(
+        "since is <n>h or <n>d from 1 h to 90 d; anything else is refused",
+        arguments: [
+            ("7d", 7 * 86_400.0), ("1h", 3600), ("90d", 90 * 86_400), ("2160h", 2160 * 3600), ("24h", 86_400),
+            ("0h", nil), ("0d", nil), ("91d", nil), ("2161h", nil), ("7", nil), ("d", nil), ("7w", nil), (" 7d", nil), ("-1d", nil),
+            ("1.5d", nil), ("７d", nil), ("", nil), ("99999999999d", nil), ("07d", nil), ("001h", nil)
+        ] as [(String, Double?)])
     func window(_ text: String, _ seconds: Double?) {
         #expect(FunnelWindow.parse(text)?.seconds == seconds)
     }

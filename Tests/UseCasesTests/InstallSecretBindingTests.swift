@@ -23,16 +23,20 @@ struct InstallSecretBindingTests {
         _ = try await bench.redeem.redeem(
             RedeemCode.Request(code: "AAAA-BBBB-CCCC-DDDD", appUserID: "u", secret: Self.first, deviceID: "d1", bearer: nil), now: bench.now)
         #expect(try bench.dump("app_users").isEmpty && bench.dump("app_user_secrets").isEmpty)
-        guard case .redeemed(let redeemed, _) = try await bench.redeem.redeem(
-            RedeemCode.Request(code: code.display, appUserID: "u", secret: Self.first, deviceID: "d1", bearer: nil), now: bench.now).answer
+        guard
+            case .redeemed(let redeemed, _) = try await bench.redeem.redeem(
+                RedeemCode.Request(code: code.display, appUserID: "u", secret: Self.first, deviceID: "d1", bearer: nil), now: bench.now
+            ).answer
         else { Issue.record("redeem"); return }
         #expect(try Self.proof(bench, "u", Self.first) == .proven)
         #expect(try Self.proof(bench, "u", Self.second) == .mismatch, "a second install without a bearer proves nothing")
         #expect(try bench.dump("app_user_secrets").allSatisfy { !$0.contains("first-install-secret") }, "only the hash is stored")
         // With the account's bearer, the second install binds its secret.
         let bearer = try #require(redeemed.tokens?.accessToken)
-        guard case .redeemed = try await bench.redeem.redeem(
-            RedeemCode.Request(code: code.display, appUserID: "u", secret: Self.second, deviceID: "d2", bearer: bearer), now: bench.now).answer
+        guard
+            case .redeemed = try await bench.redeem.redeem(
+                RedeemCode.Request(code: code.display, appUserID: "u", secret: Self.second, deviceID: "d2", bearer: bearer), now: bench.now
+            ).answer
         else { Issue.record("bearer redeem"); return }
         #expect(try Self.proof(bench, "u", Self.second) == .proven)
         let now = bench.now
@@ -47,8 +51,10 @@ struct InstallSecretBindingTests {
     func unbinding() async throws {
         let bench = try UseCaseBench()
         let (_, code) = try bench.paidPurchase()
-        guard case .redeemed(let redeemed, _) = try await bench.redeem.redeem(
-            RedeemCode.Request(code: code.display, appUserID: "u", secret: Self.first, deviceID: "d1", bearer: nil), now: bench.now).answer
+        guard
+            case .redeemed(let redeemed, _) = try await bench.redeem.redeem(
+                RedeemCode.Request(code: code.display, appUserID: "u", secret: Self.first, deviceID: "d1", bearer: nil), now: bench.now
+            ).answer
         else { Issue.record("redeem"); return }
         let accountID = redeemed.account.id
         let now = bench.now

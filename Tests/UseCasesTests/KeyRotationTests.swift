@@ -22,9 +22,11 @@ struct KeyRotationTests {
         let now = bench.now
         return try bench.database.writeSync { connection in
             let purchase = try PurchaseRepository.apply(
-                PurchaseSnapshot(platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
+                PurchaseSnapshot(
+                    platform: .stripe, externalID: subscription, productID: "price_monthly", status: .active,
                     expiresAt: now.addingTimeInterval(30 * 86400), observedAt: now, purchaserEmail: "legacy@example.com"),
-                on: connection, now: now).purchase
+                on: connection, now: now
+            ).purchase
             let code = try RedemptionCode.generate()
             let id = try EntityID.make("code")
             let text = Array(code.canonical.utf8)
@@ -36,7 +38,7 @@ struct KeyRotationTests {
                 [
                     id, purchase.id, Hex.encode(try HMACSHA256.authenticationCode(for: text, key: secrets.codeHashKey)),
                     try AESGCM.seal(text, key: secrets.codeEncryptionKey, associatedData: Array(id.utf8)),
-                    Timestamp.milliseconds(now.addingTimeInterval(3600)), Timestamp.milliseconds(now), Timestamp.milliseconds(now),
+                    Timestamp.milliseconds(now.addingTimeInterval(3600)), Timestamp.milliseconds(now), Timestamp.milliseconds(now)
                 ])
             return code
         }
@@ -59,7 +61,9 @@ struct KeyRotationTests {
 
     static func queueMail(_ bench: UseCaseBench, cipher: OutboxCipher, key: String) throws -> String {
         let queue = MailQueue(cipher: cipher, messageIDDomain: "pay.example.test", now: bench.nowFunction, wake: {})
-        try bench.database.writeSync { try queue.enqueue(key: key, template: "code", to: "a@example.com", parameters: ["code": "SECRET-\(key)"], on: $0) }
+        try bench.database.writeSync {
+            try queue.enqueue(key: key, template: "code", to: "a@example.com", parameters: ["code": "SECRET-\(key)"], on: $0)
+        }
         return try bench.database.readSync { try $0.queryOne("SELECT id FROM mail_outbox WHERE idempotency_key = ?", [key])!.string("id") }
     }
 
@@ -68,7 +72,9 @@ struct KeyRotationTests {
         return OutboxCipher(secrets: secrets).opens(stored, outboxID: id) && stored.hasPrefix("sealed:")
     }
 
-    @Test("old key → add the new key first → everything opens, redeems, refreshes → rotate → status shows no old-key row → drop the old key → everything works")
+    @Test(
+        "old key → add the new key first → everything opens, redeems, refreshes → rotate → status shows no old-key row → drop the old key → everything works"
+    )
     func fullRotation() async throws {
         let bench = try UseCaseBench()
         let old = try DomainSecrets(secretKey: Self.oldKey)
@@ -86,10 +92,12 @@ struct KeyRotationTests {
         let obfuscatedBefore = firstRedeemed.account.obfuscatedID
         let v1Mail = try Self.queueMail(bench, cipher: try OutboxCipher(key: old.mailParameterKey), key: "legacy-mail")
         let v2Mail = try Self.queueMail(bench, cipher: OutboxCipher(secrets: old), key: "keyed-mail")
-        let keyedMail = try #require(try bench.database.readSync { try $0.queryOne("SELECT parameters, parameters_key_id FROM mail_outbox WHERE id = ?", [v2Mail]) })
+        let keyedMail = try #require(
+            try bench.database.readSync { try $0.queryOne("SELECT parameters, parameters_key_id FROM mail_outbox WHERE id = ?", [v2Mail]) })
         #expect(try keyedMail.string("parameters_key_id") == old.keyID, "the key's id beside the sealed parameters")
-        #expect(try OutboxCipher(key: old.mailParameterKey).opens(try keyedMail.string("parameters"), outboxID: v2Mail),
-                "the box keeps the previous release's form: its outbox worker still sends the mail during an upgrade")
+        #expect(
+            try OutboxCipher(key: old.mailParameterKey).opens(try keyedMail.string("parameters"), outboxID: v2Mail),
+            "the box keeps the previous release's form: its outbox worker still sends the mail during an upgrade")
         let reply = IdempotentReplies.Reply(requestHash: "h", status: 200, contentType: "application/json", body: Array(#"{"code":"x"}"#.utf8))
         try await IdempotentReplies(database: bench.database, secrets: old).store(reply, scope: "s", key: "k1", now: bench.now)
         let formToken = try FormTokens(secrets: old).token(for: .session("ses_1"))
@@ -99,17 +107,24 @@ struct KeyRotationTests {
         }
 
         // A new code is found by its SHA-256, and keeps the keyed hash the previous release finds it by.
-        let stored = try #require(try bench.database.readSync {
-            try $0.queryOne("SELECT code_hash, code_sha256 FROM redemption_codes WHERE purchase_id = ?", [purchase.id])
-        })
-        #expect(try bench.database.readSync { try $0.queryOne("SELECT code_key_id FROM redemption_codes WHERE purchase_id = ?", [purchase.id])?.string("code_key_id") }
+        let stored = try #require(
+            try bench.database.readSync {
+                try $0.queryOne("SELECT code_hash, code_sha256 FROM redemption_codes WHERE purchase_id = ?", [purchase.id])
+            })
+        #expect(
+            try bench.database.readSync {
+                try $0.queryOne("SELECT code_key_id FROM redemption_codes WHERE purchase_id = ?", [purchase.id])?.string("code_key_id")
+            }
                 == old.keyID, "the key's id beside the sealed code")
         #expect(try stored.string("code_sha256") == Hex.encode(try SHA256.hash(Array(code.canonical.utf8))))
-        #expect(try stored.string("code_hash") == Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: old.codeHashKey)))
+        #expect(
+            try stored.string("code_hash") == Hex.encode(try HMACSHA256.authenticationCode(for: Array(code.canonical.utf8), key: old.codeHashKey)))
 
-        #expect(try bench.database.readSync {
-            try $0.queryOne("SELECT key_id FROM auth_tokens WHERE purpose = ?", [AuthTokenRepository.Purpose.webSignInCode.rawValue])?.string("key_id")
-        } == old.keyID, "a 6-digit code stays keyed, its key's id beside it")
+        #expect(
+            try bench.database.readSync {
+                try $0.queryOne("SELECT key_id FROM auth_tokens WHERE purpose = ?", [AuthTokenRepository.Purpose.webSignInCode.rawValue])?.string(
+                    "key_id")
+            } == old.keyID, "a 6-digit code stays keyed, its key's id beside it")
 
         let before = try KeyUsage.count(bench.database)
         #expect(before.entries.contains(KeyUsage.Entry(column: "redemption_codes.code_sealed", keyID: old.keyID, rows: 2)), "\(before)")
@@ -120,16 +135,23 @@ struct KeyRotationTests {
         try KeyListCheck.check(bench.database, secrets: both)
         #expect(try Self.redeem(legacy, user: "user-legacy", bench, both) != nil, "a code stored before key ids redeems by its keyed hash")
         let vault = try CodeVault(secrets: both)
-        #expect(try CodeRepository.reveal(try #require(try bench.database.readSync { try CodeRepository.find(code: unused, vault: vault, on: $0) }), vault: vault) == unused)
+        #expect(
+            try CodeRepository.reveal(
+                try #require(try bench.database.readSync { try CodeRepository.find(code: unused, vault: vault, on: $0) }), vault: vault) == unused)
         #expect(try Self.mailOpens(bench, id: v1Mail, both) && Self.mailOpens(bench, id: v2Mail, both))
         #expect(try await IdempotentReplies(database: bench.database, secrets: both).find(scope: "s", key: "k1", now: bench.now)?.body == reply.body)
-        #expect(FormTokens(secrets: both).isValid(formToken, for: .session("ses_1")) && FormTokens(secrets: both).isValid(legacyFormToken, for: .session("ses_1")))
+        #expect(
+            FormTokens(secrets: both).isValid(formToken, for: .session("ses_1"))
+                && FormTokens(secrets: both).isValid(legacyFormToken, for: .session("ses_1")))
         #expect(!FormTokens(secrets: both).isValid(formToken, for: .session("ses_2")))
-        let refreshed = try bench.database.writeSync { try SessionRepository.refresh(try #require(firstRedeemed.tokens).refreshToken, on: $0, now: bench.now) }
+        let refreshed = try bench.database.writeSync {
+            try SessionRepository.refresh(try #require(firstRedeemed.tokens).refreshToken, on: $0, now: bench.now)
+        }
         if case .rotated = refreshed {} else { Issue.record("a session refreshes whatever the keys (found by SHA-256): \(refreshed)") }
-        #expect(try bench.database.writeSync {
-            try SignInCodeRepository.check(email: "a@example.com", typed: signInCode, secrets: both, on: $0, now: bench.now)
-        } == .accepted(accountID: firstRedeemed.account.id), "a sign-in code mailed before the new key still works for its 10 minutes")
+        #expect(
+            try bench.database.writeSync {
+                try SignInCodeRepository.check(email: "a@example.com", typed: signInCode, secrets: both, on: $0, now: bench.now)
+            } == .accepted(accountID: firstRedeemed.account.id), "a sign-in code mailed before the new key still works for its 10 minutes")
 
         // Dropping the old key now would lose rows: start-up refuses, naming the count.
         #expect(throws: StartupError.self) { try KeyListCheck.check(bench.database, secrets: new) }
@@ -194,18 +216,26 @@ struct KeyRotationTests {
                 """,
                 [
                     Hex.encode(try HMACSHA256.authenticationCode(for: Array(token.utf8), key: old.linkOutTokenHashKey)),
-                    try AESGCM.seal(Array(token.utf8), key: old.linkOutTokenKey, associatedData: Array("lot_legacy".utf8)), Timestamp.milliseconds(now),
+                    try AESGCM.seal(Array(token.utf8), key: old.linkOutTokenKey, associatedData: Array("lot_legacy".utf8)),
+                    Timestamp.milliseconds(now)
                 ])
         }
         let vault = try LinkOutTokenVault(secrets: both)
         let presented = LinkOutTokenRepository.Presented(token: token, reporting: .google, externalID: nil, program: "alternative", storefront: "DE")
-        let attached = try bench.database.writeSync { try LinkOutTokenRepository.attach(presented, toCheckout: "cs_none", vault: vault, on: $0, now: now) }
+        let attached = try bench.database.writeSync {
+            try LinkOutTokenRepository.attach(presented, toCheckout: "cs_none", vault: vault, on: $0, now: now)
+        }
         #expect(attached.id == "lot_legacy", "the same token is the same row")
         try KeyRotation(database: bench.database, secrets: both).run()
-        let row = try #require(try bench.database.readSync { try $0.queryOne("SELECT token_hash, token_sealed FROM link_out_tokens WHERE id = 'lot_legacy'") })
+        let row = try #require(
+            try bench.database.readSync { try $0.queryOne("SELECT token_hash, token_sealed FROM link_out_tokens WHERE id = 'lot_legacy'") })
         #expect(try row.string("token_hash") == vault.hash(token))
-        #expect(try LinkOutTokenVault(secrets: try DomainSecrets(secretKeys: [Self.newKey])).open(try row.blob("token_sealed"), tokenID: "lot_legacy") == token)
-        let again = try bench.database.writeSync { try LinkOutTokenRepository.attach(presented, toCheckout: "cs_none", vault: vault, on: $0, now: now) }
+        #expect(
+            try LinkOutTokenVault(secrets: try DomainSecrets(secretKeys: [Self.newKey])).open(try row.blob("token_sealed"), tokenID: "lot_legacy")
+                == token)
+        let again = try bench.database.writeSync {
+            try LinkOutTokenRepository.attach(presented, toCheckout: "cs_none", vault: vault, on: $0, now: now)
+        }
         #expect(again.id == "lot_legacy")
         #expect(try bench.database.readSync { try $0.queryOne("SELECT COUNT(*) AS n FROM link_out_tokens")?.int64("n") } == 1)
     }
@@ -217,10 +247,13 @@ struct KeyRotationTests {
         let sealed = try KeyedBox.seal(Array("secret".utf8), secrets: old, purpose: \.codeEncryptionKey, associatedData: [1])
         #expect(try KeyedBox.open(sealed, keyID: old.keyID, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8))
         #expect(try KeyedBox.open(sealed, keyID: nil, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8))
-        #expect(try KeyedBox.open(sealed, keyID: both.keyID, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8),
-                "a wrong id costs a try, never the value")
+        #expect(
+            try KeyedBox.open(sealed, keyID: both.keyID, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) == Array("secret".utf8),
+            "a wrong id costs a try, never the value")
         #expect(throws: (any Error).self) { try KeyedBox.open(sealed, secrets: both, purpose: \.codeEncryptionKey, associatedData: [2]) }
-        #expect(throws: (any Error).self) { try KeyedBox.open(sealed, secrets: try DomainSecrets(secretKey: Self.newKey), purpose: \.codeEncryptionKey, associatedData: [1]) }
+        #expect(throws: (any Error).self) {
+            try KeyedBox.open(sealed, secrets: try DomainSecrets(secretKey: Self.newKey), purpose: \.codeEncryptionKey, associatedData: [1])
+        }
         var tampered = sealed
         tampered[tampered.count - 1] ^= 1
         #expect(throws: (any Error).self) { try KeyedBox.open(tampered, secrets: both, purpose: \.codeEncryptionKey, associatedData: [1]) }

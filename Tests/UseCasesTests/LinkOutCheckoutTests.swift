@@ -11,7 +11,7 @@ struct LinkOutCheckoutTests {
         policy: LinkOutPolicy(rules: [
             .init(platform: .ios, storefronts: ["USA"], program: "us_link", tokenRequired: false, reporting: nil),
             .init(platform: .ios, storefronts: ["DEU"], program: "apple_external_purchase", tokenRequired: true, reporting: .apple),
-            .init(platform: .android, storefronts: ["USA"], program: "google_external_links", tokenRequired: true, reporting: .google),
+            .init(platform: .android, storefronts: ["USA"], program: "google_external_links", tokenRequired: true, reporting: .google)
         ]),
         app: .init(bundleID: "com.example.app", appAppleID: 1_234_567_890))
 

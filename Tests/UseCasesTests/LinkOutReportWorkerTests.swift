@@ -33,8 +33,9 @@ struct LinkOutReportWorkerTests {
         let now = bench.now
         try bench.database.writeSync { connection in
             try CheckoutRepository.recordStart(
-                .init(sessionID: "cs_sub_1", checkoutContextID: nil, appUserID: nil, plan: "monthly", priceID: "price_monthly",
-                      mode: "subscription", email: nil, redirectURL: nil, context: "{}"),
+                .init(
+                    sessionID: "cs_sub_1", checkoutContextID: nil, appUserID: nil, plan: "monthly", priceID: "price_monthly",
+                    mode: "subscription", email: nil, redirectURL: nil, context: "{}"),
                 on: connection, now: now)
             try LinkOutTokenRepository.attach(
                 .init(token: token, reporting: .google, externalID: nil, program: "google_external_links", storefront: "USA"),
@@ -69,8 +70,10 @@ struct LinkOutReportWorkerTests {
         let now = bench.now
         try bench.database.writeSync { connection in
             try LinkOutReporting.paid(
-                purchase, .init(reference: "in_2", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true, on: connection, now: now)
-            try LinkOutReporting.refunded(purchase, payment: "in_2", refundedAt: now, refundedTotal: nil, subscription: true, on: connection, now: now)
+                purchase, .init(reference: "in_2", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true, on: connection,
+                now: now)
+            try LinkOutReporting.refunded(
+                purchase, payment: "in_2", refundedAt: now, refundedTotal: nil, subscription: true, on: connection, now: now)
         }
         #expect(await worker.sendDue() == 2)
         let later = sender.sent.withLock { Array($0.dropFirst()) }
@@ -104,8 +107,10 @@ struct LinkOutReportWorkerTests {
     @Test("A report the platform refused fails at once and keeps the whole refusal: who, status, code, message")
     func refusedReport() async throws {
         let (bench, _, vault) = try Self.setUp()
-        let refused = UpstreamError(report: .init(
-            kind: .rejected, service: "play_store", httpStatus: 400, code: "INVALID_ARGUMENT", message: "Google Play refused the external transaction (400)"))
+        let refused = UpstreamError(
+            report: .init(
+                kind: .rejected, service: "play_store", httpStatus: 400, code: "INVALID_ARGUMENT",
+                message: "Google Play refused the external transaction (400)"))
         let sender = ScriptedSender([refused])
         let worker = LinkOutReportWorker(database: bench.database, senders: [.google: sender], vault: vault, now: bench.nowFunction)
         #expect(await worker.sendDue() == 1)
@@ -139,7 +144,8 @@ extension LinkOutReportWorkerTests {
         let now = bench.now
         try bench.database.writeSync { connection in
             try LinkOutReporting.paid(
-                purchase, .init(reference: "in_2", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true, on: connection, now: now)
+                purchase, .init(reference: "in_2", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true, on: connection,
+                now: now)
         }
         let outage = UpstreamError(service: "play_store", kind: .badStatus(503), message: "503 from Google")
         let sender = ScriptedSender([outage])

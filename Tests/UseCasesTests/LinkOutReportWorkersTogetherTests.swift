@@ -42,7 +42,8 @@ struct LinkOutReportWorkersTogetherTests {
         var configuration = LinkOutReportWorker.Configuration()
         configuration.batch = 8
         let workers = (0..<3).map { _ in
-            LinkOutReportWorker(database: bench.database, senders: [.google: sender], vault: vault, configuration: configuration, now: bench.nowFunction)
+            LinkOutReportWorker(
+                database: bench.database, senders: [.google: sender], vault: vault, configuration: configuration, now: bench.nowFunction)
         }
         await withTaskGroup(of: Void.self) { group in
             for worker in workers {

@@ -19,7 +19,7 @@ struct MigrationListTests {
         "0310_deletion_and_retention", "0320_web_sessions", "0330_purchase_renewal", "0340_reconcile", "0350_sign_in_codes",
         "0360_link_out", "0361_link_out_token_lookups", "0380_buyer_locale", "0400_install_secrets", "0410_address_requests",
         "0430_console", "0431_mail_recipient", "0440_buyer_journeys", "0441_duplicate_subscriptions", "0442_consumption_requests",
-        "0450_app_store_receipts", "0460_code_sha256", "0461_sign_in_code_key_id", "0462_mail_parameters_key_id", "0463_sealed_key_ids",
+        "0450_app_store_receipts", "0460_code_sha256", "0461_sign_in_code_key_id", "0462_mail_parameters_key_id", "0463_sealed_key_ids"
     ]
     /// SHA-256 of `sqlite_master` (type, name, table, SQL; by type and name) after the shipped migrations.
     static let schemaChecksum = "bdb0542384bc1e74d58f911def559fcbcde93e844b78fae4b59797b376055de7"

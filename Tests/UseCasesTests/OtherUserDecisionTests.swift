@@ -26,7 +26,7 @@ struct OtherUserDecisionTests {
         Row(policy: .switch, holder: "other", canSwitch: false, expected: .reject),
         Row(policy: .transfer, holder: "other", canSwitch: false, expected: .transfer),
         Row(policy: .transfer, holder: "other", canSwitch: true, expected: .transfer),
-        Row(policy: .reject, holder: "other", canSwitch: true, expected: .reject),
+        Row(policy: .reject, holder: "other", canSwitch: true, expected: .reject)
     ]
 
     @Test("decides each policy for each holder", arguments: rows)
@@ -52,16 +52,21 @@ struct StoreClaimPlanTests {
 
     static let rows: [Row] = [
         // Signed in as A, no details: linked to A; B holds it → switch gives B's login, transfer moves it, reject refuses.
-        Row(signedIn: "A", holder: nil, hasEmail: false, proves: false, policy: .switch,
+        Row(
+            signedIn: "A", holder: nil, hasEmail: false, proves: false, policy: .switch,
             expected: .signedIn(account: "A", decision: .link, claimEmail: false)),
-        Row(signedIn: "A", holder: "B", hasEmail: false, proves: false, policy: .switch,
+        Row(
+            signedIn: "A", holder: "B", hasEmail: false, proves: false, policy: .switch,
             expected: .signedIn(account: "A", decision: .switchToHolder("B"), claimEmail: false)),
-        Row(signedIn: "A", holder: "B", hasEmail: false, proves: true, policy: .transfer,
+        Row(
+            signedIn: "A", holder: "B", hasEmail: false, proves: true, policy: .transfer,
             expected: .signedIn(account: "A", decision: .transfer, claimEmail: false)),
-        Row(signedIn: "A", holder: "B", hasEmail: false, proves: true, policy: .reject,
+        Row(
+            signedIn: "A", holder: "B", hasEmail: false, proves: true, policy: .reject,
             expected: .signedIn(account: "A", decision: .reject, claimEmail: false)),
         // Signed in as A with an email: as above, and A takes the address.
-        Row(signedIn: "A", holder: "A", hasEmail: true, proves: true, policy: .switch,
+        Row(
+            signedIn: "A", holder: "A", hasEmail: true, proves: true, policy: .switch,
             expected: .signedIn(account: "A", decision: .keep, claimEmail: true)),
         // Not signed in, email: B holds it → B's login; B asks for the email (confirmed by mail, its
         // confirmed one kept until then) only when the claim proved B (issue 43 item 3).
@@ -70,7 +75,7 @@ struct StoreClaimPlanTests {
         Row(signedIn: nil, holder: nil, hasEmail: true, proves: false, policy: .switch, expected: .createWithEmail),
         // Not signed in, no details.
         Row(signedIn: nil, holder: "B", hasEmail: false, proves: false, policy: .reject, expected: .holder("B", claimEmail: false)),
-        Row(signedIn: nil, holder: nil, hasEmail: false, proves: false, policy: .switch, expected: .createAnonymous),
+        Row(signedIn: nil, holder: nil, hasEmail: false, proves: false, policy: .switch, expected: .createAnonymous)
     ]
 
     @Test("plans each row of the table", arguments: rows)

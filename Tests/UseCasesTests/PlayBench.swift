@@ -15,7 +15,8 @@ final class PlayBench: Sendable {
     let bench = try! UseCaseBench()
     let google: FakeGooglePlay
     let logs = MemoryLogSink()
-    let events = EventQueue(subscriptions: [EventSubscription(endpointID: "ep_1", types: ["*"])], catalog: EntitlementCatalog(["premium": ["pro_monthly"]]))
+    let events = EventQueue(
+        subscriptions: [EventSubscription(endpointID: "ep_1", types: ["*"])], catalog: EntitlementCatalog(["premium": ["pro_monthly"]]))
     let notifications: ApplyGoogleNotification
 
     init() throws {
@@ -61,7 +62,9 @@ final class PlayBench: Sendable {
     /// The `purchase.updated` event bodies, oldest first.
     func purchaseUpdates() throws -> [String] {
         try bench.database.readSync { connection in
-            try connection.query("SELECT body FROM events WHERE type = 'purchase.updated' ORDER BY created_at, sequence").map { try $0.string("body") }
+            try connection.query("SELECT body FROM events WHERE type = 'purchase.updated' ORDER BY created_at, sequence").map {
+                try $0.string("body")
+            }
         }
     }
 

@@ -72,9 +72,11 @@ struct RedeemCodeTests {
     func concurrentFirstRedemptions() async throws {
         let bench = try UseCaseBench(connections: 16)
         let codes = try (0..<30).map { try bench.paidPurchase("sub_\($0)").1 }
-        let answers = try await Self.redeemAtOnce(bench, codes.enumerated().map {
-            RedeemCode.Request(code: $0.element.display, appUserID: "user-\($0.offset)", deviceID: nil, bearer: nil)
-        })
+        let answers = try await Self.redeemAtOnce(
+            bench,
+            codes.enumerated().map {
+                RedeemCode.Request(code: $0.element.display, appUserID: "user-\($0.offset)", deviceID: nil, bearer: nil)
+            })
         #expect(answers.filter { if case .redeemed = $0 { true } else { false } }.count == 30, "\(answers)")
         #expect(try bench.dump("redemption_codes").filter { $0.contains("redeemed") }.count == 30)
         // Redemptions of different codes touch different rows: on PostgreSQL none may lose a
@@ -87,9 +89,11 @@ struct RedeemCodeTests {
         let bench = try UseCaseBench(connections: 16)
         for round in 0..<10 {
             let (purchase, code) = try bench.paidPurchase("sub_\(round)")
-            let answers = try await Self.redeemAtOnce(bench, ["a", "b"].map {
-                RedeemCode.Request(code: code.display, appUserID: "user-\(round)-\($0)", deviceID: nil, bearer: nil)
-            })
+            let answers = try await Self.redeemAtOnce(
+                bench,
+                ["a", "b"].map {
+                    RedeemCode.Request(code: code.display, appUserID: "user-\(round)-\($0)", deviceID: nil, bearer: nil)
+                })
             let accounts = answers.compactMap { if case .redeemed(let redeemed, _) = $0 { redeemed.account.id } else { nil } }
             #expect(accounts.count == 2 && Set(accounts).count == 1, "round \(round): \(answers)")
             let holder = try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0).accountID }
@@ -102,9 +106,11 @@ struct RedeemCodeTests {
         let bench = try UseCaseBench(connections: 16)
         let (_, code) = try bench.paidPurchase()
         _ = try await bench.redeem.redeem(RedeemCode.Request(code: code.display, appUserID: "user-1", deviceID: "d-0", bearer: nil), now: bench.now)
-        let answers = try await Self.redeemAtOnce(bench, (1...12).map {
-            RedeemCode.Request(code: code.display, appUserID: "user-1", deviceID: "d-\($0)", bearer: nil)
-        })
+        let answers = try await Self.redeemAtOnce(
+            bench,
+            (1...12).map {
+                RedeemCode.Request(code: code.display, appUserID: "user-1", deviceID: "d-\($0)", bearer: nil)
+            })
         #expect(answers.allSatisfy { if case .redeemed = $0 { true } else { false } }, "\(answers)")
         let active = try bench.database.readSync { try $0.queryOne("SELECT count(*) AS n FROM devices WHERE signed_out_at IS NULL")?.int("n") }
         #expect(active == bench.policy.maxDevices)

@@ -214,7 +214,9 @@ struct RepeatPlanTests {
         #expect(again.isEntitled)
         #expect(again.tokens?.accessToken != original.tokens?.accessToken)
         // A refund lands between the plan and the writer: the answer shows it, as the full path would.
-        _ = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(status: .refunded, observed: 60), on: $0, now: Fixtures.t0.addingTimeInterval(60)) }
+        _ = try db.write {
+            try PurchaseRepository.apply(Fixtures.snapshot(status: .refunded, observed: 60), on: $0, now: Fixtures.t0.addingTimeInterval(60))
+        }
         let refunded = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(61)) }
         guard let lapsed = refunded else { Issue.record("\(String(describing: refunded))"); return }
         #expect(!lapsed.isEntitled && lapsed.purchase.status == .refunded)

@@ -23,17 +23,19 @@ struct ReminderTests {
         var testDescription: String { "step \(step) at +\(Int(after)) s" }
     }
 
-    @Test("The latest due reminder is sent, earlier ones passed over, none more than 24 h late", arguments: [
-        Case(step: 0, after: 3599, send: nil, nextStep: 0, nextDue: 3600),
-        Case(step: 0, after: 3600, send: 0, nextStep: 1, nextDue: 86_400),
-        Case(step: 0, after: 7200, send: 0, nextStep: 1, nextDue: 86_400),  // learnt of the payment an hour late
-        Case(step: 0, after: 90_000, send: 1, nextStep: 2, nextDue: nil),  // back after downtime: only the latest
-        Case(step: 1, after: 86_400, send: 1, nextStep: 2, nextDue: nil),
-        Case(step: 1, after: 86_400 + 86_400, send: 1, nextStep: 2, nextDue: nil),  // exactly 24 h late still leaves
-        Case(step: 1, after: 86_400 + 86_401, send: nil, nextStep: 2, nextDue: nil),  // more than 24 h late: never
-        Case(step: 0, after: 86_400 + 86_401, send: nil, nextStep: 2, nextDue: nil),  // down for over a day: nothing late
-        Case(step: 2, after: 999_999, send: nil, nextStep: 2, nextDue: nil),
-    ])
+    @Test(
+        "The latest due reminder is sent, earlier ones passed over, none more than 24 h late",
+        arguments: [
+            Case(step: 0, after: 3599, send: nil, nextStep: 0, nextDue: 3600),
+            Case(step: 0, after: 3600, send: 0, nextStep: 1, nextDue: 86_400),
+            Case(step: 0, after: 7200, send: 0, nextStep: 1, nextDue: 86_400),  // learnt of the payment an hour late
+            Case(step: 0, after: 90_000, send: 1, nextStep: 2, nextDue: nil),  // back after downtime: only the latest
+            Case(step: 1, after: 86_400, send: 1, nextStep: 2, nextDue: nil),
+            Case(step: 1, after: 86_400 + 86_400, send: 1, nextStep: 2, nextDue: nil),  // exactly 24 h late still leaves
+            Case(step: 1, after: 86_400 + 86_401, send: nil, nextStep: 2, nextDue: nil),  // more than 24 h late: never
+            Case(step: 0, after: 86_400 + 86_401, send: nil, nextStep: 2, nextDue: nil),  // down for over a day: nothing late
+            Case(step: 2, after: 999_999, send: nil, nextStep: 2, nextDue: nil)
+        ])
     func schedule(_ example: Case) {
         let paid = Date(timeIntervalSince1970: 1_800_000_000)
         let decision = Self.schedule.decide(step: example.step, paidAt: paid, now: paid.addingTimeInterval(example.after))
@@ -65,7 +67,8 @@ struct ReminderTests {
 
     static func redeem(_ bench: UseCaseBench, _ code: RedemptionCode, appUserID: String = "user-1") async throws {
         let answer = try await bench.redeem.redeem(
-            RedeemCode.Request(code: code.display, appUserID: appUserID, deviceID: nil, bearer: nil), now: bench.now).answer
+            RedeemCode.Request(code: code.display, appUserID: appUserID, deviceID: nil, bearer: nil), now: bench.now
+        ).answer
         guard case .redeemed = answer else { throw Missing() }
     }
 
@@ -134,7 +137,9 @@ struct ReminderTests {
         bench.advance(3600)  // the bench's codes live 3600 s: the first one has just expired
         await Self.worker(bench).runOnce()
         let codes = try bench.database.readSync { connection in
-            try connection.query("SELECT status FROM redemption_codes WHERE purchase_id = ? ORDER BY seq", [purchase.id]).map { try $0.string("status") }
+            try connection.query("SELECT status FROM redemption_codes WHERE purchase_id = ? ORDER BY seq", [purchase.id]).map {
+                try $0.string("status")
+            }
         }
         #expect(codes == ["replaced", "live"])
         #expect(try Self.reminders(bench).count == 1)
@@ -210,7 +215,8 @@ struct ReminderTests {
         #expect(try await !unsubscribe.isUsable(token))
         #expect(try Self.due(bench) == 0)
         let gate = ReminderGate(database: bench.database, now: bench.nowFunction)
-        #expect(try await gate.stopReason(template: ReminderMail.template, parameters: [ReminderMail.purchaseParameter: purchase.id]) == "unsubscribed")
+        #expect(
+            try await gate.stopReason(template: ReminderMail.template, parameters: [ReminderMail.purchaseParameter: purchase.id]) == "unsubscribed")
         bench.advance(3600)
         await Self.worker(bench).runOnce()
         #expect(try Self.reminders(bench).isEmpty)

@@ -112,10 +112,11 @@ struct RetentionTests {
             configuration: RetentionWorker.Configuration(batchSize: 2, interval: .seconds(3600), pause: .zero), logger: .disabled,
             now: bench.nowFunction)
         let deleted = await worker.sweep()
-        #expect(deleted == [
-            "sessions": 4, "web_sessions": 1, "auth_tokens": 1, "idempotency_keys": 1, "events": 1, "webhook_events": 1,
-            "resend_throttle": 1, "mail_outbox": 1, "console_sessions": 1, "reminder_unsubscribes": 1,
-        ])
+        #expect(
+            deleted == [
+                "sessions": 4, "web_sessions": 1, "auth_tokens": 1, "idempotency_keys": 1, "events": 1, "webhook_events": 1,
+                "resend_throttle": 1, "mail_outbox": 1, "console_sessions": 1, "reminder_unsubscribes": 1
+            ])
         #expect(try count(bench, "console_sessions") == 1, "the one created 30.2 days ago may have ended less than 30 days ago")
         #expect(try count(bench, "reminder_unsubscribes") == 2, "the 29-day-old token, and the one whose purchase still has a reminder due")
         #expect(try count(bench, "sessions") == 3, "80 and 0 days old, and the legacy one still valid")
@@ -123,13 +124,17 @@ struct RetentionTests {
         #expect(try count(bench, "auth_tokens") == 1)
         #expect(try count(bench, "web_sessions") == 1, "the one that expired 29 days ago")
         #expect(try count(bench, "idempotency_keys") == 1)
-        #expect(try bench.database.readSync { c in try c.query("SELECT id FROM events ORDER BY id").map { try $0.string("id") } }
-            == ["e_new_done", "e_old_failed"])
+        #expect(
+            try bench.database.readSync { c in try c.query("SELECT id FROM events ORDER BY id").map { try $0.string("id") } }
+                == ["e_new_done", "e_old_failed"])
         #expect(try count(bench, "event_deliveries") == 2)
         #expect(try count(bench, "webhook_events") == 1)
         #expect(try count(bench, "resend_throttle") == 1)
-        #expect(try bench.database.readSync { c in try c.query("SELECT idempotency_key FROM mail_outbox ORDER BY idempotency_key").map { try $0.string("idempotency_key") } }
-            == ["m-new-sent", "m-old-pending"])
+        #expect(
+            try bench.database.readSync { c in
+                try c.query("SELECT idempotency_key FROM mail_outbox ORDER BY idempotency_key").map { try $0.string("idempotency_key") }
+            }
+                == ["m-new-sent", "m-old-pending"])
         #expect(try count(bench, "accounts") == 1, "accounts are never deleted by retention")
 
         let stats = worker.stats.snapshot()

@@ -53,9 +53,11 @@ struct SignInCodeTests {
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         let code = try Self.mailedCode(bench)
         for remaining in [4, 3, 2, 1] {
-            #expect(try await signIn.signIn(email: "buyer@example.com", code: Self.wrong(code), now: bench.now).refusal == .wrong(remaining: remaining))
+            #expect(
+                try await signIn.signIn(email: "buyer@example.com", code: Self.wrong(code), now: bench.now).refusal == .wrong(remaining: remaining))
         }
-        #expect(try await signIn.signIn(email: "buyer@example.com", code: "abc", now: bench.now).refusal == .noLiveCode, "the fifth wrong try ends it")
+        #expect(
+            try await signIn.signIn(email: "buyer@example.com", code: "abc", now: bench.now).refusal == .noLiveCode, "the fifth wrong try ends it")
         #expect(try await signIn.signIn(email: "buyer@example.com", code: code, now: bench.now).refusal == .noLiveCode)
         bench.advance(601)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)

@@ -9,7 +9,8 @@ import Testing
 struct StoreProductIDTests {
     static func snapshot(_ externalID: String, _ productID: String) -> PurchaseSnapshot {
         PurchaseSnapshot(
-            platform: .appStore, externalID: externalID, productID: productID, status: .active, expiresAt: nil, observedAt: Date(timeIntervalSince1970: 0))
+            platform: .appStore, externalID: externalID, productID: productID, status: .active, expiresAt: nil,
+            observedAt: Date(timeIntervalSince1970: 0))
     }
 
     static let receipt = VerifiedStorePurchase(
@@ -36,7 +37,8 @@ struct StoreProductIDTests {
         #expect {
             try stripe.naming(storeProductID: "prod_other", of: "sub_1")
         } throws: { error in
-            (error as? UseCaseError)?.message == "store_product_id prod_other is not the product of sub_1 (price_monthly, prod_pro); nothing was recorded."
+            (error as? UseCaseError)?.message
+                == "store_product_id prod_other is not the product of sub_1 (price_monthly, prod_pro); nothing was recorded."
         }
     }
 }

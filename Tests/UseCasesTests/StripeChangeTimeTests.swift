@@ -63,12 +63,18 @@ struct StripeChangeTimeTests {
         let (bench, apply, paidAt) = try Self.setUp(delay: 5)
         bench.advance(7 * 86_400)
         let won = StripeDispute(id: "dp_1", chargeID: "ch_1", paymentIntentID: "pi_1", amount: 999, status: "won", openedAt: paidAt)
-        #expect(try await apply.apply(.init(id: "evt_won", type: "charge.dispute.closed", created: bench.now, livemode: false, payload: .disputeClosed(won)), now: bench.now) == .applied)
+        #expect(
+            try await apply.apply(
+                .init(id: "evt_won", type: "charge.dispute.closed", created: bench.now, livemode: false, payload: .disputeClosed(won)), now: bench.now
+            ) == .applied)
         #expect(try Self.status(bench) == .active)
         var lost = won
         lost.status = "lost"
         bench.advance(60)
-        #expect(try await apply.apply(.init(id: "evt_lost", type: "charge.dispute.closed", created: bench.now, livemode: false, payload: .disputeClosed(lost)), now: bench.now) == .applied)
+        #expect(
+            try await apply.apply(
+                .init(id: "evt_lost", type: "charge.dispute.closed", created: bench.now, livemode: false, payload: .disputeClosed(lost)),
+                now: bench.now) == .applied)
         #expect(try Self.status(bench) == .refunded)
     }
 

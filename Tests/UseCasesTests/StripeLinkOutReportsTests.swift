@@ -27,7 +27,9 @@ struct StripeLinkOutReportsTests {
         let subscription = StripeSubscription(id: "sub_1", status: .active, customerID: "cus_1", priceIDs: ["price_monthly"], currentPeriodEnd: nil)
         var opening = StripeInvoice(id: "in_open", subscriptionID: "sub_1", billingReason: "subscription_create", currency: "usd")
         opening.total = 999
-        var cycle = StripeInvoice(id: "in_cycle", subscriptionID: "sub_1", periodEnd: start.addingTimeInterval(30 * 86_400), billingReason: "subscription_cycle", currency: "eur")
+        var cycle = StripeInvoice(
+            id: "in_cycle", subscriptionID: "sub_1", periodEnd: start.addingTimeInterval(30 * 86_400), billingReason: "subscription_cycle",
+            currency: "eur")
         cycle.periodStart = start
         cycle.total = 1190
         cycle.totalExcludingTax = 1000
@@ -51,8 +53,10 @@ struct StripeLinkOutReportsTests {
         let now = bench.now
         let queued = try bench.database.writeSync { connection in
             (
-                try StripeLinkOutReports.refunded(purchase, references: ["pi_unknown"], refundedTotal: 300, refundedAt: now, on: connection, now: now),
-                try StripeLinkOutReports.refunded(purchase, references: ["pi_unknown"], refundedTotal: 300, refundedAt: now, on: connection, now: now),
+                try StripeLinkOutReports.refunded(
+                    purchase, references: ["pi_unknown"], refundedTotal: 300, refundedAt: now, on: connection, now: now),
+                try StripeLinkOutReports.refunded(
+                    purchase, references: ["pi_unknown"], refundedTotal: 300, refundedAt: now, on: connection, now: now),
                 try StripeLinkOutReports.refunded(purchase, references: ["pi_unknown"], refundedTotal: nil, refundedAt: now, on: connection, now: now)
             )
         }

@@ -12,7 +12,8 @@ import UseCases
 struct WebSignInTests {
     static func signIn(_ bench: UseCaseBench) -> WebSignIn {
         WebSignIn(
-            database: bench.database, mail: bench.mail, links: bench.links, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction, secrets: bench.secrets),
+            database: bench.database, mail: bench.mail, links: bench.links,
+            authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction, secrets: bench.secrets),
             secrets: bench.secrets, logger: .disabled)
     }
 
@@ -57,7 +58,9 @@ struct WebSignInTests {
         bench.advance(11)
         try await signIn.requestLink(email: "buyer@example.com", now: bench.now)
         #expect(try bench.pendingMail() == before + 3)
-        #expect(try bench.database.readSync { try AccountRepository.all(email: "buyer@example.com", on: $0) }.count <= 1, "asking again makes no second account")
+        #expect(
+            try bench.database.readSync { try AccountRepository.all(email: "buyer@example.com", on: $0) }.count <= 1,
+            "asking again makes no second account")
         #expect(try bench.dump("resend_throttle").allSatisfy { !$0.contains("@") }, "the throttle keeps no address")
     }
 

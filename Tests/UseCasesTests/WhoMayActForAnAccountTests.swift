@@ -35,7 +35,8 @@ struct WhoMayActForAnAccountTests {
         _ bench: UseCaseBench, _ code: RedemptionCode, as appUserID: String, secret: InstallSecret?, device: String? = nil
     ) async throws -> RedeemCode.Answer {
         try await bench.redeem.redeem(
-            RedeemCode.Request(code: code.display, appUserID: appUserID, secret: secret, deviceID: device, bearer: nil), now: bench.now).answer
+            RedeemCode.Request(code: code.display, appUserID: appUserID, secret: secret, deviceID: device, bearer: nil), now: bench.now
+        ).answer
     }
 
     static func status(_ bench: UseCaseBench) -> CheckoutStatus {
@@ -140,10 +141,14 @@ struct WhoMayActForAnAccountTests {
             .list(for: .appUser("thief", secret: Self.attackerSecret), now: bench.now)
         #expect(listed.entitlements.map(\.id) == ["premium"] && listed.accountID == thiefAccount?.id)
         // The buyer's repeat keeps its session (its secret proves it).
-        guard case .redeemed(let again, _) = try await Self.redeem(bench, code, as: "buyer", secret: Self.victimSecret) else { Issue.record("again"); return }
+        guard case .redeemed(let again, _) = try await Self.redeem(bench, code, as: "buyer", secret: Self.victimSecret) else {
+            Issue.record("again"); return
+        }
         #expect(again.tokens != nil)
         // The second device had no secret: its repeat now gets no session either.
-        guard case .redeemed(let ipad, _) = try await Self.redeem(bench, code, as: "buyer-ipad", secret: nil) else { Issue.record("ipad again"); return }
+        guard case .redeemed(let ipad, _) = try await Self.redeem(bench, code, as: "buyer-ipad", secret: nil) else {
+            Issue.record("ipad again"); return
+        }
         #expect(ipad.tokens == nil)
         _ = purchase
     }
@@ -156,11 +161,14 @@ struct WhoMayActForAnAccountTests {
         let buyerAccount = try #require(try bench.database.readSync { try AccountRepository.find(appUserID: "buyer", on: $0) })
         try bench.database.writeSync { [now = bench.now] connection in
             let applied = try PurchaseRepository.apply(
-                PurchaseSnapshot(platform: .appStore, externalID: "1000", productID: "com.example.monthly", status: .active,
+                PurchaseSnapshot(
+                    platform: .appStore, externalID: "1000", productID: "com.example.monthly", status: .active,
                     expiresAt: now.addingTimeInterval(86400), observedAt: now), on: connection, now: now)
             try PurchaseRepository.link(purchaseID: applied.purchase.id, to: buyerAccount.id, proved: true, on: connection, now: now)
         }
-        guard case .redeemed(let stranger, _) = try await Self.redeem(bench, code, as: "stranger", secret: nil) else { Issue.record("stranger"); return }
+        guard case .redeemed(let stranger, _) = try await Self.redeem(bench, code, as: "stranger", secret: nil) else {
+            Issue.record("stranger"); return
+        }
         #expect(stranger.tokens == nil && stranger.sessionRequired)
         guard case .secretMismatch = try await Self.redeem(bench, code, as: "buyer", secret: nil) else {
             Issue.record("naming the buyer's app user without its secret must link nothing")
@@ -180,7 +188,8 @@ struct WhoMayActForAnAccountTests {
         let second = try bench.redeemInWrite(code.display, appUserID: "b", secret: Self.attackerSecret, deviceID: nil, policy: policy, now: now)
         guard case .redeemed(let b) = second else { Issue.record("\(second)"); return }
         #expect(b.tokens == nil)
-        #expect(try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0) }.accountID == a.account.id,
+        #expect(
+            try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0) }.accountID == a.account.id,
             "an account with a chosen password is not formed by the purchase: it keeps it")
     }
 }

@@ -26,7 +26,8 @@ struct AccountFlowTests {
     }
 
     static func form(_ harness: CheckoutHarness, _ path: String, _ fields: [String: String]) async -> HTTPResponse {
-        let body = fields.sorted { $0.key < $1.key }.map { FormURLEncoding.encode($0.key) + "=" + FormURLEncoding.encode($0.value) }.joined(separator: "&")
+        let body = fields.sorted { $0.key < $1.key }.map { FormURLEncoding.encode($0.key) + "=" + FormURLEncoding.encode($0.value) }.joined(
+            separator: "&")
         return await harness.app.send(.post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body)
     }
 
@@ -109,7 +110,8 @@ struct AccountFlowTests {
             try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: $0, now: harness.clock.now)
         }
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"]
-        let first = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"Pat@example.com","password":"whatever-123"}"#)
+        let first = await harness.app.send(
+            .post, "/api/v1/auth/login", headers: headers, body: #"{"email":"Pat@example.com","password":"whatever-123"}"#)
         #expect(first.status == .unauthorized, "no oracle: an account without a password answers as a wrong password")
         await harness.app.app.workers.outbox.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
@@ -121,13 +123,20 @@ struct AccountFlowTests {
         let short = await Self.form(harness, "/auth/password/reset", ["token": token, "password": "short"])
         #expect(short.status == .unprocessableContent)
         // A session from before the password change stops working after it.
-        let old = try await harness.app.app.database.write { try SessionRepository.issue(accountID: account.id, deviceID: "d", on: $0, now: harness.clock.now) }
-        let set = await Self.form(harness, "/auth/password/reset", ["token": token, "password": "correct horse battery", "password_confirmation": "correct horse battery"])
+        let old = try await harness.app.app.database.write {
+            try SessionRepository.issue(accountID: account.id, deviceID: "d", on: $0, now: harness.clock.now)
+        }
+        let set = await Self.form(
+            harness, "/auth/password/reset", ["token": token, "password": "correct horse battery", "password_confirmation": "correct horse battery"])
         #expect(set.status == .ok, "\(set.text.prefix(300))")
-        #expect(await harness.app.send(.get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(old.accessToken)"]).status == .unauthorized)
+        #expect(
+            await harness.app.send(
+                .get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(old.accessToken)"]
+            ).status == .unauthorized)
         #expect(await Self.form(harness, "/auth/password/reset", ["token": token, "password": "another password!"]).status.code == 410)
 
-        let good = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"pat@example.com","password":"correct horse battery"}"#)
+        let good = await harness.app.send(
+            .post, "/api/v1/auth/login", headers: headers, body: #"{"email":"pat@example.com","password":"correct horse battery"}"#)
         #expect(good.status == .ok)
         #expect(good.jsonObject?["account_id"] as? String == account.id)
         let unknown = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"ghost@example.com","password":"x"}"#)
@@ -136,10 +145,12 @@ struct AccountFlowTests {
         #expect(unknown.body == first.body, "one body for every refusal")
         // Every attempt above counted for this client (three so far), the right one included.
         for _ in 0..<(SignInRoutes.passwordFailureLimit - 3) {
-            let wrong = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"pat@example.com","password":"nope nope nope"}"#)
+            let wrong = await harness.app.send(
+                .post, "/api/v1/auth/login", headers: headers, body: #"{"email":"pat@example.com","password":"nope nope nope"}"#)
             #expect(wrong.status == .unauthorized)
         }
-        let limited = await harness.app.send(.post, "/api/v1/auth/login", headers: headers, body: #"{"email":"pat@example.com","password":"correct horse battery"}"#)
+        let limited = await harness.app.send(
+            .post, "/api/v1/auth/login", headers: headers, body: #"{"email":"pat@example.com","password":"correct horse battery"}"#)
         #expect(limited.status == .tooManyRequests)
     }
 
@@ -147,12 +158,18 @@ struct AccountFlowTests {
     func emailConfirmation() async throws {
         let harness = try CheckoutHarness()
         let owner = try await Self.account(harness, appUserID: "owner")
-        let session = try await harness.app.app.database.write { try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now) }
-        let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
+        let session = try await harness.app.app.database.write {
+            try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now)
+        }
+        let headers: HTTPHeaders = [
+            "X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"
+        ]
         let set = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: #"{"email":"Shared@Example.com"}"#)
         #expect(set.status == .ok)
         #expect(set.jsonObject?["email_verified"] as? Bool == false)
-        let noBearer = await harness.app.send(.post, "/api/v1/account/email", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"], body: #"{"email":"a@b.co"}"#)
+        let noBearer = await harness.app.send(
+            .post, "/api/v1/account/email", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"],
+            body: #"{"email":"a@b.co"}"#)
         #expect(noBearer.status == .unauthorized)
         await harness.app.app.workers.outbox.runOnce()
         let mail = MailReader(directory: harness.app.directory.path + "/mail")
@@ -189,13 +206,18 @@ struct AccountInputTests {
     func badEmails() async throws {
         let harness = try CheckoutHarness()
         let account = try await AccountFlowTests.account(harness)
-        let session = try await harness.app.app.database.write { try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: harness.clock.now) }
-        let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
+        let session = try await harness.app.app.database.write {
+            try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: harness.clock.now)
+        }
+        let headers: HTTPHeaders = [
+            "X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"
+        ]
         for bad in [#"{"email":"not-an-email"}"#, #"{"email":"a@b"}"#, #"{"email":"a b@c.de"}"#, #"{"email":5}"#, "{}"] {
             let response = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: bad)
             #expect(response.status == .badRequest, "\(bad)")
         }
-        let huge = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: "{\"email\":\"" + String(repeating: "a", count: 5000) + "@x.io\"}")
+        let huge = await harness.app.send(
+            .post, "/api/v1/account/email", headers: headers, body: "{\"email\":\"" + String(repeating: "a", count: 5000) + "@x.io\"}")
         #expect(huge.status == .badRequest)
         let page = await AccountFlowTests.form(harness, "/redeem/resend", ["email": "nope"])
         #expect(page.status == .badRequest)

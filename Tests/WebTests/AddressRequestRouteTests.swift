@@ -45,7 +45,9 @@ struct AddressRequestRouteTests {
         return try #require(try mail.link(containing: path))
     }
 
-    @Test("Seed 004 for an account made from a bare purchase: no password; the address it adds is a request; the password sign-in mails its confirmation, whose page sets the password")
+    @Test(
+        "Seed 004 for an account made from a bare purchase: no password; the address it adds is a request; the password sign-in mails its confirmation, whose page sets the password"
+    )
     func autoCreatedAccountReachesSetPassword() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -61,7 +63,8 @@ struct AddressRequestRouteTests {
         _ = try await Self.mailedLink(harness, containing: "/email/confirm?token=")
 
         harness.clock.advance(601)
-        let login = await harness.app.send(.post, "/api/v1/auth/login", headers: Self.json, body: #"{"email":"seed@example.com","password":"anything at all"}"#)
+        let login = await harness.app.send(
+            .post, "/api/v1/auth/login", headers: Self.json, body: #"{"email":"seed@example.com","password":"anything at all"}"#)
         #expect(login.status == .unauthorized)
         #expect(try await Self.mails(harness, "email_confirmation") == 2, "the password sign-in mails the request's confirmation link again")
         let link = try await Self.mailedLink(harness, containing: "/email/confirm?token=")
@@ -72,7 +75,8 @@ struct AddressRequestRouteTests {
         #expect(short.status == .unprocessableContent)
         let confirmed = await Self.form(harness, "/email/confirm", ["token": confirmToken, "password": "correct horse battery"])
         #expect(confirmed.status == .ok, "\(confirmed.text.prefix(300))")
-        let good = await harness.app.send(.post, "/api/v1/auth/login", headers: Self.json, body: #"{"email":"seed@example.com","password":"correct horse battery"}"#)
+        let good = await harness.app.send(
+            .post, "/api/v1/auth/login", headers: Self.json, body: #"{"email":"seed@example.com","password":"correct horse battery"}"#)
         #expect(good.status == .ok)
         #expect(good.jsonObject?["account_id"] as? String == accountID)
     }
@@ -110,14 +114,18 @@ struct AddressRequestRouteTests {
         let (_, token) = try await harness.signedInAccount()
         var statuses: [Int] = []
         for _ in 0..<8 {
-            statuses.append(Int(await harness.app.send(.post, "/api/v1/account/email", headers: Self.bearer(token), body: #"{"email":"target@example.com"}"#).status.code))
+            statuses.append(
+                Int(
+                    await harness.app.send(.post, "/api/v1/account/email", headers: Self.bearer(token), body: #"{"email":"target@example.com"}"#)
+                        .status.code))
         }
         #expect(statuses.prefix(EmailRoutes.requestLimit).allSatisfy { $0 == 200 }, "\(statuses)")
         #expect(statuses.last == 429, "\(statuses)")
         #expect(try await Self.mails(harness, "email_confirmation") == 1)
     }
 
-    @Test("Apps sign in by mail: 202 whatever the address; the mailed code gives tokens and confirms the address; the link carries the PKCE challenge")
+    @Test(
+        "Apps sign in by mail: 202 whatever the address; the mailed code gives tokens and confirms the address; the link carries the PKCE challenge")
     func appSignInByMail() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -141,7 +149,8 @@ struct AddressRequestRouteTests {
         #expect(noVerifier.status == .badRequest, "the challenge sent with the mail request binds the link")
 
         let typed = try await GoNativeSignInCodeTests.mailedCode(harness)
-        let wrong = await Self.form(harness, "/auth/token", ["grant_type": "email_code", "email": "reader@example.com", "code": typed == "000000" ? "111111" : "000000"])
+        let wrong = await Self.form(
+            harness, "/auth/token", ["grant_type": "email_code", "email": "reader@example.com", "code": typed == "000000" ? "111111" : "000000"])
         #expect(wrong.status == .badRequest && wrong.errorCode == "invalid_grant")
         let tokens = await Self.form(harness, "/auth/token", ["grant_type": "email_code", "email": "reader@example.com", "code": typed])
         #expect(tokens.status == .ok, "\(tokens.text.prefix(200))")
@@ -157,9 +166,11 @@ struct AddressRequestRouteTests {
         #expect(bad.status == .badRequest && bad.text.contains("email"))
     }
 
-    @Test("Addresses the mailer would refuse are a 400 naming the field wherever an address comes in", arguments: [
-        "a>,<evil@attacker.com", #""q"@example.com"#, "ünï@exämple.com",
-    ])
+    @Test(
+        "Addresses the mailer would refuse are a 400 naming the field wherever an address comes in",
+        arguments: [
+            "a>,<evil@attacker.com", #""q"@example.com"#, "ünï@exämple.com"
+        ])
     func oneAddressRule(address: String) async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -179,7 +190,9 @@ struct AddressRequestRouteTests {
         #expect(try await harness.count("SELECT count(*) FROM mail_outbox") == 0)
     }
 
-    @Test("Issue 43.3: details with a purchase another account holds become an address request on it when the claim proves it; a bare transaction id says why not")
+    @Test(
+        "Issue 43.3: details with a purchase another account holds become an address request on it when the claim proves it; a bare transaction id says why not"
+    )
     func detailsForTheHolder() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -192,10 +205,13 @@ struct AddressRequestRouteTests {
         #expect(proved.jsonObject?["email_confirmation_required"] as? Bool == true)
         #expect(proved.jsonObject?["email_not_requested"] == nil)
         var account = try await Self.account(harness, holder)
-        #expect(account.confirmedEmail == "old@example.com" && account.requestedEmail == "new@example.com", "the old address is kept until the new one is confirmed")
+        #expect(
+            account.confirmedEmail == "old@example.com" && account.requestedEmail == "new@example.com",
+            "the old address is kept until the new one is confirmed")
         #expect(try await Self.mails(harness, "email_confirmation") == 1)
 
-        let transaction = harness.transaction("3000000000000431", expires: harness.clock.now.addingTimeInterval(30 * 86400), signedAt: harness.clock.now)
+        let transaction = harness.transaction(
+            "3000000000000431", expires: harness.clock.now.addingTimeInterval(30 * 86400), signedAt: harness.clock.now)
         try harness.apple.addTransaction(transaction, signer: harness.pki.signer(), environment: .sandbox)
         let bare = await harness.app.send(
             .post, "/api/v1/iap/apple", headers: Self.json,

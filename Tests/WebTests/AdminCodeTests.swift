@@ -16,7 +16,8 @@ struct AdminCodeTests {
         var headers = TestApp.adminHeaders
         headers.set("Content-Type", "application/json")
 
-        let noToken = await harness.app.send(.post, "/admin/v1/codes/resend", headers: ["Content-Type": "application/json"], body: #"{"email":"buyer@example.com"}"#)
+        let noToken = await harness.app.send(
+            .post, "/admin/v1/codes/resend", headers: ["Content-Type": "application/json"], body: #"{"email":"buyer@example.com"}"#)
         #expect(noToken.status == .unauthorized)
 
         let resent = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: #"{"email":"Buyer@example.com"}"#)
@@ -44,7 +45,8 @@ struct AdminCodeTests {
         let byPurchase = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: "{\"purchase_id\":\"\(purchaseID)\"}")
         #expect(byPurchase.status == .ok)
 
-        let both = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: "{\"purchase_id\":\"\(purchaseID)\",\"email\":\"a@b.c\"}")
+        let both = await harness.app.send(
+            .post, "/admin/v1/codes/resend", headers: headers, body: "{\"purchase_id\":\"\(purchaseID)\",\"email\":\"a@b.c\"}")
         #expect(both.status == .badRequest)
         let unknown = await harness.app.send(.post, "/admin/v1/codes/resend", headers: headers, body: #"{"email":"nobody@example.com"}"#)
         #expect(unknown.status == .notFound)

@@ -12,7 +12,8 @@ struct AdminLinkOutReportTests {
     func month() async throws {
         let harness = try await StoresHarness(extra: LinkOutFlow.config(rules: LinkOutReportingEndToEndTests.googleRules))
         let flow = LinkOutFlow(harness)
-        try await flow.pay(try await flow.start("platform=android&storefront=USA&external_transaction_token=\(harness.google.issueExternalTransactionToken())"))
+        try await flow.pay(
+            try await flow.start("platform=android&storefront=USA&external_transaction_token=\(harness.google.issueExternalTransactionToken())"))
         await flow.sendReports()
         let renewal = try await flow.renew()
         await flow.sendReports()
@@ -40,7 +41,8 @@ struct AdminLinkOutReportTests {
         #expect(totals["payments"] as? Int == 1 && totals["paid_pre_tax"] as? Int == 999 && totals["paid_tax"] as? Int == 0)
         #expect(totals["refunds"] as? Int == 1 && totals["refunded_pre_tax"] as? Int == 300)
         #expect((totals["statuses"] as? [String: Any])?["failed"] as? Int == 1, "Google refused the refund")
-        let refund = try #require(try await harness.app.app.database.read { try $0.queryOne("SELECT last_error FROM link_out_reports WHERE kind = 'refund'") })
+        let refund = try #require(
+            try await harness.app.app.database.read { try $0.queryOne("SELECT last_error FROM link_out_reports WHERE kind = 'refund'") })
         #expect(try refund.optionalString("last_error")?.contains("400") == true)
 
         let metrics = await harness.app.send(.get, "/metrics").text

@@ -9,9 +9,11 @@ import Testing
 
 @Suite("Admin: mail outbox")
 struct AdminOutboxTests {
-    @Test("A missing or wrong admin token is 401", arguments: [
-        [:], ["Authorization": "Bearer wrong-token"], ["Authorization": "Basic abc"], ["Authorization": "Bearer "],
-    ] as [[String: String]])
+    @Test(
+        "A missing or wrong admin token is 401",
+        arguments: [
+            [:], ["Authorization": "Bearer wrong-token"], ["Authorization": "Basic abc"], ["Authorization": "Bearer "]
+        ] as [[String: String]])
     func unauthorized(headers: [String: String]) async throws {
         let app = try TestApp()
         let response = await app.send(.get, "/admin/v1/outbox", headers: HTTPHeaders(headers.map { (name: $0.key, value: $0.value) }))

@@ -28,9 +28,11 @@ struct AppUserIDInputTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM app_users") == 0)
     }
 
-    @Test("GET /api/v1/entitlements and /api/v1/checkout/{id}: the same 400 for the query's app_user_id", arguments: [
-        "/api/v1/entitlements?app_user_id=", "/api/v1/checkout/0b7e5f7a-3c55-4a53-9b0e-3a8f1d1e2c11?app_user_id=",
-    ])
+    @Test(
+        "GET /api/v1/entitlements and /api/v1/checkout/{id}: the same 400 for the query's app_user_id",
+        arguments: [
+            "/api/v1/entitlements?app_user_id=", "/api/v1/checkout/0b7e5f7a-3c55-4a53-9b0e-3a8f1d1e2c11?app_user_id="
+        ])
     func queries(_ path: String) async throws {
         let harness = try CheckoutHarness()
         for user in ["user%0A1", Self.tooLong] {
@@ -49,27 +51,35 @@ struct AppUserIDInputTests {
         #expect(Self.message(response) == "user_id must be 1 to 255 characters on one line.")
     }
 
-    @Test("Every app_user_id (and /receipts' user_id) in openapi.json states this rule: 255 bytes, and a pattern refusing exactly the line breaks it refuses")
+    @Test(
+        "Every app_user_id (and /receipts' user_id) in openapi.json states this rule: 255 bytes, and a pattern refusing exactly the line breaks it refuses"
+    )
     func documented() throws {
         let document = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: PackagePaths.publicDir + "/openapi.json"))) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: PackagePaths.publicDir + "/openapi.json"))) as? [String: Any]
+        )
         let paths = try #require(document["paths"] as? [String: [String: Any]])
         var schemas: [String: [String: Any]] = [:]
         for (path, operations) in paths {
             for case let (method, operation as [String: Any]) in operations {
-                for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] where parameter["name"] as? String == "app_user_id" {
+                for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] where parameter["name"] as? String == "app_user_id"
+                {
                     schemas["\(method) \(path) query"] = parameter["schema"] as? [String: Any]
                 }
                 let contents = (operation["requestBody"] as? [String: Any])?["content"] as? [String: [String: Any]] ?? [:]
                 for (type, content) in contents {
                     let properties = (content["schema"] as? [String: Any])?["properties"] as? [String: [String: Any]] ?? [:]
-                    for name in ["app_user_id", path == "/receipts" ? "user_id" : ""] { schemas["\(method) \(path) \(type) \(name)"] = properties[name] }
+                    for name in ["app_user_id", path == "/receipts" ? "user_id" : ""] {
+                        schemas["\(method) \(path) \(type) \(name)"] = properties[name]
+                    }
                 }
             }
         }
         #expect(schemas.count >= 7, "\(schemas.keys.sorted())")
-        let samples = ["user-1", "a\tb", "a\nb", "a\u{0B}b", "a\u{0C}b", "a\rb", "a\u{85}b", "a\u{2028}b", "a\u{2029}b", "\u{1F600}",
-                       "a\u{1B}[2Jb", "a\u{0}b", "a\u{7F}b", "a\u{9B}b", "a\u{202E}b", "a\u{200B}b", "a\u{FEFF}b", "é-ü"]
+        let samples = [
+            "user-1", "a\tb", "a\nb", "a\u{0B}b", "a\u{0C}b", "a\rb", "a\u{85}b", "a\u{2028}b", "a\u{2029}b", "\u{1F600}",
+            "a\u{1B}[2Jb", "a\u{0}b", "a\u{7F}b", "a\u{9B}b", "a\u{202E}b", "a\u{200B}b", "a\u{FEFF}b", "é-ü"
+        ]
         for (place, schema) in schemas {
             #expect(schema["maxLength"] as? Int == AppUserIDInput.maxBytes, "\(place)")
             let pattern = try NSRegularExpression(pattern: try #require(schema["pattern"] as? String, "\(place)"))
@@ -80,4 +90,3 @@ struct AppUserIDInputTests {
         }
     }
 }
-

@@ -10,7 +10,8 @@ import TestSupport
 /// saying what is missing, never "does not verify" (which would send the developer after the chain).
 @Suite("App Store: verified data that lacks its ids says so")
 struct AppleMissingIDsTests {
-    @Test("POST /api/v1/iap/apple with a genuinely signed transaction without transactionId and originalTransactionId: 422 naming them; nothing stored")
+    @Test(
+        "POST /api/v1/iap/apple with a genuinely signed transaction without transactionId and originalTransactionId: 422 naming them; nothing stored")
     func missingIDs() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }

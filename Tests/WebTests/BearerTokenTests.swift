@@ -19,7 +19,7 @@ struct BearerTokenTests {
         (.get, "/api/v1/account/export", ""),
         (.post, "/api/v1/iap/apple", #"{"transaction_id":"2000000000000001"}"#),
         (.post, "/api/v1/iap/google", #"{"purchase_token":"t","sku":"s"}"#),
-        (.post, "/api/v1/iap/gonative", #"{"receipt-data":"e30="}"#),
+        (.post, "/api/v1/iap/gonative", #"{"receipt-data":"e30="}"#)
     ]
 
     static let malformed = ["Basic dTE6cA==", "Bearer ", "Token abc", "bearer"]

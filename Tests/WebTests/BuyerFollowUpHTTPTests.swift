@@ -60,10 +60,12 @@ struct BuyerFollowUpHTTPTests {
         let form = DOMInspection(page.text).all("form").first
         #expect(form?.attributes["action"] == path && form?.attributes["method"] == "post", "the button posts back to the link")
         #expect(page.text.contains("Erinnerungs-E-Mails abbestellen?"), "the page speaks the mail's language")
-        let done = await harness.app.send(.post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "List-Unsubscribe=One-Click")
+        let done = await harness.app.send(
+            .post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "List-Unsubscribe=One-Click")
         #expect(done.status == .ok)
         #expect(done.text.contains(#"id="unsubscribed""#))
-        let again = await harness.app.send(.post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "List-Unsubscribe=One-Click")
+        let again = await harness.app.send(
+            .post, path, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "List-Unsubscribe=One-Click")
         let used = await harness.app.send(.get, path)
         let unknown = await harness.app.send(.get, "/mail/unsubscribe/" + String(repeating: "x", count: 43) + "?locale=de")
         #expect(again.status == .notFound && used.status == .notFound && unknown.status == .notFound)
@@ -84,7 +86,9 @@ struct BuyerFollowUpHTTPTests {
         let response = await harness.app.send(.get, "/admin/v1/funnel?since=24h", headers: TestApp.adminHeaders)
         #expect(response.status == .ok)
         let json = try #require(response.jsonObject)
-        #expect(Set(json.keys) == ["since", "paid", "success_page_seen", "redeemed", "redeemed_within", "median_seconds_to_redeem", "unredeemed_over_24h"])
+        #expect(
+            Set(json.keys) == ["since", "paid", "success_page_seen", "redeemed", "redeemed_within", "median_seconds_to_redeem", "unredeemed_over_24h"]
+        )
         #expect(json["since"] as? String == "24h")
         #expect(json["paid"] as? Int == 1 && json["success_page_seen"] as? Int == 1 && json["redeemed"] as? Int == 1)
         #expect((json["redeemed_within"] as? [String: Int]) == ["5m": 1, "1h": 1, "24h": 1])

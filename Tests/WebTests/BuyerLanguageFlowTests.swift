@@ -89,9 +89,11 @@ struct BuyerLanguageFlowTests {
 }
 
 extension BuyerLanguageFlowTests {
-    @Test("A shipped language goes to Stripe as itself, and the pages after checkout speak it", arguments: [
-        ("de", "Vielen Dank!"), ("fr", "Merci !"), ("es", "¡Gracias!"), ("ja", "ご購入ありがとうございます"),
-    ])
+    @Test(
+        "A shipped language goes to Stripe as itself, and the pages after checkout speak it",
+        arguments: [
+            ("de", "Vielen Dank!"), ("fr", "Merci !"), ("es", "¡Gracias!"), ("ja", "ご購入ありがとうございます")
+        ])
     func shipped(language: String, thanks: String) async throws {
         let harness = try CheckoutHarness()
         let id = try await harness.startCheckout("plan=monthly&app_user_id=user-1&email=buyer%40example.com&locale=\(language)")
@@ -114,7 +116,8 @@ extension BuyerLanguageFlowTests {
         let english: HTTPHeaders = ["Accept-Language": "en"]
         let browser = CookieBrowser(harness.app)
         let form = await browser.get("/account/sign-in", headers: english)
-        let sent = await browser.post("/account/sign-in", ["csrf": try #require(CookieBrowser.csrf(in: form)), "email": "buyer@example.com"], headers: english)
+        let sent = await browser.post(
+            "/account/sign-in", ["csrf": try #require(CookieBrowser.csrf(in: form)), "email": "buyer@example.com"], headers: english)
         #expect(sent.status == .ok)
         _ = try await Self.messages(harness)
         let link = try #require(try MailReader(directory: harness.app.directory.path + "/mail").link(containing: "/account/sign-in/link?"))

@@ -23,9 +23,11 @@ struct CheckoutAppUserIDTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases WHERE app_user_id = '\(user)'") == 1)
     }
 
-    @Test("A longer app_user_id, or one with a line break, is a 400 page and starts nothing", arguments: [
-        String(repeating: "u", count: AppUserIDInput.maxBytes + 1), "user%0A1",
-    ])
+    @Test(
+        "A longer app_user_id, or one with a line break, is a 400 page and starts nothing",
+        arguments: [
+            String(repeating: "u", count: AppUserIDInput.maxBytes + 1), "user%0A1"
+        ])
     func refused(_ user: String) async throws {
         let harness = try CheckoutHarness()
         let response = await harness.app.send(.get, "/checkout/start?plan=monthly&app_user_id=\(user)")

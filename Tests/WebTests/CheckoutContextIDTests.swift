@@ -12,7 +12,7 @@ import Testing
 struct CheckoutContextIDTests {
     static let whitespaced = [
         "11111111-1111-4111-8111-111111\n11111", "11111111-1111-4111-8111-1111111\t1111", " 1111111-1111-4111-8111-111111111111",
-        "11111111-1111-4111-8111-11111111111\u{0B}",
+        "11111111-1111-4111-8111-11111111111\u{0B}"
     ]
 
     @Test("POST /checkout/start with a whitespaced checkout_context_id is 400, not 500", arguments: whitespaced)
@@ -31,11 +31,13 @@ struct CheckoutContextIDTests {
         _ = try await harness.startCheckout("plan=monthly&checkout_context_id=0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9")
     }
 
-    @Test("UUIDInput takes 8-4-4-4-12 hex digits only", arguments: whitespaced + [
-        "", "1111111-1111-4111-8111-111111111111", "11111111-1111-4111-8111-1111111111111", "11111111_1111-4111-8111-111111111111",
-        "g1111111-1111-4111-8111-111111111111", "{11111111-1111-4111-8111-111111111111}", "11111111111141118111111111111111",
-        "11111111-1111-4111-8111-11111111111\u{301}",
-    ])
+    @Test(
+        "UUIDInput takes 8-4-4-4-12 hex digits only",
+        arguments: whitespaced + [
+            "", "1111111-1111-4111-8111-111111111111", "11111111-1111-4111-8111-1111111111111", "11111111_1111-4111-8111-111111111111",
+            "g1111111-1111-4111-8111-111111111111", "{11111111-1111-4111-8111-111111111111}", "11111111111141118111111111111111",
+            "11111111-1111-4111-8111-11111111111\u{301}"
+        ])
     func unit(text: String) {
         #expect(UUIDInput.canonical(text) == nil, "\(text.debugDescription)")
     }

@@ -13,7 +13,8 @@ struct CheckoutFlowTests {
         let ply = Data(#"{"presentation_id":"pres_1","placement_id":"onboarding","ab_test_id":7}"#.utf8).base64EncodedString()
         let contextID = "6F9619FF-8B86-D011-B42D-00CF4FC964FF"
         let id = try await harness.startCheckout(
-            "plan=monthly&app_user_id=user-1&checkout_context_id=\(contextID)&ply_context=\(FormURLEncoding.encode(ply))&utm_source=newsletter&campaign_name=spring")
+            "plan=monthly&app_user_id=user-1&checkout_context_id=\(contextID)&ply_context=\(FormURLEncoding.encode(ply))&utm_source=newsletter&campaign_name=spring"
+        )
         let session = try #require(harness.stripe.session(id: id))
         #expect(session.priceID == "price_monthly" && session.mode == "subscription")
         #expect(session.clientReferenceID == "user-1")
@@ -29,10 +30,12 @@ struct CheckoutFlowTests {
         #expect(try await harness.count("SELECT count(*) FROM checkouts") == 1)
     }
 
-    @Test("Bad checkout inputs get a 400 page and create nothing", arguments: [
-        "plan=gold", "", "price_id=price_other", "plan=monthly&checkout_context_id=not-a-uuid",
-        "plan=monthly&redirect_url=https%3A%2F%2Fevil.example%2F", "plan=monthly&ply_context=%25%25%25",
-    ])
+    @Test(
+        "Bad checkout inputs get a 400 page and create nothing",
+        arguments: [
+            "plan=gold", "", "price_id=price_other", "plan=monthly&checkout_context_id=not-a-uuid",
+            "plan=monthly&redirect_url=https%3A%2F%2Fevil.example%2F", "plan=monthly&ply_context=%25%25%25"
+        ])
     func badStart(query: String) async throws {
         let harness = try CheckoutHarness()
         let response = await harness.app.send(.get, "/checkout/start?" + query)
@@ -64,15 +67,19 @@ struct CheckoutFlowTests {
         #expect(try await harness.count("SELECT count(*) FROM purchases") == 1)
     }
 
-    @Test("The success page opens the app by itself: on Android an intent:// link falling back to Google Play with the code as install referrer; on iOS the universal link first, then the App Store")
+    @Test(
+        "The success page opens the app by itself: on Android an intent:// link falling back to Google Play with the code as install referrer; on iOS the universal link first, then the App Store"
+    )
     func opensTheApp() async throws {
         let harness = try CheckoutHarness()
         let id = try await harness.startCheckout()
         try harness.pay(id)
-        let android = await harness.successPage(id, userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36")
+        let android = await harness.successPage(
+            id, userAgent: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36")
         let code = try #require(CheckoutHarness.code(in: android))
-        let href = try #require(android.text.range(of: #"id="open-app"[^>]*href="[^"]+""#, options: .regularExpression)
-            .map { String(android.text[$0]) }?.components(separatedBy: #"href=""#).last?.dropLast())
+        let href = try #require(
+            android.text.range(of: #"id="open-app"[^>]*href="[^"]+""#, options: .regularExpression)
+                .map { String(android.text[$0]) }?.components(separatedBy: #"href=""#).last?.dropLast())
         // Attributes escape `=` and `&` (browsers decode them back).
         let intent = href.replacingOccurrences(of: "&#61;", with: "=").replacingOccurrences(of: "&amp;", with: "&")
         let marker = ";S.browser_fallback_url="
@@ -85,8 +92,13 @@ struct CheckoutFlowTests {
         let referrer = try #require(URLComponents(string: fallback)?.queryItems?.first { $0.name == "referrer" }?.value)
         #expect(referrer == "tollgate_code=\(code)")
 
-        let iPhone = await harness.successPage(id, userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1")
-        let first = try #require(iPhone.text.range(of: #"id="open-app"[^>]*href="[^"]+""#, options: .regularExpression).map { String(iPhone.text[$0]) })
+        let iPhone = await harness.successPage(
+            id,
+            userAgent:
+                "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+        )
+        let first = try #require(
+            iPhone.text.range(of: #"id="open-app"[^>]*href="[^"]+""#, options: .regularExpression).map { String(iPhone.text[$0]) })
         #expect(first.contains("href=\"https://pay.example.com/redeem/\(code)\""), "the universal link first: \(first)")
         #expect(iPhone.text.contains("https://apps.apple.com/app/id1"), "then the App Store")
     }

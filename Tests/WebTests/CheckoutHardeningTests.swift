@@ -11,7 +11,9 @@ import TestSupport
 /// a clear 4xx, or a 200 that Stripe will not retry for three days, and stores nothing.
 @Suite("Checkout hardening")
 struct CheckoutHardeningTests {
-    @Test("A malformed or unknown session id on the success page is a 4xx page, never 500", arguments: ["cs_", "cs_x", "cs_test_unknown_42", "cs_%00", "px_1"])
+    @Test(
+        "A malformed or unknown session id on the success page is a 4xx page, never 500",
+        arguments: ["cs_", "cs_x", "cs_test_unknown_42", "cs_%00", "px_1"])
     func malformedSuccessSessionIDs(_ id: String) async throws {
         let harness = try CheckoutHarness()
         let page = await harness.successPage(id)
@@ -26,12 +28,12 @@ struct CheckoutHardeningTests {
         let base: [String: Any] = [
             "id": "cs_test_unusable", "object": "checkout.session", "status": "complete", "payment_status": "paid",
             "created": Int(harness.clock.now.timeIntervalSince1970), "livemode": false, "metadata": [String: String](),
-            "customer_details": ["email": "buyer@example.com"],
+            "customer_details": ["email": "buyer@example.com"]
         ]
         let variants: [(String, [String: Any])] = [
             ("setup mode", ["mode": "setup", "subscription": NSNull()]),
             ("subscription without a subscription", ["mode": "subscription", "subscription": NSNull()]),
-            ("an unknown mode", ["mode": "installments", "subscription": NSNull()]),
+            ("an unknown mode", ["mode": "installments", "subscription": NSNull()])
         ]
         for (index, (name, fields)) in variants.enumerated() {
             var object = base

@@ -30,11 +30,16 @@ struct ContractCheckTests {
     @Test("Each redeem status is checked against its own shape (status is the discriminator)")
     func discriminator() {
         let expired = #"{"status": "expired_code", "code": "X", "expired": {"resent": true, "obfuscated_email": "j•••@e•••.com"}}"#
-        #expect(validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(expired.utf8)) == [])
+        #expect(
+            validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(expired.utf8)) == [])
         let missing = #"{"status": "expired_code", "code": "X"}"#
-        #expect(!validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(missing.utf8)).isEmpty)
+        #expect(
+            !validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(missing.utf8))
+                .isEmpty)
         let unknown = #"{"status": "maybe", "code": "X"}"#
-        #expect(!validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(unknown.utf8)).isEmpty)
+        #expect(
+            !validator.problems(method: "POST", path: "/api/v1/redeem", status: 200, contentType: "application/json", body: Array(unknown.utf8))
+                .isEmpty)
     }
 
     @Test("Every example in the document is valid for its own schema")

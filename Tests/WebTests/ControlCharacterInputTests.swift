@@ -20,9 +20,11 @@ struct ControlCharacterInputTests {
             body: String(decoding: body, as: UTF8.self))
     }
 
-    @Test("POST /api/v1/redeem: NUL, ESC, CSI, DEL, a bidi override, a zero-width space or a tab in app_user_id → 400 naming it", arguments: [
-        "user\u{0}1", "user\u{1B}[2J", "user\u{9B}31m", "user\u{7F}", "user\u{202E}gnp.exe", "us\u{200B}er", "user\t1",
-    ])
+    @Test(
+        "POST /api/v1/redeem: NUL, ESC, CSI, DEL, a bidi override, a zero-width space or a tab in app_user_id → 400 naming it",
+        arguments: [
+            "user\u{0}1", "user\u{1B}[2J", "user\u{9B}31m", "user\u{7F}", "user\u{202E}gnp.exe", "us\u{200B}er", "user\t1"
+        ])
     func appUserID(_ user: String) async throws {
         let harness = try CheckoutHarness()
         let response = try await Self.redeem(harness, ["code": "AAAA-BBBB-CCCC-DDDD", "app_user_id": user])
@@ -31,9 +33,11 @@ struct ControlCharacterInputTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM app_users") == 0)
     }
 
-    @Test("POST /api/v1/redeem: the same characters in device_id → 400 naming device_id; nothing is written", arguments: [
-        "device\u{0}", "device\u{1B}]0;owned\u{7}", "device\u{2028}2", "device\u{2066}",
-    ])
+    @Test(
+        "POST /api/v1/redeem: the same characters in device_id → 400 naming device_id; nothing is written",
+        arguments: [
+            "device\u{0}", "device\u{1B}]0;owned\u{7}", "device\u{2028}2", "device\u{2066}"
+        ])
     func deviceID(_ device: String) async throws {
         let harness = try CheckoutHarness()
         let response = try await Self.redeem(harness, ["code": "AAAA-BBBB-CCCC-DDDD", "app_user_id": "user-1", "device_id": device])
@@ -53,7 +57,8 @@ struct ControlCharacterInputTests {
         }
         let start = await harness.app.send(.get, "/checkout/start?plan=monthly&app_user_id=x%E2%80%AEy")
         #expect(start.status == .badRequest)
-        let fine = await harness.app.send(.get, "/api/v1/entitlements?app_user_id=%C3%A9l%C3%A8ve-%E5%AD%A6%E7%94%9F", headers: ["X-Api-Key": CheckoutHarness.apiKey])
+        let fine = await harness.app.send(
+            .get, "/api/v1/entitlements?app_user_id=%C3%A9l%C3%A8ve-%E5%AD%A6%E7%94%9F", headers: ["X-Api-Key": CheckoutHarness.apiKey])
         #expect(fine.status == .ok, "\(fine.text)")
     }
 }

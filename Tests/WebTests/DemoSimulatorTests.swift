@@ -30,8 +30,9 @@ struct DemoSimulatorTests {
         await demo.stop()
     }
 
-    @Test("Pay later: the session completes unpaid (no code), then the delayed checkout.session.async_payment_succeeded issues the code",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "Pay later: the session completes unpaid (no code), then the delayed checkout.session.async_payment_succeeded issues the code",
+        .timeLimit(.minutes(1)))
     func payLaterGivesTheCodeOnceTheDelayedEventArrives() async throws {
         let demo = try DemoHarness(payLaterDelay: .seconds(3))
         let sessionID = try await demo.startCheckout()
@@ -66,7 +67,9 @@ struct DemoSimulatorTests {
         let paid = await demo.submit(sessionID, choice: "pay")
         #expect(paid.status == .seeOther)
         for type in ["checkout.session.completed", "customer.subscription.created", "invoice.paid"] {
-            #expect(demo.app.logs.lines.joined(separator: "\n").contains(#""type":"\#(type)","outcome":"applied""#), "\(type) applied by /webhooks/stripe")
+            #expect(
+                demo.app.logs.lines.joined(separator: "\n").contains(#""type":"\#(type)","outcome":"applied""#), "\(type) applied by /webhooks/stripe"
+            )
         }
         #expect(CheckoutHarness.code(in: await demo.successPage(sessionID)) != nil)
         let again = await demo.submit(sessionID, choice: "pay")
@@ -109,7 +112,8 @@ struct DemoSimulatorTests {
         let create = HTTPRequest(
             method: .post, target: "/v1/checkout/sessions",
             headers: ["Authorization": "Bearer \(keys.apiKey)", "Content-Type": "application/x-www-form-urlencoded"],
-            body: Array("mode=subscription&line_items[0][price]=price_demo&line_items[0][quantity]=1&success_url=http%3A%2F%2Flocalhost%3A8080%2Fok".utf8))
+            body: Array(
+                "mode=subscription&line_items[0][price]=price_demo&line_items[0][quantity]=1&success_url=http%3A%2F%2Flocalhost%3A8080%2Fok".utf8))
         let created = await simulator.respond(to: create, path: "/v1/checkout/sessions")
         let sessionID = try #require(created.jsonObject?["id"] as? String)
         let token = try #require(simulator.hostedCheckout(id: sessionID)?.formToken)
@@ -120,7 +124,8 @@ struct DemoSimulatorTests {
         var types: [String] = []
         for request in sent {
             let header = request.headers.first { $0.name == "Stripe-Signature" }?.value
-            let event = try StripeWebhookVerifier(secret: keys.webhookSecret).verifiedEvent(payload: request.body, signatureHeader: header, now: Date())
+            let event = try StripeWebhookVerifier(secret: keys.webhookSecret).verifiedEvent(
+                payload: request.body, signatureHeader: header, now: Date())
             types.append(event.type)
             var tampered = request.body
             tampered[tampered.count / 2] ^= 0x01
@@ -133,7 +138,9 @@ struct DemoSimulatorTests {
 
     @Test("StripeSignature reproduces the signatures of Stripe's shared vectors")
     func signatureMatchesStripeVectors() throws {
-        struct Case: Decodable { let name: String; let secret: String; let timestamp: Int; let payload: String; let header: String; let expect: String }
+        struct Case: Decodable {
+            let name: String; let secret: String; let timestamp: Int; let payload: String; let header: String; let expect: String
+        }
         let cases = try JSONDecoder().decode([Case].self, from: Data(SharedVectors.bytes("stripe/webhook_vectors.json")))
         let ok = cases.filter { $0.expect == "ok" && $0.header.hasPrefix("t=") }
         #expect(!ok.isEmpty)
@@ -148,7 +155,7 @@ struct DemoSimulatorTests {
     func unreachableWithARealKey() async throws {
         let app = try TestApp(extra: [
             "stripe": ["secret_key": "sk_test_real_account_key", "webhook_secret": "whsec_real"],
-            "plans": ["demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]],
+            "plans": ["demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]]
         ])
         #expect(app.app.stripeSimulator == nil)
         for path in ["/demo/checkout/cs_test_abc", "/demo/stripe/v1/customers", "/demo/stripe/v1/checkout/sessions/cs_test_abc"] {
@@ -171,7 +178,9 @@ final class RecordingHTTPClient: OutboundHTTPClient {
 }
 
 extension DemoSimulatorTests {
-    @Test("The hosted page speaks the session's locale, as Stripe's does, whatever the browser says; its refusals too", arguments: ["de", "fr", "es", "ja"])
+    @Test(
+        "The hosted page speaks the session's locale, as Stripe's does, whatever the browser says; its refusals too",
+        arguments: ["de", "fr", "es", "ja"])
     func hostedPageSpeaksTheLocale(language: String) async throws {
         let demo = try DemoHarness()
         let english: HTTPHeaders = ["Accept-Language": "en"]

@@ -25,7 +25,7 @@ struct EmailControlCharacterTests {
         (#"a\u202e@b.co"#, "a\u{202E}@b.co"),  // right-to-left override (format)
         (#"a\u2028@b.co"#, "a\u{2028}@b.co"),  // line separator
         (#"a\ue000@b.co"#, "a\u{E000}@b.co"),  // private use
-        (#"a@b.co\ufeff"#, "a@b.co\u{FEFF}"),  // byte-order mark (format)
+        (#"a@b.co\ufeff"#, "a@b.co\u{FEFF}")  // byte-order mark (format)
     ]
 
     @Test("EmailAddress refuses them", arguments: unprintable.map(\.text))
@@ -34,9 +34,11 @@ struct EmailControlCharacterTests {
         #expect(throws: APIError.self) { try EmailAddress.require(text) }
     }
 
-    @Test("Printable ASCII addresses are taken, trimmed and lower-cased", arguments: [
-        (" a@b.co ", "a@b.co"), ("Zoe@Example.com", "zoe@example.com"),
-    ])
+    @Test(
+        "Printable ASCII addresses are taken, trimmed and lower-cased",
+        arguments: [
+            (" a@b.co ", "a@b.co"), ("Zoe@Example.com", "zoe@example.com")
+        ])
     func printable(raw: String, expected: String) {
         #expect(EmailAddress.normalized(raw) == expected)
     }
@@ -55,7 +57,7 @@ struct EmailControlCharacterTests {
             try SessionRepository.issue(accountID: account.id, deviceID: nil, on: $0, now: harness.clock.now)
         }
         let headers: HTTPHeaders = [
-            "X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)",
+            "X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"
         ]
         let response = await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: #"{"email":"\#(json)"}"#)
         #expect(response.status == .badRequest, "\(json): \(response.text)")

@@ -17,11 +17,13 @@ struct ErrorPageLanguageTests {
 
     /// Every code an error can carry to a page: the generic code of every status, each
     /// `error.code.*` text, and the specific codes use cases and routes throw.
-    static let codes: [String] = Array(Set(
-        (400...599).map { APIError.code(for: HTTPStatus(code: $0)) }
-            + PageText.allCases.filter(\.isErrorText).map { String($0.rawValue.dropFirst(PageText.errorPrefix.count)) }
-            + ["unknown_price", "invalid_grant", "unsupported_platform", "unsupported_object_type", "something_new"]
-    )).sorted()
+    static let codes: [String] = Array(
+        Set(
+            (400...599).map { APIError.code(for: HTTPStatus(code: $0)) }
+                + PageText.allCases.filter(\.isErrorText).map { String($0.rawValue.dropFirst(PageText.errorPrefix.count)) }
+                + ["unknown_price", "invalid_grant", "unsupported_platform", "unsupported_object_type", "something_new"]
+        )
+    ).sorted()
 
     @Test("Every error a page can show has its own words in every catalog, the Arabic test catalog too")
     func everyErrorHasWords() throws {
@@ -56,7 +58,8 @@ struct ErrorPageLanguageTests {
 
     @Test("An error page rendered for any error in German has no English sentence, the API's message included")
     func renderedInGerman() throws {
-        let pages = Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
+        let pages = Pages(
+            templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
         let phrases = try ShippedLanguagesTests.englishPhrases(unlike: "de")
         for status in [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 429, 500, 502, 503] {
             for code in Self.codes {
@@ -80,7 +83,7 @@ struct ErrorPageLanguageTests {
             (.get, "/checkout/start?plan=monthly&locale=%3Cscript%3E", .badRequest, "Dieser Link oder dieses Formular war unvollständig"),
             (.delete, "/account/sign-in", .methodNotAllowed, "Diese Seite lässt sich so nicht öffnen."),
             (.post, "/account/sign-in", .forbidden, "Dieses Formular ist abgelaufen oder kam von einer anderen Website."),
-            (.get, "/checkout/success", .badRequest, "Diesem Link fehlt der zugehörige Bezahlvorgang."),
+            (.get, "/checkout/success", .badRequest, "Diesem Link fehlt der zugehörige Bezahlvorgang.")
         ]
         for (method, path, status, words) in cases {
             let response = await app.send(method, path, headers: german)
@@ -89,7 +92,10 @@ struct ErrorPageLanguageTests {
             #expect(response.text.contains(#"<html lang="de""#) && response.text.contains(words), "\(path): \(response.text)")
             let left = phrases.filter { response.text.contains($0) }
             #expect(left.isEmpty, "\(path) still says \(left)")
-            for english in ["locale must be a language tag", "is not allowed here", "There is nothing at this address", "This form has expired", "missing its checkout"] {
+            for english in [
+                "locale must be a language tag", "is not allowed here", "There is nothing at this address", "This form has expired",
+                "missing its checkout"
+            ] {
                 #expect(!response.text.contains(english), "\(path)")
             }
         }

@@ -17,13 +17,18 @@ struct EventSecretRollTests {
     func bothReceiversVerify() async throws {
         let holdsOld = try FakeEventReceiver(secret: Self.oldSecret)
         let holdsNew = try FakeEventReceiver(secret: Self.newSecret)
-        defer { Task { await holdsOld.stop(); await holdsNew.stop() } }
+        defer {
+            Task {
+                await holdsOld.stop(); await holdsNew.stop()
+            }
+        }
         let endpoints = [holdsOld, holdsNew].map { ["url": $0.url, "secret": [Self.newSecret, Self.oldSecret], "types": ["*"]] as [String: Any] }
         let app = try TestApp(extra: ["events": ["endpoints": endpoints]])
         let queued = try await app.app.database.write { connection in
             let account = try AccountRepository.findOrCreate(appUserID: "roll-1", secrets: app.app.essentials.secrets, on: connection, now: Date()).0
             return try app.app.useCases.events.record(
-                .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date()) ?? ""
+                .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date())
+                ?? ""
         }
         try await EventsTests.delivering(app) {
             for receiver in [holdsOld, holdsNew] {
@@ -37,7 +42,8 @@ struct EventSecretRollTests {
         defer { Task { await stranger.stop() } }
         let other = try TestApp(extra: ["events": ["endpoints": [["url": stranger.url, "secret": [Self.newSecret, Self.oldSecret]]]]])
         _ = try await other.app.database.write { connection in
-            let account = try AccountRepository.findOrCreate(appUserID: "roll-2", secrets: other.app.essentials.secrets, on: connection, now: Date()).0
+            let account = try AccountRepository.findOrCreate(appUserID: "roll-2", secrets: other.app.essentials.secrets, on: connection, now: Date())
+                .0
             return try other.app.useCases.events.record(
                 .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date())
         }

@@ -67,15 +67,17 @@ struct EventsTests {
             let intent = try #require(harness.stripe.session(id: id)?.paymentIntentID)
             harness.clock.advance(60)
             #expect(await harness.deliver(try harness.stripe.refund(paymentIntentID: intent)).status == .ok)
-            #expect(await receiver.wait { $0.contains { $0.type == "purchase.updated" } && $0.filter { $0.type == "entitlements.changed" }.count >= 2 })
+            #expect(
+                await receiver.wait { $0.contains { $0.type == "purchase.updated" } && $0.filter { $0.type == "entitlements.changed" }.count >= 2 })
 
             let received = receiver.accepted
             Self.expectClean(received, secrets: [code, String(code.suffix(4)), "buyer@example.com"])
             let types = received.map(\.type)
-            #expect(Set(types) == [
-                "purchase.created", "code.issued", "account.created", "entitlements.changed", "code.redeemed", "account.switched",
-                "purchase.updated",
-            ])
+            #expect(
+                Set(types) == [
+                    "purchase.created", "code.issued", "account.created", "entitlements.changed", "code.redeemed", "account.switched",
+                    "purchase.updated"
+                ])
             let created = try #require(received.first { $0.type == "purchase.created" })
             #expect(Self.purchase(created)["platform"] as? String == "stripe")
             #expect(Self.purchase(created)["product_id"] as? String == "price_lifetime")
@@ -146,21 +148,26 @@ struct EventsTests {
             let now = harness.clock.now
             let end = now.addingTimeInterval(30 * 86400)
             let original = "2000000000000901"
-            let subscribed = try await harness.appleNotification(FakeAppStoreNotification(
-                notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: now,
-                transaction: harness.transaction(original, expires: end, signedAt: now, appAccountToken: hint)))
+            let subscribed = try await harness.appleNotification(
+                FakeAppStoreNotification(
+                    notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: now,
+                    transaction: harness.transaction(original, expires: end, signedAt: now, appAccountToken: hint)))
             #expect(subscribed.status == .ok)
-            let refund = try await harness.appleNotification(FakeAppStoreNotification(
-                notificationType: "REFUND", signedDate: now.addingTimeInterval(60),
-                transaction: harness.transaction(original, expires: end, signedAt: now.addingTimeInterval(60),
-                                                 revokedAt: now.addingTimeInterval(50), revocationReason: 0)))
+            let refund = try await harness.appleNotification(
+                FakeAppStoreNotification(
+                    notificationType: "REFUND", signedDate: now.addingTimeInterval(60),
+                    transaction: harness.transaction(
+                        original, expires: end, signedAt: now.addingTimeInterval(60),
+                        revokedAt: now.addingTimeInterval(50), revocationReason: 0)))
             #expect(refund.status == .ok)
             harness.google.setSubscription(token: "tok-events-1", state: .active, productID: "pro_monthly", expiry: end, obfuscatedAccountID: hint)
-            let google = await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-events-1", subscriptionID: "pro_monthly"), messageID: "m-ev-1")
+            let google = await harness.googleNotification(
+                .subscription(type: 4, purchaseToken: "tok-events-1", subscriptionID: "pro_monthly"), messageID: "m-ev-1")
             #expect(google.status == .ok)
-            #expect(await receiver.wait { received in
-                received.filter { $0.type == "purchase.created" }.count == 2 && received.contains { $0.type == "purchase.updated" }
-            })
+            #expect(
+                await receiver.wait { received in
+                    received.filter { $0.type == "purchase.created" }.count == 2 && received.contains { $0.type == "purchase.updated" }
+                })
             let received = receiver.accepted
             Self.expectClean(received, secrets: ["tok-events-1"])
             #expect(Set(received.map(\.type)) == ["purchase.created", "purchase.updated", "entitlements.changed"], "the types filter applies")
@@ -181,8 +188,12 @@ struct EventsTests {
         let harness = try CheckoutHarness(extra: ["events": Self.events(receiver, types: ["account.*"])])
         try await Self.delivering(harness.app) {
             let owner = try await AccountFlowTests.account(harness, appUserID: "owner")
-            let session = try await harness.app.app.database.write { try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now) }
-            let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"]
+            let session = try await harness.app.app.database.write {
+                try SessionRepository.issue(accountID: owner.id, deviceID: nil, on: $0, now: harness.clock.now)
+            }
+            let headers: HTTPHeaders = [
+                "X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "Authorization": "Bearer \(session.accessToken)"
+            ]
             #expect(await harness.app.send(.post, "/api/v1/account/email", headers: headers, body: #"{"email":"owner@example.com"}"#).status == .ok)
             await harness.app.app.workers.outbox.runOnce()
             let mail = MailReader(directory: harness.app.directory.path + "/mail")
@@ -205,7 +216,9 @@ struct EventsTests {
             eventDelivery: EventDeliveryConfiguration(concurrency: 2, idlePoll: .milliseconds(200), retry: fast))
         let queued = try await app.app.database.write { connection in
             try (0..<5).map { index in
-                let account = try AccountRepository.findOrCreate(appUserID: "retry-\(index)", secrets: app.app.essentials.secrets, on: connection, now: Date()).0
+                let account = try AccountRepository.findOrCreate(
+                    appUserID: "retry-\(index)", secrets: app.app.essentials.secrets, on: connection, now: Date()
+                ).0
                 return try app.app.useCases.events.record(
                     .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id],
                     on: connection, now: Date()) ?? ""

@@ -21,23 +21,27 @@ struct ForwardedForTests {
         return resolver.address(for: request, context: RequestContext(requestId: "r", logger: .disabled, remoteAddress: peer))
     }
 
-    @Test("Valid addresses are taken, right to left past trusted proxies, in canonical form", arguments: [
-        ("203.0.113.9", "203.0.113.9"),
-        ("198.51.100.1, 203.0.113.9", "203.0.113.9"),
-        ("203.0.113.9, 10.1.2.3", "203.0.113.9"),
-        ("garbage, 203.0.113.9", "203.0.113.9"),
-        ("2001:DB8:0:0::1", "2001:db8::1"),
-        ("2001:db8:0000:0000:0000:0000:0000:0001", "2001:db8::1"),
-        ("10.0.0.1, 10.0.0.2", "10.0.0.1"),
-    ])
+    @Test(
+        "Valid addresses are taken, right to left past trusted proxies, in canonical form",
+        arguments: [
+            ("203.0.113.9", "203.0.113.9"),
+            ("198.51.100.1, 203.0.113.9", "203.0.113.9"),
+            ("203.0.113.9, 10.1.2.3", "203.0.113.9"),
+            ("garbage, 203.0.113.9", "203.0.113.9"),
+            ("2001:DB8:0:0::1", "2001:db8::1"),
+            ("2001:db8:0000:0000:0000:0000:0000:0001", "2001:db8::1"),
+            ("10.0.0.1, 10.0.0.2", "10.0.0.1")
+        ])
     func valid(forwarded: String, expected: String) {
         #expect(client(forwarded) == expected)
     }
 
-    @Test("Anything but an IP address leaves the proxy as the client", arguments: [
-        "garbage-1", "203.0.113.9, garbage", "unknown", "203.0.113.9:443", "[2001:db8::1]", "2001:db8::1%eth0",
-        "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1", "example.com", " , ", "203.0.113.9\u{0}", "_hidden", "0x7f.1.1.1",
-    ])
+    @Test(
+        "Anything but an IP address leaves the proxy as the client",
+        arguments: [
+            "garbage-1", "203.0.113.9, garbage", "unknown", "203.0.113.9:443", "[2001:db8::1]", "2001:db8::1%eth0",
+            "01.2.3.4", "1.2.3", "1.2.3.4.5", "256.1.1.1", "example.com", " , ", "203.0.113.9\u{0}", "_hidden", "0x7f.1.1.1"
+        ])
     func garbage(forwarded: String) {
         #expect(client(forwarded) == "127.0.0.1", "\(forwarded.debugDescription)")
     }

@@ -12,7 +12,9 @@ import TestSupport
 /// unavailable), and `gonative_iap_purchases(data)` defined on the store and account pages.
 @Suite("GoNative: Apple's refusal, the store's products, on-device purchases")
 struct GoNativeSeedTests {
-    @Test("Apple's refusal (status 21003): logged with its status and reason, no receipt bytes, and returned in the reply's error on both receipt routes")
+    @Test(
+        "Apple's refusal (status 21003): logged with its status and reason, no receipt bytes, and returned in the reply's error on both receipt routes"
+    )
     func refusalLoggedAndReturned() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -43,15 +45,19 @@ struct GoNativeSeedTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
 
         // A verified receipt's answer carries no error.
-        harness.apple.addReceipt("MIIGOOD", environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "4000000000000077", expiresDate: harness.clock.now.addingTimeInterval(86400))],
-            requestDate: harness.clock.now))
+        harness.apple.addReceipt(
+            "MIIGOOD", environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(originalTransactionID: "4000000000000077", expiresDate: harness.clock.now.addingTimeInterval(86400))],
+                requestDate: harness.clock.now))
         let good = await GoNativeWebTests.post(harness, receipt: "MIIGOOD", cookie: cookie)
         #expect(good.jsonObject?["success"] as? Bool == true && good.jsonObject?["error"] == nil)
     }
 
-    @Test("The store page has a slot for each product's localizedTitle and localizedDescription and a hidden 'unavailable' note; gonative.js fills them from what the store returned")
+    @Test(
+        "The store page has a slot for each product's localizedTitle and localizedDescription and a hidden 'unavailable' note; gonative.js fills them from what the store returned"
+    )
     func storeShowsWhatTheStoreReturned() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }

@@ -36,7 +36,9 @@ struct GoNativeSignInCodeTests {
         return sent
     }
 
-    @Test("Signed out at the store page: ask for the mail, type its code in the web view, land on the store signed in; the postUrl then links the receipt")
+    @Test(
+        "Signed out at the store page: ask for the mail, type its code in the web view, land on the store signed in; the postUrl then links the receipt"
+    )
     func signInByCodeThenReceipt() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -59,17 +61,22 @@ struct GoNativeSignInCodeTests {
         #expect(webView.cookies[WebCookies.session] != nil, "the web view itself holds the session")
         #expect(await webView.get("/gonative/store").status == .ok)
 
-        harness.apple.addReceipt("MIIGNCODE", environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "4000000000000077", expiresDate: harness.clock.now.addingTimeInterval(86400))],
-            requestDate: harness.clock.now))
+        harness.apple.addReceipt(
+            "MIIGNCODE", environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(originalTransactionID: "4000000000000077", expiresDate: harness.clock.now.addingTimeInterval(86400))],
+                requestDate: harness.clock.now))
         // GoNative's IAP plug-in posts the receipt to the postUrl with the web view's cookies.
-        let receipt = await webView.send(.post, "/gonative/receipt", headers: ["Content-Type": "application/json"], body: #"{"receipt-data":"MIIGNCODE"}"#)
+        let receipt = await webView.send(
+            .post, "/gonative/receipt", headers: ["Content-Type": "application/json"], body: #"{"receipt-data":"MIIGNCODE"}"#)
         #expect(receipt.jsonObject?["success"] as? Bool == true, "\(receipt.text)")
         #expect(try await harness.purchase(.appStore, "4000000000000077")?.accountID == accountID)
     }
 
-    @Test("The code form needs its CSRF token; a wrong code says how many tries are left; after 5 the right code is refused and a new mail is asked for")
+    @Test(
+        "The code form needs its CSRF token; a wrong code says how many tries are left; after 5 the right code is refused and a new mail is asked for"
+    )
     func tries() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -86,7 +93,8 @@ struct GoNativeSignInCodeTests {
         let wrong = String(format: "%06d", (Int(code)! + 1) % 1_000_000)
         let noToken = await webView.post("/account/sign-in/code", ["email": "buyer@example.com", "code": code])
         #expect(noToken.status == .forbidden)
-        let first = await webView.post("/account/sign-in/code", ["csrf": csrf, "email": "buyer@example.com", "code": wrong, "next": "/gonative/store"])
+        let first = await webView.post(
+            "/account/sign-in/code", ["csrf": csrf, "email": "buyer@example.com", "code": wrong, "next": "/gonative/store"])
         #expect(first.status == .unauthorized && first.text.contains("4 more tries"), "\(first.text.prefix(600))")
         #expect(first.text.contains(#"action="/account/sign-in/code""#), "the code form again")
         for _ in 2...5 {

@@ -34,10 +34,12 @@ struct GoNativeWebTests {
     }
 
     func validReceipt(_ harness: StoresHarness, _ receipt: String) {
-        harness.apple.addReceipt(receipt, environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "4000000000000009", expiresDate: harness.clock.now.addingTimeInterval(86400))],
-            requestDate: harness.clock.now))
+        harness.apple.addReceipt(
+            receipt, environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(originalTransactionID: "4000000000000009", expiresDate: harness.clock.now.addingTimeInterval(86400))],
+                requestDate: harness.clock.now))
     }
 
     @Test("productsUrl: exactly {\"products\": [ids]} from config, strings only, no key needed")
@@ -118,13 +120,21 @@ struct GoNativeWebTests {
         defer { Task { await harness.stop() } }
         let (accountID, cookie) = try await Self.signedInWebView(harness)
         let now = harness.clock.now
-        harness.apple.addReceipt("MIIBOTH", environment: .sandbox, answer: .receipt(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            latestReceiptInfo: [.init(originalTransactionID: "4000000000000030", purchaseDate: now.addingTimeInterval(-40 * 86400),
-                                      expiresDate: now.addingTimeInterval(-10 * 86400), autoRenewStatus: 0)],
-            inApp: [.init(productID: "com.example.lifetime", transactionID: "4000000000000040", originalTransactionID: "4000000000000040",
-                          purchaseDate: now.addingTimeInterval(-300 * 86400), autoRenewStatus: nil)],
-            requestDate: now))
+        harness.apple.addReceipt(
+            "MIIBOTH", environment: .sandbox,
+            answer: .receipt(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                latestReceiptInfo: [
+                    .init(
+                        originalTransactionID: "4000000000000030", purchaseDate: now.addingTimeInterval(-40 * 86400),
+                        expiresDate: now.addingTimeInterval(-10 * 86400), autoRenewStatus: 0)
+                ],
+                inApp: [
+                    .init(
+                        productID: "com.example.lifetime", transactionID: "4000000000000040", originalTransactionID: "4000000000000040",
+                        purchaseDate: now.addingTimeInterval(-300 * 86400), autoRenewStatus: nil)
+                ],
+                requestDate: now))
         let response = await Self.post(harness, receipt: "MIIBOTH", cookie: cookie)
         #expect(response.status == .ok)
         #expect(response.jsonObject?["success"] as? Bool == true, "the non-consumable still grants access: \(response.text)")
@@ -158,26 +168,35 @@ struct GoNativeWebTests {
         #expect(refused.jsonObject?["success"] as? Bool == false)
         #expect(refused.jsonObject?["title"] as? String == "Purchase not verified")
         for body in ["{}", #"{"receipt-data":""}"#, "", "not json"] {
-            let malformed = await harness.app.send(.post, "/gonative/receipt", headers: ["Content-Type": "application/json", "Cookie": cookie], body: body)
-            #expect(malformed.status == .badRequest && malformed.errorCode == "bad_request", "not GoNative's request (\(body)): 400 in API.md's shape")
+            let malformed = await harness.app.send(
+                .post, "/gonative/receipt", headers: ["Content-Type": "application/json", "Cookie": cookie], body: body)
+            #expect(
+                malformed.status == .badRequest && malformed.errorCode == "bad_request", "not GoNative's request (\(body)): 400 in API.md's shape")
         }
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
     }
 
-    @Test("Every postUrl answer's loadUrl is a URL string: refused and store down → the store page, expired → the store page, another account's → /account")
+    @Test(
+        "Every postUrl answer's loadUrl is a URL string: refused and store down → the store page, expired → the store page, another account's → /account"
+    )
     func loadURLAlwaysAString() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let (_, cookie) = try await Self.signedInWebView(harness)
         harness.apple.addReceipt("MIIDOWN", environment: .sandbox, answer: .status(21100))
-        harness.apple.addReceipt("MIIENDED", environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "4000000000000010", purchaseDate: harness.clock.now.addingTimeInterval(-40 * 86400),
-                              expiresDate: harness.clock.now.addingTimeInterval(-10 * 86400))],
-            requestDate: harness.clock.now))
+        harness.apple.addReceipt(
+            "MIIENDED", environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [
+                    .init(
+                        originalTransactionID: "4000000000000010", purchaseDate: harness.clock.now.addingTimeInterval(-40 * 86400),
+                        expiresDate: harness.clock.now.addingTimeInterval(-10 * 86400))
+                ],
+                requestDate: harness.clock.now))
         let store = "https://pay.example.com/gonative/store"
         for (receipt, title, loadURL) in [
-            ("GARBAGE", "Purchase not verified", store), ("MIIDOWN", "Purchase not confirmed yet", store), ("MIIENDED", "Purchase expired", store),
+            ("GARBAGE", "Purchase not verified", store), ("MIIDOWN", "Purchase not confirmed yet", store), ("MIIENDED", "Purchase expired", store)
         ] {
             let response = await Self.post(harness, receipt: receipt, cookie: cookie)
             #expect(response.status == .ok)
@@ -231,7 +250,9 @@ struct GoNativeWebTests {
 }
 
 extension GoNativeWebTests {
-    @Test("The postUrl's title and message, shown in the web view, follow the buyer's language; an expiry date is written its way", arguments: ["de", "fr", "es", "ja"])
+    @Test(
+        "The postUrl's title and message, shown in the web view, follow the buyer's language; an expiry date is written its way",
+        arguments: ["de", "fr", "es", "ja"])
     func answersInTheBuyersLanguage(language: String) async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }

@@ -13,16 +13,20 @@ struct IAPAccountTests {
     enum Store: String, CaseIterable, Sendable { case apple, google }
 
     /// Posts the purchase of `reference` to `/api/v1/iap/{store}`.
-    static func post(_ harness: StoresHarness, _ store: Store, reference: String, email: String? = nil, bearer: String? = nil,
-                     ownerHint: String? = nil) async throws -> HTTPResponse {
+    static func post(
+        _ harness: StoresHarness, _ store: Store, reference: String, email: String? = nil, bearer: String? = nil,
+        ownerHint: String? = nil
+    ) async throws -> HTTPResponse {
         var body: [String: Any] = [:]
         switch store {
         case .apple:
-            let transaction = harness.transaction(reference, expires: harness.clock.now.addingTimeInterval(30 * 86400),
+            let transaction = harness.transaction(
+                reference, expires: harness.clock.now.addingTimeInterval(30 * 86400),
                 signedAt: harness.clock.now, appAccountToken: ownerHint)
             body["subscription_transaction_jws"] = try harness.pki.signer(.valid).signTransaction(transaction)
         case .google:
-            harness.google.setSubscription(token: reference, state: .active, productID: "pro_monthly",
+            harness.google.setSubscription(
+                token: reference, state: .active, productID: "pro_monthly",
                 expiry: harness.clock.now.addingTimeInterval(30 * 86400), obfuscatedAccountID: ownerHint)
             body["purchase_token"] = reference
             body["sku"] = "pro_monthly"
@@ -87,13 +91,16 @@ struct IAPAccountTests {
         #expect(attribution["referrer_id"] as? String == "ref-1")
     }
 
-    @Test("Not signed in, with an email: a new unconfirmed account and a confirmation mail — never the existing owner of that email", arguments: Store.allCases)
+    @Test(
+        "Not signed in, with an email: a new unconfirmed account and a confirmation mail — never the existing owner of that email",
+        arguments: Store.allCases)
     func newAccountWithEmail(store: Store) async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         // Someone else already owns and confirmed this address.
         let existing = try await harness.app.app.database.write { connection -> String in
-            let account = try AccountRepository.create(email: "dana@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: harness.clock.now)
+            let account = try AccountRepository.create(
+                email: "dana@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: harness.clock.now)
             try AccountRepository.confirmEmail("dana@example.com", accountID: account.id, on: connection, now: harness.clock.now)
             return account.id
         }
@@ -105,7 +112,9 @@ struct IAPAccountTests {
         let signedInto = try await Self.signsInto(harness, response)
         #expect(signedInto != existing, "claiming an email never signs into the account that owns it")
         #expect(try await Self.mails(harness, "email_confirmation") == 1)
-        let attribution = try await harness.app.app.database.read { try $0.queryOne("SELECT attribution FROM purchases")?.optionalString("attribution") }
+        let attribution = try await harness.app.app.database.read {
+            try $0.queryOne("SELECT attribution FROM purchases")?.optionalString("attribution")
+        }
         #expect(attribution == #"{"referrer_id":"ref-1"}"#)
     }
 
@@ -183,10 +192,12 @@ struct IAPAccountTests {
         let headers: HTTPHeaders = ["X-Api-Key": StoresHarness.apiKey, "Content-Type": "application/json"]
         let none = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: "{}")
         #expect(none.status == .badRequest)
-        let two = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"transaction_id":"1","subscription_transaction_jws":"a.b.c"}"#)
+        let two = await harness.app.send(
+            .post, "/api/v1/iap/apple", headers: headers, body: #"{"transaction_id":"1","subscription_transaction_jws":"a.b.c"}"#)
         #expect(two.status == .badRequest)
         let three = await harness.app.send(
-            .post, "/api/v1/iap/apple", headers: headers, body: #"{"transaction_id":"1","app_receipt_base64":"eA==","subscription_transaction_jws":"a.b.c"}"#)
+            .post, "/api/v1/iap/apple", headers: headers,
+            body: #"{"transaction_id":"1","app_receipt_base64":"eA==","subscription_transaction_jws":"a.b.c"}"#)
         #expect(three.status == .badRequest)
         let forged = await harness.app.send(.post, "/api/v1/iap/apple", headers: headers, body: #"{"subscription_transaction_jws":"a.b.c"}"#)
         #expect(forged.status == .unprocessableContent)

@@ -8,14 +8,16 @@ import Testing
 /// Inputs cut short get the 400 the contract declares, not an answer meant for another case.
 @Suite("Incomplete links and ids")
 struct IncompleteInputTests {
-    @Test("A confirmation or password link without its token is a 400 page that says what to do; an unknown token stays 410", arguments: [
-        "/email/confirm", "/auth/password/reset",
-    ])
+    @Test(
+        "A confirmation or password link without its token is a 400 page that says what to do; an unknown token stays 410",
+        arguments: [
+            "/email/confirm", "/auth/password/reset"
+        ])
     func linkWithoutToken(path: String) async throws {
         let harness = try CheckoutHarness()
         for response in [
             await harness.app.send(.get, path),
-            await AccountFlowTests.form(harness, path, [:]),
+            await AccountFlowTests.form(harness, path, [:])
         ] {
             #expect(response.status == .badRequest)
             #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
@@ -25,7 +27,9 @@ struct IncompleteInputTests {
         #expect(await AccountFlowTests.form(harness, path, ["token": "unknown-token", "password": "long enough password"]).status.code == 410)
     }
 
-    @Test("Polling a checkout with an id that is not a UUID is 400; an unseen UUID is pending", arguments: ["null,null", "123", "6F9619FF-8B86-D011-B42D"])
+    @Test(
+        "Polling a checkout with an id that is not a UUID is 400; an unseen UUID is pending",
+        arguments: ["null,null", "123", "6F9619FF-8B86-D011-B42D"])
     func pollNeedsUUID(id: String) async throws {
         let harness = try CheckoutHarness()
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey]
@@ -39,9 +43,11 @@ struct IncompleteInputTests {
 
 @Suite("/.well-known for an app that is not configured")
 struct WellKnownNotConfiguredTests {
-    @Test("A platform with no app configured is a JSON 404 (programs read these files), not an HTML page", arguments: [
-        "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json",
-    ])
+    @Test(
+        "A platform with no app configured is a JSON 404 (programs read these files), not an HTML page",
+        arguments: [
+            "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json"
+        ])
     func jsonNotFound(path: String) async throws {
         let app = try TestApp()
         let response = await app.send(.get, path)

@@ -11,11 +11,17 @@ import TestSupport
 /// `/checkout/start` with a storefront and the platform's token.
 @Suite("Link-out: eligibility and checkout with a platform token")
 struct LinkOutCheckoutHTTPTests {
-    static var rules: [String: Any] { ["link_out": ["rules": [
-        ["platform": "ios", "storefronts": ["USA"], "program": "us_link"],
-        ["platform": "ios", "storefronts": ["DEU", "FRA"], "program": "apple_external_purchase"],
-        ["platform": "android", "storefronts": ["USA"], "program": "google_external_links"],
-    ]]] }
+    static var rules: [String: Any] {
+        [
+            "link_out": [
+                "rules": [
+                    ["platform": "ios", "storefronts": ["USA"], "program": "us_link"],
+                    ["platform": "ios", "storefronts": ["DEU", "FRA"], "program": "apple_external_purchase"],
+                    ["platform": "android", "storefronts": ["USA"], "program": "google_external_links"]
+                ]
+            ]
+        ]
+    }
 
     static func eligibility(_ harness: CheckoutHarness, _ query: String) async -> HTTPResponse {
         await harness.app.send(.get, "/api/v1/checkout/eligibility?" + query, headers: ["X-Api-Key": CheckoutHarness.apiKey])
@@ -46,8 +52,10 @@ struct LinkOutCheckoutHTTPTests {
     func checkoutWithToken() async throws {
         let harness = try CheckoutHarness(extra: Self.rules)
         let warnings = harness.app.logs.lines.filter { $0.contains("link_out_reporting_unconfigured") }
-        #expect(warnings.count == 2 && warnings.contains { $0.contains("apple_external_purchase") } && warnings.contains { $0.contains("google_external_links") },
-                "without store credentials, each reporting programme is named at start: \(warnings)")
+        #expect(
+            warnings.count == 2 && warnings.contains { $0.contains("apple_external_purchase") }
+                && warnings.contains { $0.contains("google_external_links") },
+            "without store credentials, each reporting programme is named at start: \(warnings)")
         let germany = await Self.eligibility(harness, "platform=ios&storefront=DEU")
         #expect(germany.jsonObject?["program"] as? String == "apple_external_purchase" && germany.jsonObject?["token_required"] as? Bool == true)
 
@@ -64,7 +72,8 @@ struct LinkOutCheckoutHTTPTests {
         #expect(harness.stripe.sessions.isEmpty, "nothing was asked of Stripe")
 
         let token = FakeExternalPurchaseToken.make(externalPurchaseID: "SANDBOX_7f4d")
-        let sessionID = try await harness.startCheckout("plan=monthly&app_user_id=user-1&platform=ios&storefront=DEU&external_purchase_token=\(token)")
+        let sessionID = try await harness.startCheckout(
+            "plan=monthly&app_user_id=user-1&platform=ios&storefront=DEU&external_purchase_token=\(token)")
         let rows = try await harness.app.app.database.read { connection in
             try connection.query(
                 """
@@ -79,7 +88,8 @@ struct LinkOutCheckoutHTTPTests {
         #expect(harness.stripe.sessions.first?.metadata.values.contains(token) == false, "the token does not travel to Stripe")
 
         let plain = try await harness.startCheckout("plan=monthly&app_user_id=user-2")
-        #expect(try await harness.app.app.database.read { try $0.queryOne("SELECT link_out_token_id FROM checkouts WHERE session_id = ?", [plain]) }?
-            .optionalString("link_out_token_id") == nil, "a browser checkout carries no token")
+        #expect(
+            try await harness.app.app.database.read { try $0.queryOne("SELECT link_out_token_id FROM checkouts WHERE session_id = ?", [plain]) }?
+                .optionalString("link_out_token_id") == nil, "a browser checkout carries no token")
     }
 }

@@ -101,7 +101,8 @@ struct LinkOutReportingEndToEndTests {
         #expect(refunded["transactionState"] as? String == "TRANSACTION_CANCELED", "the renewal was refunded in full")
         #expect(google.externalTransaction(id: stored[0].requestID)?["transactionState"] as? String == "TRANSACTION_REPORTED")
         let refunds = google.externalTransactionRequests.filter { $0.action == "refund" }.map(\.status)
-        #expect(refunds == [500, 400, 200], "the partial refund kept with its answer lost, its resend refused and read back, the full one: \(refunds)")
+        #expect(
+            refunds == [500, 400, 200], "the partial refund kept with its answer lost, its resend refused and read back, the full one: \(refunds)")
         await harness.stop()
     }
 }

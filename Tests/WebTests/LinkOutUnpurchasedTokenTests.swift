@@ -18,16 +18,22 @@ struct LinkOutUnpurchasedTokenTests {
         let payload: JSONValue = .object([
             ("notificationType", "EXTERNAL_PURCHASE_TOKEN"), ("subtype", "UNREPORTED"), ("notificationUUID", .string(UUID().uuidString.lowercased())),
             ("version", "2.0"), ("signedDate", .integer(Int64(harness.clock.now.timeIntervalSince1970 * 1000))),
-            ("externalPurchaseToken", .object([
-                ("externalPurchaseId", .string(externalPurchaseID)), ("tokenCreationDate", .integer(Int64(harness.clock.now.timeIntervalSince1970 * 1000))),
-                ("appAppleId", .integer(Int64(StoresHarness.appAppleID))), ("bundleId", .string(StoresHarness.bundleID)),
-            ])),
+            (
+                "externalPurchaseToken",
+                .object([
+                    ("externalPurchaseId", .string(externalPurchaseID)),
+                    ("tokenCreationDate", .integer(Int64(harness.clock.now.timeIntervalSince1970 * 1000))),
+                    ("appAppleId", .integer(Int64(StoresHarness.appAppleID))), ("bundleId", .string(StoresHarness.bundleID))
+                ])
+            )
         ])
         let body = JSONValue.object([("signedPayload", .string(try harness.pki.signer().sign(payload)))]).serialized()
         return await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], bytes: body).status.code
     }
 
-    @Test("UNREPORTED reports its token without line items at once (an unknown one as unrecognized); the periodic look reports the rest after a week; each once")
+    @Test(
+        "UNREPORTED reports its token without line items at once (an unknown one as unrecognized); the periodic look reports the rest after a week; each once"
+    )
     func unpurchased() async throws {
         let harness = try await StoresHarness(extra: LinkOutFlow.config(rules: LinkOutReportingEndToEndTests.appleRules))
         let flow = LinkOutFlow(harness)

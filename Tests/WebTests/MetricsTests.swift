@@ -30,7 +30,8 @@ struct MetricsTests {
         #expect(metrics.value("tollgate_build_info", ["version": BuildInfo.version]) == 1)
     }
 
-    @Test("The figures move as the flows run: per-route latency, redemptions by status, webhooks by source and outcome, mail waiting, database writes")
+    @Test(
+        "The figures move as the flows run: per-route latency, redemptions by status, webhooks by source and outcome, mail waiting, database writes")
     func figuresMove() async throws {
         let harness = try CheckoutHarness()
         let before = try await scrape(harness.app)
@@ -52,7 +53,8 @@ struct MetricsTests {
         let object = try #require(harness.stripe.sessionObject(id: id))
         #expect(await harness.webhook("checkout.session.completed", object: object).status == .ok)
         #expect(await harness.webhook("checkout.session.completed", object: object, secret: "whsec_wrong").status == .badRequest)
-        let apple = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"signedPayload":"x.y.z"}"#)
+        let apple = await harness.app.send(
+            .post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"signedPayload":"x.y.z"}"#)
         #expect(apple.status == .badRequest)
 
         let after = try await scrape(harness.app)
@@ -95,18 +97,20 @@ struct MetricsTests {
         #expect((after.value("tollgate_retention_passes_total") ?? 0) >= 1)
     }
 
-    @Test("The exposition reader refuses what Prometheus refuses (negative proof)", arguments: [
-        "a 1",  // no trailing newline
-        "# TYPE a counter\na 1\n# TYPE a counter\n",
-        "a{b=\"c} 1\n",
-        "a{b=\"x\\q\"} 1\n",
-        "a 1\nb 2\na 3\n",
-        "9a 1\n",
-        "a one\n",
-        "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n",
-        "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 1\nh_count 1\n",
-        "a{b=\"1\"} 1\na{b=\"1\"} 2\n",
-    ])
+    @Test(
+        "The exposition reader refuses what Prometheus refuses (negative proof)",
+        arguments: [
+            "a 1",  // no trailing newline
+            "# TYPE a counter\na 1\n# TYPE a counter\n",
+            "a{b=\"c} 1\n",
+            "a{b=\"x\\q\"} 1\n",
+            "a 1\nb 2\na 3\n",
+            "9a 1\n",
+            "a one\n",
+            "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_sum 1\nh_count 1\n",
+            "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_sum 1\nh_count 1\n",
+            "a{b=\"1\"} 1\na{b=\"1\"} 2\n"
+        ])
     func readerIsStrict(text: String) {
         #expect(throws: PrometheusExposition.ParseError.self) { try PrometheusExposition(text) }
     }

@@ -99,7 +99,9 @@ struct MigrationUpgradeTests {
         let config = try TollgateConfig.make(directory: directory.path)
         let first = try TollgateApp(config: config, logger: .disabled)
         let recorded = try first.database.readSync { connection in
-            try connection.query("SELECT release, oldest_beside FROM schema_releases").map { [try $0.string("release"), try $0.string("oldest_beside")] }
+            try connection.query("SELECT release, oldest_beside FROM schema_releases").map {
+                [try $0.string("release"), try $0.string("oldest_beside")]
+            }
         }
         #expect(recorded == [[BuildInfo.version, TollgateReleases.current.oldestBeside]])
         // A newer release's migration, with no release that lets this one run beside it.
@@ -142,4 +144,3 @@ struct MigrationUpgradeTests {
         try database.writeSync { try $0.execute(sql, values) }
     }
 }
-

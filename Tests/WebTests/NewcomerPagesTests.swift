@@ -13,10 +13,12 @@ struct NewcomerPagesTests {
     @Test("A checkout that cannot start is a calm page: no configuration key, no 'Error 503', a way to try again; the key goes to the log")
     func checkoutUnavailableIsCalm() async throws {
         let directory = try TemporaryDirectory()
-        let config = try ConfigLoader.load(path: nil, environment: [
-            "TOLLGATE_STRIPE_SIMULATOR": "false", "TOLLGATE_DATABASE_PATH": directory.path + "/tollgate.sqlite",
-            "TOLLGATE_MAIL_FILE_DIR": directory.path + "/mail",
-        ])
+        let config = try ConfigLoader.load(
+            path: nil,
+            environment: [
+                "TOLLGATE_STRIPE_SIMULATOR": "false", "TOLLGATE_DATABASE_PATH": directory.path + "/tollgate.sqlite",
+                "TOLLGATE_MAIL_FILE_DIR": directory.path + "/mail"
+            ])
         let logs = MemoryLogSink()
         let app = TestApp(directory: directory, app: try TollgateApp(config: config, logger: Logger(sink: logs)), logs: logs)
         let page = await app.send(.get, "/checkout/start?plan=demo")

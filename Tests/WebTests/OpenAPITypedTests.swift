@@ -73,13 +73,23 @@ struct OpenAPITypedTests {
     func catchesUntyped() {
         let document: [String: Any] = [
             "paths": [
-                "/x": ["post": [
-                    "requestBody": ["content": ["application/json": [String: Any]()]],
-                    "responses": ["200": ["content": ["application/json": ["schema": [
-                        "type": "object", "properties": ["status": ["const": "ok"], "details": ["type": "object"]],
-                    ]]]]],
-                ]],
-            ],
+                "/x": [
+                    "post": [
+                        "requestBody": ["content": ["application/json": [String: Any]()]],
+                        "responses": [
+                            "200": [
+                                "content": [
+                                    "application/json": [
+                                        "schema": [
+                                            "type": "object", "properties": ["status": ["const": "ok"], "details": ["type": "object"]]
+                                        ]
+                                    ]
+                                ]
+                            ]
+                        ]
+                    ]
+                ]
+            ]
         ]
         let found = Self.untyped(in: document)
         #expect(found.contains { $0.contains("request application/json: no schema") }, "\(found)")

@@ -63,16 +63,19 @@ struct OperationsTests {
                 documented.insert("\(method.uppercased()) \(path)")
             }
         }
-        let served = Set(app.app.responder.router.routes.map { route in
-            "\(route.method.rawValue) \(route.pattern.replacingOccurrences(of: "*}", with: "}"))"
-        })
+        let served = Set(
+            app.app.responder.router.routes.map { route in
+                "\(route.method.rawValue) \(route.pattern.replacingOccurrences(of: "*}", with: "}"))"
+            })
         #expect(served.subtracting(documented).sorted() == [], "routes missing from Public/openapi.json")
         #expect(documented.subtracting(served).sorted() == [], "documented routes that do not exist")
     }
 
-    @Test("Static files are served with a content type, and paths out of Public/ are 404", arguments: [
-        "/static/../Package.swift", "/static/%2e%2e/Package.swift", "/static/..%2fPackage.swift", "/static/style.css/../../Package.swift",
-    ])
+    @Test(
+        "Static files are served with a content type, and paths out of Public/ are 404",
+        arguments: [
+            "/static/../Package.swift", "/static/%2e%2e/Package.swift", "/static/..%2fPackage.swift", "/static/style.css/../../Package.swift"
+        ])
     func staticEscapes(path: String) async throws {
         let app = try TestApp()
         let css = await app.send(.get, "/static/style.css")

@@ -16,17 +16,19 @@ struct PagesTests {
         Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
     }
 
-    @Test("A page's language: the link's locale (wherever it stands) before its lang, the first of each, then Accept-Language, then the default", arguments: [
-        ("/", nil, "en"),
-        ("/", "ja, de;q=0.5", "ja"),
-        ("/?locale=de", "ja", "de"),
-        ("/?lang=fr&locale=de", nil, "de"),
-        ("/?lang=fr&lang=de", nil, "fr"),
-        ("/?locale=es&locale=de", nil, "es"),
-        ("/?locale=xx&lang=fr", "ja", "ja"),
-        ("/?other=1", "de-AT", "de"),
-        ("/?", nil, "en"),
-    ] as [(String, String?, String)])
+    @Test(
+        "A page's language: the link's locale (wherever it stands) before its lang, the first of each, then Accept-Language, then the default",
+        arguments: [
+            ("/", nil, "en"),
+            ("/", "ja, de;q=0.5", "ja"),
+            ("/?locale=de", "ja", "de"),
+            ("/?lang=fr&locale=de", nil, "de"),
+            ("/?lang=fr&lang=de", nil, "fr"),
+            ("/?locale=es&locale=de", nil, "es"),
+            ("/?locale=xx&lang=fr", "ja", "ja"),
+            ("/?other=1", "de-AT", "de"),
+            ("/?", nil, "en")
+        ] as [(String, String?, String)])
     func pageLanguage(target: String, acceptLanguage: String?, expected: String) throws {
         var headers = HTTPHeaders()
         if let acceptLanguage { headers.add("Accept-Language", acceptLanguage) }
@@ -51,9 +53,11 @@ struct PagesTests {
     @Test("set_password posts the token and a password of the minimum length, and shows an error accessibly")
     func setPassword() throws {
         let pages = try Self.pages()
-        let page = try pages.render("set_password", [
-            "action": "/account/password", "token": "tok\"en", "min_length": 12, "error": "Too short.",
-        ])
+        let page = try pages.render(
+            "set_password",
+            [
+                "action": "/account/password", "token": "tok\"en", "min_length": 12, "error": "Too short."
+            ])
         let text = page.text
         #expect(text.contains(#"<form method="post" action="/account/password">"#))
         #expect(text.contains(#"<input type="hidden" name="token" value="tok&quot;en">"#))
@@ -67,7 +71,9 @@ struct PagesTests {
         #expect(done.contains("Your password is set") && done.contains(#"href="exampleapp://signin""#))
     }
 
-    @Test("The error page words a 404 its own way and shows the status, the code and the catalog's words; the API's English message, escaped, only in English")
+    @Test(
+        "The error page words a 404 its own way and shows the status, the code and the catalog's words; the API's English message, escaped, only in English"
+    )
     func errorPage() throws {
         let notFound = try Self.pages().errorPage(for: .notFound("No such <code>."))
         #expect(notFound.status == .notFound)
@@ -89,8 +95,12 @@ struct PagesTests {
             let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
             #expect(text.hasPrefix("{{!"), "\(name) does not start with a {{! }} comment listing its values")
             #expect(text.range(of: #"<script(?![^>]*\bsrc=)"#, options: .regularExpression) == nil, "\(name) has an inline script")
-            #expect(text.range(of: #"<style|\sstyle=|\son[a-z]+="#, options: [.regularExpression, .caseInsensitive]) == nil, "\(name) has inline style or an event handler")
-            #expect(text.range(of: #"(src|href)="(https?:)?//"#, options: .regularExpression) == nil, "\(name) loads or links something by a fixed absolute URL")
+            #expect(
+                text.range(of: #"<style|\sstyle=|\son[a-z]+="#, options: [.regularExpression, .caseInsensitive]) == nil,
+                "\(name) has inline style or an event handler")
+            #expect(
+                text.range(of: #"(src|href)="(https?:)?//"#, options: .regularExpression) == nil,
+                "\(name) loads or links something by a fixed absolute URL")
         }
     }
 
@@ -100,8 +110,10 @@ struct PagesTests {
         let theme = try #require(css.components(separatedBy: "END THEME").first)
         let blocks = theme.components(separatedBy: "@media (prefers-color-scheme: dark)")
         #expect(blocks.count == 2, "the THEME block has a light and a dark part")
-        let pairs = [("fg", "bg"), ("fg", "card"), ("muted", "bg"), ("muted", "card"), ("accent", "bg"), ("accent", "card"),
-                     ("accent-fg", "accent"), ("danger", "card"), ("ok", "card")]
+        let pairs = [
+            ("fg", "bg"), ("fg", "card"), ("muted", "bg"), ("muted", "card"), ("accent", "bg"), ("accent", "card"),
+            ("accent-fg", "accent"), ("danger", "card"), ("ok", "card")
+        ]
         for (index, block) in blocks.enumerated() {
             var colours: [String: (Double, Double, Double)] = [:]
             for match in block.matches(of: /--([a-z-]+):\s*#([0-9a-fA-F]{6})/) {
@@ -131,7 +143,7 @@ struct PagesTests {
         try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
         try #"{"home.heading": "Welcome back to {app_name}"}"#.write(toFile: locales + "/en.json", atomically: true, encoding: .utf8)
         let app = try TestApp(extra: [
-            "paths": ["templates_dir": templates, "public_dir": PackagePaths.publicDir], "locales": ["dir": locales],
+            "paths": ["templates_dir": templates, "public_dir": PackagePaths.publicDir], "locales": ["dir": locales]
         ])
         let page = try #require(try? app.app.pages.render("home"))
         #expect(page.text.contains("<h1>Welcome back to Example</h1>\n<p id=\"operator\">Hello</p>"))
@@ -139,14 +151,16 @@ struct PagesTests {
         #expect(page.text.contains("Bought on the web?"), "the keys the operator did not replace keep the shipped text")
     }
 
-    @Test("The visitor's platform comes from the User-Agent", arguments: [
-        ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X)", ClientPlatform.iOS),
-        ("Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X)", .iOS),
-        ("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile", .android),
-        ("Mozilla/5.0 (Linux; Android 13; SM-X200)", .android),
-        ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0)", .desktop),
-        ("", .desktop),
-    ])
+    @Test(
+        "The visitor's platform comes from the User-Agent",
+        arguments: [
+            ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X)", ClientPlatform.iOS),
+            ("Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X)", .iOS),
+            ("Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile", .android),
+            ("Mozilla/5.0 (Linux; Android 13; SM-X200)", .android),
+            ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0)", .desktop),
+            ("", .desktop)
+        ])
     func platform(agent: String, expected: ClientPlatform) {
         #expect(ClientPlatform(userAgent: agent) == expected)
     }

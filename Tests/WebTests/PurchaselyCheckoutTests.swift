@@ -30,9 +30,11 @@ struct PurchaselyCheckoutTests {
         #expect(session.metadata["ply_presentation_id"] == "PRES_1")
     }
 
-    @Test("The deeplink's plan_id (a Stripe price, or a plan's name) starts that plan", arguments: [
-        ("price_lifetime", "payment"), ("monthly", "subscription"),
-    ])
+    @Test(
+        "The deeplink's plan_id (a Stripe price, or a plan's name) starts that plan",
+        arguments: [
+            ("price_lifetime", "payment"), ("monthly", "subscription")
+        ])
     func planID(value: String, mode: String) async throws {
         let harness = try CheckoutHarness()
         let response = await harness.app.send(.get, "/checkout/start?plan_id=\(value)&app_user_id=ply-user-1")

@@ -20,7 +20,8 @@ struct ReadmeAgreesWithCodeTests {
         let harness = try CheckoutHarness()
         let id = try await harness.startCheckout()
         try harness.pay(id)
-        let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+        let iPhone =
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
         let page = await harness.successPage(id, userAgent: iPhone)
         let code = try #require(CheckoutHarness.code(in: page))
         #expect(page.text.contains(#"id="open-app" href="https://pay.example.com/redeem/\#(code)""#), "\(page.text.prefix(2000))")
@@ -51,6 +52,6 @@ struct ReadmeAgreesWithCodeTests {
         #expect(client.contains("(up to 6 retries, 7 attempts, one Idempotency-Key)"))
         #expect(!client.contains("(6 attempts, one Idempotency-Key)"))
         let policy = try String(contentsOfFile: PackagePaths.root + "/Sources/TollgateClient/RetryPolicy.swift", encoding: .utf8)
-        #expect(policy.contains("public init(maxAttempts: Int = 7,"), "the client's default is API.md's 6 retries after the first attempt")
+        #expect(policy.contains("maxAttempts: Int = 7,"), "the client's default is API.md's 6 retries after the first attempt")
     }
 }

@@ -17,12 +17,16 @@ struct ReceiptsExclusiveInputTests {
         try harness.apple.addTransaction(
             harness.transaction("2000000000000931", expires: now.addingTimeInterval(86400), signedAt: now), signer: harness.pki.signer(),
             environment: .sandbox)
-        harness.apple.addReceipt("MIIBOTH", environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "2000000000000931", expiresDate: now.addingTimeInterval(86400))], requestDate: now))
+        harness.apple.addReceipt(
+            "MIIBOTH", environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(originalTransactionID: "2000000000000931", expiresDate: now.addingTimeInterval(86400))], requestDate: now))
         let response = try await harness.receipts(
-            ["user_id": "ply-user-1", "store_product_id": "com.example.monthly", "original_transaction_id": "2000000000000931",
-             "receipt_data": "MIIBOTH"],
+            [
+                "user_id": "ply-user-1", "store_product_id": "com.example.monthly", "original_transaction_id": "2000000000000931",
+                "receipt_data": "MIIBOTH"
+            ],
             platform: "APP_STORE")
         #expect(response.status == .badRequest, "\(response.text)")
         #expect(response.errorCode == "bad_request")
@@ -52,8 +56,14 @@ struct ReceiptsExclusiveInputTests {
         let mismatches: [([String: Any], String)] = [
             (["user_id": "ply-user-2", "store_product_id": "pro_yearly", "purchase_token": "tok-mm"], "PLAY_STORE"),
             (["user_id": "ply-user-2", "store_product_id": "com.example.yearly", "original_transaction_id": "2000000000000932"], "APP_STORE"),
-            (["user_id": "ply-user-2", "store_product_id": "price_yearly", "stripe_object_type": "subscription", "stripe_object_id": "sub_mm"], "STRIPE"),
-            (["user_id": "ply-user-2", "stripe_price_id": "price_yearly", "stripe_object_type": "subscription", "stripe_object_id": "sub_mm"], "STRIPE"),
+            (
+                ["user_id": "ply-user-2", "store_product_id": "price_yearly", "stripe_object_type": "subscription", "stripe_object_id": "sub_mm"],
+                "STRIPE"
+            ),
+            (
+                ["user_id": "ply-user-2", "stripe_price_id": "price_yearly", "stripe_object_type": "subscription", "stripe_object_id": "sub_mm"],
+                "STRIPE"
+            )
         ]
         for (body, platform) in mismatches {
             let response = try await harness.receipts(body, platform: platform)

@@ -55,7 +55,9 @@ struct ReconcileReceiptOnlyTests {
 
         // Kept, sealed: the receipt's bytes are nowhere in the database file.
         #expect(try await harness.count("SELECT COUNT(*) FROM app_store_receipts") == 1)
-        let sealed = try await harness.app.app.database.read { try $0.queryOne("SELECT receipt_sealed FROM app_store_receipts")?.blob("receipt_sealed") }
+        let sealed = try await harness.app.app.database.read {
+            try $0.queryOne("SELECT receipt_sealed FROM app_store_receipts")?.blob("receipt_sealed")
+        }
         #expect(!String(decoding: try #require(sealed), as: UTF8.self).contains("MIIRECEIPTONLY"))
 
         // Apple renewed it; no notification reached this deployment. The same receipt now verifies with the new period.

@@ -20,9 +20,10 @@ struct ReconcileScaleTests {
         let now = harness.clock.now
         let ids = (0..<Self.purchases).map { String(format: "sub_scale%06d", $0) }
         for id in ids {
-            harness.stripe.putSubscription(.init(
-                id: id, customerID: "cus_\(id.dropFirst(4))", priceID: "price_monthly", created: now.addingTimeInterval(-20 * 86_400),
-                currentPeriodEnd: now.addingTimeInterval(86_400)))
+            harness.stripe.putSubscription(
+                .init(
+                    id: id, customerID: "cus_\(id.dropFirst(4))", priceID: "price_monthly", created: now.addingTimeInterval(-20 * 86_400),
+                    currentPeriodEnd: now.addingTimeInterval(86_400)))
         }
         harness.clock.advance(60)
         for id in ids { _ = try harness.stripe.renewSubscription(id: id) }
@@ -61,8 +62,9 @@ struct ReconcileScaleTests {
         #expect(try await harness.count("SELECT count(*) FROM purchases WHERE status = 'expired'") == Self.missed)
         #expect(try await harness.count("SELECT count(*) FROM purchases WHERE status = 'active'") == Self.purchases - Self.missed)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("ReconcileScale stripe: \(delivered.count + Self.missed) events, \(calls) API calls, \(stripe.changes) changes in \(String(format: "%.2f", seconds)) s "
-            + "(\(Int(Double(delivered.count + Self.missed) / seconds)) events/s); seeding took \(seeding)")
+        print(
+            "ReconcileScale stripe: \(delivered.count + Self.missed) events, \(calls) API calls, \(stripe.changes) changes in \(String(format: "%.2f", seconds)) s "
+                + "(\(Int(Double(delivered.count + Self.missed) / seconds)) events/s); seeding took \(seeding)")
         let again = await harness.app.app.reconcile.run()
         #expect(again.first { $0.provider == "stripe" }?.changes == 0)
     }
@@ -97,7 +99,9 @@ struct ReconcileScaleTests {
         let apple = try #require(reports.first { $0.provider == "app_store" })
         #expect(apple.outcome == "ok" && apple.changes == Self.missed && apple.checked == Self.missed)
         #expect(statusCalls() == Self.missed, "one Get All Subscription Statuses per lapsed subscription, none for the others")
-        #expect(try await harness.count("SELECT count(*) FROM purchases WHERE expires_at > \(Timestamp.milliseconds(harness.clock.now))") == Self.purchases)
+        #expect(
+            try await harness.count("SELECT count(*) FROM purchases WHERE expires_at > \(Timestamp.milliseconds(harness.clock.now))")
+                == Self.purchases)
         print("ReconcileScale app_store: \(Self.purchases) subscriptions, \(Self.missed) lapsed asked and corrected in \(elapsed)")
         #expect(try #require(await harness.app.app.reconcile.run().first { $0.provider == "app_store" }).checked == 0)
         #expect(statusCalls() == Self.missed)

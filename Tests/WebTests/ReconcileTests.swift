@@ -17,7 +17,8 @@ struct ReconcileTests {
     }
 
     static func premium(_ harness: CheckoutHarness) async throws -> Bool {
-        try await harness.count("SELECT count(*) FROM purchases WHERE status IN ('active', 'canceled') AND expires_at > \(Timestamp.milliseconds(harness.clock.now))") > 0
+        try await harness.count(
+            "SELECT count(*) FROM purchases WHERE status IN ('active', 'canceled') AND expires_at > \(Timestamp.milliseconds(harness.clock.now))") > 0
     }
 
     @Test("Stripe: a paid checkout whose webhooks never came is found, its code mailed once; a second run changes nothing")
@@ -151,15 +152,17 @@ struct ReconcileTests {
         let t0 = harness.clock.now
         let original = "2000000000009000"
         let firstEnd = t0.addingTimeInterval(30 * 86_400)
-        let subscribed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: t0,
-            transaction: harness.transaction(original, expires: firstEnd, signedAt: t0)))
+        let subscribed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: t0,
+                transaction: harness.transaction(original, expires: firstEnd, signedAt: t0)))
         #expect(subscribed.status == .ok)
         harness.clock.advance(30 * 86_400 - 3_600)
         let secondEnd = firstEnd.addingTimeInterval(30 * 86_400)
-        try harness.apple.send(FakeAppStoreNotification(
-            notificationType: "DID_RENEW", signedDate: harness.clock.now,
-            transaction: harness.transaction(original, transactionID: "2000000000009001", expires: secondEnd, signedAt: harness.clock.now)),
+        try harness.apple.send(
+            FakeAppStoreNotification(
+                notificationType: "DID_RENEW", signedDate: harness.clock.now,
+                transaction: harness.transaction(original, transactionID: "2000000000009001", expires: secondEnd, signedAt: harness.clock.now)),
             signer: harness.pki.signer(), result: "NO_RESPONSE")
         harness.clock.advance(7_200)
         #expect(try await harness.purchase(.appStore, original)?.isEntitled(at: harness.clock.now) == false)

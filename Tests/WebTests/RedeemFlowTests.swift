@@ -41,10 +41,12 @@ struct RedeemFlowTests {
         let session = try #require(json["session"] as? [String: Any])
         let token = try #require(session["access_token"] as? String)
         #expect(session["expires_in"] as? Int == 3600)
-        let entitled = await harness.app.send(.get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(token)"])
+        let entitled = await harness.app.send(
+            .get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(token)"])
         #expect(entitled.jsonObject?["account_id"] as? String == account["id"] as? String)
         #expect((entitled.jsonObject?["entitlements"] as? [[String: Any]])?.first?["active"] as? Bool == true)
-        let badToken = await harness.app.send(.get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer nope"])
+        let badToken = await harness.app.send(
+            .get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer nope"])
         #expect(badToken.status == .unauthorized)
     }
 
@@ -181,7 +183,8 @@ struct RedeemFlowTests {
     @Test("Requests without the app key, with bad JSON or missing fields get precise errors")
     func badRequests() async throws {
         let harness = try CheckoutHarness()
-        let noKey = await harness.app.send(.post, "/api/v1/redeem", headers: ["Content-Type": "application/json"], body: #"{"code":"x","app_user_id":"u"}"#)
+        let noKey = await harness.app.send(
+            .post, "/api/v1/redeem", headers: ["Content-Type": "application/json"], body: #"{"code":"x","app_user_id":"u"}"#)
         #expect(noKey.status == .unauthorized)
         let headers: HTTPHeaders = ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"]
         let missing = await harness.app.send(.post, "/api/v1/redeem", headers: headers, body: #"{"code":"x"}"#)
@@ -191,7 +194,8 @@ struct RedeemFlowTests {
         #expect(wrongType.status == .badRequest)
         let broken = await harness.app.send(.post, "/api/v1/redeem", headers: headers, body: "{")
         #expect(broken.status == .badRequest)
-        let form = await harness.app.send(.post, "/api/v1/redeem", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "text/plain"], body: "code=x")
+        let form = await harness.app.send(
+            .post, "/api/v1/redeem", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "text/plain"], body: "code=x")
         #expect(form.status == .unsupportedMediaType)
         #expect(try await harness.count("SELECT count(*) FROM accounts") == 0, "nothing half-written")
     }

@@ -27,7 +27,7 @@ struct RenewalPlanTests {
     @Test("Apple: a downgrade waits for the renewal (renews_to_product_id), an upgrade switches at once, auto-renew off is will_renew false")
     func appleRenewalPlan() async throws {
         let harness = try await StoresHarness(extra: [
-            "entitlements": ["premium": ["com.example.monthly", "com.example.yearly", "com.example.basic"]],
+            "entitlements": ["premium": ["com.example.monthly", "com.example.yearly", "com.example.basic"]]
         ])
         defer { Task { await harness.stop() } }
         let (accountID, _) = try await harness.signedInAccount()
@@ -37,9 +37,10 @@ struct RenewalPlanTests {
         var bought = harness.transaction(Self.original, product: "com.example.monthly", expires: end, signedAt: t0, appAccountToken: hint)
         bought.offerType = 1
         bought.offerDiscountType = "PAY_AS_YOU_GO"
-        let subscribed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: t0, transaction: bought,
-            renewalInfo: FakeAppStoreRenewalInfo(originalTransactionID: Self.original, productID: "com.example.monthly", signedDate: t0)))
+        let subscribed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: t0, transaction: bought,
+                renewalInfo: FakeAppStoreRenewalInfo(originalTransactionID: Self.original, productID: "com.example.monthly", signedDate: t0)))
         #expect(subscribed.status == .ok)
         var stored = try #require(try await harness.purchase(.appStore, Self.original))
         #expect(stored.willRenew == true)
@@ -48,11 +49,12 @@ struct RenewalPlanTests {
 
         // DID_CHANGE_RENEWAL_PREF / DOWNGRADE: the product stays until the period ends.
         let t1 = t0.addingTimeInterval(3600)
-        let downgrade = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", signedDate: t1,
-            transaction: harness.transaction(Self.original, product: "com.example.monthly", expires: end, signedAt: t1),
-            renewalInfo: FakeAppStoreRenewalInfo(
-                originalTransactionID: Self.original, productID: "com.example.monthly", autoRenewProductID: "com.example.basic", signedDate: t1)))
+        let downgrade = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", signedDate: t1,
+                transaction: harness.transaction(Self.original, product: "com.example.monthly", expires: end, signedAt: t1),
+                renewalInfo: FakeAppStoreRenewalInfo(
+                    originalTransactionID: Self.original, productID: "com.example.monthly", autoRenewProductID: "com.example.basic", signedDate: t1)))
         #expect(downgrade.status == .ok)
         stored = try #require(try await harness.purchase(.appStore, Self.original))
         #expect(stored.productID == "com.example.monthly")
@@ -65,11 +67,13 @@ struct RenewalPlanTests {
 
         // An upgrade (DID_CHANGE_RENEWAL_PREF / UPGRADE) comes with a new transaction for the new product: at once.
         let t2 = t1.addingTimeInterval(3600)
-        let upgraded = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedDate: t2,
-            transaction: harness.transaction(
-                Self.original, transactionID: "2000000000000556", product: "com.example.yearly", expires: t2.addingTimeInterval(365 * 86400), signedAt: t2),
-            renewalInfo: FakeAppStoreRenewalInfo(originalTransactionID: Self.original, productID: "com.example.yearly", signedDate: t2)))
+        let upgraded = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", signedDate: t2,
+                transaction: harness.transaction(
+                    Self.original, transactionID: "2000000000000556", product: "com.example.yearly", expires: t2.addingTimeInterval(365 * 86400),
+                    signedAt: t2),
+                renewalInfo: FakeAppStoreRenewalInfo(originalTransactionID: Self.original, productID: "com.example.yearly", signedDate: t2)))
         #expect(upgraded.status == .ok)
         stored = try #require(try await harness.purchase(.appStore, Self.original))
         #expect(stored.productID == "com.example.yearly")
@@ -78,11 +82,14 @@ struct RenewalPlanTests {
 
         // DID_CHANGE_RENEWAL_STATUS / AUTO_RENEW_DISABLED: paid until the end, will not renew.
         let t3 = t2.addingTimeInterval(3600)
-        let disabled = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", signedDate: t3,
-            transaction: harness.transaction(
-                Self.original, transactionID: "2000000000000556", product: "com.example.yearly", expires: t2.addingTimeInterval(365 * 86400), signedAt: t3),
-            renewalInfo: FakeAppStoreRenewalInfo(originalTransactionID: Self.original, productID: "com.example.yearly", autoRenewStatus: 0, signedDate: t3)))
+        let disabled = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", signedDate: t3,
+                transaction: harness.transaction(
+                    Self.original, transactionID: "2000000000000556", product: "com.example.yearly", expires: t2.addingTimeInterval(365 * 86400),
+                    signedAt: t3),
+                renewalInfo: FakeAppStoreRenewalInfo(
+                    originalTransactionID: Self.original, productID: "com.example.yearly", autoRenewStatus: 0, signedDate: t3)))
         #expect(disabled.status == .ok)
         stored = try #require(try await harness.purchase(.appStore, Self.original))
         #expect(stored.willRenew == false)
@@ -92,7 +99,7 @@ struct RenewalPlanTests {
     @Test("Play: a deferred downgrade is renews_to_product_id, the offer id is kept; the claim answer shows both")
     func playRenewalPlan() async throws {
         let harness = try await StoresHarness(extra: [
-            "entitlements": ["premium": ["pro_monthly", "pro_basic"]], "products": ["pro_monthly", "pro_basic"],
+            "entitlements": ["premium": ["pro_monthly", "pro_basic"]], "products": ["pro_monthly", "pro_basic"]
         ])
         defer { Task { await harness.stop() } }
         harness.google.setSubscription(
@@ -121,7 +128,8 @@ struct RenewalPlanTests {
         #expect((info["purchase"] as? [String: Any])?["will_renew"] as? Bool == true)
         let subscriptionID = try #require(harness.stripe.session(id: id)?.subscriptionID)
         _ = try harness.stripe.updateSubscription(id: subscriptionID, cancelAtPeriodEnd: true)
-        let updated = await harness.webhook("customer.subscription.updated", object: try #require(harness.stripe.subscriptionObject(id: subscriptionID)))
+        let updated = await harness.webhook(
+            "customer.subscription.updated", object: try #require(harness.stripe.subscriptionObject(id: subscriptionID)))
         #expect(updated.status == .ok)
         let entitlements = await harness.app.send(.get, "/api/v1/entitlements?app_user_id=u-r", headers: ["X-Api-Key": CheckoutHarness.apiKey])
         let premium = try #require((entitlements.jsonObject?["entitlements"] as? [[String: Any]])?.first)
@@ -133,7 +141,7 @@ struct RenewalPlanTests {
     func nonRenewingDuration() async throws {
         let harness = try await StoresHarness(extra: [
             "entitlements": ["premium": ["com.example.season", "com.example.pass"]],
-            "products_duration_days": ["com.example.season": 90],
+            "products_duration_days": ["com.example.season": 90]
         ])
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
@@ -143,13 +151,15 @@ struct RenewalPlanTests {
             transaction.purchaseDate = boughtAt
             return transaction
         }
-        let season = try await Self.claimApple(harness, nonRenewing("2000000000000901", product: "com.example.season", boughtAt: now.addingTimeInterval(-10 * 86400)))
+        let season = try await Self.claimApple(
+            harness, nonRenewing("2000000000000901", product: "com.example.season", boughtAt: now.addingTimeInterval(-10 * 86400)))
         #expect(season.status == .ok, "\(season.text)")
         let purchase = try #require(Self.purchase(season))
         #expect(purchase["expires_at"] as? String == Timestamp.rfc3339(now.addingTimeInterval(80 * 86400)))
         #expect(purchase["status"] as? String == "active")
 
-        let old = try await Self.claimApple(harness, nonRenewing("2000000000000902", product: "com.example.season", boughtAt: now.addingTimeInterval(-100 * 86400)))
+        let old = try await Self.claimApple(
+            harness, nonRenewing("2000000000000902", product: "com.example.season", boughtAt: now.addingTimeInterval(-100 * 86400)))
         #expect(old.status == .ok)
         #expect(Self.purchase(old)?["status"] as? String == "expired")
 

@@ -19,7 +19,9 @@ struct ResourceDirectoriesTests {
         var configured = TollgateConfig.Paths()
         configured.templatesDir = PackagePaths.templates
         configured.publicDir = PackagePaths.publicDir
-        #expect(try ResourceDirectories.resolve(configured, executable: "/nowhere/tollgate", workingDirectory: elsewhere.path).templatesDir == PackagePaths.templates)
+        #expect(
+            try ResourceDirectories.resolve(configured, executable: "/nowhere/tollgate", workingDirectory: elsewhere.path).templatesDir
+                == PackagePaths.templates)
     }
 
     @Test("Found nowhere: the error names the key and every absolute path tried, and no database file is made")

@@ -76,7 +76,8 @@ struct RoutingTests {
         #expect(response.errorCode == "internal")
         #expect(!response.text.contains("Boom"))
         #expect(app.logs.lines.contains { $0.contains("\"unhandled_error\"") && $0.contains("Boom") && $0.contains("req-500") })
-        let page = await responder.respond(to: HTTPRequest(method: .get, target: "/boom"), context: .init(requestId: "req-501", logger: .init(sink: app.logs)))
+        let page = await responder.respond(
+            to: HTTPRequest(method: .get, target: "/boom"), context: .init(requestId: "req-501", logger: .init(sink: app.logs)))
         #expect(page.status == .internalServerError)
         #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
     }

@@ -14,7 +14,8 @@ struct SeedCheckoutInputsTests {
         let id = try await harness.startCheckout("plan=monthly&app_user_id=u-cleeng&couponCode=SPRING25")
         let session = try #require(harness.stripe.session(id: id))
         #expect(
-            session.rawBody.contains("discounts%5B0%5D%5Bpromotion_code%5D=\(promotionID)") || session.rawBody.contains("discounts[0][promotion_code]=\(promotionID)"),
+            session.rawBody.contains("discounts%5B0%5D%5Bpromotion_code%5D=\(promotionID)")
+                || session.rawBody.contains("discounts[0][promotion_code]=\(promotionID)"),
             "\(session.rawBody)")
         #expect(session.metadata["couponCode"] == nil, "not carried as a custom parameter")
 
@@ -57,7 +58,8 @@ struct SeedCheckoutInputsTests {
         #expect(metadata["ply_placement_id"] == "onb>0")
         #expect(metadata["ply_presentation_id"] == "pres~0")
         // Escaped as %2B it reads the same; garbage stays a 400.
-        let escaped = try await harness.startCheckout("plan=monthly&app_user_id=u-ply&ply_context=" + encoded.replacingOccurrences(of: "+", with: "%2B"))
+        let escaped = try await harness.startCheckout(
+            "plan=monthly&app_user_id=u-ply&ply_context=" + encoded.replacingOccurrences(of: "+", with: "%2B"))
         #expect(harness.stripe.session(id: escaped)?.metadata["ply_placement_id"] == "onb>0")
         let garbage = await harness.app.send(.get, "/checkout/start?plan=monthly&ply_context=a+b+c")
         #expect(garbage.status == .badRequest)

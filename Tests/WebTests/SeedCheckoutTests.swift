@@ -107,7 +107,8 @@ struct SeedCheckoutTests {
         #expect((info["purchaser_info"] as? [String: Any])?["app_user_id"] as? String == "killed-app")
         let session = try #require(result["session"] as? [String: Any])
         let token = try #require(session["access_token"] as? String)
-        let entitlements = await harness.app.send(.get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(token)"])
+        let entitlements = await harness.app.send(
+            .get, "/api/v1/entitlements", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Authorization": "Bearer \(token)"])
         #expect(entitlements.status == .ok)
         #expect(entitlements.jsonObject?["account_id"] as? String == account["id"] as? String)
         // The code shown is the purchase's own: redeeming it is a repeat for the same account.
@@ -115,7 +116,8 @@ struct SeedCheckoutTests {
         #expect(redeemed.jsonObject?["status"] as? String == "success")
         #expect((redeemed.jsonObject?["account"] as? [String: Any])?["id"] as? String == account["id"] as? String)
         // Once redeemed, the poll no longer shows a code; a stranger still learns the status only.
-        let after = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app", headers: ["X-Api-Key": CheckoutHarness.apiKey, "X-App-User-Secret": secret])
+        let after = await harness.app.send(
+            .get, "/api/v1/checkout/\(contextID)?app_user_id=killed-app", headers: ["X-Api-Key": CheckoutHarness.apiKey, "X-App-User-Secret": secret])
         #expect((after.jsonObject?["result"] as? [String: Any])?["code"] == nil)
         #expect((after.jsonObject?["result"] as? [String: Any])?["session"] != nil)
         let stranger = await harness.app.send(.get, "/api/v1/checkout/\(contextID)?app_user_id=someone", headers: headers)
@@ -128,13 +130,15 @@ struct SeedCheckoutTests {
         let harness = try CheckoutHarness()
         let client = StripeClient(secretKey: harness.stripe.secretKey, apiBase: harness.stripe.baseURL, http: URLSessionHTTPClient(service: "stripe"))
         let foreign = try await client.createCheckoutSession(
-            CheckoutSessionRequest(mode: .subscription, priceID: "price_elsewhere", successURL: "https://other.example/ok", cancelURL: "https://other.example/no"),
+            CheckoutSessionRequest(
+                mode: .subscription, priceID: "price_elsewhere", successURL: "https://other.example/ok", cancelURL: "https://other.example/no"),
             idempotencyKey: "other-app-1")
         let paid = try harness.stripe.completeSession(id: foreign.id, email: "other@example.com", paid: true)
         let event = await harness.webhook("checkout.session.completed", object: try #require(harness.stripe.sessionObject(id: foreign.id)))
         #expect(event.status == .ok)
         let subscription = try #require(paid.subscription)
-        let created = await harness.webhook("customer.subscription.created", object: try #require(harness.stripe.subscriptionObject(id: subscription.id)))
+        let created = await harness.webhook(
+            "customer.subscription.created", object: try #require(harness.stripe.subscriptionObject(id: subscription.id)))
         #expect(created.status == .ok)
         let page = await harness.successPage(foreign.id)
         #expect(page.status == .notFound)
@@ -147,7 +151,8 @@ struct SeedCheckoutTests {
 
         // A session started elsewhere at a configured price is vouched for by its price.
         let priced = try await client.createCheckoutSession(
-            CheckoutSessionRequest(mode: .subscription, priceID: "price_monthly", successURL: "https://pay.example.com/x", cancelURL: "https://pay.example.com/y"),
+            CheckoutSessionRequest(
+                mode: .subscription, priceID: "price_monthly", successURL: "https://pay.example.com/x", cancelURL: "https://pay.example.com/y"),
             idempotencyKey: "other-app-2")
         try harness.pay(priced.id, email: "priced@example.com")
         #expect(await harness.webhook("checkout.session.completed", object: try #require(harness.stripe.sessionObject(id: priced.id))).status == .ok)
@@ -161,7 +166,9 @@ struct SeedCheckoutTests {
         harness.stripe.addPromotionCode("OLD10", coupon: "co_old", active: false)
         let withCode = try await harness.startCheckout("plan=monthly&app_user_id=u-c&promotion_code=spring25")
         let body = try #require(harness.stripe.session(id: withCode)?.rawBody)
-        #expect(body.contains("discounts%5B0%5D%5Bpromotion_code%5D=\(promotionID)") || body.contains("discounts[0][promotion_code]=\(promotionID)"), "\(body)")
+        #expect(
+            body.contains("discounts%5B0%5D%5Bpromotion_code%5D=\(promotionID)") || body.contains("discounts[0][promotion_code]=\(promotionID)"),
+            "\(body)")
         #expect(!body.contains("allow_promotion_codes"))
         let withCoupon = try await harness.startCheckout("plan=monthly&app_user_id=u-c&coupon=co_spring")
         let couponBody = try #require(harness.stripe.session(id: withCoupon)?.rawBody)
@@ -181,7 +188,10 @@ struct SeedCheckoutTests {
     @Test("A plan whose price Stripe does not know gets a page naming the plan and the key to fix")
     func unknownPlanPrice() async throws {
         let harness = try CheckoutHarness(extra: [
-            "plans": ["monthly": ["price_id": "price_monthly", "mode": "subscription"], "demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]],
+            "plans": [
+                "monthly": ["price_id": "price_monthly", "mode": "subscription"],
+                "demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]
+            ]
         ])
         let page = await harness.app.send(.get, "/checkout/start?plan=demo")
         #expect(page.status == .serviceUnavailable)

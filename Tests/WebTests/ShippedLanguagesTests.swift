@@ -24,7 +24,8 @@ struct ShippedLanguagesTests {
         var phrases: Set<String> = []
         for key in english.keys where other[key] != english[key] {
             for text in english[key]?.texts ?? [] {
-                let plain = text.replacingOccurrences(of: #"<code>.*?</code>|\{[A-Za-z0-9_.-]+\}|<[^>]*>"#, with: "\u{0}", options: .regularExpression)
+                let plain = text.replacingOccurrences(
+                    of: #"<code>.*?</code>|\{[A-Za-z0-9_.-]+\}|<[^>]*>"#, with: "\u{0}", options: .regularExpression)
                 for piece in plain.split(separator: "\u{0}") {
                     let phrase = piece.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters))
                     if phrase.count >= 12 { phrases.insert(phrase) }
@@ -55,16 +56,19 @@ struct ShippedLanguagesTests {
             "operator_email": "sue@example.com", "operator_role": "support", "can_support": true, "is_admin": .bool(wide),
             "wrong": .bool(wide), "signed_out": .bool(wide), "enrolled": .bool(wide), "refused": .bool(wide), "used": .bool(wide),
             "secret": "ABCD EFGH", "password_short": .bool(wide), "code_wrong": .bool(wide), "notice_done": .bool(wide),
-            "searched": true, "has_hits": .bool(wide), "hits": wide ? [["buyer_url": "/console/accounts/a", "email": "b•••@e•••.com", "matched": "email", "id": "a"]] : [],
-            "has_unredeemed": .bool(wide), "unredeemed": wide ? [["buyer_url": "/x", "email": "b•••@e•••.com", "product": "p", "created": "2026"]] : [],
+            "searched": true, "has_hits": .bool(wide),
+            "hits": wide ? [["buyer_url": "/console/accounts/a", "email": "b•••@e•••.com", "matched": "email", "id": "a"]] : [],
+            "has_unredeemed": .bool(wide),
+            "unredeemed": wide ? [["buyer_url": "/x", "email": "b•••@e•••.com", "product": "p", "created": "2026"]] : [],
             "has_failed_mail": .bool(wide), "failed_mail": wide ? [["id": "m", "template": "t", "email": "e", "attempts": 3]] : [],
             "has_entries": .bool(wide), "entries": wide ? [["when": "2026", "actor": "sue@example.com", "action": "code.resend"]] : [],
-            "has_account": .bool(wide), "account_id": "acc_1", "buyer_id": "acc_1", "can_confirm": .bool(wide), "can_sign_out_everywhere": .bool(wide),
+            "has_account": .bool(wide), "account_id": "acc_1", "buyer_id": "acc_1", "can_confirm": .bool(wide),
+            "can_sign_out_everywhere": .bool(wide),
             "can_export": .bool(wide), "can_delete": .bool(wide), "app_users": [["id": "user-1"]],
             "has_codes": .bool(wide), "codes": wide ? [["id": "c", "status": "live", "can_revoke": true]] : [],
             "has_devices": .bool(wide), "devices": wide ? [["id": "d", "url_id": "d", "can_sign_out": true]] : [],
             "has_mail": .bool(wide), "mail": wide ? [["id": "m", "template": "t", "status": "failed", "can_retry": true]] : [],
-            "has_audit": .bool(wide), "audit": wide ? [["when": "2026", "actor": "a", "action": "b"]] : [],
+            "has_audit": .bool(wide), "audit": wide ? [["when": "2026", "actor": "a", "action": "b"]] : []
         ]
     }
 
@@ -72,7 +76,7 @@ struct ShippedLanguagesTests {
         "home", "success", "redeem", "redeem_expired", "redeem_resent", "checkout_cancel", "checkout_pending", "checkout_unavailable",
         "error", "account", "account_deleted", "account_link_sent", "account_sign_in", "account_sign_in_link", "email_confirm",
         "email_confirmed", "email_taken", "gonative_store", "link_expired", "link_resent", "set_password", "set_password_done",
-        "demo_checkout", "console_sign_in", "console_invite", "console_home", "console_search", "console_buyer", "console_audit",
+        "demo_checkout", "console_sign_in", "console_invite", "console_home", "console_search", "console_buyer", "console_audit"
     ]
 
     @Test("Each shipped catalog has every key English has", arguments: shipped)
@@ -84,7 +88,8 @@ struct ShippedLanguagesTests {
 
     @Test("Every page, down each branch, is in the language with no English left, lang and dir set", arguments: shipped)
     func pagesSpeakTheLanguage(language: String) throws {
-        let pages = Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
+        let pages = Pages(
+            templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
         let phrases = try Self.englishPhrases(unlike: language)
         #expect(phrases.count > 150)
         for name in Self.pages {
@@ -110,7 +115,7 @@ struct ShippedLanguagesTests {
             "confirm_url": "https://pay.example.com/email/confirm?token=t", "expiry_days": "3", "email": "buyer@example.com",
             "set_password_url": "https://pay.example.com/auth/password/reset?token=t", "expiry_hours": "1",
             "login_url": "https://pay.example.com/account/sign-in/link?token=t", "expiry_minutes": "10", "sign_in_code": "123456",
-            MailComposer.localeParameter: language,
+            MailComposer.localeParameter: language
         ]
         for template in ["redemption_code", "code_resent", "email_confirmation", "set_password", "login_link"] {
             let message = try composer.compose(
@@ -135,7 +140,8 @@ struct ShippedLanguagesTests {
             try composer.compose(
                 outboxID: "o1", template: "email_confirmation", recipient: "a@example.com", recipientName: nil,
                 parameters: ["confirm_url": "https://x", "expiry_days": days, "email": "a@example.com", "locale": language],
-                messageID: "<m@example.com>", date: Date()).textBody
+                messageID: "<m@example.com>", date: Date()
+            ).textBody
         }
         #expect(try text("fr", days: "1").contains("expire dans 1 jour."))
         #expect(try text("fr", days: "3").contains("expire dans 3 jours."))

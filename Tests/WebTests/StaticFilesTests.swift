@@ -37,7 +37,7 @@ struct StaticFilesTests {
                 "hello world.txt": "spaces",
                 "grüße.txt": "unicode",
                 ".hidden": "secret",
-                ".git/config": "secret",
+                ".git/config": "secret"
             ]
             for (relative, contents) in files {
                 try Fixture.write(contents, to: publicDirectory + "/" + relative)
@@ -72,11 +72,12 @@ struct StaticFilesTests {
     func loadsOnlyRegularFiles() throws {
         let fixture = try Fixture()
         let files = try fixture.load()
-        #expect(files.paths == [
-            "README", "app.js", "css/site.css", "css/sub/deep.css", "data/info.json", "download.bin",
-            "favicon.ico", "fonts/a.woff2", "grüße.txt", "hello world.txt", "img/logo.svg", "img/photo.JPG",
-            "img/photo.jpeg", "img/pic.png", "img/pic.webp", "index.html", "js/app.js.map", "robots.txt",
-        ])
+        #expect(
+            files.paths == [
+                "README", "app.js", "css/site.css", "css/sub/deep.css", "data/info.json", "download.bin",
+                "favicon.ico", "fonts/a.woff2", "grüße.txt", "hello world.txt", "img/logo.svg", "img/photo.JPG",
+                "img/photo.jpeg", "img/pic.png", "img/pic.webp", "index.html", "js/app.js.map", "robots.txt"
+            ])
     }
 
     @Test("a served file has its body, content type, ETag, caching and nosniff headers")
@@ -121,7 +122,7 @@ struct StaticFilesTests {
             "data/info.json": "application/json; charset=utf-8",
             "js/app.js.map": "application/json; charset=utf-8",
             "download.bin": "application/octet-stream",
-            "README": "application/octet-stream",
+            "README": "application/octet-stream"
         ]
         for (path, type) in expected {
             #expect(get(files, path)?.headers["Content-Type"] == type, "\(path)")
@@ -154,7 +155,7 @@ struct StaticFilesTests {
             ["If-None-Match": "\"nope\", \(etag) ,\"other\""],
             ["If-None-Match": "W/\(etag)"],
             ["If-None-Match": "*"],
-            HTTPHeaders([(name: "If-None-Match", value: "\"a\""), (name: "if-none-match", value: etag)]),
+            HTTPHeaders([(name: "If-None-Match", value: "\"a\""), (name: "if-none-match", value: etag)])
         ]
         for headers in matching {
             let response = try #require(get(files, "app.js", headers: headers))
@@ -181,7 +182,7 @@ struct StaticFilesTests {
             "css%2fsite.css", "css%2Fsite.css", "%00", "app.js%00", "app.js%00.png", "css\\site.css",
             "..\\app.js", "css%5csite.css", "/etc/passwd", "/app.js", "css//site.css", "css/", "",
             "passwd", "secret.txt", "outside-dir/secret.txt", "css/up/app.js", ".hidden", "%2ehidden",
-            ".git/config", "pipe", "app.js%zz", "%", "nonexistent.js",
+            ".git/config", "pipe", "app.js%zz", "%", "nonexistent.js"
         ]
         for attack in attacks {
             #expect(get(files, attack) == nil, "\(attack) was served")

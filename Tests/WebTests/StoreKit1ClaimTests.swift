@@ -23,9 +23,11 @@ struct StoreKit1ClaimTests {
         let lifetime = FakeAppStoreServer.ReceiptPurchase(
             productID: "com.example.lifetime", transactionID: "5000000000000001", originalTransactionID: "5000000000000001",
             purchaseDate: now.addingTimeInterval(-3600), autoRenewStatus: nil)
-        harness.apple.addReceipt("MIIT1RECEIPT", environment: .sandbox, answer: .receipt(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [periods[2]],
-            inApp: periods + [lifetime], requestDate: now))
+        harness.apple.addReceipt(
+            "MIIT1RECEIPT", environment: .sandbox,
+            answer: .receipt(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [periods[2]],
+                inApp: periods + [lifetime], requestDate: now))
     }
 
     private static func post(_ harness: StoresHarness, _ body: String) async -> HTTPResponse {
@@ -37,7 +39,7 @@ struct StoreKit1ClaimTests {
         "An earlier period's transaction id claims its subscription in its newest state, not the receipt's newest purchase; Cleeng's own camelCase body the same",
         arguments: [
             #"{"transaction_id":"1000000000000001","app_receipt_base64":"MIIT1RECEIPT"}"#,
-            #"{"transactionId":"1000000000000001","receiptData":"MIIT1RECEIPT"}"#,
+            #"{"transactionId":"1000000000000001","receiptData":"MIIT1RECEIPT"}"#
         ])
     func claimsThatTransaction(body: String) async throws {
         let harness = try await StoresHarness()
@@ -75,7 +77,8 @@ struct StoreKit1ClaimTests {
         #expect(missing.status == .unprocessableContent && missing.errorCode == "invalid_receipt")
         let alone = await Self.post(harness, #"{"receiptData":"MIIT1RECEIPT"}"#)
         #expect(alone.status == .badRequest && alone.errorCode == "bad_request")
-        let mixed = await Self.post(harness, #"{"transactionId":"1000000000000002","receiptData":"MIIT1RECEIPT","app_receipt_base64":"MIIT1RECEIPT"}"#)
+        let mixed = await Self.post(
+            harness, #"{"transactionId":"1000000000000002","receiptData":"MIIT1RECEIPT","app_receipt_base64":"MIIT1RECEIPT"}"#)
         #expect(mixed.status == .badRequest)
     }
 }

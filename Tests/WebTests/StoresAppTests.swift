@@ -26,9 +26,11 @@ struct StoresAppTests {
         defer { Task { await harness.stop() } }
         let (_, token) = try await harness.signedInAccount()
         let end = harness.clock.now.addingTimeInterval(86400)
-        harness.apple.addReceipt("MIIGONATIVE", environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "4000000000000001", expiresDate: end)], requestDate: harness.clock.now))
+        harness.apple.addReceipt(
+            "MIIGONATIVE", environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(originalTransactionID: "4000000000000001", expiresDate: end)], requestDate: harness.clock.now))
         let response = await gonative(harness, receipt: "MIIGONATIVE", bearer: token)
         #expect(response.status == .ok, "\(response.text)")
         let json = try #require(response.jsonObject)
@@ -89,16 +91,21 @@ struct StoresAppTests {
     @Test("An unreadable .p8 key, service account or root, or a store key without its app, stops start-up naming the config key")
     func startupErrors() throws {
         let directory = try TemporaryDirectory()
-        let ios: [String: Any] = ["name": "Example", "scheme": "exampleapp", "ios": ["bundle_id": "com.example.app"], "android": ["package_name": "com.example.app"]]
+        let ios: [String: Any] = [
+            "name": "Example", "scheme": "exampleapp", "ios": ["bundle_id": "com.example.app"], "android": ["package_name": "com.example.app"]
+        ]
         try Data("not a key".utf8).write(to: URL(fileURLWithPath: directory.path + "/bad.p8"))
         let badKey: [String: Any] = ["api": ["issuer_id": "i", "key_id": "k", "private_key_path": directory.path + "/bad.p8"]]
         let cases: [([String: Any], String)] = [
             (["app": ios, "apple": badKey], "apple.api.private_key_path"),
-            (["app": ios, "apple": ["api": ["issuer_id": "i", "key_id": "k", "private_key_path": directory.path + "/missing.p8"]]], "apple.api.private_key_path"),
+            (
+                ["app": ios, "apple": ["api": ["issuer_id": "i", "key_id": "k", "private_key_path": directory.path + "/missing.p8"]]],
+                "apple.api.private_key_path"
+            ),
             (["app": ios, "google": ["service_account_path": directory.path + "/missing.json"]], "google.service_account_path"),
             (["app": ios, "apple": ["root_certificates": [directory.path + "/missing.cer"]]], "apple.root_certificates"),
             (["apple": ["shared_secret": "s"]], "app.ios.bundle_id"),
-            (["google": ["rtdn_token": "t"]], "app.android.package_name"),
+            (["google": ["rtdn_token": "t"]], "app.android.package_name")
         ]
         for (extra, key) in cases {
             let config = try TollgateConfig.make(directory: directory.path, extra: extra)

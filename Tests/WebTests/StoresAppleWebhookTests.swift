@@ -30,9 +30,10 @@ struct StoresAppleWebhookTests {
         let t0 = harness.clock.now
         let firstEnd = t0.addingTimeInterval(30 * 86400)
 
-        let subscribed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: t0,
-            transaction: harness.transaction(Self.original, expires: firstEnd, signedAt: t0, appAccountToken: hint)))
+        let subscribed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: t0,
+                transaction: harness.transaction(Self.original, expires: firstEnd, signedAt: t0, appAccountToken: hint)))
         #expect(subscribed.status == .ok, "\(subscribed.text)")
         var premium = try #require(await premiumOf(harness, token))
         #expect(premium["active"] as? Bool == true)
@@ -42,9 +43,10 @@ struct StoresAppleWebhookTests {
         harness.clock.advance(30 * 86400)
         token = try await harness.accessToken(for: accountID)
         let secondEnd = firstEnd.addingTimeInterval(30 * 86400)
-        let renewed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "DID_RENEW", signedDate: harness.clock.now,
-            transaction: harness.transaction(Self.original, transactionID: "2000000000000778", expires: secondEnd, signedAt: harness.clock.now)))
+        let renewed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "DID_RENEW", signedDate: harness.clock.now,
+                transaction: harness.transaction(Self.original, transactionID: "2000000000000778", expires: secondEnd, signedAt: harness.clock.now)))
         #expect(renewed.status == .ok)
         premium = try #require(await premiumOf(harness, token))
         #expect(premium["active"] as? Bool == true)
@@ -53,11 +55,13 @@ struct StoresAppleWebhookTests {
         harness.clock.advance(30 * 86400 + 60)
         token = try await harness.accessToken(for: accountID)
         let graceEnd = harness.clock.now.addingTimeInterval(6 * 86400)
-        let failed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", signedDate: harness.clock.now,
-            transaction: harness.transaction(Self.original, transactionID: "2000000000000778", expires: secondEnd, signedAt: harness.clock.now),
-            renewalInfo: FakeAppStoreRenewalInfo(originalTransactionID: Self.original, gracePeriodExpiresDate: graceEnd,
-                                                 isInBillingRetryPeriod: true, signedDate: harness.clock.now)))
+        let failed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", signedDate: harness.clock.now,
+                transaction: harness.transaction(Self.original, transactionID: "2000000000000778", expires: secondEnd, signedAt: harness.clock.now),
+                renewalInfo: FakeAppStoreRenewalInfo(
+                    originalTransactionID: Self.original, gracePeriodExpiresDate: graceEnd,
+                    isInBillingRetryPeriod: true, signedDate: harness.clock.now)))
         #expect(failed.status == .ok)
         #expect(try await harness.purchase(.appStore, Self.original)?.status == .inGracePeriod)
         premium = try #require(await premiumOf(harness, token))
@@ -66,9 +70,10 @@ struct StoresAppleWebhookTests {
 
         harness.clock.advance(7 * 86400)
         token = try await harness.accessToken(for: accountID)
-        let expired = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "EXPIRED", subtype: "BILLING_RETRY", signedDate: harness.clock.now,
-            transaction: harness.transaction(Self.original, transactionID: "2000000000000778", expires: secondEnd, signedAt: harness.clock.now)))
+        let expired = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "EXPIRED", subtype: "BILLING_RETRY", signedDate: harness.clock.now,
+                transaction: harness.transaction(Self.original, transactionID: "2000000000000778", expires: secondEnd, signedAt: harness.clock.now)))
         #expect(expired.status == .ok)
         #expect(try await harness.purchase(.appStore, Self.original)?.status == .expired)
         #expect(try #require(await premiumOf(harness, token))["active"] as? Bool == false)
@@ -83,23 +88,28 @@ struct StoresAppleWebhookTests {
         let now = harness.clock.now
         let end = now.addingTimeInterval(30 * 86400)
         for (index, original) in ["2000000000000801", "2000000000000802"].enumerated() {
-            let response = try await harness.appleNotification(FakeAppStoreNotification(
-                notificationType: "SUBSCRIBED", signedDate: now.addingTimeInterval(Double(index)),
-                transaction: harness.transaction(original, expires: end, signedAt: now, appAccountToken: hint)))
+            let response = try await harness.appleNotification(
+                FakeAppStoreNotification(
+                    notificationType: "SUBSCRIBED", signedDate: now.addingTimeInterval(Double(index)),
+                    transaction: harness.transaction(original, expires: end, signedAt: now, appAccountToken: hint)))
             #expect(response.status == .ok)
         }
-        let refund = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "REFUND", signedDate: now.addingTimeInterval(60),
-            transaction: harness.transaction("2000000000000801", expires: end, signedAt: now.addingTimeInterval(60),
-                                             revokedAt: now.addingTimeInterval(50), revocationReason: 0)))
+        let refund = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "REFUND", signedDate: now.addingTimeInterval(60),
+                transaction: harness.transaction(
+                    "2000000000000801", expires: end, signedAt: now.addingTimeInterval(60),
+                    revokedAt: now.addingTimeInterval(50), revocationReason: 0)))
         #expect(refund.status == .ok)
         #expect(try await harness.purchase(.appStore, "2000000000000801")?.status == .refunded)
         #expect(try #require(await premiumOf(harness, token))["active"] as? Bool == true, "the other subscription still grants premium")
 
-        let revoke = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "REVOKE", signedDate: now.addingTimeInterval(70),
-            transaction: harness.transaction("2000000000000802", expires: end, signedAt: now.addingTimeInterval(70),
-                                             revokedAt: now.addingTimeInterval(65))))
+        let revoke = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "REVOKE", signedDate: now.addingTimeInterval(70),
+                transaction: harness.transaction(
+                    "2000000000000802", expires: end, signedAt: now.addingTimeInterval(70),
+                    revokedAt: now.addingTimeInterval(65))))
         #expect(revoke.status == .ok)
         #expect(try await harness.purchase(.appStore, "2000000000000802")?.status == .revoked)
         #expect(try #require(await premiumOf(harness, token))["active"] as? Bool == false)
@@ -130,16 +140,19 @@ struct StoresAppleWebhookTests {
         let (harness, token, hint, _) = try await Self.setup()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        let body = try harness.pki.signer().notificationBody(FakeAppStoreNotification(
-            notificationType: "SUBSCRIBED", notificationUUID: "6a1c0f3e-0000-4000-8000-000000000001", signedDate: now,
-            transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now, appAccountToken: hint)))
+        let body = try harness.pki.signer().notificationBody(
+            FakeAppStoreNotification(
+                notificationType: "SUBSCRIBED", notificationUUID: "6a1c0f3e-0000-4000-8000-000000000001", signedDate: now,
+                transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now, appAccountToken: hint)))
         let first = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], bytes: body)
         #expect(first.jsonObject?["duplicate"] as? Bool == false)
         // Between the two deliveries the user asks for a refund; the repeat must not undo anything.
-        let refund = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "REFUND", signedDate: now,
-            transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
-                                             revokedAt: now, revocationReason: 1)))
+        let refund = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "REFUND", signedDate: now,
+                transaction: harness.transaction(
+                    Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
+                    revokedAt: now, revocationReason: 1)))
         #expect(refund.status == .ok)
         let second = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], bytes: body)
         #expect(second.status == .ok)
@@ -182,7 +195,8 @@ struct StoresAppleWebhookTests {
             .post, "/webhooks/apple", headers: ["Content-Type": "application/json"],
             body: #"{"signedPayload":"\#(tampered.joined(separator: "."))"}"#)
         #expect(forged.status == .badRequest)
-        let garbage = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"signedPayload":"a.b"}"#)
+        let garbage = await harness.app.send(
+            .post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"signedPayload":"a.b"}"#)
         #expect(garbage.status == .badRequest)
         let neither = await harness.app.send(.post, "/webhooks/apple", headers: ["Content-Type": "application/json"], body: #"{"data":{}}"#)
         #expect(neither.status == .badRequest)
@@ -190,7 +204,8 @@ struct StoresAppleWebhookTests {
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
     }
 
-    @Test("Verified but not ours (another app's bundle id, the other environment either way) and version 1 notifications: 200 ignored, nothing stored")
+    @Test(
+        "Verified but not ours (another app's bundle id, the other environment either way) and version 1 notifications: 200 ignored, nothing stored")
     func ignored() async throws {
         for deployment in ["Sandbox", "Production"] {
             let (harness, token, hint, _) = try await Self.setup(appleEnvironment: deployment)
@@ -201,8 +216,9 @@ struct StoresAppleWebhookTests {
                 FakeAppStoreNotification(
                     notificationType: "SUBSCRIBED", signedDate: now, environment: environment, bundleID: bundleID,
                     appAppleID: appAppleID ?? (environment == "Production" ? StoresHarness.appAppleID : nil),
-                    transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
-                                                     environment: environment, appAccountToken: hint))
+                    transaction: harness.transaction(
+                        Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
+                        environment: environment, appAccountToken: hint))
             }
             var cases = [subscribed(environment: other), subscribed(bundleID: "com.other.app", environment: deployment)]
             if deployment == "Production" { cases.append(subscribed(environment: deployment, appAppleID: 42)) }
@@ -230,18 +246,21 @@ struct StoresAppleWebhookTests {
         defer { Task { await harness.stop() } }
         let bought = harness.clock.now
         let end = bought.addingTimeInterval(30 * 86400)
-        let subscribed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: bought, status: 1,
-            transaction: harness.transaction(Self.original, expires: end, signedAt: bought, appAccountToken: hint)))
+        let subscribed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", signedDate: bought, status: 1,
+                transaction: harness.transaction(Self.original, expires: end, signedAt: bought, appAccountToken: hint)))
         #expect(subscribed.status == .ok)
 
         harness.clock.advance(3 * 86400)
         token = try await harness.accessToken(for: accountID)
         let refundedAt = harness.clock.now
-        let refund = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "REFUND", signedDate: refundedAt, status: 5,
-            transaction: harness.transaction(Self.original, expires: end, signedAt: refundedAt, appAccountToken: hint,
-                                             revokedAt: refundedAt.addingTimeInterval(-60), revocationReason: 0)))
+        let refund = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "REFUND", signedDate: refundedAt, status: 5,
+                transaction: harness.transaction(
+                    Self.original, expires: end, signedAt: refundedAt, appAccountToken: hint,
+                    revokedAt: refundedAt.addingTimeInterval(-60), revocationReason: 0)))
         #expect(refund.status == .ok)
         var stored = try #require(try await harness.purchase(.appStore, Self.original))
         #expect(stored.status == .refunded)
@@ -252,9 +271,10 @@ struct StoresAppleWebhookTests {
         token = try await harness.accessToken(for: accountID)
         let reversedAt = harness.clock.now
         // Apple reverses the refund: the transaction no longer carries a revocation.
-        let reversed = try await harness.appleNotification(FakeAppStoreNotification(
-            notificationType: "REFUND_REVERSED", signedDate: reversedAt, status: 1,
-            transaction: harness.transaction(Self.original, expires: end, signedAt: reversedAt, appAccountToken: hint)))
+        let reversed = try await harness.appleNotification(
+            FakeAppStoreNotification(
+                notificationType: "REFUND_REVERSED", signedDate: reversedAt, status: 1,
+                transaction: harness.transaction(Self.original, expires: end, signedAt: reversedAt, appAccountToken: hint)))
         #expect(reversed.status == .ok)
         stored = try #require(try await harness.purchase(.appStore, Self.original))
         #expect(stored.status == .active)
@@ -271,8 +291,9 @@ struct StoresAppleWebhookTests {
         func notification(appAppleID: Int) -> FakeAppStoreNotification {
             FakeAppStoreNotification(
                 notificationType: "SUBSCRIBED", signedDate: now, environment: "Production", appAppleID: appAppleID,
-                transaction: harness.transaction(Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
-                                                 environment: "Production", appAccountToken: hint))
+                transaction: harness.transaction(
+                    Self.original, expires: now.addingTimeInterval(86400), signedAt: now,
+                    environment: "Production", appAccountToken: hint))
         }
         let wrong = try await harness.appleNotification(notification(appAppleID: 42))
         #expect(wrong.status == .ok, "another app's notification is Apple's to stop sending")

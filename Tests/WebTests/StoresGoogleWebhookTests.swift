@@ -26,7 +26,8 @@ struct StoresGoogleWebhookTests {
         defer { Task { await harness.stop() } }
         let expiry = harness.clock.now.addingTimeInterval(30 * 86400)
         harness.google.setSubscription(token: "tok-sub-1", state: .active, productID: "pro_monthly", expiry: expiry, obfuscatedAccountID: hint)
-        let response = await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-sub-1", subscriptionID: "pro_monthly"), messageID: "m-1")
+        let response = await harness.googleNotification(
+            .subscription(type: 4, purchaseToken: "tok-sub-1", subscriptionID: "pro_monthly"), messageID: "m-1")
         #expect(response.status == .ok, "\(response.text)")
         let premium = try #require(await entitlement(harness, token))
         #expect(premium["active"] as? Bool == true)
@@ -35,9 +36,11 @@ struct StoresGoogleWebhookTests {
         #expect(harness.google.isAcknowledged(token: "tok-sub-1") == true)
 
         // A renewal re-reads the purchase, which is acknowledged now: no second acknowledgement.
-        harness.google.setSubscription(token: "tok-sub-1", state: .active, productID: "pro_monthly", expiry: expiry.addingTimeInterval(30 * 86400),
-                                       acknowledged: true, obfuscatedAccountID: hint)
-        let renewed = await harness.googleNotification(.subscription(type: 2, purchaseToken: "tok-sub-1", subscriptionID: "pro_monthly"), messageID: "m-2")
+        harness.google.setSubscription(
+            token: "tok-sub-1", state: .active, productID: "pro_monthly", expiry: expiry.addingTimeInterval(30 * 86400),
+            acknowledged: true, obfuscatedAccountID: hint)
+        let renewed = await harness.googleNotification(
+            .subscription(type: 2, purchaseToken: "tok-sub-1", subscriptionID: "pro_monthly"), messageID: "m-2")
         #expect(renewed.status == .ok)
         #expect(harness.google.acknowledgements.count == 1)
         #expect(try await harness.purchase(.playStore, "tok-sub-1")?.expiresAt == expiry.addingTimeInterval(30 * 86400))
@@ -49,16 +52,22 @@ struct StoresGoogleWebhookTests {
         var token = firstToken
         defer { Task { await harness.stop() } }
         let expiry = harness.clock.now.addingTimeInterval(5 * 86400)
-        harness.google.setSubscription(token: "tok-c", state: .canceled, productID: "pro_monthly", expiry: expiry, acknowledged: true, obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.subscription(type: 3, purchaseToken: "tok-c", subscriptionID: "pro_monthly"), messageID: "c-1").status == .ok)
+        harness.google.setSubscription(
+            token: "tok-c", state: .canceled, productID: "pro_monthly", expiry: expiry, acknowledged: true, obfuscatedAccountID: hint)
+        #expect(
+            await harness.googleNotification(.subscription(type: 3, purchaseToken: "tok-c", subscriptionID: "pro_monthly"), messageID: "c-1").status
+                == .ok)
         #expect(try await harness.purchase(.playStore, "tok-c")?.status == .canceled)
         #expect(try #require(await entitlement(harness, token))["active"] as? Bool == true)
         harness.clock.advance(5 * 86400 + 1)
         token = try await harness.accessToken(for: accountID)
         #expect(try #require(await entitlement(harness, token))["active"] as? Bool == false, "paid time is over")
 
-        harness.google.setSubscription(token: "tok-c", state: .expired, productID: "pro_monthly", expiry: expiry, acknowledged: true, obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.subscription(type: 13, purchaseToken: "tok-c", subscriptionID: "pro_monthly"), messageID: "c-2").status == .ok)
+        harness.google.setSubscription(
+            token: "tok-c", state: .expired, productID: "pro_monthly", expiry: expiry, acknowledged: true, obfuscatedAccountID: hint)
+        #expect(
+            await harness.googleNotification(.subscription(type: 13, purchaseToken: "tok-c", subscriptionID: "pro_monthly"), messageID: "c-2").status
+                == .ok)
         #expect(try await harness.purchase(.playStore, "tok-c")?.status == .expired)
         #expect(harness.google.acknowledgements.isEmpty, "an acknowledged purchase is not acknowledged again")
     }
@@ -67,9 +76,12 @@ struct StoresGoogleWebhookTests {
     func voided() async throws {
         let (harness, token, hint, _) = try await Self.setup()
         defer { Task { await harness.stop() } }
-        harness.google.setSubscription(token: "tok-v", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400),
-                                       acknowledged: true, obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-v", subscriptionID: "pro_monthly"), messageID: "v-1").status == .ok)
+        harness.google.setSubscription(
+            token: "tok-v", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400),
+            acknowledged: true, obfuscatedAccountID: hint)
+        #expect(
+            await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-v", subscriptionID: "pro_monthly"), messageID: "v-1").status
+                == .ok)
         #expect(try #require(await entitlement(harness, token))["active"] as? Bool == true)
         harness.clock.advance(60)
         let voidedAt = harness.clock.now.addingTimeInterval(-5)
@@ -85,7 +97,9 @@ struct StoresGoogleWebhookTests {
 
         // A later notification re-reads Google, which still says ACTIVE for the refunded period.
         harness.clock.advance(60)
-        #expect(await harness.googleNotification(.subscription(type: 2, purchaseToken: "tok-v", subscriptionID: "pro_monthly"), messageID: "v-3").status == .ok)
+        #expect(
+            await harness.googleNotification(.subscription(type: 2, purchaseToken: "tok-v", subscriptionID: "pro_monthly"), messageID: "v-3").status
+                == .ok)
         #expect(try await harness.purchase(.playStore, "tok-v")?.status == .refunded)
         #expect(try #require(await entitlement(harness, token))["active"] as? Bool == false)
     }
@@ -95,7 +109,8 @@ struct StoresGoogleWebhookTests {
         let (harness, token, hint, _) = try await Self.setup()
         defer { Task { await harness.stop() } }
         harness.google.setProduct(token: "tok-q", productID: "coins_lifetime", acknowledged: true, obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.oneTimeProduct(type: 1, purchaseToken: "tok-q", sku: "coins_lifetime"), messageID: "q-1").status == .ok)
+        #expect(
+            await harness.googleNotification(.oneTimeProduct(type: 1, purchaseToken: "tok-q", sku: "coins_lifetime"), messageID: "q-1").status == .ok)
         harness.google.voidPurchase(token: "tok-q", voidedTime: harness.clock.now, voidedQuantity: 1)
         let partial = await harness.googleNotification(
             .voidedPurchase(purchaseToken: "tok-q", orderID: "GPA.2", productType: 2, refundType: 2), messageID: "q-2")
@@ -137,11 +152,17 @@ struct StoresGoogleWebhookTests {
         let (harness, token, hint, _) = try await Self.setup()
         defer { Task { await harness.stop() } }
         let expiry = harness.clock.now.addingTimeInterval(86400)
-        harness.google.setSubscription(token: "tok-old", state: .active, productID: "pro_monthly", expiry: expiry, acknowledged: true, obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-old", subscriptionID: "pro_monthly"), messageID: "l-1").status == .ok)
-        harness.google.setSubscription(token: "tok-new", state: .active, productID: "pro_monthly", expiry: expiry.addingTimeInterval(30 * 86400),
-                                       acknowledged: true, linkedPurchaseToken: "tok-old", obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-new", subscriptionID: "pro_monthly"), messageID: "l-2").status == .ok)
+        harness.google.setSubscription(
+            token: "tok-old", state: .active, productID: "pro_monthly", expiry: expiry, acknowledged: true, obfuscatedAccountID: hint)
+        #expect(
+            await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-old", subscriptionID: "pro_monthly"), messageID: "l-1").status
+                == .ok)
+        harness.google.setSubscription(
+            token: "tok-new", state: .active, productID: "pro_monthly", expiry: expiry.addingTimeInterval(30 * 86400),
+            acknowledged: true, linkedPurchaseToken: "tok-old", obfuscatedAccountID: hint)
+        #expect(
+            await harness.googleNotification(.subscription(type: 4, purchaseToken: "tok-new", subscriptionID: "pro_monthly"), messageID: "l-2").status
+                == .ok)
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases WHERE platform = 'play_store'") == 1)
         let old = try #require(try await harness.purchase(.playStore, "tok-old"))
         let new = try #require(try await harness.purchase(.playStore, "tok-new"))
@@ -153,9 +174,12 @@ struct StoresGoogleWebhookTests {
         // Google then expires the replaced subscription and says so for its token, later: the old
         // order's end is not the purchase's end (it now goes by the new token).
         harness.clock.advance(60)
-        harness.google.setSubscription(token: "tok-old", state: .expired, productID: "pro_monthly", expiry: harness.clock.now,
-                                       acknowledged: true, obfuscatedAccountID: hint)
-        #expect(await harness.googleNotification(.subscription(type: 13, purchaseToken: "tok-old", subscriptionID: "pro_monthly"), messageID: "l-3").status == .ok)
+        harness.google.setSubscription(
+            token: "tok-old", state: .expired, productID: "pro_monthly", expiry: harness.clock.now,
+            acknowledged: true, obfuscatedAccountID: hint)
+        #expect(
+            await harness.googleNotification(.subscription(type: 13, purchaseToken: "tok-old", subscriptionID: "pro_monthly"), messageID: "l-3")
+                .status == .ok)
         let kept = try #require(try await harness.purchase(.playStore, "tok-new"))
         #expect(kept.status == .active)
         #expect(kept.expiresAt == expiry.addingTimeInterval(30 * 86400))
@@ -189,7 +213,8 @@ struct StoresGoogleWebhookTests {
         #expect(await harness.googleNotification(notification, messageID: "r-2", token: nil).status == .badRequest)
         #expect(await harness.googleNotification(notification, messageID: "r-3", token: StoresHarness.rtdnToken + "x").status == .badRequest)
         let malformed = await harness.app.send(
-            .post, "/webhooks/google?token=\(StoresHarness.rtdnToken)", headers: ["Content-Type": "application/json"], body: #"{"message":{"data":"!!"}}"#)
+            .post, "/webhooks/google?token=\(StoresHarness.rtdnToken)", headers: ["Content-Type": "application/json"],
+            body: #"{"message":{"data":"!!"}}"#)
         #expect(malformed.status == .badRequest)
         #expect(harness.google.apiRequestCount == 0)
         #expect(try await harness.count("SELECT COUNT(*) FROM webhook_events") == 0)
@@ -210,8 +235,9 @@ struct StoresGoogleWebhookTests {
     func outageThenRetry() async throws {
         let (harness, token, hint, _) = try await Self.setup()
         defer { Task { await harness.stop() } }
-        harness.google.setSubscription(token: "tok-o", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400),
-                                       obfuscatedAccountID: hint)
+        harness.google.setSubscription(
+            token: "tok-o", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400),
+            obfuscatedAccountID: hint)
         harness.google.setOutage(true)
         let notification = FakeGooglePlay.RTDN.subscription(type: 4, purchaseToken: "tok-o", subscriptionID: "pro_monthly")
         let down = await harness.googleNotification(notification, messageID: "o-1")

@@ -30,8 +30,10 @@ struct StoresReceiptsProductTests {
         let refused = try await harness.receipts(wrong, platform: "APP_STORE")
         #expect(refused.status == .unprocessableContent, "\(refused.text)")
         #expect(refused.errorCode == "unprocessable")
-        #expect(Self.message(refused)
-            == "store_product_id com.example.yearly is not the product of transaction 2000000000000950 (com.example.monthly); nothing was recorded.")
+        #expect(
+            Self.message(refused)
+                == "store_product_id com.example.yearly is not the product of transaction 2000000000000950 (com.example.monthly); nothing was recorded."
+        )
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
         #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
 
@@ -54,15 +56,19 @@ struct StoresReceiptsProductTests {
         let lifetime = FakeAppStoreServer.ReceiptPurchase(
             productID: "com.example.lifetime", transactionID: "3000000000000060", originalTransactionID: "3000000000000060",
             purchaseDate: now.addingTimeInterval(-400 * 86400), autoRenewStatus: nil)
-        harness.apple.addReceipt("MIIPRODUCT", environment: .sandbox, answer: .receipt(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [current], inApp: [lifetime, current],
-            requestDate: now))
+        harness.apple.addReceipt(
+            "MIIPRODUCT", environment: .sandbox,
+            answer: .receipt(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [current], inApp: [lifetime, current],
+                requestDate: now))
 
         let refused = try await harness.receipts(
             ["user_id": "restorer-p", "receipt_data": "MIIPRODUCT", "store_product_id": "com.example.yearly"], platform: "APP_STORE")
         #expect(refused.status == .unprocessableContent, "\(refused.text)")
-        #expect(Self.message(refused)
-            == "store_product_id com.example.yearly is not the product of the receipt (com.example.monthly, com.example.lifetime); nothing was recorded.")
+        #expect(
+            Self.message(refused)
+                == "store_product_id com.example.yearly is not the product of the receipt (com.example.monthly, com.example.lifetime); nothing was recorded."
+        )
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
 
         let named = try await harness.receipts(
@@ -81,14 +87,17 @@ struct StoresReceiptsProductTests {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        harness.stripe.putSubscription(.init(id: "sub_partner_p", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        harness.stripe.putSubscription(
+            .init(id: "sub_partner_p", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
         let body: [String: Any] = ["user_id": "u-sp", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_p"]
         var wrong = body
         wrong["store_product_id"] = "prod_yearly"
         let refused = try await harness.receipts(wrong, platform: "STRIPE")
         #expect(refused.status == .unprocessableContent, "\(refused.text)")
-        #expect(Self.message(refused)
-            == "store_product_id prod_yearly is not the product of sub_partner_p (price_monthly, \(FakeStripe.product(ofPrice: "price_monthly"))); nothing was recorded.")
+        #expect(
+            Self.message(refused)
+                == "store_product_id prod_yearly is not the product of sub_partner_p (price_monthly, \(FakeStripe.product(ofPrice: "price_monthly"))); nothing was recorded."
+        )
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
         #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
 
@@ -108,7 +117,8 @@ struct StoresReceiptsProductTests {
         defer { Task { await harness.stop() } }
         let client = StripeClient(secretKey: harness.stripe.secretKey, apiBase: harness.stripe.baseURL, http: URLSessionHTTPClient(service: "stripe"))
         let id = try await client.createCheckoutSession(
-            CheckoutSessionRequest(mode: .payment, priceID: "price_monthly", successURL: "https://partner.example/ok", cancelURL: "https://partner.example/no"),
+            CheckoutSessionRequest(
+                mode: .payment, priceID: "price_monthly", successURL: "https://partner.example/ok", cancelURL: "https://partner.example/no"),
             idempotencyKey: "partner-pay-p"
         ).id
         _ = try harness.stripe.completeSession(id: id, email: "cs@example.com", paid: true)

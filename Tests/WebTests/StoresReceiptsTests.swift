@@ -22,10 +22,11 @@ struct StoresReceiptsTests {
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
         let end = now.addingTimeInterval(30 * 86400)
-        try harness.apple.addTransaction(harness.transaction("2000000000000901", expires: end, signedAt: now), signer: harness.pki.signer(), environment: .sandbox)
+        try harness.apple.addTransaction(
+            harness.transaction("2000000000000901", expires: end, signedAt: now), signer: harness.pki.signer(), environment: .sandbox)
         let body: [String: Any] = [
             "user_id": "partner-user-1", "store_product_id": "com.example.monthly", "original_transaction_id": "2000000000000901",
-            "ply_context": Self.plyContext,
+            "ply_context": Self.plyContext
         ]
         let response = try await harness.receipts(body, platform: "APP_STORE")
         #expect(response.status == .ok, "\(response.text)")
@@ -58,9 +59,11 @@ struct StoresReceiptsTests {
         let harness = try await StoresHarness(appleEnvironment: "Production")
         defer { Task { await harness.stop() } }
         let end = harness.clock.now.addingTimeInterval(86400)
-        harness.apple.addReceipt("MIIRECEIPT1", environment: .sandbox, answer: .valid(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox",
-            purchases: [.init(originalTransactionID: "3000000000000001", expiresDate: end)], requestDate: harness.clock.now))
+        harness.apple.addReceipt(
+            "MIIRECEIPT1", environment: .sandbox,
+            answer: .valid(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                purchases: [.init(originalTransactionID: "3000000000000001", expiresDate: end)], requestDate: harness.clock.now))
         let response = try await harness.receipts(["user_id": "u-2", "receipt_data": "MIIRECEIPT1"], platform: "APP_STORE")
         #expect(response.status == .ok, "\(response.text)")
         #expect(Self.purchaseJSON(response)?["status"] as? String == "active")
@@ -84,7 +87,8 @@ struct StoresReceiptsTests {
 
         // A one-time product: subscriptionsv2 does not know the token, products/{sku} does.
         harness.google.setProduct(token: "tok-r2", productID: "coins_lifetime")
-        let product = try await harness.receipts(["user_id": "u-3", "store_product_id": "coins_lifetime", "purchase_token": "tok-r2"], platform: "PLAY_STORE")
+        let product = try await harness.receipts(
+            ["user_id": "u-3", "store_product_id": "coins_lifetime", "purchase_token": "tok-r2"], platform: "PLAY_STORE")
         #expect(product.status == .ok, "\(product.text)")
         #expect(Self.purchaseJSON(product)?["expires_at"] is NSNull)
         #expect(harness.google.acknowledgements.last == .init(kind: "products", productID: "coins_lifetime", purchaseToken: "tok-r2"))
@@ -102,7 +106,8 @@ struct StoresReceiptsTests {
         // Refunded by the developer, the subscription left running at Google: the RTDN says voided.
         harness.clock.advance(60)
         harness.google.voidPurchase(token: "tok-rv", voidedTime: harness.clock.now, revokesSubscription: false)
-        let void = await harness.googleNotification(.voidedPurchase(purchaseToken: "tok-rv", orderID: "GPA.1234-5678-9012-34567", productType: 1, refundType: 1), messageID: "m-rv")
+        let void = await harness.googleNotification(
+            .voidedPurchase(purchaseToken: "tok-rv", orderID: "GPA.1234-5678-9012-34567", productType: 1, refundType: 1), messageID: "m-rv")
         #expect(void.status == .ok, "\(void.text)")
         #expect(try await harness.purchase(.playStore, "tok-rv")?.status == .refunded)
         harness.clock.advance(60)
@@ -111,21 +116,25 @@ struct StoresReceiptsTests {
         #expect(try await harness.purchase(.playStore, "tok-rv")?.status == .refunded)
     }
 
-    @Test("PLAY_STORE with subscription_id:base_plan_id (Play Billing 5+): both parts must match the line item; another base plan is 422 unprocessable")
+    @Test(
+        "PLAY_STORE with subscription_id:base_plan_id (Play Billing 5+): both parts must match the line item; another base plan is 422 unprocessable")
     func playBasePlan() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         harness.google.setSubscription(token: "tok-bp", state: .active, productID: "pro_monthly", expiry: harness.clock.now.addingTimeInterval(86400))
         // The fake answers every line item with offerDetails.basePlanId "base", as Play does for a base plan named so.
-        let otherPlan = try await harness.receipts(["user_id": "u-9", "store_product_id": "pro_monthly:yearly", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
+        let otherPlan = try await harness.receipts(
+            ["user_id": "u-9", "store_product_id": "pro_monthly:yearly", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
         #expect(otherPlan.status == .unprocessableContent)
         #expect(otherPlan.errorCode == "unprocessable")
         #expect(otherPlan.text.contains("pro_monthly:base, not pro_monthly:yearly"), "\(otherPlan.text)")
-        let otherProduct = try await harness.receipts(["user_id": "u-9", "store_product_id": "pro_yearly:base", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
+        let otherProduct = try await harness.receipts(
+            ["user_id": "u-9", "store_product_id": "pro_yearly:base", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
         #expect(otherProduct.status == .unprocessableContent)
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
 
-        let matched = try await harness.receipts(["user_id": "u-9", "store_product_id": "pro_monthly:base", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
+        let matched = try await harness.receipts(
+            ["user_id": "u-9", "store_product_id": "pro_monthly:base", "purchase_token": "tok-bp"], platform: "PLAY_STORE")
         #expect(matched.status == .ok, "\(matched.text)")
         #expect(Self.purchaseJSON(matched)?["product_id"] as? String == "pro_monthly", "the purchase keeps the subscription's product id")
     }
@@ -135,14 +144,16 @@ struct StoresReceiptsTests {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        harness.stripe.putSubscription(.init(id: "sub_partner_1", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        harness.stripe.putSubscription(
+            .init(id: "sub_partner_1", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
         let response = try await harness.receipts(
             ["user_id": "u-4", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_1", "stripe_price_id": "price_monthly"],
             platform: "STRIPE")
         #expect(response.status == .ok, "\(response.text)")
         #expect(Self.purchaseJSON(response)?["platform"] as? String == "stripe")
         #expect(Self.purchaseJSON(response)?["product_id"] as? String == "price_monthly")
-        let other = try await harness.receipts(["user_id": "u-4", "stripe_object_type": "payment_intent", "stripe_object_id": "pi_1"], platform: "STRIPE")
+        let other = try await harness.receipts(
+            ["user_id": "u-4", "stripe_object_type": "payment_intent", "stripe_object_id": "pi_1"], platform: "STRIPE")
         #expect(other.status == .unprocessableContent)
         #expect(other.errorCode == "unsupported_object_type")
     }
@@ -152,13 +163,16 @@ struct StoresReceiptsTests {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        harness.stripe.putSubscription(.init(id: "sub_partner_2", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        harness.stripe.putSubscription(
+            .init(id: "sub_partner_2", priceID: "price_monthly", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
         let wrong = try await harness.receipts(
             ["user_id": "u-8", "stripe_object_type": "subscription", "stripe_object_id": "sub_partner_2", "stripe_price_id": "price_yearly"],
             platform: "STRIPE")
         #expect(wrong.status == .unprocessableContent, "\(wrong.text)")
         #expect(wrong.errorCode == "unprocessable")
-        #expect((wrong.jsonObject?["error"] as? [String: Any])?["message"] as? String == "stripe_price_id price_yearly is not the price of sub_partner_2 (price_monthly); nothing was recorded.")
+        #expect(
+            (wrong.jsonObject?["error"] as? [String: Any])?["message"] as? String
+                == "stripe_price_id price_yearly is not the price of sub_partner_2 (price_monthly); nothing was recorded.")
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
         #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
         let unchecked = try await harness.receipts(
@@ -174,7 +188,8 @@ struct StoresReceiptsTests {
         let client = StripeClient(secretKey: harness.stripe.secretKey, apiBase: harness.stripe.baseURL, http: URLSessionHTTPClient(service: "stripe"))
         func session(_ mode: CheckoutSessionRequest.Mode, key: String) async throws -> String {
             try await client.createCheckoutSession(
-                CheckoutSessionRequest(mode: mode, priceID: "price_monthly", successURL: "https://partner.example/ok", cancelURL: "https://partner.example/no"),
+                CheckoutSessionRequest(
+                    mode: mode, priceID: "price_monthly", successURL: "https://partner.example/ok", cancelURL: "https://partner.example/no"),
                 idempotencyKey: key
             ).id
         }
@@ -193,7 +208,7 @@ struct StoresReceiptsTests {
 
         let paid = try harness.stripe.completeSession(id: subscriptionSession, email: "cs@example.com", paid: true)
         let body: [String: Any] = [
-            "user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": subscriptionSession, "stripe_price_id": "price_monthly",
+            "user_id": "u-cs", "stripe_object_type": "checkout_session", "stripe_object_id": subscriptionSession, "stripe_price_id": "price_monthly"
         ]
         let first = try await harness.receipts(body, platform: "STRIPE")
         #expect(first.status == .ok, "\(first.text)")
@@ -224,7 +239,8 @@ struct StoresReceiptsTests {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
-        harness.stripe.putSubscription(.init(id: "sub_elsewhere", priceID: "price_elsewhere", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
+        harness.stripe.putSubscription(
+            .init(id: "sub_elsewhere", priceID: "price_elsewhere", created: now, currentPeriodEnd: now.addingTimeInterval(86400)))
         let response = try await harness.receipts(
             ["user_id": "u-f", "stripe_object_type": "subscription", "stripe_object_id": "sub_elsewhere"], platform: "STRIPE")
         #expect(response.status == .unprocessableContent, "\(response.text)")
@@ -259,7 +275,8 @@ struct StoresReceiptsTests {
         #expect(apple.errorCode == "invalid_receipt")
         let receipt = try await harness.receipts(["user_id": "u-6", "receipt_data": "NOT-A-RECEIPT"], platform: "APP_STORE")
         #expect(receipt.errorCode == "invalid_receipt")
-        let play = try await harness.receipts(["user_id": "u-6", "purchase_token": "unknown", "store_product_id": "pro_monthly"], platform: "PLAY_STORE")
+        let play = try await harness.receipts(
+            ["user_id": "u-6", "purchase_token": "unknown", "store_product_id": "pro_monthly"], platform: "PLAY_STORE")
         #expect(play.errorCode == "invalid_receipt")
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 0)
         #expect(try await harness.count("SELECT COUNT(*) FROM accounts") == 0)
@@ -277,7 +294,7 @@ struct StoresReceiptsTests {
             (["user_id": "u-7", "original_transaction_id": "2000000000000001"], "APP_STORE"),
             (["user_id": "u-7", "receipt_data": "MIIBUSY"], "APP_STORE"),
             (["user_id": "u-7", "purchase_token": "tok", "store_product_id": "pro_monthly"], "PLAY_STORE"),
-            (["user_id": "u-7", "stripe_object_type": "subscription", "stripe_object_id": "sub_1"], "STRIPE"),
+            (["user_id": "u-7", "stripe_object_type": "subscription", "stripe_object_id": "sub_1"], "STRIPE")
         ]
         for (body, platform) in calls {
             let response = try await harness.receipts(body, platform: platform)
@@ -295,8 +312,9 @@ struct StoresReceiptsTests {
         for policy in ["switch", "reject"] {
             let harness = try await StoresHarness(extra: ["redemption": ["on_other_user": policy]])
             let now = harness.clock.now
-            try harness.apple.addTransaction(harness.transaction("2000000000000951", expires: now.addingTimeInterval(86400), signedAt: now),
-                                             signer: harness.pki.signer(), environment: .sandbox)
+            try harness.apple.addTransaction(
+                harness.transaction("2000000000000951", expires: now.addingTimeInterval(86400), signedAt: now),
+                signer: harness.pki.signer(), environment: .sandbox)
             let first = try await harness.receipts(["user_id": "owner", "original_transaction_id": "2000000000000951"], platform: "APP_STORE")
             let owner = try #require(first.jsonObject?["account_id"] as? String)
             let second = try await harness.receipts(["user_id": "newcomer", "original_transaction_id": "2000000000000951"], platform: "APP_STORE")
@@ -317,7 +335,8 @@ struct StoresReceiptsTests {
         }
     }
 
-    @Test("APP_STORE original_transaction_id of a ten-month subscriber: read with Get All Subscription Statuses, active until the current period's end")
+    @Test(
+        "APP_STORE original_transaction_id of a ten-month subscriber: read with Get All Subscription Statuses, active until the current period's end")
     func appStoreSubscriberOfTenMonths() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }
@@ -336,8 +355,9 @@ struct StoresReceiptsTests {
         #expect(harness.apple.requests.map(\.path).contains("/sandbox/inApps/v1/subscriptions/2000000000006000"))
 
         // A non-consumable keeps Get Transaction Info: no subscription status is asked for it.
-        try harness.apple.addTransaction(harness.transaction("2000000000006100", product: "com.example.lifetime", expires: nil, signedAt: now),
-                                         signer: harness.pki.signer(), environment: .sandbox)
+        try harness.apple.addTransaction(
+            harness.transaction("2000000000006100", product: "com.example.lifetime", expires: nil, signedAt: now),
+            signer: harness.pki.signer(), environment: .sandbox)
         let lifetime = try await harness.receipts(["user_id": "ten-months", "original_transaction_id": "2000000000006100"], platform: "APP_STORE")
         #expect(lifetime.status == .ok, "\(lifetime.text)")
         #expect(Self.purchaseJSON(lifetime)?["expires_at"] is NSNull)
@@ -356,9 +376,11 @@ struct StoresReceiptsTests {
         let lifetime = FakeAppStoreServer.ReceiptPurchase(
             productID: "com.example.lifetime", transactionID: "3000000000000020", originalTransactionID: "3000000000000020",
             purchaseDate: now.addingTimeInterval(-400 * 86400), autoRenewStatus: nil)
-        harness.apple.addReceipt("MIIRESTORE", environment: .sandbox, answer: .receipt(
-            bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [current], inApp: [lifetime, current],
-            requestDate: now))
+        harness.apple.addReceipt(
+            "MIIRESTORE", environment: .sandbox,
+            answer: .receipt(
+                bundleID: StoresHarness.bundleID, environment: "Sandbox", latestReceiptInfo: [current], inApp: [lifetime, current],
+                requestDate: now))
         let response = try await harness.receipts(["user_id": "restorer", "receipt_data": "MIIRESTORE"], platform: "APP_STORE")
         #expect(response.status == .ok, "\(response.text)")
         #expect(Self.purchaseJSON(response)?["product_id"] as? String == "com.example.monthly", "the answer names the newest purchase")
@@ -368,7 +390,9 @@ struct StoresReceiptsTests {
             #expect(stored.accountID == accountID)
             #expect(stored.appUserID == "restorer")
         }
-        let ids = (response.jsonObject?["entitlements"] as? [[String: Any]])?.filter { $0["active"] as? Bool == true }.compactMap { $0["id"] as? String }
+        let ids = (response.jsonObject?["entitlements"] as? [[String: Any]])?.filter { $0["active"] as? Bool == true }.compactMap {
+            $0["id"] as? String
+        }
         #expect(ids == ["lifetime", "premium"])
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 2)
         #expect(try await harness.receipts(["user_id": "restorer", "receipt_data": "MIIRESTORE"], platform: "APP_STORE").status == .ok)
@@ -379,16 +403,21 @@ struct StoresReceiptsTests {
     func appStoreReceiptDurations() async throws {
         let harness = try await StoresHarness(extra: [
             "products_duration_days": ["com.example.pass": 30],
-            "products": ["com.example.monthly", "com.example.lifetime", "pro_monthly", "com.example.pass"],
+            "products": ["com.example.monthly", "com.example.lifetime", "pro_monthly", "com.example.pass"]
         ])
         defer { Task { await harness.stop() } }
         let now = harness.clock.now
         for (receipt, daysAgo, original) in [("MIIPASS1", 10.0, "3000000000000030"), ("MIIPASS2", 40.0, "3000000000000040")] {
-            harness.apple.addReceipt(receipt, environment: .sandbox, answer: .valid(
-                bundleID: StoresHarness.bundleID, environment: "Sandbox",
-                purchases: [.init(productID: "com.example.pass", transactionID: original, originalTransactionID: original,
-                                  purchaseDate: now.addingTimeInterval(-daysAgo * 86400), autoRenewStatus: nil)],
-                requestDate: now))
+            harness.apple.addReceipt(
+                receipt, environment: .sandbox,
+                answer: .valid(
+                    bundleID: StoresHarness.bundleID, environment: "Sandbox",
+                    purchases: [
+                        .init(
+                            productID: "com.example.pass", transactionID: original, originalTransactionID: original,
+                            purchaseDate: now.addingTimeInterval(-daysAgo * 86400), autoRenewStatus: nil)
+                    ],
+                    requestDate: now))
             let response = try await harness.receipts(["user_id": "pass-\(original)", "receipt_data": receipt], platform: "APP_STORE")
             #expect(response.status == .ok, "\(response.text)")
             let purchase = try #require(Self.purchaseJSON(response))

@@ -66,7 +66,7 @@ struct StoresVerifierTests {
             ({ try await verifier.appStore(transactionID: "1") }, "apple.api.private_key_path"),
             ({ try await verifier.appStore(receiptBase64: "MII") }, "apple.shared_secret"),
             ({ try await verifier.playStore(purchaseToken: "t", productID: "p") }, "google.service_account_path"),
-            ({ try await verifier.stripe(subscriptionID: "sub_1") }, "stripe.secret_key"),
+            ({ try await verifier.stripe(subscriptionID: "sub_1") }, "stripe.secret_key")
         ]
         for (call, key) in cases {
             let error = await apiError(call)

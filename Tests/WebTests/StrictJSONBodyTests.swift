@@ -21,7 +21,12 @@ struct StrictJSONBodyTests {
         ("raw NUL in a string", Array(#"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"u"#.utf8) + [0x00] + Array(#""}"#.utf8)),
         ("raw U+001F in a key", Array(#"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"u","x"#.utf8) + [0x1F] + Array(#"":1}"#.utf8)),
         ("raw newline in a string", Array("{\"code\":\"ABCD-EFGH-JKMN-PQRS\",\"app_user_id\":\"u\n\"}".utf8)),
-        ("nesting deeper than 64", Array((#"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"u","extra":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}").utf8)),
+        (
+            "nesting deeper than 64",
+            Array(
+                (#"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"u","extra":"# + String(repeating: "[", count: 100)
+                    + String(repeating: "]", count: 100) + "}").utf8)
+        )
     ]
 
     @Test("Refused with 400 bad_request in API.md's error shape", arguments: refusedBodies)
@@ -46,7 +51,7 @@ struct StrictJSONBodyTests {
             // Escapes of characters an id may hold (a control character is refused on its own, finding 6).
             #"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"\ud83d\ude00 \u00e9\/\\\"","device_id":"d\u00201"}"#,
             #" {"code" : "ABCD-EFGH-JKMN-PQRS" , "app_user_id" : "u1", "extra": {"a": [1, -2.5e3, true, false, null, {"a": 1}]}} "#,
-            #"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"u1","extra":"# + nested + "}",
+            #"{"code":"ABCD-EFGH-JKMN-PQRS","app_user_id":"u1","extra":"# + nested + "}"
         ] {
             let response = await harness.app.send(
                 .post, "/api/v1/redeem", headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json"], body: body
@@ -66,7 +71,7 @@ struct StrictJSONBodyTests {
         (.post, "/webhooks/google", "Application/JSON"),
         (.post, "/admin/v1/codes/resend", "application/json"),
         (.patch, "/api/v1/redeem", "application/merge-patch+json"),
-        (.post, "/api/v1/no/such/route", "application/vnd.example+json"),
+        (.post, "/api/v1/no/such/route", "application/vnd.example+json")
     ]
 
     @Test("Every route, and paths no route takes, refuse a non-strict JSON body first", arguments: routes)

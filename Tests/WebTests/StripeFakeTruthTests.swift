@@ -32,7 +32,7 @@ struct StripeFakeTruthTests {
     /// Keys Stripe's API reference documents that its fixtures leave out (each read in the docs).
     static let documentedOnly: Set<String> = [
         // InvoicePayment.payment.payment_intent: "ID of the PaymentIntent ... when type is payment_intent".
-        "invoice_payment.payment.payment_intent",
+        "invoice_payment.payment.payment_intent"
     ]
 
     /// Where `sent` differs from Stripe's `example`: a key Stripe's object does not have, or a
@@ -96,7 +96,7 @@ struct StripeFakeTruthTests {
         let resources = [
             "checkout.session.completed": "checkout.session", "customer.subscription.created": "subscription",
             "customer.subscription.updated": "subscription", "customer.subscription.deleted": "subscription", "invoice.paid": "invoice",
-            "charge.refunded": "charge", "charge.dispute.closed": "dispute",
+            "charge.refunded": "charge", "charge.dispute.closed": "dispute"
         ]
         for event in harness.stripe.events {
             let envelope = try #require(try JSONSerialization.jsonObject(with: Data(event.body)) as? [String: Any])
@@ -159,8 +159,10 @@ struct StripeFakeTruthTests {
 
         let chargeID = try #require(charge["id"] as? String)
         Self.expectLikeStripe(try #require(await demo.app.send(.get, "/demo/stripe/v1/charges/\(chargeID)", headers: key).jsonObject), "charge")
-        let payments = try #require(await demo.app.send(
-            .get, "/demo/stripe/v1/invoice_payments?payment[type]=payment_intent&payment[payment_intent]=\(intentID)", headers: key).jsonObject)
+        let payments = try #require(
+            await demo.app.send(
+                .get, "/demo/stripe/v1/invoice_payments?payment[type]=payment_intent&payment[payment_intent]=\(intentID)", headers: key
+            ).jsonObject)
         let payment = try #require((payments["data"] as? [[String: Any]])?.first)
         Self.expectLikeStripe(payment, "invoice_payment")
         #expect(payment["invoice"] as? String == session["invoice"] as? String)

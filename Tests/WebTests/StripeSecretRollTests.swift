@@ -20,7 +20,9 @@ struct StripeSecretRollTests {
         return "t=\(timestamp),\(signatures.joined(separator: ","))"
     }
 
-    @Test("stripe.webhook_secrets [new, old]: events signed with old, with new, or with both (Stripe's roll header) are applied; another secret is refused")
+    @Test(
+        "stripe.webhook_secrets [new, old]: events signed with old, with new, or with both (Stripe's roll header) are applied; another secret is refused"
+    )
     func anySecretOfTheList() async throws {
         let harness = try CheckoutHarness(webhookSecrets: [Self.newSecret, CheckoutHarness.webhookSecret])
         let id = try await harness.startCheckout()
@@ -31,9 +33,11 @@ struct StripeSecretRollTests {
         let refused = await harness.webhook("checkout.session.completed", object: object, id: "evt_other", secret: "whsec_never_configured")
         #expect(refused.status == .badRequest)
 
-        let event = harness.stripe.webhook(type: "checkout.session.completed", object: object, created: harness.clock.now, id: "evt_both", signedAt: harness.clock.now)
+        let event = harness.stripe.webhook(
+            type: "checkout.session.completed", object: object, created: harness.clock.now, id: "evt_both", signedAt: harness.clock.now)
         let header = Self.rollHeader(event.body, at: harness.clock.now)
-        let both = await harness.app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": header, "Content-Type": "application/json"], bytes: event.body)
+        let both = await harness.app.send(
+            .post, "/webhooks/stripe", headers: ["Stripe-Signature": header, "Content-Type": "application/json"], bytes: event.body)
         #expect(both.status == .ok, "\(both.text)")
         #expect(try await harness.count("SELECT COUNT(*) FROM purchases") == 1)
     }
@@ -44,9 +48,11 @@ struct StripeSecretRollTests {
         let id = try await harness.startCheckout()
         try harness.pay(id)
         let object = try #require(harness.stripe.sessionObject(id: id))
-        let event = harness.stripe.webhook(type: "checkout.session.completed", object: object, created: harness.clock.now, id: "evt_roll", signedAt: harness.clock.now)
+        let event = harness.stripe.webhook(
+            type: "checkout.session.completed", object: object, created: harness.clock.now, id: "evt_roll", signedAt: harness.clock.now)
         let header = Self.rollHeader(event.body, at: harness.clock.now)
-        let response = await harness.app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": header, "Content-Type": "application/json"], bytes: event.body)
+        let response = await harness.app.send(
+            .post, "/webhooks/stripe", headers: ["Stripe-Signature": header, "Content-Type": "application/json"], bytes: event.body)
         #expect(response.status == .ok, "\(response.text)")
     }
 }

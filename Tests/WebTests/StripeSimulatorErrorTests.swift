@@ -10,7 +10,7 @@ struct StripeSimulatorErrorTests {
     func statuses() {
         let expected: [(StripeSimulatorError.Kind, Int, String)] = [
             (.notFound, 404, "not_found"), (.forbidden, 403, "forbidden"), (.invalid, 400, "bad_request"),
-            (.invalidParameter(param: "a[b"), 400, "bad_request"), (.actionFailed, 502, "bad_gateway"),
+            (.invalidParameter(param: "a[b"), 400, "bad_request"), (.actionFailed, 502, "bad_gateway")
         ]
         for (kind, status, code) in expected {
             let error = StripeSimulatorError(kind, "say what to do")

@@ -30,7 +30,8 @@ struct StripeWebhookTests {
         #expect(wrongSecret.status == .badRequest)
         let stale = await harness.webhook("checkout.session.completed", object: object, signedAt: harness.clock.now.addingTimeInterval(-301))
         #expect(stale.status == .badRequest)
-        #expect((stale.jsonObject?["error"] as? [String: Any])?["message"] as? String == "Stripe-Signature timestamp is 301 s old; tolerance is 300 s")
+        #expect(
+            (stale.jsonObject?["error"] as? [String: Any])?["message"] as? String == "Stripe-Signature timestamp is 301 s old; tolerance is 300 s")
         let event = harness.stripe.webhook(type: "checkout.session.completed", object: object, created: harness.clock.now)
         var tampered = event.body
         tampered[tampered.count / 2] ^= 0x01

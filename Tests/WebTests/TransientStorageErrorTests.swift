@@ -15,7 +15,9 @@ import UseCases
 @Suite("Transient storage failures at the HTTP boundary")
 struct TransientStorageErrorTests {
     static func middleware() throws -> ErrorMiddleware {
-        ErrorMiddleware(pages: Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com"))
+        ErrorMiddleware(
+            pages: Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
+        )
     }
 
     static func answer(_ error: StorageError, path: String) async throws -> HTTPResponse {
@@ -24,14 +26,15 @@ struct TransientStorageErrorTests {
         return try await middleware().handle(request, context: context) { _, _ in throw error }
     }
 
-    @Test("Conflicts past their retries, lock and pool timeouts, SQLite busy: 503 upstream_unavailable, retryable, Retry-After 1",
-          arguments: [
-              StorageError(sqlState: "40001", message: "could not serialize access"),
-              StorageError(sqlState: "40P01", message: "deadlock detected"),
-              StorageError(sqlState: "55P03", message: "lock timeout"),
-              StorageError(sqlState: "57014", message: "timed out"),
-              StorageError(resultCode: 5, message: "database is locked"),
-          ])
+    @Test(
+        "Conflicts past their retries, lock and pool timeouts, SQLite busy: 503 upstream_unavailable, retryable, Retry-After 1",
+        arguments: [
+            StorageError(sqlState: "40001", message: "could not serialize access"),
+            StorageError(sqlState: "40P01", message: "deadlock detected"),
+            StorageError(sqlState: "55P03", message: "lock timeout"),
+            StorageError(sqlState: "57014", message: "timed out"),
+            StorageError(resultCode: 5, message: "database is locked")
+        ])
     func transient(_ error: StorageError) async throws {
         let api = try await Self.answer(error, path: "/api/v1/redeem")
         #expect(api.status.code == 503)

@@ -17,7 +17,7 @@ struct TransportAndOriginTests {
             await app.send(.delete, "/healthz"), await app.send(.get, "/api/v1/entitlements"),
             await app.send(.post, "/api/v1/redeem", headers: ["Content-Type": "application/json"], body: "{\"code\":"),
             app.app.responder.protocolErrorResponse(
-                status: .badRequest, message: "bad", info: RequestInfo(requestId: "r", logger: Logger(sink: app.logs, minimumLevel: .debug))),
+                status: .badRequest, message: "bad", info: RequestInfo(requestId: "r", logger: Logger(sink: app.logs, minimumLevel: .debug)))
         ]
         for response in answers {
             #expect(response.headers["Strict-Transport-Security"] == "max-age=31536000", "\(response.status.code) \(response.text.prefix(80))")
@@ -50,7 +50,9 @@ struct TransportAndOriginTests {
         #expect(RequestOrigin.isForeign(request("null"), baseURL: "https://pay.example.com"))
     }
 
-    @Test("POST /gonative/receipt from another site's page: GoNative's 200 {success: false, title, message, loadUrl}; Apple is not asked, nothing stored")
+    @Test(
+        "POST /gonative/receipt from another site's page: GoNative's 200 {success: false, title, message, loadUrl}; Apple is not asked, nothing stored"
+    )
     func goNativeForeignOrigin() async throws {
         let harness = try await StoresHarness()
         defer { Task { await harness.stop() } }

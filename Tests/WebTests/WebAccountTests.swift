@@ -39,7 +39,9 @@ struct WebAccountTests {
         return await browser.get("/account")
     }
 
-    @Test("A web buyer signs in by the emailed link: /manage leads to the form, the link page has a button, the cookie is HttpOnly, Lax, Secure, 30 days; the account page lists the purchase")
+    @Test(
+        "A web buyer signs in by the emailed link: /manage leads to the form, the link page has a button, the cookie is HttpOnly, Lax, Secure, 30 days; the account page lists the purchase"
+    )
     func signInByLink() async throws {
         let harness = try CheckoutHarness()
         try await Self.paidCheckout(harness)
@@ -77,7 +79,9 @@ struct WebAccountTests {
         _ = try await Self.signInByLink(harness, browser)
         let now = harness.clock.now
         try await harness.app.app.database.write { connection in
-            guard let account = try AccountRepository.find(confirmedEmail: "buyer@example.com", on: connection) else { throw HarnessError("no account") }
+            guard let account = try AccountRepository.find(confirmedEmail: "buyer@example.com", on: connection) else {
+                throw HarnessError("no account")
+            }
             let applied = try PurchaseRepository.apply(
                 PurchaseSnapshot(
                     platform: .appStore, externalID: "2000000000000042", productID: "com.example.yearly", status: .active,
@@ -119,12 +123,17 @@ struct WebAccountTests {
         let known = await browser.post("/account/sign-in", ["csrf": csrf, "email": "buyer@example.com"])
         #expect(unknown.status == known.status)
         // The same page but for the address itself (masked, and in the code form's hidden field).
-        #expect(unknown.text.replacingOccurrences(of: EmailMask.mask("nobody@example.com"), with: "").replacingOccurrences(of: "nobody@example.com", with: "")
-            == known.text.replacingOccurrences(of: EmailMask.mask("buyer@example.com"), with: "").replacingOccurrences(of: "buyer@example.com", with: ""))
+        #expect(
+            unknown.text.replacingOccurrences(of: EmailMask.mask("nobody@example.com"), with: "").replacingOccurrences(
+                of: "nobody@example.com", with: "")
+                == known.text.replacingOccurrences(of: EmailMask.mask("buyer@example.com"), with: "").replacingOccurrences(
+                    of: "buyer@example.com", with: ""))
         // Both get their link (API.md Addresses: an account for a new address is made when its
         // link is used), and until then no account confirms the unknown address.
         #expect(try await harness.count("SELECT COUNT(*) FROM mail_outbox") == before + 2, "one link to each address")
-        #expect(try await harness.count("SELECT COUNT(*) FROM accounts WHERE email = 'nobody@example.com'") == 0, "no account confirms it before its link is used")
+        #expect(
+            try await harness.count("SELECT COUNT(*) FROM accounts WHERE email = 'nobody@example.com'") == 0,
+            "no account confirms it before its link is used")
         let invalid = await browser.post("/account/sign-in", ["csrf": csrf, "email": "not an address"])
         #expect(invalid.status == .badRequest && invalid.text.contains("Enter the email address"))
     }
@@ -170,7 +179,8 @@ struct WebAccountTests {
         let now = harness.clock.now
         let hash = try await PasswordWork.hash("correct horse battery")
         let accountID = try await harness.app.app.database.write { connection in
-            let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: now)
+            let account = try AccountRepository.create(
+                email: "pat@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: connection, now: now)
             try AccountRepository.setPasswordHash(hash, accountID: account.id, on: connection, now: now)
             return account.id
@@ -179,20 +189,25 @@ struct WebAccountTests {
         let form = await browser.get("/account/sign-in?next=/gonative/store")
         #expect(form.text.contains(#"name="next" value="/gonative/store""#))
         let csrf = try #require(CookieBrowser.csrf(in: form))
-        let wrong = await browser.post("/account/sign-in", ["csrf": csrf, "email": "pat@example.com", "password": "wrong password", "next": "/gonative/store"])
+        let wrong = await browser.post(
+            "/account/sign-in", ["csrf": csrf, "email": "pat@example.com", "password": "wrong password", "next": "/gonative/store"])
         #expect(wrong.status == .unauthorized && wrong.text.contains("do not match"))
         #expect(browser.cookies[WebCookies.session] == nil)
-        let right = await browser.post("/account/sign-in", ["csrf": csrf, "email": "Pat@example.com", "password": "correct horse battery", "next": "/gonative/store"])
+        let right = await browser.post(
+            "/account/sign-in", ["csrf": csrf, "email": "Pat@example.com", "password": "correct horse battery", "next": "/gonative/store"])
         #expect(right.status == .seeOther && right.headers["Location"] == "/gonative/store")
         #expect(await browser.get("/account").status == .ok)
-        let elsewhere = await browser.post("/account/sign-in", ["csrf": csrf, "email": "pat@example.com", "password": "correct horse battery", "next": "https://evil.example/"])
+        let elsewhere = await browser.post(
+            "/account/sign-in", ["csrf": csrf, "email": "pat@example.com", "password": "correct horse battery", "next": "https://evil.example/"])
         #expect(elsewhere.headers["Location"] == "/account", "next is allow-listed")
 
         // The password is changed (the emailed set-password link): every session ends.
         let reset = try await harness.app.app.database.write { try AuthTokenRepository.issue(.passwordReset, accountID: accountID, on: $0, now: now) }
-        let changed = await AccountFlowTests.form(harness, "/auth/password/reset", [
-            "token": reset, "password": "a new long password", "password_confirmation": "a new long password",
-        ])
+        let changed = await AccountFlowTests.form(
+            harness, "/auth/password/reset",
+            [
+                "token": reset, "password": "a new long password", "password_confirmation": "a new long password"
+            ])
         #expect(changed.status == .ok)
         #expect(await browser.get("/account").headers["Location"] == "/account/sign-in", "signed out by the password change")
     }
@@ -203,7 +218,8 @@ struct WebAccountTests {
         let now = harness.clock.now
         let hash = try await PasswordWork.hash("correct horse battery")
         try await harness.app.app.database.write { connection in
-            let account = try AccountRepository.create(email: "pat@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: now)
+            let account = try AccountRepository.create(
+                email: "pat@example.com", secrets: harness.app.app.essentials.secrets, on: connection, now: now)
             try AccountRepository.confirmEmail("pat@example.com", accountID: account.id, on: connection, now: now)
             try AccountRepository.setPasswordHash(hash, accountID: account.id, on: connection, now: now)
         }
@@ -226,7 +242,8 @@ struct WebAccountTests {
         let page = try await Self.signInByLink(harness, browser)
         let billing = await browser.post("/account/billing", ["csrf": try #require(CookieBrowser.csrf(in: page))])
         #expect(billing.status == .seeOther)
-        #expect(billing.headers["Location"]?.hasPrefix(FakeStripe.portalBaseURL + "/p/session/bps_") == true, "\(billing.headers["Location"] ?? "none")")
+        #expect(
+            billing.headers["Location"]?.hasPrefix(FakeStripe.portalBaseURL + "/p/session/bps_") == true, "\(billing.headers["Location"] ?? "none")")
         let portal = try #require(harness.stripe.portalSessions.last)
         #expect(portal.customer == harness.stripe.sessions.first?.customerID)
         #expect(portal.returnURL == "https://pay.example.com/account")
@@ -287,7 +304,9 @@ struct WebAccountTests {
         browser.setCookies([WebCookies.session: cookie])
         #expect(await browser.get("/account").headers["Location"] == "/account/sign-in")
         let repeated = await browser.post("/account/delete", ["csrf": csrf, "confirm": "DELETE"])
-        #expect(repeated.status == .ok && repeated.jsonObject?["status"] as? String == "deleted", "a repeat (the answer was lost) answers as the first did")
+        #expect(
+            repeated.status == .ok && repeated.jsonObject?["status"] as? String == "deleted",
+            "a repeat (the answer was lost) answers as the first did")
     }
 
     @Test("Sign out: the cookie is cleared and the old cookie no longer opens the page")
@@ -315,7 +334,8 @@ struct WebAccountTests {
         harness.clock.advance(20 * 86400)
         let later = await browser.get("/account")
         #expect(later.status == .ok)
-        #expect(later.headers.values(for: "Set-Cookie").contains { $0.hasPrefix(WebCookies.session + "=") }, "the moved expiry is sent to the browser")
+        #expect(
+            later.headers.values(for: "Set-Cookie").contains { $0.hasPrefix(WebCookies.session + "=") }, "the moved expiry is sent to the browser")
         #expect(browser.setCookieLine(WebCookies.session) != nil && firstLine.contains("Max-Age=2592000"))
         harness.clock.advance(20 * 86400)
         #expect(await browser.get("/account").status == .ok, "40 days after signing in, used 20 days ago")

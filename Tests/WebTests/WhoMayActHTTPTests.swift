@@ -41,13 +41,16 @@ struct WhoMayActHTTPTests {
         let start = await harness.app.send(.get, "/checkout/start?plan=monthly&app_user_id=u&app_user_secret=bad%20secret%20with%20spaces!!")
         #expect(start.status == .badRequest)
         let poll = await harness.app.send(
-            .get, "/api/v1/checkout/6a1f0c1e-2b3d-4c5e-8f70-9a8b7c6d5e4f?app_user_id=u&app_user_secret=x", headers: ["X-Api-Key": CheckoutHarness.apiKey])
+            .get, "/api/v1/checkout/6a1f0c1e-2b3d-4c5e-8f70-9a8b7c6d5e4f?app_user_id=u&app_user_secret=x",
+            headers: ["X-Api-Key": CheckoutHarness.apiKey])
         #expect(poll.status == .badRequest)
         // A well-formed secret in the body and another in the header: the body's, which travels with
         // its app user, is the one checked; no 400 (a secret proves only by matching a bound hash).
         let both = await harness.app.send(
             .post, "/api/v1/redeem",
-            headers: ["X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "X-App-User-Secret": String(repeating: "h", count: 32)],
+            headers: [
+                "X-Api-Key": CheckoutHarness.apiKey, "Content-Type": "application/json", "X-App-User-Secret": String(repeating: "h", count: 32)
+            ],
             body: #"{"code":"AAAA-BBBB-CCCC-DDDD","app_user_id":"u2","app_user_secret":"\#(String(repeating: "b", count: 32))"}"#)
         #expect(both.status == .ok && both.jsonObject?["status"] as? String == "invalid_code", "\(both.status) \(both.text.prefix(200))")
         // A malformed header is refused whatever the body carries.
@@ -113,11 +116,14 @@ extension WhoMayActHTTPTests {
         var headers = TestApp.adminHeaders
         headers.set("Content-Type", "application/json")
         let path = "/admin/v1/accounts/\(accountID)/forget-secrets"
-        #expect(await harness.app.send(.post, path, headers: ["Content-Type": "application/json"], body: #"{"reason":"lost"}"#).status == .unauthorized)
+        #expect(
+            await harness.app.send(.post, path, headers: ["Content-Type": "application/json"], body: #"{"reason":"lost"}"#).status == .unauthorized)
         #expect(await harness.app.send(.post, path, headers: headers, body: #"{"reason":""}"#).status == .badRequest)
         let done = await harness.app.send(.post, path, headers: headers, body: #"{"reason":"lost phone"}"#)
         #expect(done.status == .ok && done.jsonObject?["secrets_unbound"] as? Int == 1, "\(done.text.prefix(200))")
-        #expect(await harness.app.send(.post, "/admin/v1/accounts/acc_nobody/forget-secrets", headers: headers, body: #"{"reason":"x"}"#).status == .notFound)
+        #expect(
+            await harness.app.send(.post, "/admin/v1/accounts/acc_nobody/forget-secrets", headers: headers, body: #"{"reason":"x"}"#).status
+                == .notFound)
     }
 }
 
@@ -139,7 +145,9 @@ extension WhoMayActHTTPTests {
 }
 
 extension WhoMayActHTTPTests {
-    @Test("A code whose account holds more than its purchase: a stranger's redeem is success with the entitlements, session_required, no account, no email")
+    @Test(
+        "A code whose account holds more than its purchase: a stranger's redeem is success with the entitlements, session_required, no account, no email"
+    )
     func strangerRedeemsAsGuest() async throws {
         let harness = try CheckoutHarness()
         let first = try await RedeemFlowTests.paidCode(harness)
@@ -155,7 +163,8 @@ extension WhoMayActHTTPTests {
         #expect(purchaser?["email"] is NSNull && purchaser?["stripe_customer_id"] is NSNull)
         #expect(!stranger.text.contains("buyer@example.com"))
         let entitlements = await harness.app.send(
-            .get, "/api/v1/entitlements?app_user_id=stranger", headers: ["X-Api-Key": CheckoutHarness.apiKey, "X-App-User-Secret": "stranger-install-secret-0123456789"])
+            .get, "/api/v1/entitlements?app_user_id=stranger",
+            headers: ["X-Api-Key": CheckoutHarness.apiKey, "X-App-User-Secret": "stranger-install-secret-0123456789"])
         let list = try #require(entitlements.jsonObject?["entitlements"] as? [[String: Any]])
         #expect(list.first?["id"] as? String == "premium" && list.first?["active"] as? Bool == true)
     }

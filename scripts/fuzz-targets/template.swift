@@ -9,7 +9,7 @@ import Templating
 private let context: TemplateValue = [
     "name": "<b>Zoë</b> & \"co\"", "empty": "", "yes": true, "no": false, "zero": 0, "count": 3, "none": nil,
     "items": [["name": "a", "items": [1, 2]], "plain"],
-    "nested": ["deeper": ["name": "x"]],
+    "nested": ["deeper": ["name": "x"]]
 ]
 private let maxSections = 10
 

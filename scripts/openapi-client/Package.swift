@@ -11,19 +11,19 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-generator", exact: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", exact: "1.13.4"),
-        .package(url: "https://github.com/apple/swift-openapi-urlsession", exact: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", exact: "1.4.0")
     ],
     targets: [
         .target(
             name: "TollgateAPIClient",
             dependencies: [
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession")
             ],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .executableTarget(
             name: "ClientUse",
-            dependencies: ["TollgateAPIClient", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]),
+            dependencies: ["TollgateAPIClient", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")])
     ]
 )

@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TLS client session over an already connected, blocking socket, with peer verification.

@@ -36,7 +36,9 @@ public enum AccountErasure {
     /// Erases `accountID`. Call inside a write transaction.
     /// - Throws: `StorageError`.
     public static func erase(accountID: String, on connection: Connection, now: Date) throws -> Outcome {
-        guard let account = try connection.queryOne("SELECT obfuscated_id, email, requested_email, deleted_at FROM accounts WHERE id = ?", [accountID]) else {
+        guard
+            let account = try connection.queryOne("SELECT obfuscated_id, email, requested_email, deleted_at FROM accounts WHERE id = ?", [accountID])
+        else {
             return .notFound
         }
         if try account.optionalInt64("deleted_at") != nil { return .alreadyDeleted }
@@ -84,7 +86,8 @@ public enum AccountErasure {
         if !owners.isEmpty {
             let marks = Array(repeating: "?", count: owners.count).joined(separator: ", ")
             try forgetCheckouts(
-                "purchase_id IS NULL AND (app_user_id IN (\(marks)) OR email IN (\(marks)))", (owners + owners).map { $0 as any SQLBindable }, on: connection)
+                "purchase_id IS NULL AND (app_user_id IN (\(marks)) OR email IN (\(marks)))", (owners + owners).map { $0 as any SQLBindable },
+                on: connection)
         }
         for email in emails.sorted() {
             // Throttle keys `email:<address>:<purchase>` (see `CodeResend.throttleKeys` in UseCases).
@@ -92,7 +95,8 @@ public enum AccountErasure {
                 "DELETE FROM resend_throttle WHERE throttle_key >= ? AND throttle_key < ?", ["email:\(email):", "email:\(email);"])
         }
 
-        try connection.execute("UPDATE app_users SET home_account_id = account_id WHERE home_account_id = ? AND account_id <> ?", [accountID, accountID])
+        try connection.execute(
+            "UPDATE app_users SET home_account_id = account_id WHERE home_account_id = ? AND account_id <> ?", [accountID, accountID])
         try AppUserSecretRepository.unbindAll(accountID: accountID, on: connection)
         try connection.execute(
             "DELETE FROM purchase_guests WHERE holder_account_id = ? OR app_user_id IN (SELECT app_user_id FROM app_users WHERE account_id = ?)",
@@ -111,9 +115,10 @@ public enum AccountErasure {
                 session_generation = session_generation + 1, updated_at = ? WHERE id = ?
             """,
             [nowMS, nowMS, accountID])
-        return .erased(Erased(
-            accountID: accountID, obfuscatedID: try account.string("obfuscated_id"), appUserIDs: appUserIDs, emails: emails,
-            purchaseIDs: purchaseIDs, codesRevoked: codesRevoked, devicesRemoved: devicesRemoved))
+        return .erased(
+            Erased(
+                accountID: accountID, obfuscatedID: try account.string("obfuscated_id"), appUserIDs: appUserIDs, emails: emails,
+                purchaseIDs: purchaseIDs, codesRevoked: codesRevoked, devicesRemoved: devicesRemoved))
     }
 
     /// Whether `accountID` was deleted.

@@ -26,8 +26,9 @@ public enum AccountRepository {
     /// a store purchase that carries it is treated as a new buyer's.
     public static func find(obfuscatedID: String, on connection: Connection) throws -> Account? {
         try connection.queryOne(
-            "SELECT \(Account.columns) FROM accounts WHERE obfuscated_id = ? AND deleted_at IS NULL", [obfuscatedID.lowercased()])
-            .map(Account.init(row:))
+            "SELECT \(Account.columns) FROM accounts WHERE obfuscated_id = ? AND deleted_at IS NULL", [obfuscatedID.lowercased()]
+        )
+        .map(Account.init(row:))
     }
 
     /// - Throws: `DomainError(.notFound)`.

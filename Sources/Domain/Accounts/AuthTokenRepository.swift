@@ -69,7 +69,7 @@ public enum AuthTokenRepository {
             """,
             [
                 try hash(token), purpose.rawValue, accountID, email?.lowercased(), codeChallenge,
-                Timestamp.milliseconds(now.addingTimeInterval(purpose.lifetime)), Timestamp.milliseconds(now),
+                Timestamp.milliseconds(now.addingTimeInterval(purpose.lifetime)), Timestamp.milliseconds(now)
             ])
         return token
     }
@@ -85,9 +85,10 @@ public enum AuthTokenRepository {
     /// A token's facts whatever its state (to offer a fresh link for an expired one); nil
     /// when it was never issued.
     public static func lookup(_ token: String, purpose: Purpose, on connection: Connection) throws -> Token? {
-        guard token.utf8.count <= 128, let row = try connection.queryOne(
-            "SELECT account_id, email, code_challenge, expires_at, used_at FROM auth_tokens WHERE token_hash = ? AND purpose = ?",
-            [try hash(token), purpose.rawValue])
+        guard token.utf8.count <= 128,
+            let row = try connection.queryOne(
+                "SELECT account_id, email, code_challenge, expires_at, used_at FROM auth_tokens WHERE token_hash = ? AND purpose = ?",
+                [try hash(token), purpose.rawValue])
         else { return nil }
         return Token(
             purpose: purpose, accountID: try row.string("account_id"), email: try row.optionalString("email"),

@@ -17,7 +17,8 @@ public enum DeviceRepository {
         let nowMS = Timestamp.milliseconds(now)
         // A device already signed in only moves its last-seen time: no limit can be crossed.
         if let seen = try connection.queryOne(
-            "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID]) {
+            "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID])
+        {
             if try nowMS - seen.int64("last_seen_at") >= Int64(lastSeenResolution * 1000) {
                 try connection.executeDeferred(
                     "UPDATE devices SET last_seen_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, deviceID])

@@ -33,24 +33,26 @@ public enum SessionRepository {
     public static func authenticate(accessToken: String, on connection: Connection, now: Date) throws -> String? {
         let nowMS = Timestamp.milliseconds(now)
         if let token = SessionToken(parsing: accessToken) {
-            guard let row = try connection.queryOne(
-                """
-                SELECT s.account_id, s.access_secret_hash, s.access_expires_at, s.revoked_at, \(isCurrent) AS current
-                FROM sessions s WHERE s.id = ?
-                """,
-                [token.sessionID]),
+            guard
+                let row = try connection.queryOne(
+                    """
+                    SELECT s.account_id, s.access_secret_hash, s.access_expires_at, s.revoked_at, \(isCurrent) AS current
+                    FROM sessions s WHERE s.id = ?
+                    """,
+                    [token.sessionID]),
                 try token.matches(row.optionalBlob("access_secret_hash")),
                 try row.optionalInt64("revoked_at") == nil, try row.bool("current"), try row.int64("access_expires_at") > nowMS
             else { return nil }
             return try row.string("account_id")
         }
         // A token issued before tokens named their session.
-        guard accessToken.utf8.count <= 128, let row = try connection.queryOne(
-            """
-            SELECT s.account_id FROM sessions s
-            WHERE s.legacy_access_hash = ? AND s.revoked_at IS NULL AND s.access_expires_at > ? AND \(isCurrent)
-            """,
-            [try legacyHash(accessToken), nowMS])
+        guard accessToken.utf8.count <= 128,
+            let row = try connection.queryOne(
+                """
+                SELECT s.account_id FROM sessions s
+                WHERE s.legacy_access_hash = ? AND s.revoked_at IS NULL AND s.access_expires_at > ? AND \(isCurrent)
+                """,
+                [try legacyHash(accessToken), nowMS])
         else { return nil }
         return try row.string("account_id")
     }
@@ -105,8 +107,9 @@ public enum SessionRepository {
         }
         try connection.execute(
             "UPDATE sessions SET rotated_at = ?, revoked_at = ? WHERE id = ?", [nowMS, nowMS, try row.string("id")])
-        return .rotated(try insert(
-            accountID: accountID, deviceID: try row.optionalString("device_id"), familyID: familyID, on: connection, now: now))
+        return .rotated(
+            try insert(
+                accountID: accountID, deviceID: try row.optionalString("device_id"), familyID: familyID, on: connection, now: now))
     }
 
     /// Signs an account out everywhere (a password change): its sessions end and the install
@@ -192,7 +195,7 @@ public enum SessionRepository {
                 session.id, accountID, deviceID, familyID ?? session.id, session.accessHash, session.refreshHash,
                 Timestamp.milliseconds(now.addingTimeInterval(accessLifetime)),
                 Timestamp.milliseconds(now.addingTimeInterval(refreshLifetime)), Timestamp.milliseconds(now),
-                accountID, accountID, deviceID,
+                accountID, accountID, deviceID
             ])
         return Tokens(
             accessToken: session.access.text, refreshToken: session.refresh.text, expiresIn: Int(accessLifetime), accountID: accountID)

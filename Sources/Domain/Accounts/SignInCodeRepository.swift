@@ -54,7 +54,7 @@ public enum SignInCodeRepository {
             """,
             [
                 try hash(code, email: email, issuedMS: nowMS, key: key), AuthTokenRepository.Purpose.webSignInCode.rawValue, accountID, email,
-                Timestamp.milliseconds(now.addingTimeInterval(AuthTokenRepository.Purpose.webSignInCode.lifetime)), nowMS, keyID,
+                Timestamp.milliseconds(now.addingTimeInterval(AuthTokenRepository.Purpose.webSignInCode.lifetime)), nowMS, keyID
             ])
         return code
     }
@@ -71,21 +71,24 @@ public enum SignInCodeRepository {
     /// Codes are not re-keyed: they live 10 minutes.
     /// - Throws: `StorageError`, `CryptoError`.
     public static func check(email: String, typed: String, secrets: DomainSecrets, on connection: Connection, now: Date) throws -> Check {
-        try check(email: email, typed: typed, keys: { keyID in
-            guard let keyID else { return secrets.all.map(\.signInCodeKey) }
-            return secrets.key(id: keyID).map { [$0.signInCodeKey] } ?? []
-        }, on: connection, now: now)
+        try check(
+            email: email, typed: typed,
+            keys: { keyID in
+                guard let keyID else { return secrets.all.map(\.signInCodeKey) }
+                return secrets.key(id: keyID).map { [$0.signInCodeKey] } ?? []
+            }, on: connection, now: now)
     }
 
     static func check(email: String, typed: String, keys: (String?) -> [[UInt8]], on connection: Connection, now: Date) throws -> Check {
         let email = email.lowercased()
         let purpose = AuthTokenRepository.Purpose.webSignInCode.rawValue
-        guard let row = try connection.queryOne(
-            """
-            SELECT token_hash, account_id, expires_at, created_at, attempts, key_id FROM auth_tokens
-            WHERE purpose = ? AND email = ? AND used_at IS NULL ORDER BY created_at DESC LIMIT 1
-            """,
-            [purpose, email])
+        guard
+            let row = try connection.queryOne(
+                """
+                SELECT token_hash, account_id, expires_at, created_at, attempts, key_id FROM auth_tokens
+                WHERE purpose = ? AND email = ? AND used_at IS NULL ORDER BY created_at DESC LIMIT 1
+                """,
+                [purpose, email])
         else { return .noLiveCode }
         let stored = try row.string("token_hash")
         let attempts = Int(try row.int64("attempts"))

@@ -6,12 +6,12 @@ public enum UsernameGenerator {
     static let adjectives = [
         "amber", "brave", "bright", "calm", "clever", "cosmic", "crisp", "eager", "fancy", "gentle", "golden", "happy",
         "jolly", "keen", "lively", "lucky", "mellow", "merry", "nimble", "noble", "quiet", "rapid", "sunny", "swift",
-        "tidy", "vivid", "warm", "wise", "witty", "zesty", "bold", "cheery",
+        "tidy", "vivid", "warm", "wise", "witty", "zesty", "bold", "cheery"
     ]
     static let animals = [
         "badger", "beaver", "falcon", "ferret", "finch", "fox", "gecko", "heron", "ibis", "koala", "lemur", "lynx",
         "marten", "moose", "newt", "otter", "owl", "panda", "puffin", "quail", "raven", "robin", "seal", "sparrow",
-        "stoat", "swan", "tapir", "tiger", "toucan", "walrus", "wombat", "yak",
+        "stoat", "swan", "tapir", "tiger", "toucan", "walrus", "wombat", "yak"
     ]
 
     /// - Throws: `CryptoError` when the random source fails.

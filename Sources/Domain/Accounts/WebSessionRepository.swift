@@ -44,13 +44,14 @@ public enum WebSessionRepository {
     /// The live session `cookieValue` names, without changing anything; nil when it is unknown,
     /// expired, signed out, or its account's sessions were ended since.
     public static func find(_ cookieValue: String, on connection: Connection, now: Date) throws -> Session? {
-        guard case let (token, row)? = try table.row(
-            cookieValue,
-            select: """
-                SELECT w.account_id, w.secret_hash, w.expires_at, w.revoked_at,
-                    w.account_generation = a.session_generation AND a.deleted_at IS NULL AS current
-                FROM web_sessions w JOIN accounts a ON a.id = w.account_id WHERE w.id = ?
-                """, on: connection),
+        guard
+            case let (token, row)? = try table.row(
+                cookieValue,
+                select: """
+                    SELECT w.account_id, w.secret_hash, w.expires_at, w.revoked_at,
+                        w.account_generation = a.session_generation AND a.deleted_at IS NULL AS current
+                    FROM web_sessions w JOIN accounts a ON a.id = w.account_id WHERE w.id = ?
+                    """, on: connection),
             try row.optionalInt64("revoked_at") == nil, try row.bool("current")
         else { return nil }
         let expires = Timestamp.date(try row.int64("expires_at"))

@@ -56,7 +56,7 @@ public enum CheckoutRepository {
             """,
             [
                 start.sessionID, start.checkoutContextID, start.appUserID, start.plan, start.priceID, start.mode,
-                start.email?.lowercased(), start.redirectURL, start.context, start.locale, start.appUserSecretHash, nowMS, nowMS,
+                start.email?.lowercased(), start.redirectURL, start.context, start.locale, start.appUserSecretHash, nowMS, nowMS
             ])
     }
 

@@ -27,8 +27,9 @@ public enum CodeRepository {
             VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM redemption_codes WHERE purchase_id = ?), ?, ?, ?, ?, ?, 'live', ?, ?, ?)
             """,
             [
-                id, purchaseID, purchaseID, try vault.keyedHash(code), try vault.hash(code), try vault.seal(code, codeID: id), vault.keyID, String(code.canonical.suffix(4)),
-                Timestamp.milliseconds(now.addingTimeInterval(ttl)), nowMS, nowMS,
+                id, purchaseID, purchaseID, try vault.keyedHash(code), try vault.hash(code), try vault.seal(code, codeID: id), vault.keyID,
+                String(code.canonical.suffix(4)),
+                Timestamp.milliseconds(now.addingTimeInterval(ttl)), nowMS, nowMS
             ])
         return Issued(record: try require(id: id, on: connection), code: code)
     }

@@ -38,16 +38,18 @@ public struct EntitlementCatalog: Sendable {
             guard !matching.isEmpty else { continue }
             if entitled.isEmpty {
                 let latest = matching.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? matching[0]
-                result.append(Entitlement(
-                    id: id, active: false, expiresAt: latest.expiresAt, source: latest.platform, willRenew: latest.willRenew,
-                    renewsToProductID: latest.renewsToProductID))
+                result.append(
+                    Entitlement(
+                        id: id, active: false, expiresAt: latest.expiresAt, source: latest.platform, willRenew: latest.willRenew,
+                        renewsToProductID: latest.renewsToProductID))
             } else {
                 let neverEnds = entitled.first { $0.expiresAt == nil }
                 let latest = neverEnds ?? entitled.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? entitled[0]
                 let expires = neverEnds == nil ? [latest.expiresAt, granted].compactMap { $0 }.max() : nil
-                result.append(Entitlement(
-                    id: id, active: true, expiresAt: expires, source: latest.platform,
-                    willRenew: latest.willRenew, renewsToProductID: latest.renewsToProductID))
+                result.append(
+                    Entitlement(
+                        id: id, active: true, expiresAt: expires, source: latest.platform,
+                        willRenew: latest.willRenew, renewsToProductID: latest.renewsToProductID))
             }
         }
         return result

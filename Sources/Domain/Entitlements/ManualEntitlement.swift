@@ -42,7 +42,7 @@ public enum ManualEntitlementRepository {
         try connection.execute(
             "INSERT INTO manual_entitlements (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
             [
-                granted.id, accountID, entitlement, Timestamp.milliseconds(endsAt), actor, reason, Timestamp.milliseconds(now),
+                granted.id, accountID, entitlement, Timestamp.milliseconds(endsAt), actor, reason, Timestamp.milliseconds(now)
             ])
         return (granted, replaced)
     }

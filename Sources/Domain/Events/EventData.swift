@@ -11,7 +11,7 @@ enum EventData {
         }
         return [
             "account_id": account.id, "obfuscated_account_id": account.obfuscatedID,
-            "app_user_ids": try AccountRepository.appUserIDs(accountID: account.id, on: connection),
+            "app_user_ids": try AccountRepository.appUserIDs(accountID: account.id, on: connection)
         ]
     }
 
@@ -22,8 +22,8 @@ enum EventData {
             "purchase": [
                 "id": purchase.id, "platform": purchase.platform.rawValue, "product_id": purchase.productID,
                 "status": purchase.status.rawValue, "expires_at": purchase.expiresAt.map(Timestamp.rfc3339) ?? NSNull(),
-                "external_id": externalID(purchase) ?? NSNull(),
-            ] as [String: Any],
+                "external_id": externalID(purchase) ?? NSNull()
+            ] as [String: Any]
         ]
         if purchase.platform == .stripe { data["stripe_customer_id"] = purchase.customerID ?? NSNull() }
         data["attribution"] = attribution(purchase.attribution) ?? NSNull()

@@ -33,7 +33,8 @@ extension EventQueue {
     /// - Throws: `StorageError`, `CryptoError`.
     public func purchaseLinked(_ before: Purchase, to accountID: String, on connection: Connection, now: Date) throws {
         if before.accountID != accountID, let linked = try PurchaseRepository.find(id: before.id, on: connection) {
-            try duplicatesFound(DuplicateSubscriptions.recordPairs(with: linked, catalog: catalog, on: connection, now: now), on: connection, now: now)
+            try duplicatesFound(
+                DuplicateSubscriptions.recordPairs(with: linked, catalog: catalog, on: connection, now: now), on: connection, now: now)
         }
         guard !subscriptions.isEmpty, before.accountID != accountID else { return }
         let purchase = try PurchaseRepository.require(id: before.id, on: connection)
@@ -110,7 +111,7 @@ extension EventQueue {
         guard wants(.accountDeleted) else { return }
         let data: [String: Any] = [
             "account_id": erased.accountID, "obfuscated_account_id": erased.obfuscatedID, "app_user_ids": erased.appUserIDs,
-            "purchase_ids": erased.purchaseIDs,
+            "purchase_ids": erased.purchaseIDs
         ]
         try record(.accountDeleted, accountID: erased.accountID, scope: "account:" + erased.accountID, data: data, on: connection, now: now)
     }

@@ -52,12 +52,13 @@ public struct EventQueue: Sendable {
         guard !endpoints.isEmpty else { return nil }
         let id = EntityID.makeTimeOrdered("evt", at: now, random: try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes))
         let sequenceScope = accountID.map { "account:" + $0 } ?? scope
-        guard let sequence = try connection.queryOne(
-            """
-            INSERT INTO event_sequences (scope, last_sequence) VALUES (?, 1)
-            ON CONFLICT (scope) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1
-            RETURNING last_sequence
-            """, [sequenceScope])?.int64("last_sequence")
+        guard
+            let sequence = try connection.queryOne(
+                """
+                INSERT INTO event_sequences (scope, last_sequence) VALUES (?, 1)
+                ON CONFLICT (scope) DO UPDATE SET last_sequence = event_sequences.last_sequence + 1
+                RETURNING last_sequence
+                """, [sequenceScope])?.int64("last_sequence")
         else { throw DomainError(.corrupt, "the event sequence of \(sequenceScope) was not returned") }
         let body = Self.body(id: id, type: type, occurredAt: now, sequence: sequence, data: data)
         let nowMS = Timestamp.milliseconds(now)
@@ -81,8 +82,10 @@ public struct EventQueue: Sendable {
 
     /// `{"id", "type", "occurred_at", "sequence", "data"}`: the bytes every attempt signs and sends.
     static func body(id: String, type: EventType, occurredAt: Date, sequence: Int64, data: [String: Any]) -> String {
-        let dataJSON = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let dataJSON =
+            (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes]))
             .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return #"{"id":"\#(id)","type":"\#(type.rawValue)","occurred_at":"\#(Timestamp.rfc3339(occurredAt))","sequence":\#(sequence),"data":\#(dataJSON)}"#
+        return
+            #"{"id":"\#(id)","type":"\#(type.rawValue)","occurred_at":"\#(Timestamp.rfc3339(occurredAt))","sequence":\#(sequence),"data":\#(dataJSON)}"#
     }
 }

@@ -86,8 +86,10 @@ public enum EventStore {
                     UPDATE event_deliveries SET status = ?, next_attempt_at = ?, last_status = ?, last_error = ?, last_latency_ms = ?,
                         updated_at = ? WHERE id = ?
                     """,
-                    [retryAt == nil ? "failed" : "pending", retryAt.map(Timestamp.milliseconds) ?? nowMS, status,
-                     String(error.prefix(300)), latency, nowMS, id])
+                    [
+                        retryAt == nil ? "failed" : "pending", retryAt.map(Timestamp.milliseconds) ?? nowMS, status,
+                        String(error.prefix(300)), latency, nowMS, id
+                    ])
             }
         }
     }
@@ -100,7 +102,8 @@ public enum EventStore {
     @discardableResult
     public static func recoverAbandoned(on connection: Connection, now: Date) throws -> Int {
         guard connection.dialect == .sqlite else { return 0 }
-        return try connection.run("UPDATE event_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'", [Timestamp.milliseconds(now)])
+        return try connection.run(
+            "UPDATE event_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'", [Timestamp.milliseconds(now)])
     }
 
     /// Fails every unfinished delivery to an endpoint that is no longer configured (its URL was

@@ -26,8 +26,10 @@ public enum BuyerJourneyRepository {
             INSERT INTO buyer_journeys (purchase_id, paid_at, linked_at, reminder_step, reminder_due_at, created_at)
             VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT (purchase_id) DO NOTHING
             """,
-            [purchaseID, Timestamp.milliseconds(paidAt), linked ? Timestamp.milliseconds(now) : nil,
-             due.map(Timestamp.milliseconds), Timestamp.milliseconds(now)])
+            [
+                purchaseID, Timestamp.milliseconds(paidAt), linked ? Timestamp.milliseconds(now) : nil,
+                due.map(Timestamp.milliseconds), Timestamp.milliseconds(now)
+            ])
     }
 
     /// Records the first redemption or link of a purchase (any path: `PurchaseRepository.link`)

@@ -40,8 +40,10 @@ public enum ConsumptionRequestQueue {
                 next_attempt_at, deadline_at, created_at, updated_at)
             VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) ON CONFLICT (transaction_id) DO NOTHING
             """,
-            [try EntityID.make("cons"), transactionID, originalTransactionID, environment, nowMS,
-             Timestamp.milliseconds(now.addingTimeInterval(window)), nowMS, nowMS])
+            [
+                try EntityID.make("cons"), transactionID, originalTransactionID, environment, nowMS,
+                Timestamp.milliseconds(now.addingTimeInterval(window)), nowMS, nowMS
+            ])
     }
 
     /// Claims up to `limit` due requests (pending and due, or sending past `lease`).

@@ -64,9 +64,10 @@ public enum DuplicateSubscriptions {
                 let accountID = first.accountID, second.accountID == accountID,
                 isActiveAutoRenewing(first, at: now), isActiveAutoRenewing(second, at: now)
             else { continue }
-            pairs.append(Pair(
-                accountID: accountID, entitlement: try row.string("entitlement"), first: first, second: second,
-                detectedAt: Timestamp.date(try row.int64("detected_at"))))
+            pairs.append(
+                Pair(
+                    accountID: accountID, entitlement: try row.string("entitlement"), first: first, second: second,
+                    detectedAt: Timestamp.date(try row.int64("detected_at"))))
         }
         return pairs
     }

@@ -24,7 +24,8 @@ public struct FunnelWindow: Sendable, Equatable {
         guard let unit = text.last, unit == "h" || unit == "d" else { return nil }
         let digits = text.dropLast()
         // Digits without a leading zero (the document's pattern says the same).
-        guard !digits.isEmpty, digits.count <= 5, digits.first != "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits) else {
+        guard !digits.isEmpty, digits.count <= 5, digits.first != "0", digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits)
+        else {
             return nil
         }
         let hours = unit == "h" ? count : count * 24

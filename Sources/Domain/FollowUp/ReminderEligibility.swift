@@ -20,7 +20,8 @@ public enum ReminderEligibility {
         }
         if purchase.accountID != nil || purchase.appUserID.map({ !$0.isEmpty }) == true { return .linked }
         if let journey = try connection.queryOne("SELECT linked_at FROM buyer_journeys WHERE purchase_id = ?", [purchaseID]),
-            try journey.optionalInt64("linked_at") != nil {
+            try journey.optionalInt64("linked_at") != nil
+        {
             return .linked
         }
         if !purchase.isEntitled(at: now) { return .ended }

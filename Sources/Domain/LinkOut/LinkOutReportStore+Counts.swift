@@ -17,7 +17,9 @@ extension LinkOutReportStore {
         try connection.query(
             "SELECT reporting, status, COUNT(*) AS n, MIN(created_at) AS oldest FROM link_out_reports GROUP BY reporting, status ORDER BY reporting, status"
         ).map { row in
-            Count(reporting: try reporting(row), status: try row.string("status"), count: try row.int("n"), oldest: Timestamp.date(try row.int64("oldest")))
+            Count(
+                reporting: try reporting(row), status: try row.string("status"), count: try row.int("n"),
+                oldest: Timestamp.date(try row.int64("oldest")))
         }
     }
 }

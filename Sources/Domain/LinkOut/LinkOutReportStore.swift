@@ -92,7 +92,7 @@ public enum LinkOutReportStore {
             """,
             [
                 try EntityID.make("lor"), token.id, token.reporting.rawValue, naturalKey, purchaseID, kind.rawValue,
-                requestID ?? UUID().uuidString.lowercased(), body, nowMS, nowMS, nowMS,
+                requestID ?? UUID().uuidString.lowercased(), body, nowMS, nowMS, nowMS
             ]) == 1
     }
 
@@ -132,7 +132,8 @@ public enum LinkOutReportStore {
     /// The natural key and `request_id` of the purchase's first payment report (`purchase`): Google's
     /// `initialExternalTransactionId` of every renewal.
     /// - Throws: `StorageError`.
-    public static func firstPayment(purchaseID: String, on connection: Connection) throws -> (naturalKey: String, requestID: String, status: String)? {
+    public static func firstPayment(purchaseID: String, on connection: Connection) throws -> (naturalKey: String, requestID: String, status: String)?
+    {
         try connection.queryOne(
             "SELECT natural_key, request_id, status FROM link_out_reports WHERE purchase_id = ? AND kind = 'purchase' ORDER BY created_at LIMIT 1",
             [purchaseID]
@@ -164,7 +165,8 @@ public enum LinkOutReportStore {
         return try rows.map { row in
             Claimed(
                 id: try row.string("id"), tokenID: try row.string("token_id"), reporting: try reporting(row), kind: try kind(row),
-                purchaseID: try row.optionalString("purchase_id"), requestID: try row.string("request_id"), attempts: try row.int("attempts"), lines: try lines(row),
+                purchaseID: try row.optionalString("purchase_id"), requestID: try row.string("request_id"), attempts: try row.int("attempts"),
+                lines: try lines(row),
                 createdAt: Timestamp.date(try row.int64("created_at")))
         }.sorted { ($0.createdAt, $0.kind.order) < ($1.createdAt, $1.kind.order) }
     }
@@ -190,7 +192,8 @@ public enum LinkOutReportStore {
     @discardableResult
     public static func recoverAbandoned(on connection: Connection, now: Date) throws -> Int {
         guard connection.dialect == .sqlite else { return 0 }
-        return try connection.run("UPDATE link_out_reports SET status = 'pending', updated_at = ? WHERE status = 'sending'", [Timestamp.milliseconds(now)])
+        return try connection.run(
+            "UPDATE link_out_reports SET status = 'pending', updated_at = ? WHERE status = 'sending'", [Timestamp.milliseconds(now)])
     }
 
     /// Reports queued in `[from, to)`, oldest first, at most `limit`.

@@ -53,7 +53,9 @@ public enum LinkOutTokenRepository {
     /// records the checkout.
     /// - Throws: `StorageError`, `CryptoError`.
     @discardableResult
-    public static func attach(_ presented: Presented, toCheckout sessionID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date) throws -> Token {
+    public static func attach(_ presented: Presented, toCheckout sessionID: String, vault: LinkOutTokenVault, on connection: Connection, now: Date)
+        throws -> Token
+    {
         let hash = try vault.hash(presented.token)
         if let legacy = try findLegacy(reporting: presented.reporting.rawValue, hashes: vault.legacyHashes(presented.token), on: connection) {
             try connection.execute("UPDATE checkouts SET link_out_token_id = ? WHERE session_id = ?", [legacy.id, sessionID])
@@ -66,11 +68,13 @@ public enum LinkOutTokenRepository {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (reporting, token_hash) DO NOTHING
             """,
             [
-                id, presented.reporting.rawValue, hash, try vault.seal(presented.token, tokenID: id), vault.keyID, presented.externalID, presented.program,
-                presented.storefront, Timestamp.milliseconds(now),
+                id, presented.reporting.rawValue, hash, try vault.seal(presented.token, tokenID: id), vault.keyID, presented.externalID,
+                presented.program,
+                presented.storefront, Timestamp.milliseconds(now)
             ])
-        guard let row = try connection.queryOne(
-            "SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = ? AND token_hash = ?", [presented.reporting.rawValue, hash])
+        guard
+            let row = try connection.queryOne(
+                "SELECT \(Token.columns) FROM link_out_tokens WHERE reporting = ? AND token_hash = ?", [presented.reporting.rawValue, hash])
         else { throw DomainError(.corrupt, "link-out token vanished after its insert") }
         let token = try Token(row: row)
         try connection.execute("UPDATE checkouts SET link_out_token_id = ? WHERE session_id = ?", [token.id, sessionID])

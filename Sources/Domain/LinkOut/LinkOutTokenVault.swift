@@ -35,6 +35,8 @@ public struct LinkOutTokenVault: Sendable {
     /// Opens a sealed token (under any listed key).
     /// - Throws: `CryptoError` when the box was tampered with, belongs to another row, or no listed key opens it.
     public func open(_ sealed: [UInt8], tokenID: String, keyID: String? = nil) throws -> String {
-        String(decoding: try KeyedBox.open(sealed, keyID: keyID, secrets: secrets, purpose: \.linkOutTokenKey, associatedData: Array(tokenID.utf8)), as: UTF8.self)
+        String(
+            decoding: try KeyedBox.open(sealed, keyID: keyID, secrets: secrets, purpose: \.linkOutTokenKey, associatedData: Array(tokenID.utf8)),
+            as: UTF8.self)
     }
 }

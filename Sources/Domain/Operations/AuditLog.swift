@@ -63,7 +63,9 @@ public enum AuditLog {
 
     /// A page of entries, newest first, optionally of one actor or one action, older than
     /// `before` (the `created_at` of the previous page's last entry, in milliseconds).
-    public static func page(actor: String?, action: String?, target: String? = nil, before: Int64?, limit: Int, on connection: Connection) throws -> [Entry] {
+    public static func page(actor: String?, action: String?, target: String? = nil, before: Int64?, limit: Int, on connection: Connection) throws
+        -> [Entry]
+    {
         var conditions: [String] = []
         var arguments: [any SQLBindable] = []
         if let actor { conditions.append("actor = ?"); arguments.append(actor) }

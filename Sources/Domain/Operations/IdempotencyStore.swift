@@ -22,12 +22,13 @@ public enum IdempotencyStore {
     public static let retention: TimeInterval = 24 * 3600
 
     public static func find(scope: String, key: String, on connection: Connection, now: Date) throws -> Stored? {
-        guard let row = try connection.queryOne(
-            """
-            SELECT request_hash, status, content_type, body FROM idempotency_keys
-            WHERE scope = ? AND idempotency_key = ? AND created_at > ?
-            """,
-            [scope, key, Timestamp.milliseconds(now.addingTimeInterval(-retention))])
+        guard
+            let row = try connection.queryOne(
+                """
+                SELECT request_hash, status, content_type, body FROM idempotency_keys
+                WHERE scope = ? AND idempotency_key = ? AND created_at > ?
+                """,
+                [scope, key, Timestamp.milliseconds(now.addingTimeInterval(-retention))])
         else { return nil }
         return Stored(
             requestHash: try row.string("request_hash"), status: try row.int("status"),
@@ -46,8 +47,10 @@ public enum IdempotencyStore {
                 content_type = excluded.content_type, body = excluded.body, body_key_id = excluded.body_key_id, created_at = excluded.created_at
             WHERE idempotency_keys.created_at <= ?
             """,
-            [scope, key, answer.requestHash, answer.status, answer.contentType, answer.body, keyID, nowMS,
-             Timestamp.milliseconds(now.addingTimeInterval(-retention))])
+            [
+                scope, key, answer.requestHash, answer.status, answer.contentType, answer.body, keyID, nowMS,
+                Timestamp.milliseconds(now.addingTimeInterval(-retention))
+            ])
     }
 
     /// Deletes entries past retention; returns how many.

@@ -147,11 +147,12 @@ public enum Retention {
             """,
             [firstLive, cutoffMS, limit])
         guard deleted < limit else { return deleted }
-        return deleted + (try connection.run(
-            """
-            DELETE FROM sessions WHERE id IN (
-                SELECT id FROM sessions WHERE legacy_access_hash IS NOT NULL AND refresh_expires_at < ? LIMIT ?\(connection.dialect.skipLockedClause))
-            """,
-            [cutoffMS, limit - deleted]))
+        return deleted
+            + (try connection.run(
+                """
+                DELETE FROM sessions WHERE id IN (
+                    SELECT id FROM sessions WHERE legacy_access_hash IS NOT NULL AND refresh_expires_at < ? LIMIT ?\(connection.dialect.skipLockedClause))
+                """,
+                [cutoffMS, limit - deleted]))
     }
 }

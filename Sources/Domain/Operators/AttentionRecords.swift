@@ -39,7 +39,8 @@ public enum AttentionRecords {
             """, [limit]
         ).map { row in
             FailedDelivery(
-                id: try row.string("id"), eventID: try row.string("event_id"), eventType: try row.string("type"), accountID: try row.optionalString("account_id"),
+                id: try row.string("id"), eventID: try row.string("event_id"), eventType: try row.string("type"),
+                accountID: try row.optionalString("account_id"),
                 lastError: try row.optionalString("last_error"), createdAt: Timestamp.date(try row.int64("created_at")))
         }
     }

@@ -110,9 +110,10 @@ public struct BuyerRecords: Sendable {
                 let deliveries = try connection.query("SELECT id, status FROM event_deliveries WHERE event_id = ? ORDER BY endpoint_id", [id])
                 let statuses = try deliveries.map { try $0.string("status") }
                 let failed = try deliveries.first { try $0.string("status") == "failed" }.map { try $0.string("id") }
-                events.append(Event(
-                    id: id, type: try row.string("type"), createdAt: Timestamp.date(try row.int64("created_at")),
-                    deliveries: statuses.joined(separator: ", "), failedDeliveryID: failed))
+                events.append(
+                    Event(
+                        id: id, type: try row.string("type"), createdAt: Timestamp.date(try row.int64("created_at")),
+                        deliveries: statuses.joined(separator: ", "), failedDeliveryID: failed))
             }
         }
         return BuyerRecords(

@@ -29,10 +29,14 @@ public enum ConsoleSearch {
         }
         func addPurchase(_ purchase: Purchase, matched: String) throws {
             if let accountID = purchase.accountID, let account = try AccountRepository.find(id: accountID, on: connection) {
-                add(Hit(buyerID: account.id, accountID: account.id, purchaseID: purchase.id, email: account.email ?? purchase.purchaserEmail,
+                add(
+                    Hit(
+                        buyerID: account.id, accountID: account.id, purchaseID: purchase.id, email: account.email ?? purchase.purchaserEmail,
                         matched: matched, createdAt: purchase.createdAt))
             } else {
-                add(Hit(buyerID: purchase.id, accountID: nil, purchaseID: purchase.id, email: purchase.purchaserEmail, matched: matched,
+                add(
+                    Hit(
+                        buyerID: purchase.id, accountID: nil, purchaseID: purchase.id, email: purchase.purchaserEmail, matched: matched,
                         createdAt: purchase.createdAt))
             }
         }
@@ -45,7 +49,10 @@ public enum ConsoleSearch {
                 WHERE (email = ? OR requested_email = ?) AND deleted_at IS NULL ORDER BY created_at DESC LIMIT ?
                 """, [email, email, limit])
             {
-                add(Hit(buyerID: try account.string("id"), accountID: try account.string("id"), purchaseID: nil, email: try account.optionalString("shown"),
+                add(
+                    Hit(
+                        buyerID: try account.string("id"), accountID: try account.string("id"), purchaseID: nil,
+                        email: try account.optionalString("shown"),
                         matched: "email", createdAt: Timestamp.date(try account.int64("created_at"))))
             }
             for row in try connection.query(
@@ -61,10 +68,16 @@ public enum ConsoleSearch {
             try addPurchase(purchase, matched: "code")
         }
         if let account = try AccountRepository.find(id: text, on: connection) {
-            add(Hit(buyerID: account.id, accountID: account.id, purchaseID: nil, email: account.email, matched: "account_id", createdAt: account.createdAt))
+            add(
+                Hit(
+                    buyerID: account.id, accountID: account.id, purchaseID: nil, email: account.email, matched: "account_id",
+                    createdAt: account.createdAt))
         }
         if let account = try AccountRepository.find(appUserID: text, on: connection) {
-            add(Hit(buyerID: account.id, accountID: account.id, purchaseID: nil, email: account.email, matched: "app_user_id", createdAt: account.createdAt))
+            add(
+                Hit(
+                    buyerID: account.id, accountID: account.id, purchaseID: nil, email: account.email, matched: "app_user_id",
+                    createdAt: account.createdAt))
         }
         if let purchase = try PurchaseRepository.find(id: text, on: connection) { try addPurchase(purchase, matched: "purchase") }
         for row in try connection.query(
@@ -80,7 +93,9 @@ public enum ConsoleSearch {
         }
         if text.hasPrefix("cs_") {
             for row in try connection.query("SELECT purchase_id FROM checkouts WHERE session_id = ? AND purchase_id IS NOT NULL", [text]) {
-                if let purchase = try PurchaseRepository.find(id: try row.string("purchase_id"), on: connection) { try addPurchase(purchase, matched: "stripe_checkout") }
+                if let purchase = try PurchaseRepository.find(id: try row.string("purchase_id"), on: connection) {
+                    try addPurchase(purchase, matched: "stripe_checkout")
+                }
             }
         }
         if text.hasPrefix("cus_") {

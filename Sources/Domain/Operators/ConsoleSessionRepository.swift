@@ -39,13 +39,14 @@ public enum ConsoleSessionRepository {
     /// The live session `cookieValue` names (its last use moved to `now`); nil when unknown, idle
     /// too long, too old, signed out, or its operator was removed or reset.
     public static func use(_ cookieValue: String, on connection: Connection, now: Date) throws -> Session? {
-        guard case let (token, row)? = try table.row(
-            cookieValue,
-            select: """
-                SELECT s.operator_id, s.secret_hash, s.created_at, s.last_seen_at, s.revoked_at
-                FROM console_sessions s JOIN operators o ON o.id = s.operator_id
-                WHERE s.id = ? AND o.removed_at IS NULL AND o.enrolled_at IS NOT NULL
-                """, on: connection),
+        guard
+            case let (token, row)? = try table.row(
+                cookieValue,
+                select: """
+                    SELECT s.operator_id, s.secret_hash, s.created_at, s.last_seen_at, s.revoked_at
+                    FROM console_sessions s JOIN operators o ON o.id = s.operator_id
+                    WHERE s.id = ? AND o.removed_at IS NULL AND o.enrolled_at IS NOT NULL
+                    """, on: connection),
             try row.optionalInt64("revoked_at") == nil
         else { return nil }
         let created = Timestamp.date(try row.int64("created_at"))

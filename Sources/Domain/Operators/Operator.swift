@@ -21,7 +21,9 @@ public struct Operator: Sendable, Equatable {
     init(row: Row) throws {
         id = try row.string("id")
         email = try row.string("email")
-        guard let role = OperatorRole(rawValue: try row.string("role")) else { throw DomainError(.corrupt, "operator \(try row.string("id")) has an unknown role") }
+        guard let role = OperatorRole(rawValue: try row.string("role")) else {
+            throw DomainError(.corrupt, "operator \(try row.string("id")) has an unknown role")
+        }
         self.role = role
         passwordHash = try row.optionalString("password_hash")
         totpSealed = try row.optionalBlob("totp_sealed")

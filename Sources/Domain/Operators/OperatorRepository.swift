@@ -50,7 +50,9 @@ public enum OperatorRepository {
     }
 
     /// Sets the password hash and the sealed TOTP secret: the operator is enrolled.
-    public static func enrol(operatorID: String, passwordHash: String, totpSealed: [UInt8], usedStep: Int64, on connection: Connection, now: Date) throws {
+    public static func enrol(operatorID: String, passwordHash: String, totpSealed: [UInt8], usedStep: Int64, on connection: Connection, now: Date)
+        throws
+    {
         let nowMS = Timestamp.milliseconds(now)
         try connection.execute(
             """

@@ -4,8 +4,9 @@ extension AccountFormation.Facts {
     /// The facts of `accountID`, read in one place.
     /// - Throws: `StorageError`, `DomainError(.notFound)`.
     public static func read(accountID: String, on connection: Connection) throws -> AccountFormation.Facts {
-        guard let account = try connection.queryOne(
-            "SELECT email_verified, password_hash, password_generated, deleted_at FROM accounts WHERE id = ?", [accountID])
+        guard
+            let account = try connection.queryOne(
+                "SELECT email_verified, password_hash, password_generated, deleted_at FROM accounts WHERE id = ?", [accountID])
         else { throw DomainError(.notFound, "no account \(accountID)") }
         let purchases = try connection.query(
             "SELECT id, platform, customer_id, linked_without_proof FROM purchases WHERE account_id = ?", [accountID]

@@ -23,6 +23,8 @@ public struct AppStoreReceiptVault: Sendable {
     /// Opens a sealed receipt.
     /// - Throws: `CryptoError` when the box was tampered with, belongs to another purchase, or no listed key opens it.
     public func open(_ sealed: [UInt8], purchaseID: String, keyID: String? = nil) throws -> String {
-        String(decoding: try KeyedBox.open(sealed, keyID: keyID, secrets: secrets, purpose: \.appStoreReceiptKey, associatedData: Array(purchaseID.utf8)), as: UTF8.self)
+        String(
+            decoding: try KeyedBox.open(
+                sealed, keyID: keyID, secrets: secrets, purpose: \.appStoreReceiptKey, associatedData: Array(purchaseID.utf8)), as: UTF8.self)
     }
 }

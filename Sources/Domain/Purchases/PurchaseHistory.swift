@@ -38,7 +38,7 @@ public enum PurchaseHistory {
             """,
             [
                 try EntityID.make("ph"), purchase.id, purchase.status.rawValue, purchase.productID, purchase.expiresAt.map(Timestamp.milliseconds),
-                source.rawValue, Timestamp.milliseconds(now),
+                source.rawValue, Timestamp.milliseconds(now)
             ])
     }
 

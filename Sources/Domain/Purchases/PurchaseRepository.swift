@@ -52,7 +52,7 @@ public enum PurchaseRepository {
                     id, snapshot.platform.rawValue, snapshot.externalID, snapshot.productID, snapshot.status.rawValue,
                     snapshot.expiresAt.map(Timestamp.milliseconds), snapshot.environment, Timestamp.milliseconds(snapshot.observedAt),
                     snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, nowMS, nowMS,
-                    snapshot.willRenew.map { $0 ? 1 : 0 }, snapshot.willRenew == nil ? nil : snapshot.renewsToProductID, snapshot.offerType,
+                    snapshot.willRenew.map { $0 ? 1 : 0 }, snapshot.willRenew == nil ? nil : snapshot.renewsToProductID, snapshot.offerType
                 ])
             if let old = snapshot.supersedesExternalID {
                 try addAlias(platform: snapshot.platform, alias: old, purchaseID: id, on: connection)
@@ -75,7 +75,7 @@ public enum PurchaseRepository {
                 """,
                 [
                     snapshot.productID, snapshot.status.rawValue, snapshot.expiresAt.map(Timestamp.milliseconds),
-                    snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id,
+                    snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id
                 ])
             if let willRenew = snapshot.willRenew {
                 // The renewal plan is said as a whole: the product it renews into goes with it.
@@ -97,7 +97,8 @@ public enum PurchaseRepository {
             """,
             [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
         let updated = try require(id: current.id, on: connection)
-        let changed = isNewer
+        let changed =
+            isNewer
             && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID
                 || updated.willRenew != current.willRenew || updated.renewsToProductID != current.renewsToProductID)
         if changed { try PurchaseHistory.record(updated, source: snapshot.source ?? .default(for: snapshot.platform), on: connection, now: now) }
@@ -113,8 +114,9 @@ public enum PurchaseRepository {
         {
             return try Purchase(row: row)
         }
-        guard let alias = try connection.queryOne(
-            "SELECT purchase_id FROM purchase_aliases WHERE platform = ? AND alias = ?", [platform.rawValue, reference])
+        guard
+            let alias = try connection.queryOne(
+                "SELECT purchase_id FROM purchase_aliases WHERE platform = ? AND alias = ?", [platform.rawValue, reference])
         else { return nil }
         return try find(id: try alias.string("purchase_id"), on: connection)
     }

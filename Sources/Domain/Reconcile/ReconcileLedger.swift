@@ -78,7 +78,7 @@ public enum ReconcileLedger {
             [
                 run.cursorAt.map(Timestamp.milliseconds), run.pageToken, run.windowEnd.map(Timestamp.milliseconds),
                 Timestamp.milliseconds(now), run.outcome, run.error.map { String($0.prefix(500)) }, run.checked, run.changes,
-                run.checked, run.changes, provider, instance,
+                run.checked, run.changes, provider, instance
             ])
     }
 

@@ -45,7 +45,8 @@ public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
             message = "\(objectID) (price \(priceID)) was not started here and its price is in neither plans nor entitlements"
         case .durationMissing(let productID):
             kind = .invalid
-            message = "\(productID) is a non-renewing subscription with no duration: set \(ProductDurations.key(for: productID)) (days of access from the purchase)"
+            message =
+                "\(productID) is a non-renewing subscription with no duration: set \(ProductDurations.key(for: productID)) (days of access from the purchase)"
         case .unusableCheckout(let sessionID):
             kind = .invalid
             message = "checkout session \(sessionID) has no subscription or payment to record"

@@ -22,8 +22,8 @@ public enum EmailAddressRule {
             guard byte > 0x20, byte < 0x7F else { return false }
             switch byte {
             case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: ","),
-                 UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "["),
-                 UInt8(ascii: "]"):
+                UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "\\"), UInt8(ascii: "\""), UInt8(ascii: "["),
+                UInt8(ascii: "]"):
                 return false
             default:
                 continue

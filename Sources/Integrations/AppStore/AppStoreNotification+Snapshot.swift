@@ -17,11 +17,11 @@ extension AppStoreNotification {
         public var changesState: Bool {
             switch self {
             case .subscribed, .didRenew, .didFailToRenew, .gracePeriodExpired, .expired, .refund, .revoke,
-                 .didChangeRenewalStatus, .didChangeRenewalPref, .offerRedeemed, .renewalExtended, .refundReversed,
-                 .oneTimeCharge:
+                .didChangeRenewalStatus, .didChangeRenewalPref, .offerRedeemed, .renewalExtended, .refundReversed,
+                .oneTimeCharge:
                 true
             case .test, .consumptionRequest, .priceIncrease, .refundDeclined, .renewalExtension, .externalPurchaseToken,
-                 .metadataUpdate, .migration, .priceChange, .rescindConsent:
+                .metadataUpdate, .migration, .priceChange, .rescindConsent:
                 false
             }
         }

@@ -24,7 +24,7 @@ extension AppStoreServerAPIClient {
         try Self.checkTransactionID(transactionID)
         let body = JSONValue.object([
             ("customerConsented", .bool(true)), ("deliveryStatus", .string(deliveryStatus.rawValue)),
-            ("sampleContentProvided", .bool(sampleContentProvided)),
+            ("sampleContentProvided", .bool(sampleContentProvided))
         ]).serialized()
         let response = try await send(
             "PUT", environment == .production ? productionBaseURL : sandboxBaseURL, path: "/inApps/v2/transactions/consumption/" + transactionID,

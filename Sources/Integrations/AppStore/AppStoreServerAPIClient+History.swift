@@ -25,7 +25,7 @@ extension AppStoreServerAPIClient {
             path += "?paginationToken=" + (paginationToken.addingPercentEncoding(withAllowedCharacters: Self.queryValueCharacters) ?? "")
         }
         let body = JSONValue.object([
-            ("startDate", .integer(Self.milliseconds(startDate))), ("endDate", .integer(Self.milliseconds(endDate))),
+            ("startDate", .integer(Self.milliseconds(startDate))), ("endDate", .integer(Self.milliseconds(endDate)))
         ]).serialized()
         let response = try await send(
             "POST", environment == .production ? productionBaseURL : sandboxBaseURL, path: path, body: body, environment: environment)
@@ -37,8 +37,9 @@ extension AppStoreServerAPIClient {
             let paginationToken: String?
         }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-            throw UpstreamError(service: "app_store", kind: .invalidResponse,
-                                message: "\(environment.rawValue) notification history answer is not a NotificationHistoryResponse")
+            throw UpstreamError(
+                service: "app_store", kind: .invalidResponse,
+                message: "\(environment.rawValue) notification history answer is not a NotificationHistoryResponse")
         }
         return AppStoreNotificationHistoryPage(
             signedPayloads: (answer.notificationHistory ?? []).compactMap(\.signedPayload), hasMore: answer.hasMore ?? false,

@@ -30,11 +30,15 @@ extension AppStoreServerAPIClient {
                 // Not the original id: which subscription, if any, does the transaction belong to?
                 let transaction = try await self.transaction(id: transactionID)
                 guard transaction.isAutoRenewable, let original = transaction.originalTransactionID else {
-                    throw AppStoreError.api(.init(.notASubscription,
-                        "transaction \(transactionID) is a \(transaction.type ?? "purchase of unknown type"), not an auto-renewable subscription"))
+                    throw AppStoreError.api(
+                        .init(
+                            .notASubscription,
+                            "transaction \(transactionID) is a \(transaction.type ?? "purchase of unknown type"), not an auto-renewable subscription")
+                    )
                 }
                 guard let entry = entries.first(where: { $0.originalTransactionId == original }) else {
-                    throw UpstreamError(service: "app_store", kind: .invalidResponse,
+                    throw UpstreamError(
+                        service: "app_store", kind: .invalidResponse,
                         message: "App Store Server API (\(environment.rawValue)) listed no status for subscription \(original)")
                 }
                 return try verified(entry, environment: environment)
@@ -44,8 +48,10 @@ extension AppStoreServerAPIClient {
                 try Self.throwForStatus(response, environment: environment)
             }
         }
-        throw AppStoreError.api(.init(.transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
-                               "transaction \(transactionID) is unknown to both the production and the sandbox App Store"))
+        throw AppStoreError.api(
+            .init(
+                .transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
+                "transaction \(transactionID) is unknown to both the production and the sandbox App Store"))
     }
 
     /// One `lastTransactions` item of a `StatusResponse`.
@@ -62,8 +68,9 @@ extension AppStoreServerAPIClient {
         struct Group: Decodable { let lastTransactions: [StatusEntry]? }
         struct Answer: Decodable { let data: [Group]? }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
-            throw UpstreamError(service: "app_store", kind: .invalidResponse,
-                                message: "\(environment.rawValue) subscription statuses answer is not a StatusResponse")
+            throw UpstreamError(
+                service: "app_store", kind: .invalidResponse,
+                message: "\(environment.rawValue) subscription statuses answer is not a StatusResponse")
         }
         return (answer.data ?? []).flatMap { $0.lastTransactions ?? [] }
     }
@@ -71,15 +78,18 @@ extension AppStoreServerAPIClient {
     /// The entry with its signed data verified as data of `environment`.
     private func verified(_ entry: StatusEntry, environment: AppStoreEnvironment) throws -> AppStoreSubscriptionStatus {
         guard let original = entry.originalTransactionId, let status = entry.status, let signed = entry.signedTransactionInfo else {
-            throw UpstreamError(service: "app_store", kind: .invalidResponse,
-                                message: "\(environment.rawValue) subscription status lacks status or signedTransactionInfo")
+            throw UpstreamError(
+                service: "app_store", kind: .invalidResponse,
+                message: "\(environment.rawValue) subscription status lacks status or signedTransactionInfo")
         }
         let verifier = self.verifier.withEnvironment(environment)
         let now = clock()
         let transaction = try verifier.verifyTransaction(signed, now: now)
         guard transaction.originalTransactionID == original else {
-            throw AppStoreError.verification(.init(.invalidFormat,
-                "the signed transaction of subscription \(original) names original transaction \(transaction.originalTransactionID ?? "(none)")"))
+            throw AppStoreError.verification(
+                .init(
+                    .invalidFormat,
+                    "the signed transaction of subscription \(original) names original transaction \(transaction.originalTransactionID ?? "(none)")"))
         }
         let renewalInfo = try entry.signedRenewalInfo.map { try verifier.verifyRenewalInfo($0, now: now) }
         return AppStoreSubscriptionStatus(

@@ -66,8 +66,9 @@ public final class AppStoreServerAPIClient: Sendable {
             case 200:
                 struct Answer: Decodable { let signedTransactionInfo: String }
                 guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-                    throw UpstreamError(service: "app_store", kind: .invalidResponse,
-                                        message: "\(environment.rawValue) transaction answer has no signedTransactionInfo")
+                    throw UpstreamError(
+                        service: "app_store", kind: .invalidResponse,
+                        message: "\(environment.rawValue) transaction answer has no signedTransactionInfo")
                 }
                 return try verifier.withEnvironment(environment).verifyTransaction(answer.signedTransactionInfo, now: clock())
             case 404:
@@ -76,8 +77,10 @@ public final class AppStoreServerAPIClient: Sendable {
                 try Self.throwForStatus(response, environment: environment)
             }
         }
-        throw AppStoreError.api(.init(.transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
-                               "transaction \(id) is unknown to both the production and the sandbox App Store"))
+        throw AppStoreError.api(
+            .init(
+                .transactionNotFound, errorCode: Self.transactionNotFoundErrorCode,
+                "transaction \(id) is unknown to both the production and the sandbox App Store"))
     }
 
     /// Refuses, before any request, an id that is not a string of at most 64 digits.
@@ -120,18 +123,23 @@ public final class AppStoreServerAPIClient: Sendable {
         let detail = appleError?.errorCode.map { " (errorCode \($0))" } ?? ""
         switch response.status {
         case 401:
-            throw AppStoreError.configuration(.init(
-                "the App Store Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, "
-                    + "key_id, the .p8 private key and the app's bundle id"))
+            throw AppStoreError.configuration(
+                .init(
+                    "the App Store Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, "
+                        + "key_id, the .p8 private key and the app's bundle id"))
         case 429, 500...599:
-            throw UpstreamError(service: "app_store", kind: .badStatus(response.status),
-                                message: "App Store Server API (\(environment.rawValue)) answered \(response.status)\(detail)")
+            throw UpstreamError(
+                service: "app_store", kind: .badStatus(response.status),
+                message: "App Store Server API (\(environment.rawValue)) answered \(response.status)\(detail)")
         case 400...499:
-            throw AppStoreError.api(.init(.requestRejected, errorCode: appleError?.errorCode,
-                                   "the App Store Server API (\(environment.rawValue)) refused the request with \(response.status)\(detail)"))
+            throw AppStoreError.api(
+                .init(
+                    .requestRejected, errorCode: appleError?.errorCode,
+                    "the App Store Server API (\(environment.rawValue)) refused the request with \(response.status)\(detail)"))
         default:
-            throw UpstreamError(service: "app_store", kind: .badStatus(response.status),
-                                message: "App Store Server API (\(environment.rawValue)) answered an unexpected \(response.status)")
+            throw UpstreamError(
+                service: "app_store", kind: .badStatus(response.status),
+                message: "App Store Server API (\(environment.rawValue)) answered an unexpected \(response.status)")
         }
     }
 
@@ -148,7 +156,7 @@ public final class AppStoreServerAPIClient: Sendable {
         let header: JSONValue = ["alg": "ES256", "kid": .string(keyID), "typ": "JWT"]
         let claims: JSONValue = [
             "iss": .string(issuerID), "iat": .integer(issuedAt), "exp": .integer(expires),
-            "aud": .string(Self.audience), "bid": .string(bundleID),
+            "aud": .string(Self.audience), "bid": .string(bundleID)
         ]
         let token = try CompactJWS.sign(header: header, claims: claims, key: privateKey)
         cachedToken.withLock { $0 = (token, Date(timeIntervalSince1970: TimeInterval(expires))) }

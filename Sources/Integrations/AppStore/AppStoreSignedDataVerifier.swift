@@ -37,13 +37,16 @@ public struct AppStoreSignedDataVerifier: Sendable {
         trustedRoots: [Certificate], bundleID: String, appAppleID: Int?, environment: AppStoreEnvironment,
         validatesAtCurrentTime: Bool = false, cacheLifetime: Duration = .seconds(300)
     ) {
-        self.init(bundleID: bundleID, appAppleID: appAppleID, environment: environment,
-                  validatesAtCurrentTime: validatesAtCurrentTime,
-                  chainVerifier: X5CVerifier(trustedRoots: trustedRoots, cacheLifetime: cacheLifetime))
+        self.init(
+            bundleID: bundleID, appAppleID: appAppleID, environment: environment,
+            validatesAtCurrentTime: validatesAtCurrentTime,
+            chainVerifier: X5CVerifier(trustedRoots: trustedRoots, cacheLifetime: cacheLifetime))
     }
 
-    private init(bundleID: String, appAppleID: Int?, environment: AppStoreEnvironment, validatesAtCurrentTime: Bool,
-                 chainVerifier: X5CVerifier) {
+    private init(
+        bundleID: String, appAppleID: Int?, environment: AppStoreEnvironment, validatesAtCurrentTime: Bool,
+        chainVerifier: X5CVerifier
+    ) {
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environment = environment
@@ -54,8 +57,9 @@ public struct AppStoreSignedDataVerifier: Sendable {
     /// The same verifier (roots, ids, chain cache) expecting another environment; the App Store
     /// Server API client uses it to check production and sandbox answers as what they are.
     public func withEnvironment(_ environment: AppStoreEnvironment) -> AppStoreSignedDataVerifier {
-        AppStoreSignedDataVerifier(bundleID: bundleID, appAppleID: appAppleID, environment: environment,
-                                   validatesAtCurrentTime: validatesAtCurrentTime, chainVerifier: chainVerifier)
+        AppStoreSignedDataVerifier(
+            bundleID: bundleID, appAppleID: appAppleID, environment: environment,
+            validatesAtCurrentTime: validatesAtCurrentTime, chainVerifier: chainVerifier)
     }
 
     /// Verifies a signed transaction (`signedTransactionInfo`, `subscription_transaction_jws`).
@@ -65,8 +69,10 @@ public struct AppStoreSignedDataVerifier: Sendable {
         let what = "signed transaction"
         let transaction = try AppStoreJSON.decode(AppStoreTransaction.self, from: verifiedPayload(jws, what: what, now: now), what: what)
         guard transaction.bundleID == bundleID else {
-            throw AppStoreError.verification(.init(.wrongAppIdentifier,
-                "\(what) is for bundle id \(transaction.bundleID ?? "(none)"); this server is configured for \(bundleID)"))
+            throw AppStoreError.verification(
+                .init(
+                    .wrongAppIdentifier,
+                    "\(what) is for bundle id \(transaction.bundleID ?? "(none)"); this server is configured for \(bundleID)"))
         }
         try checkEnvironment(transaction.environment, what: what)
         return transaction
@@ -92,12 +98,17 @@ public struct AppStoreSignedDataVerifier: Sendable {
             AppStoreNotification.self, from: verifiedPayload(signedPayload, what: what, now: now), what: what)
         let claimed = notification.claimedApp
         guard claimed.bundleID == bundleID else {
-            throw AppStoreError.verification(.init(.wrongAppIdentifier,
-                "notification is for bundle id \(claimed.bundleID ?? "(none)"); this server is configured for \(bundleID)"))
+            throw AppStoreError.verification(
+                .init(
+                    .wrongAppIdentifier,
+                    "notification is for bundle id \(claimed.bundleID ?? "(none)"); this server is configured for \(bundleID)"))
         }
         if environment == .production, let appAppleID, claimed.appAppleID != appAppleID {
-            throw AppStoreError.verification(.init(.wrongAppIdentifier,
-                "notification is for app Apple id \(claimed.appAppleID.map(String.init) ?? "(none)"); this server is configured for \(appAppleID)"))
+            throw AppStoreError.verification(
+                .init(
+                    .wrongAppIdentifier,
+                    "notification is for app Apple id \(claimed.appAppleID.map(String.init) ?? "(none)"); this server is configured for \(appAppleID)"
+                ))
         }
         try checkEnvironment(claimed.environment, what: what)
         if let signed = notification.data?.signedTransactionInfo {
@@ -111,8 +122,10 @@ public struct AppStoreSignedDataVerifier: Sendable {
 
     private func checkEnvironment(_ claimed: String?, what: String) throws {
         guard claimed == environment.rawValue else {
-            throw AppStoreError.verification(.init(.wrongEnvironment,
-                "\(what) belongs to environment \(claimed ?? "(none)"); this server expects \(environment.rawValue)"))
+            throw AppStoreError.verification(
+                .init(
+                    .wrongEnvironment,
+                    "\(what) belongs to environment \(claimed ?? "(none)"); this server expects \(environment.rawValue)"))
         }
     }
 

@@ -65,14 +65,16 @@ public final class VerifyReceiptClient: Sendable {
             case 21007, 21008:
                 let target: AppStoreEnvironment = answer.status == 21007 ? .sandbox : .production
                 guard !switched, target != environment else {
-                    throw UpstreamError(service: "app_store", kind: .invalidResponse,
-                                        message: "verifyReceipt \(environment.rawValue) answered \(answer.status) after a retry")
+                    throw UpstreamError(
+                        service: "app_store", kind: .invalidResponse,
+                        message: "verifyReceipt \(environment.rawValue) answered \(answer.status) after a retry")
                 }
                 switched = true
                 environment = target
             case 21005, 21009, 21100...21199:
-                throw UpstreamError(service: "app_store", kind: .badStatus(answer.status),
-                                    message: "verifyReceipt \(environment.rawValue) is temporarily unavailable (status \(answer.status))")
+                throw UpstreamError(
+                    service: "app_store", kind: .badStatus(answer.status),
+                    message: "verifyReceipt \(environment.rawValue) is temporarily unavailable (status \(answer.status))")
             default:
                 throw AppStoreError.receipt(.init(.invalidReceipt, status: answer.status, Self.describe(status: answer.status)))
             }
@@ -104,14 +106,16 @@ public final class VerifyReceiptClient: Sendable {
             throw UpstreamError(service: "app_store", kind: error.kind, message: error.message)
         }
         guard response.status == 200 else {
-            throw UpstreamError(service: "app_store", kind: .badStatus(response.status),
-                                message: "verifyReceipt \(environment.rawValue) answered HTTP \(response.status)")
+            throw UpstreamError(
+                service: "app_store", kind: .badStatus(response.status),
+                message: "verifyReceipt \(environment.rawValue) answered HTTP \(response.status)")
         }
         do {
             return try JSONDecoder().decode(ReceiptAnswer.self, from: Data(response.body))
         } catch {
-            throw UpstreamError(service: "app_store", kind: .invalidResponse,
-                                message: "verifyReceipt \(environment.rawValue) answered something that is not a receipt status")
+            throw UpstreamError(
+                service: "app_store", kind: .invalidResponse,
+                message: "verifyReceipt \(environment.rawValue) answered something that is not a receipt status")
         }
     }
 
@@ -120,8 +124,10 @@ public final class VerifyReceiptClient: Sendable {
             throw UpstreamError(service: "app_store", kind: .invalidResponse, message: "verifyReceipt answered status 0 without a receipt")
         }
         guard receipt.bundle_id == bundleID else {
-            throw AppStoreError.receipt(.init(.wrongBundleID,
-                "the receipt is for bundle id \(receipt.bundle_id ?? "(none)"); this server is configured for \(bundleID)"))
+            throw AppStoreError.receipt(
+                .init(
+                    .wrongBundleID,
+                    "the receipt is for bundle id \(receipt.bundle_id ?? "(none)"); this server is configured for \(bundleID)"))
         }
         let environmentName = answer.environment ?? environment.rawValue
         let requestDate = try date(receipt.request_date_ms, "request_date_ms")

@@ -9,7 +9,7 @@ extension ExternalPurchaseReport {
     public func body() throws -> [UInt8] {
         var members: [(key: String, value: JSONValue)] = [
             ("requestIdentifier", .string(requestIdentifierString)), ("externalPurchaseId", .string(externalPurchaseID)),
-            ("status", .string(status.rawValue)),
+            ("status", .string(status.rawValue))
         ]
         if status == .lineItem { members.append(("lineItems", .array(try events.map(Self.lineItem)))) }
         return JSONValue.object(members).serialized()
@@ -22,12 +22,13 @@ extension ExternalPurchaseReport {
         let currency = event.amount.currency
         guard reportingCurrencies.contains(currency) else {
             throw UpstreamError.invalidReport(
-                "Apple takes reports in \(currency) only with an exchange rate to EUR or USD, which Tollgate does not compute; price this product in a currency Apple lists for reportingCurrency")
+                "Apple takes reports in \(currency) only with an exchange rate to EUR or USD, which Tollgate does not compute; price this product in a currency Apple lists for reportingCurrency"
+            )
         }
         let preTax = try ExternalReportAmount.milliUnits(event.amount.preTaxMinorUnits, currency: currency)
         let tax = try ExternalReportAmount.milliUnits(event.amount.taxMinorUnits, currency: currency)
         var members: [(key: String, value: JSONValue)] = [
-            ("lineItemId", .string(event.id.value)), ("creationDate", .integer(ExternalPurchaseEvent.milliseconds(event.time))),
+            ("lineItemId", .string(event.id.value)), ("creationDate", .integer(ExternalPurchaseEvent.milliseconds(event.time)))
         ]
         var net = preTax
         switch event.kind {
@@ -42,7 +43,7 @@ extension ExternalPurchaseReport {
         members += [
             ("amountTaxInclusive", .integer(preTax + tax)), ("amountTaxExclusive", .integer(preTax)), ("taxAmount", .integer(tax)),
             ("netAmountTaxExclusive", .integer(net)), ("reportingCurrency", .string(currency)), ("pricingCurrency", .string(currency)),
-            ("taxCountry", .string(event.taxCountry.alpha3)),
+            ("taxCountry", .string(event.taxCountry.alpha3))
         ]
         switch event.kind {
         case .oneTimeBuy(let quantity):
@@ -63,7 +64,7 @@ extension ExternalPurchaseReport {
         [
             ("subscriptionEvent", .string(event)), ("subscriptionStartDate", .integer(ExternalPurchaseEvent.milliseconds(start))),
             ("subscriptionEndDate", .integer(ExternalPurchaseEvent.milliseconds(end))),
-            ("subscriptionDaysOfPaidService", .integer(Int64(paidDays))),
+            ("subscriptionDaysOfPaidService", .integer(Int64(paidDays)))
         ]
     }
 
@@ -73,6 +74,6 @@ extension ExternalPurchaseReport {
     public static let reportingCurrencies: Set<String> = [
         "CLP", "EUR", "QAR", "COP", "VND", "EGP", "THB", "HKD", "NOK", "BRL", "GBP", "AUD", "SEK", "INR", "BGN", "ZAR", "KZT", "NGN",
         "TWD", "MXN", "CHF", "PEN", "DKK", "AED", "ILS", "KRW", "PHP", "TZS", "PKR", "HUF", "IDR", "CNY", "MYR", "RUB", "RON", "SGD",
-        "TRY", "CZK", "SAR", "USD", "NZD", "PLN", "JPY", "CAD",
+        "TRY", "CZK", "SAR", "USD", "NZD", "PLN", "JPY", "CAD"
     ]
 }

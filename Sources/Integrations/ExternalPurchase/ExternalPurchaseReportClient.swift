@@ -63,11 +63,14 @@ public struct ExternalPurchaseReportClient: Sendable {
             let rejection = Self.rejection(response, environment: environment, action: "refused the report")
             guard rejection.fieldErrors.contains(where: { $0.errorCode == Self.duplicateValueErrorCode && $0.fieldName == "requestIdentifier" })
             else { throw UpstreamError(report: rejection) }
-            guard let stored = try await retrieve(requestIdentifier: report.requestIdentifier, sandbox: report.isSandbox) else { throw UpstreamError(report: rejection) }
+            guard let stored = try await retrieve(requestIdentifier: report.requestIdentifier, sandbox: report.isSandbox) else {
+                throw UpstreamError(report: rejection)
+            }
             guard stored.externalPurchaseID == report.externalPurchaseID else {
-                throw UpstreamError(report: .init(
-                    kind: .rejected, service: "app_store", httpStatus: 400, code: String(Self.duplicateValueErrorCode),
-                    message: "requestIdentifier \(report.requestIdentifierString) was already used for another token; each report needs its own"))
+                throw UpstreamError(
+                    report: .init(
+                        kind: .rejected, service: "app_store", httpStatus: 400, code: String(Self.duplicateValueErrorCode),
+                        message: "requestIdentifier \(report.requestIdentifierString) was already used for another token; each report needs its own"))
             }
             return .alreadyReported(stored)
         default:
@@ -113,11 +116,14 @@ public struct ExternalPurchaseReportClient: Sendable {
     private static func failure(_ response: OutboundResponse, environment: AppStoreEnvironment, action: String) -> any Error {
         switch response.status {
         case 401:
-            return AppStoreError.configuration(.init(
-                "the External Purchase Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, key_id, the .p8 private key and the app's bundle id"))
+            return AppStoreError.configuration(
+                .init(
+                    "the External Purchase Server API (\(environment.rawValue)) rejected our token (401): check apple.api.issuer_id, key_id, the .p8 private key and the app's bundle id"
+                ))
         case 404:
-            return AppStoreError.configuration(.init(
-                "the External Purchase Server API (\(environment.rawValue)) base URL answered 404: it must end in /externalPurchase"))
+            return AppStoreError.configuration(
+                .init(
+                    "the External Purchase Server API (\(environment.rawValue)) base URL answered 404: it must end in /externalPurchase"))
         case 429, 500...599:
             return UpstreamError(
                 service: "app_store", kind: .badStatus(response.status),

@@ -30,7 +30,8 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
     /// - Throws: `AppStoreError.externalPurchaseToken` (`.malformed`, `.invalidField` naming the field).
     public init(decoding token: String) throws {
         guard !token.isEmpty, token.utf8.count <= Self.maximumLength else {
-            throw AppStoreError.externalPurchaseToken(.init(.malformed, "an external purchase token is 1–\(Self.maximumLength) characters of base64url"))
+            throw AppStoreError.externalPurchaseToken(
+                .init(.malformed, "an external purchase token is 1–\(Self.maximumLength) characters of base64url"))
         }
         var text = Substring(token)
         while text.hasSuffix("=") { text = text.dropLast() }
@@ -47,10 +48,12 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
         guard externalPurchaseID.utf8.count <= ExternalPurchaseReport.maximumExternalPurchaseIDLength,
             externalPurchaseID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else {
-            throw AppStoreError.externalPurchaseToken(.init(.invalidField, field: "externalPurchaseId", "externalPurchaseId is not 1–128 printable ASCII characters"))
+            throw AppStoreError.externalPurchaseToken(
+                .init(.invalidField, field: "externalPurchaseId", "externalPurchaseId is not 1–128 printable ASCII characters"))
         }
         tokenType = object["tokenType"] == nil ? nil : try Self.string(object, "tokenType")
-        expirationDate = object["tokenExpirationDate"] == nil
+        expirationDate =
+            object["tokenExpirationDate"] == nil
             ? nil : Date(timeIntervalSince1970: Double(try Self.integer(object, "tokenExpirationDate")) / 1000)
     }
 
@@ -67,12 +70,14 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
     /// - Throws: `AppStoreError.externalPurchaseToken` (`.wrongBundleID`) or `.wrongAppAppleID`.
     public func check(bundleID: String, appAppleID: Int64?) throws {
         guard self.bundleID == bundleID else {
-            throw AppStoreError.externalPurchaseToken(.init(
-                .wrongBundleID, field: "bundleId", "the token was made for bundle id \(self.bundleID.prefix(200)), not \(bundleID)"))
+            throw AppStoreError.externalPurchaseToken(
+                .init(
+                    .wrongBundleID, field: "bundleId", "the token was made for bundle id \(self.bundleID.prefix(200)), not \(bundleID)"))
         }
         if let appAppleID, self.appAppleID != appAppleID {
-            throw AppStoreError.externalPurchaseToken(.init(
-                .wrongAppAppleID, field: "appAppleId", "the token was made for app \(self.appAppleID), not \(appAppleID)"))
+            throw AppStoreError.externalPurchaseToken(
+                .init(
+                    .wrongAppAppleID, field: "appAppleId", "the token was made for app \(self.appAppleID), not \(appAppleID)"))
         }
     }
 

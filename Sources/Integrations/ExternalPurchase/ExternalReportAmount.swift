@@ -20,7 +20,8 @@ public struct ExternalReportAmount: Sendable, Equatable {
             throw UpstreamError.invalidReport("currency \"\(currency.prefix(20))\" is not an ISO 4217 code (three upper-case letters)")
         }
         guard preTaxMinorUnits >= 0, taxMinorUnits >= 0 else {
-            throw UpstreamError.invalidReport("amounts are never negative (pre-tax \(preTaxMinorUnits), tax \(taxMinorUnits)); a refund is its own event")
+            throw UpstreamError.invalidReport(
+                "amounts are never negative (pre-tax \(preTaxMinorUnits), tax \(taxMinorUnits)); a refund is its own event")
         }
         guard preTaxMinorUnits.addingReportingOverflow(taxMinorUnits).overflow == false else {
             throw UpstreamError.invalidReport("pre-tax amount plus tax overflows")
@@ -72,7 +73,7 @@ public struct ExternalReportAmount: Sendable, Equatable {
 
     /// ISO 4217 currencies without decimals.
     private static let zeroDecimal: Set<String> = [
-        "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF",
+        "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF"
     ]
     /// ISO 4217 currencies with three decimals.
     private static let threeDecimal: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]

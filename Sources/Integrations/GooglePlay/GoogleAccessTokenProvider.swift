@@ -98,7 +98,7 @@ public actor GoogleAccessTokenProvider {
         let header: JSONValue = ["alg": "RS256", "typ": "JWT", "kid": .string(account.privateKeyID)]
         let claims: JSONValue = [
             "iss": .string(account.clientEmail), "scope": .string(scope), "aud": .string(audience),
-            "iat": .integer(iat), "exp": .integer(iat + assertionLifetime),
+            "iat": .integer(iat), "exp": .integer(iat + assertionLifetime)
         ]
         return try CompactJWS.sign(header: header, claims: claims, key: account.signingKey)
     }
@@ -126,7 +126,8 @@ public actor GoogleAccessTokenProvider {
         switch response.status {
         case 200..<300:
             guard let object = GoogleJSON.object(response.body), let token = GoogleJSON.string(object["access_token"]) else {
-                throw UpstreamError(service: GooglePlayClient.service, kind: .invalidResponse, message: "the OAuth token response has no access_token")
+                throw UpstreamError(
+                    service: GooglePlayClient.service, kind: .invalidResponse, message: "the OAuth token response has no access_token")
             }
             let lifetime: Int64
             if object["expires_in"] == nil {
@@ -134,12 +135,14 @@ public actor GoogleAccessTokenProvider {
             } else if let value = GoogleJSON.int64(object["expires_in"]), value > 0 {
                 lifetime = value
             } else {
-                throw UpstreamError(service: GooglePlayClient.service, kind: .invalidResponse, message: "the OAuth token response has an unusable expires_in")
+                throw UpstreamError(
+                    service: GooglePlayClient.service, kind: .invalidResponse, message: "the OAuth token response has an unusable expires_in")
             }
             let margin = min(refreshMargin, Double(lifetime) / 2)
             return CachedToken(value: token, refreshAt: issuedAt.addingTimeInterval(Double(lifetime) - margin))
         case 429, 500...:
-            throw UpstreamError(service: GooglePlayClient.service, kind: .badStatus(response.status), message: "the OAuth token endpoint answered \(response.status)")
+            throw UpstreamError(
+                service: GooglePlayClient.service, kind: .badStatus(response.status), message: "the OAuth token endpoint answered \(response.status)")
         case 400..<500:
             let object = GoogleJSON.object(response.body)
             let code = GoogleJSON.string(object?["error"]).map { String($0.prefix(60)) } ?? "HTTP \(response.status)"
@@ -149,7 +152,8 @@ public actor GoogleAccessTokenProvider {
                 "Google refused the service account assertion: \(code)\(detail). Check the service account key file "
                     + "(client_email, private_key_id, a key not deleted in the Cloud console) and the server clock")
         default:
-            throw UpstreamError(service: GooglePlayClient.service, kind: .badStatus(response.status), message: "the OAuth token endpoint answered \(response.status)")
+            throw UpstreamError(
+                service: GooglePlayClient.service, kind: .badStatus(response.status), message: "the OAuth token endpoint answered \(response.status)")
         }
     }
 

@@ -111,7 +111,8 @@ public struct GooglePlayClient: Sendable {
         for segment in segments { path += "/" + Self.percentEncode(segment) }
         let queryText = query.isEmpty ? "" : "?" + query.map { Self.percentEncode($0.0) + "=" + Self.percentEncode($0.1) }.joined(separator: "&")
         guard !packageName.isEmpty, let url = URL(string: base + path + suffix + queryText) else {
-            throw GooglePlayError(.invalidConfiguration, "cannot form a Play Developer API URL from base \(base.prefix(200)) and package \(packageName.prefix(200))")
+            throw GooglePlayError(
+                .invalidConfiguration, "cannot form a Play Developer API URL from base \(base.prefix(200)) and package \(packageName.prefix(200))")
         }
         return url
     }
@@ -131,7 +132,8 @@ public struct GooglePlayClient: Sendable {
         await tokens.invalidate(token)
         throw GooglePlayError(
             .unauthorized,
-            "the Play Developer API refused a freshly issued access token (401): check that the Google Play Android Developer API is enabled for the service account's project")
+            "the Play Developer API refused a freshly issued access token (401): check that the Google Play Android Developer API is enabled for the service account's project"
+        )
     }
 
     private func request(_ method: String, _ url: URL, token: String, body: [UInt8]) -> OutboundRequest {
@@ -166,7 +168,8 @@ public struct GooglePlayClient: Sendable {
         case 403:
             throw GooglePlayError(
                 .permissionDenied,
-                "the service account may not read this app's purchases (403)\(detail). Invite it in Play Console with the financial-data and order-management permissions")
+                "the service account may not read this app's purchases (403)\(detail). Invite it in Play Console with the financial-data and order-management permissions"
+            )
         case 429, 500...:
             throw UpstreamError(service: service, kind: .badStatus(status), message: "the Play Developer API answered \(status) for the \(what)")
         case 400..<500:

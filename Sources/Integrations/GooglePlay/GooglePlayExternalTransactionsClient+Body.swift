@@ -13,7 +13,7 @@ extension GooglePlayExternalTransactionsClient {
         var members: [(key: String, value: JSONValue)] = [
             ("originalPreTaxAmount", try price(event.amount.preTaxMinorUnits, event.amount.currency)),
             ("originalTaxAmount", try price(event.amount.taxMinorUnits, event.amount.currency)),
-            ("transactionTime", .string(timestamp(event.time))),
+            ("transactionTime", .string(timestamp(event.time)))
         ]
         var address: [(key: String, value: JSONValue)] = [("regionCode", .string(event.taxCountry.alpha2))]
         if let area = event.taxAdministrativeArea {
@@ -67,9 +67,13 @@ extension GooglePlayExternalTransactionsClient {
         if remaining == 0 {
             members.append(("fullRefund", .object([])))
         } else {
-            members.append(("partialRefund", [
-                "refundId": .string(event.id.value), "refundPreTaxAmount": try price(event.amount.preTaxMinorUnits, event.amount.currency),
-            ]))
+            members.append(
+                (
+                    "partialRefund",
+                    [
+                        "refundId": .string(event.id.value), "refundPreTaxAmount": try price(event.amount.preTaxMinorUnits, event.amount.currency)
+                    ]
+                ))
         }
         return JSONValue.object(members).serialized()
     }

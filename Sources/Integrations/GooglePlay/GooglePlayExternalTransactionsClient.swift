@@ -38,9 +38,12 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
             guard let existing = try await transaction(id: event.id) else { throw conflict }
             let preTax = try ExternalReportAmount.micros(event.amount.preTaxMinorUnits, currency: event.amount.currency)
             guard existing.originalPreTaxAmount == .init(micros: preTax, currency: event.amount.currency) else {
-                throw UpstreamError(report: .init(
-                    kind: .rejected, service: GooglePlayClient.service, httpStatus: 409, code: conflict.reportError?.code,
-                    message: "externalTransactionId \(event.id) already names another transaction (\(existing.originalPreTaxAmount.micros) micros \(existing.originalPreTaxAmount.currency))"))
+                throw UpstreamError(
+                    report: .init(
+                        kind: .rejected, service: GooglePlayClient.service, httpStatus: 409, code: conflict.reportError?.code,
+                        message:
+                            "externalTransactionId \(event.id) already names another transaction (\(existing.originalPreTaxAmount.micros) micros \(existing.originalPreTaxAmount.currency))"
+                    ))
             }
             return .alreadyReported(existing)
         default:
@@ -91,10 +94,12 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
             let detail = GoogleJSON.apiErrorSummary(response.body).map { ": \($0)" } ?? ""
             return GooglePlayError(
                 .permissionDenied,
-                "the service account may not report this app's external transactions (403)\(detail). Grant it the financial-data permission in Play Console")
+                "the service account may not report this app's external transactions (403)\(detail). Grant it the financial-data permission in Play Console"
+            )
         case 429, 500...:
             return UpstreamError(
-                service: GooglePlayClient.service, kind: .badStatus(response.status), message: "the Play Developer API answered \(response.status) for the \(what)")
+                service: GooglePlayClient.service, kind: .badStatus(response.status),
+                message: "the Play Developer API answered \(response.status) for the \(what)")
         case 400..<500:
             return rejection(response, what: what)
         default:
@@ -108,9 +113,10 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
     static func rejection(_ response: OutboundResponse, what: String) -> UpstreamError {
         let error = GoogleJSON.object(response.body)?["error"] as? [String: Any]
         let message = GoogleJSON.string(error?["message"]).map { ": " + $0.prefix(300) } ?? ""
-        return UpstreamError(report: .init(
-            kind: .rejected, service: GooglePlayClient.service, httpStatus: response.status,
-            code: GoogleJSON.string(error?["status"]).map { String($0.prefix(60)) },
-            message: "Google Play refused the \(what) (\(response.status))\(message)"))
+        return UpstreamError(
+            report: .init(
+                kind: .rejected, service: GooglePlayClient.service, httpStatus: response.status,
+                code: GoogleJSON.string(error?["status"]).map { String($0.prefix(60)) },
+                message: "Google Play refused the \(what) (\(response.status))\(message)"))
     }
 }

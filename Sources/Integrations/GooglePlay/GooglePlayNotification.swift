@@ -133,22 +133,25 @@ public struct GooglePlayNotification: Sendable, Equatable {
             return type
         }
         if let object = data["subscriptionNotification"] as? [String: Any] {
-            return .subscription(Subscription(
-                version: GoogleJSON.string(object["version"]),
-                type: GooglePlaySubscriptionNotificationType(rawValue: try type(object, "subscriptionNotification")),
-                purchaseToken: try token(object, "subscriptionNotification"),
-                subscriptionID: GoogleJSON.string(object["subscriptionId"])))
+            return .subscription(
+                Subscription(
+                    version: GoogleJSON.string(object["version"]),
+                    type: GooglePlaySubscriptionNotificationType(rawValue: try type(object, "subscriptionNotification")),
+                    purchaseToken: try token(object, "subscriptionNotification"),
+                    subscriptionID: GoogleJSON.string(object["subscriptionId"])))
         }
         if let object = data["oneTimeProductNotification"] as? [String: Any] {
-            return .oneTimeProduct(OneTimeProduct(
-                version: GoogleJSON.string(object["version"]),
-                type: GooglePlayOneTimeProductNotificationType(rawValue: try type(object, "oneTimeProductNotification")),
-                purchaseToken: try token(object, "oneTimeProductNotification"), sku: GoogleJSON.string(object["sku"])))
+            return .oneTimeProduct(
+                OneTimeProduct(
+                    version: GoogleJSON.string(object["version"]),
+                    type: GooglePlayOneTimeProductNotificationType(rawValue: try type(object, "oneTimeProductNotification")),
+                    purchaseToken: try token(object, "oneTimeProductNotification"), sku: GoogleJSON.string(object["sku"])))
         }
         if let object = data["voidedPurchaseNotification"] as? [String: Any] {
-            return .voidedPurchase(VoidedPurchase(
-                purchaseToken: try token(object, "voidedPurchaseNotification"), orderID: GoogleJSON.string(object["orderId"]),
-                productType: GoogleJSON.int(object["productType"]), refundType: GoogleJSON.int(object["refundType"])))
+            return .voidedPurchase(
+                VoidedPurchase(
+                    purchaseToken: try token(object, "voidedPurchaseNotification"), orderID: GoogleJSON.string(object["orderId"]),
+                    productType: GoogleJSON.int(object["productType"]), refundType: GoogleJSON.int(object["refundType"])))
         }
         if let object = data["testNotification"] as? [String: Any] {
             return .test(version: GoogleJSON.string(object["version"]))

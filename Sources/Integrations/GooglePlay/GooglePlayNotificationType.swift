@@ -18,7 +18,7 @@ public enum GooglePlaySubscriptionNotificationType: Sendable, Hashable {
         (18, .cancellationScheduled, "SUBSCRIPTION_CANCELLATION_SCHEDULED"),
         (19, .priceChangeUpdated, "SUBSCRIPTION_PRICE_CHANGE_UPDATED"),
         (20, .pendingPurchaseCanceled, "SUBSCRIPTION_PENDING_PURCHASE_CANCELED"),
-        (22, .priceStepUpConsentUpdated, "SUBSCRIPTION_PRICE_STEP_UP_CONSENT_UPDATED"),
+        (22, .priceStepUpConsentUpdated, "SUBSCRIPTION_PRICE_STEP_UP_CONSENT_UPDATED")
     ]
 
     /// The type numbered `rawValue`.

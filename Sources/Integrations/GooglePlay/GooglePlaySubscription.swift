@@ -103,11 +103,12 @@ public struct GooglePlaySubscription: Sendable, Equatable {
             }
             let plan = item["autoRenewingPlan"] as? [String: Any]
             let offer = item["offerDetails"] as? [String: Any]
-            items.append(LineItem(
-                productID: productID, expiryTime: expiry, latestSuccessfulOrderID: GoogleJSON.string(item["latestSuccessfulOrderId"]),
-                autoRenewEnabled: plan?["autoRenewEnabled"] as? Bool,
-                basePlanID: GoogleJSON.string(offer?["basePlanId"]), offerID: GoogleJSON.string(offer?["offerId"]),
-                deferredReplacementProductID: GoogleJSON.string((item["deferredItemReplacement"] as? [String: Any])?["productId"])))
+            items.append(
+                LineItem(
+                    productID: productID, expiryTime: expiry, latestSuccessfulOrderID: GoogleJSON.string(item["latestSuccessfulOrderId"]),
+                    autoRenewEnabled: plan?["autoRenewEnabled"] as? Bool,
+                    basePlanID: GoogleJSON.string(offer?["basePlanId"]), offerID: GoogleJSON.string(offer?["offerId"]),
+                    deferredReplacementProductID: GoogleJSON.string((item["deferredItemReplacement"] as? [String: Any])?["productId"])))
         }
         lineItems = items
         linkedPurchaseToken = GoogleJSON.string(object["linkedPurchaseToken"])

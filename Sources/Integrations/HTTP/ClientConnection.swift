@@ -22,7 +22,8 @@ final class ClientConnection {
             do {
                 tls = try TLSClientConnection(fd: socket.fd, host: host, configuration: tlsConfiguration)
             } catch let error as CryptoError {
-                throw UpstreamError(service: service, kind: error.kind == .tlsTimeout ? .timedOut : .unreachable, message: "TLS with \(host): \(error)")
+                throw UpstreamError(
+                    service: service, kind: error.kind == .tlsTimeout ? .timedOut : .unreachable, message: "TLS with \(host): \(error)")
             }
         }
     }

@@ -83,7 +83,9 @@ public final class SocketHTTPClient: OutboundHTTPClient {
 
     /// Sends the request and reads the answer; returns the connection to the pool when the
     /// exchange left it reusable.
-    private func roundTrip(_ head: [UInt8], _ body: [UInt8], on connection: ClientConnection, key: String, deadline: ContinuousClock.Instant) throws -> OutboundResponse {
+    private func roundTrip(_ head: [UInt8], _ body: [UInt8], on connection: ClientConnection, key: String, deadline: ContinuousClock.Instant) throws
+        -> OutboundResponse
+    {
         connection.buffer.removeAll(keepingCapacity: true)
         try connection.write(head + body, deadline: deadline, service: service)
         var headerEnd: Int?

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `OutboundHTTPClient` over Foundation's URLSession: no cookies, no cache, no credential
@@ -47,7 +47,8 @@ public final class URLSessionHTTPClient: OutboundHTTPClient {
         } catch let error as URLError where error.code == .timedOut {
             throw UpstreamError(service: service, kind: .timedOut, message: "\(request.method) \(request.url.host ?? "") timed out")
         } catch {
-            throw UpstreamError(service: service, kind: .unreachable, message: "\(request.method) \(request.url.host ?? "") failed: \(Self.describe(error))")
+            throw UpstreamError(
+                service: service, kind: .unreachable, message: "\(request.method) \(request.url.host ?? "") failed: \(Self.describe(error))")
         }
         guard let http = response as? HTTPURLResponse else {
             throw UpstreamError(service: service, kind: .invalidResponse, message: "not an HTTP response")

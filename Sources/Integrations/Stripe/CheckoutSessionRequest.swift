@@ -39,7 +39,7 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
     public static let stripeLocales: Set<String> = [
         "bg", "cs", "da", "de", "el", "en", "en-GB", "es", "es-419", "et", "fi", "fil", "fr", "fr-CA", "hr", "hu", "id",
         "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk", "sl", "sv", "th",
-        "tr", "vi", "zh", "zh-HK", "zh-TW",
+        "tr", "vi", "zh", "zh-HK", "zh-TW"
     ]
 
     /// Stripe's `locale` for a language tag: the tag when Stripe has it, else its primary
@@ -100,20 +100,24 @@ public struct CheckoutSessionRequest: Sendable, Equatable {
             throw StripeError.request(.init(.invalidParameter, "customer_email must not be empty when given"))
         }
         guard metadata.count <= Self.maxMetadataKeys else {
-            throw StripeError.request(.init(.tooManyMetadataKeys, "metadata has \(metadata.count) keys; Stripe allows at most \(Self.maxMetadataKeys)"))
+            throw StripeError.request(
+                .init(.tooManyMetadataKeys, "metadata has \(metadata.count) keys; Stripe allows at most \(Self.maxMetadataKeys)"))
         }
         for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             let keyLength = key.unicodeScalars.count
             guard keyLength >= 1, keyLength <= Self.maxMetadataKeyLength, !key.contains("["), !key.contains("]") else {
-                throw StripeError.request(.init(
-                    .invalidMetadataKey,
-                    "metadata key \"\(key.prefix(60))\" must be 1 to \(Self.maxMetadataKeyLength) characters without square brackets (it has \(keyLength))"))
+                throw StripeError.request(
+                    .init(
+                        .invalidMetadataKey,
+                        "metadata key \"\(key.prefix(60))\" must be 1 to \(Self.maxMetadataKeyLength) characters without square brackets (it has \(keyLength))"
+                    ))
             }
             let valueLength = value.unicodeScalars.count
             guard valueLength <= Self.maxMetadataValueLength else {
-                throw StripeError.request(.init(
-                    .metadataValueTooLong,
-                    "metadata value of \"\(key)\" has \(valueLength) characters; Stripe allows at most \(Self.maxMetadataValueLength)"))
+                throw StripeError.request(
+                    .init(
+                        .metadataValueTooLong,
+                        "metadata value of \"\(key)\" has \(valueLength) characters; Stripe allows at most \(Self.maxMetadataValueLength)"))
             }
         }
     }

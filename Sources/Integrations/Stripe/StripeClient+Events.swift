@@ -26,7 +26,7 @@ extension StripeClient {
         guard types.count <= 20 else { throw StripeError.request(.init(.invalidConfiguration, "Stripe filters on at most 20 event types")) }
         if let startingAfter { try Self.validateID(startingAfter, prefix: "evt_", name: "event") }
         var query = [
-            "created%5Bgte%5D=\(Self.seconds(from))", "created%5Blte%5D=\(Self.seconds(to))", "limit=\(limit)",
+            "created%5Bgte%5D=\(Self.seconds(from))", "created%5Blte%5D=\(Self.seconds(to))", "limit=\(limit)"
         ]
         query += types.map { "types%5B%5D=" + Self.formEncoded($0) }
         if let startingAfter { query.append("starting_after=" + startingAfter) }
@@ -69,7 +69,9 @@ extension StripeClient {
         try Self.validateID(id, prefix: "pi_", name: "payment intent")
         let path = "/v1/invoice_payments"
         let query = "payment%5Btype%5D=payment_intent&payment%5Bpayment_intent%5D=\(id)&limit=10"
-        let list = try await perform(try makeRequest(method: "GET", path: path, query: query), path: path, decoding: StripeList<InvoicePayment>.self, what: "invoice payment list")
+        let list = try await perform(
+            try makeRequest(method: "GET", path: path, query: query), path: path, decoding: StripeList<InvoicePayment>.self,
+            what: "invoice payment list")
         return list.data.map(\.invoice.id)
     }
 

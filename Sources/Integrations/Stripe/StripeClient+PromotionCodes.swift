@@ -20,7 +20,8 @@ extension StripeClient {
     /// - Throws: `StripeError.request` (a code with characters Stripe codes never have),
     ///   `StripeError.api`, `UpstreamError`.
     public func findPromotionCode(_ code: String) async throws -> StripePromotionCode? {
-        let valid = !code.isEmpty && code.utf8.count <= 200
+        let valid =
+            !code.isEmpty && code.utf8.count <= 200
             && code.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-.".unicodeScalars.contains($0)) }
         guard valid else {
             throw StripeError.request(.init(.invalidParameter, "a promotion code is 1 to 200 letters, digits, _, - or ."))

@@ -34,7 +34,8 @@ extension StripeClient {
             return response.body
         case 429, 500...:
             let detail = Self.apiError(response, requestID: requestID).map { ": \($0.message)" } ?? ""
-            throw UpstreamError(service: "stripe", kind: .badStatus(response.status), message: "\(label): Stripe answered \(response.status)\(detail)")
+            throw UpstreamError(
+                service: "stripe", kind: .badStatus(response.status), message: "\(label): Stripe answered \(response.status)\(detail)")
         case 400..<500:
             if let apiError = Self.apiError(response, requestID: requestID) { throw StripeError.api(apiError) }
             throw UpstreamError(

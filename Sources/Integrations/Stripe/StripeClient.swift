@@ -112,7 +112,8 @@ public struct StripeClient: Sendable {
     /// it can never change the request path.
     /// - Throws: `StripeError.request` (`.invalidID`).
     static func validateID(_ id: String, prefix: String, name: String) throws {
-        let valid = id.hasPrefix(prefix) && id.utf8.count > prefix.utf8.count && id.utf8.count <= 255
+        let valid =
+            id.hasPrefix(prefix) && id.utf8.count > prefix.utf8.count && id.utf8.count <= 255
             && id.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
             }
@@ -134,7 +135,7 @@ public struct StripeClient: Sendable {
                 ("Authorization", "Bearer \(secretKey)"),
                 ("Stripe-Version", Self.apiVersion),
                 ("Accept", "application/json"),
-                ("User-Agent", "Tollgate"),
+                ("User-Agent", "Tollgate")
             ],
             timeout: timeout)
     }

@@ -42,7 +42,7 @@ public struct StripeEvent: Sendable, Equatable {
     public static let handledTypes: Set<String> = [
         "checkout.session.completed", "checkout.session.async_payment_succeeded",
         "customer.subscription.created", "customer.subscription.updated", "customer.subscription.deleted",
-        "invoice.paid", "charge.refunded", "charge.dispute.closed",
+        "invoice.paid", "charge.refunded", "charge.dispute.closed"
     ]
 
     /// An event with every field given (tests).

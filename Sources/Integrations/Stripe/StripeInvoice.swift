@@ -109,7 +109,8 @@ extension StripeInvoice: Decodable {
         subscriptionID = try details?.subscription?.id ?? container.stripeIDIfPresent(.subscription)
         subscriptionMetadata = details?.metadata ?? [:]
         let payments = try container.decodeIfPresent(StripeList<Payment>.self, forKey: .payments)?.data ?? []
-        paymentIntentID = try container.stripeIDIfPresent(.paymentIntent)
+        paymentIntentID =
+            try container.stripeIDIfPresent(.paymentIntent)
             ?? payments.lazy.compactMap { $0.payment?.paymentIntent?.id }.first
         let lines = try container.decodeIfPresent(StripeList<Line>.self, forKey: .lines)?.data ?? []
         periodStart = lines.compactMap { $0.period?.start }.min().map(StripeJSON.date)

@@ -65,8 +65,9 @@ public struct StripeWebhookVerifier: Sendable {
         let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let (age, overflow) = nowSeconds.subtractingReportingOverflow(parsed.timestamp)
         if overflow || age > toleranceSeconds || age < -toleranceSeconds {
-            throw StripeError.webhook(.timestampOutsideTolerance(
-                ageSeconds: overflow ? Int64.max : age, toleranceSeconds: toleranceSeconds))
+            throw StripeError.webhook(
+                .timestampOutsideTolerance(
+                    ageSeconds: overflow ? Int64.max : age, toleranceSeconds: toleranceSeconds))
         }
     }
 

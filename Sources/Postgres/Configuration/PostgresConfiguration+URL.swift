@@ -4,7 +4,7 @@ extension PostgresConfiguration {
     /// The query parameters a URL may carry (libpq's names).
     static let urlParameters = [
         "sslmode", "sslrootcert", "connect_timeout", "application_name", "host", "port", "user", "password", "dbname",
-        "options",
+        "options"
     ]
 
     /// Parses `postgres://user:password@host:5432/db?sslmode=require&sslrootcert=/ca.pem&connect_timeout=10`
@@ -26,7 +26,8 @@ extension PostgresConfiguration {
         // A reserved character left raw in a password would move the rest of it into the query or
         // a fragment, where an error could quote it: refuse without quoting anything.
         if query.contains("@") || rest.contains("#") || query.contains("#") || Self.hasAtAfterSlash(rest) {
-            throw Self.urlError("an '@' after '?' or '/', or a '#': percent-encode reserved characters in the password (? as %3F, # as %23, @ as %40, / as %2F)")
+            throw Self.urlError(
+                "an '@' after '?' or '/', or a '#': percent-encode reserved characters in the password (? as %3F, # as %23, @ as %40, / as %2F)")
         }
 
         // As libpq: the user information ends at the first '@' that comes before any '/'.
@@ -85,9 +86,10 @@ extension PostgresConfiguration {
         }
         guard let user, !user.isEmpty else { throw Self.urlError("it names no user (postgres://user@host/db)") }
         if socketDirectory == nil, host == nil { throw Self.urlError("it names no host (postgres://user@host/db, or ?host=/socket/dir)") }
-        self.init(host: host ?? "", port: port ?? 5432, user: user, password: password, database: database,
-                  sslMode: sslMode, sslRootCertificate: rootCertificate, connectTimeout: connectTimeout,
-                  applicationName: applicationName)
+        self.init(
+            host: host ?? "", port: port ?? 5432, user: user, password: password, database: database,
+            sslMode: sslMode, sslRootCertificate: rootCertificate, connectTimeout: connectTimeout,
+            applicationName: applicationName)
         self.options = options
         if let socketDirectory { endpoint = .unixSocket(directory: socketDirectory, port: port ?? 5432) }
     }

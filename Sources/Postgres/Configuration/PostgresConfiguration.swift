@@ -40,9 +40,11 @@ public struct PostgresConfiguration: Sendable, Equatable, CustomStringConvertibl
     public var statementCacheCapacity: Int
 
     /// A configuration for `host:port` with these credentials and defaults elsewhere.
-    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String? = nil,
-                sslMode: SSLMode = .prefer, sslRootCertificate: String? = nil, connectTimeout: Duration = .seconds(10),
-                ioTimeout: Duration = .seconds(30), applicationName: String? = nil, statementCacheCapacity: Int = 64) {
+    public init(
+        host: String, port: Int = 5432, user: String, password: String? = nil, database: String? = nil,
+        sslMode: SSLMode = .prefer, sslRootCertificate: String? = nil, connectTimeout: Duration = .seconds(10),
+        ioTimeout: Duration = .seconds(30), applicationName: String? = nil, statementCacheCapacity: Int = 64
+    ) {
         self.endpoint = .tcp(host: host, port: port)
         self.user = user
         self.password = password

@@ -44,8 +44,9 @@ extension PostgresConnection {
             pipeline.messages.parse(name: "", sql: statement, parameterTypes: [])
             pipeline.messages.bind(statement: "", parameters: [])
             pipeline.messages.execute()
-            pipeline.statements.append(PipelinedStatement(
-                key: nil, name: "", cached: false, preparing: nil, evicted: nil, deferredIndex: nil, columns: .empty, described: true))
+            pipeline.statements.append(
+                PipelinedStatement(
+                    key: nil, name: "", cached: false, preparing: nil, evicted: nil, deferredIndex: nil, columns: .empty, described: true))
         }
         pipeline.holdsBegin = !pendingBegin.isEmpty
         pendingBegin.removeAll()
@@ -100,8 +101,9 @@ extension PostgresConnection {
         pipeline.messages.parse(name: "", sql: statement, parameterTypes: [])
         pipeline.messages.bind(statement: "", parameters: [])
         pipeline.messages.execute()
-        pipeline.statements.append(PipelinedStatement(
-            key: nil, name: "", cached: false, preparing: nil, evicted: nil, deferredIndex: nil, columns: .empty, described: true))
+        pipeline.statements.append(
+            PipelinedStatement(
+                key: nil, name: "", cached: false, preparing: nil, evicted: nil, deferredIndex: nil, columns: .empty, described: true))
         return try send(pipeline)
     }
 

@@ -59,9 +59,12 @@ extension PostgresConnection {
                     authenticationMethod = "scram-sha-256"
                     guard mechanisms.contains("SCRAM-SHA-256") else {
                         if mechanisms.contains("SCRAM-SHA-256-PLUS") {
-                            throw PostgresError(.authentication, "the server requires SCRAM-SHA-256-PLUS (channel binding), which this client does not support")
+                            throw PostgresError(
+                                .authentication, "the server requires SCRAM-SHA-256-PLUS (channel binding), which this client does not support")
                         }
-                        throw PostgresError(.authentication, "the server offers only SASL mechanisms this client does not support: \(mechanisms.joined(separator: ", "))")
+                        throw PostgresError(
+                            .authentication,
+                            "the server offers only SASL mechanisms this client does not support: \(mechanisms.joined(separator: ", "))")
                     }
                     let client = try SCRAMSHA256Client(password: try requirePassword("SCRAM-SHA-256"))
                     var response = FrontendMessages()
@@ -83,7 +86,8 @@ extension PostgresConnection {
                     try client.verify(serverFinal: serverFinal)
                     scramVerified = true
                 case .unsupported(let code):
-                    throw PostgresError(.authentication, "the server asks for an authentication method this client does not support (\(Self.methodName(code)))")
+                    throw PostgresError(
+                        .authentication, "the server asks for an authentication method this client does not support (\(Self.methodName(code)))")
                 }
             case .backendKeyData(let processID, let secretKey):
                 self.processID = processID

@@ -62,9 +62,11 @@ public final class PostgresConnection {
             stream.close(sayGoodbye: false)
             throw error
         }
-        self.logger.debug("postgres.connected", [
-            ("backend_pid", .int(Int(processID))), ("tls", .bool(stream.isEncrypted)), ("auth", .string(authenticationMethod)),
-        ])
+        self.logger.debug(
+            "postgres.connected",
+            [
+                ("backend_pid", .int(Int(processID))), ("tls", .bool(stream.isEncrypted)), ("auth", .string(authenticationMethod))
+            ])
     }
 
     deinit {
@@ -136,9 +138,11 @@ public final class PostgresConnection {
             return true
         case .noticeResponse(let notice):
             // The primary message only: DETAIL may quote values.
-            logger.info("postgres.notice", [
-                ("severity", .string(notice.severity)), ("sqlstate", .string(notice.code)), ("message", .string(notice.message)),
-            ])
+            logger.info(
+                "postgres.notice",
+                [
+                    ("severity", .string(notice.severity)), ("sqlstate", .string(notice.code)), ("message", .string(notice.message))
+                ])
             return true
         case .notification:
             return true

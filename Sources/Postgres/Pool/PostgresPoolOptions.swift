@@ -11,8 +11,10 @@ public struct PostgresPoolOptions: Sendable, Equatable {
     public var maxIdleTime: Duration
 
     /// Options with these values.
-    public init(maxConnections: Int = 10, checkoutTimeout: Duration = .seconds(10), healthCheckAfter: Duration = .seconds(30),
-                maxIdleTime: Duration = .seconds(300)) {
+    public init(
+        maxConnections: Int = 10, checkoutTimeout: Duration = .seconds(10), healthCheckAfter: Duration = .seconds(30),
+        maxIdleTime: Duration = .seconds(300)
+    ) {
         self.maxConnections = max(1, maxConnections)
         self.checkoutTimeout = checkoutTimeout
         self.healthCheckAfter = healthCheckAfter

@@ -65,7 +65,8 @@ final class MessageStream {
     func receive() throws -> BackendMessage {
         try fill(5)
         let type = buffer[start]
-        let length = Int(UInt32(buffer[start + 1]) << 24 | UInt32(buffer[start + 2]) << 16 | UInt32(buffer[start + 3]) << 8 | UInt32(buffer[start + 4]))
+        let length = Int(
+            UInt32(buffer[start + 1]) << 24 | UInt32(buffer[start + 2]) << 16 | UInt32(buffer[start + 3]) << 8 | UInt32(buffer[start + 4]))
         guard length >= 4, length <= Self.maximumMessageLength else {
             throw PostgresError(.protocolViolation, "a message from the server claims \(length) bytes")
         }

@@ -51,10 +51,11 @@ public final class PostgresDatabase: SQLDatabase {
     /// without closing the connection) is ended by the server, so its row locks are released.
     /// Write transactions take milliseconds.
     static func beginWrite(_ isolation: WriteIsolation) -> [String] {
-        let level = switch isolation {
-        case .serializable: "SERIALIZABLE"
-        case .readCommitted: "READ COMMITTED"
-        }
+        let level =
+            switch isolation {
+            case .serializable: "SERIALIZABLE"
+            case .readCommitted: "READ COMMITTED"
+            }
         return ["BEGIN ISOLATION LEVEL \(level)", "SET LOCAL lock_timeout = '30s'", "SET LOCAL idle_in_transaction_session_timeout = '15s'"]
     }
 
@@ -103,12 +104,14 @@ public final class PostgresDatabase: SQLDatabase {
                 Int(try connection.queryOne("SHOW server_version_num")?.string("server_version_num") ?? "") ?? 0
             }
         } catch let error as PostgresError {
-            throw counter.record(StorageError(
-                sqlState: error.sqlState ?? "08006", message: "cannot open database \(description): \(error.message)"))
+            throw counter.record(
+                StorageError(
+                    sqlState: error.sqlState ?? "08006", message: "cannot open database \(description): \(error.message)"))
         }
         guard version >= Self.minimumServerVersion else {
-            throw counter.record(StorageError(
-                sqlState: "0A000", message: "database \(description) runs PostgreSQL \(version / 10_000); Tollgate needs 13 or later"))
+            throw counter.record(
+                StorageError(
+                    sqlState: "0A000", message: "database \(description) runs PostgreSQL \(version / 10_000); Tollgate needs 13 or later"))
         }
         logger.info("storage.opened", [("url", .string(description)), ("server_version", .int(version))])
     }
@@ -279,7 +282,9 @@ public final class PostgresDatabase: SQLDatabase {
     /// Runs blocking work on one of `threads` and awaits it. The work is dropped before the
     /// caller resumes (what `withoutActuallyEscaping` checks when the caller's body returns).
     private func offPool<T: Sendable>(_ threads: BlockingThreads, _ work: BlockingWork<T>) async throws -> T {
-        try await threads.run(work, stoppedError: counter.record(
-            StorageError(sqlState: "08003", message: "the database \(description) is closed")))
+        try await threads.run(
+            work,
+            stoppedError: counter.record(
+                StorageError(sqlState: "08003", message: "the database \(description) is closed")))
     }
 }

@@ -60,10 +60,11 @@ public struct AuthMail: Sendable {
         let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)
         try mail.enqueue(
             key: "email-confirmation:\(try EntityID.make("m"))", template: "email_confirmation", to: email,
-            parameters: Self.localized([
-                "confirm_url": links.url("/email/confirm?token=" + token, locale: locale),
-                "expiry_days": "3", "email": email,
-            ], locale),
+            parameters: Self.localized(
+                [
+                    "confirm_url": links.url("/email/confirm?token=" + token, locale: locale),
+                    "expiry_days": "3", "email": email
+                ], locale),
             on: connection)
         return true
     }
@@ -95,10 +96,14 @@ public struct AuthMail: Sendable {
         let url: String
         switch link {
         case .web:
-            url = "/account/sign-in/link?token=" + (try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now))
+            url =
+                "/account/sign-in/link?token="
+                + (try AuthTokenRepository.issue(.webSignIn, accountID: accountID, email: email, on: connection, now: now))
         case .app(let challenge):
-            url = "/auth/login?token=" + (try AuthTokenRepository.issue(
-                .login, accountID: accountID, email: email, codeChallenge: challenge, on: connection, now: now))
+            url =
+                "/auth/login?token="
+                + (try AuthTokenRepository.issue(
+                    .login, accountID: accountID, email: email, codeChallenge: challenge, on: connection, now: now))
         }
         let code = try SignInCodeRepository.issue(accountID: accountID, email: email, secrets: secrets, on: connection, now: now)
         let locale = try PurchaseLocale.latest(accountID: accountID, email: email, on: connection)

@@ -21,4 +21,3 @@ public struct ScryptPasswords: PasswordHashing {
     /// parameters.
     static let decoy: String = (try? PasswordHasher().hash(password: (try? OpaqueToken.generate()) ?? "decoy")) ?? ""
 }
-

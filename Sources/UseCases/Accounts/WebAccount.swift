@@ -53,7 +53,8 @@ public struct WebAccount: Sendable {
             }
             let purchases = try Self.purchases(of: account, on: connection)
             return Overview(
-                account: account, purchases: purchases, entitlements: catalog.entitlements(
+                account: account, purchases: purchases,
+                entitlements: catalog.entitlements(
                     for: purchases, manual: try ManualEntitlementRepository.active(accountID: account.id, on: connection, now: now), at: now),
                 hasBilling: purchases.contains { $0.platform == .stripe && $0.customerID != nil },
                 canResendCodes: purchases.contains { $0.platform == .stripe && $0.isEntitled(at: now) })
@@ -95,7 +96,8 @@ public struct WebAccount: Sendable {
                 .max { $0.updatedAt < $1.updatedAt }?.customerID
         }
         guard let customer else {
-            throw UseCaseError.notFound("There is no card payment to manage on this account: purchases made in the app are managed in the App Store or Google Play.")
+            throw UseCaseError.notFound(
+                "There is no card payment to manage on this account: purchases made in the app are managed in the App Store or Google Play.")
         }
         guard let stripe else {
             logger.error("billing_portal_not_configured", [("missing", .string("stripe.secret_key"))])

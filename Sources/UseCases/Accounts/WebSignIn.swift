@@ -90,7 +90,8 @@ public struct WebSignIn: Sendable {
             case .rejected(let rejection):
                 return .rejected(rejection)
             case .valid(let link):
-                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, secrets: secrets, on: connection, now: now) else {
+                guard let issued = try Self.openSession(accountID: link.accountID, proving: link.email, secrets: secrets, on: connection, now: now)
+                else {
                     return .rejected(.unknown)
                 }
                 return .valid(issued)
@@ -145,7 +146,8 @@ public struct WebSignIn: Sendable {
             guard let issuedFor = try AccountRepository.find(id: accountID, on: connection),
                 !(try AccountErasure.isDeleted(accountID: issuedFor.id, on: connection))
             else { return nil }
-            let holdsNothing = try issuedFor.confirmedEmail == nil && AccountRepository.holdsNothingButAddress(accountID: issuedFor.id, on: connection)
+            let holdsNothing =
+                try issuedFor.confirmedEmail == nil && AccountRepository.holdsNothingButAddress(accountID: issuedFor.id, on: connection)
             opened = holdsNothing ? issuedFor.id : try AccountRepository.create(email: email, secrets: secrets, on: connection, now: now).id
         }
         guard try AddressProof.proved(email, accountID: opened, on: connection, now: now) else { return nil }

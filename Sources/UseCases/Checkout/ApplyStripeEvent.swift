@@ -182,7 +182,8 @@ public struct ApplyStripeEvent: Sendable {
     /// charge's own age. A subscription's charge names only its payment intent: the invoice it
     /// paid is asked of Stripe. The refund (`refundedTotal` returned so far; nil: all) is queued
     /// for the link-out report of the payment it refunds.
-    private func endPaidAccess(_ event: StripeEvent, references: [String?], endsAccess: Bool, refundedTotal: Int?, now: Date) async throws -> Outcome {
+    private func endPaidAccess(_ event: StripeEvent, references: [String?], endsAccess: Bool, refundedTotal: Int?, now: Date) async throws -> Outcome
+    {
         if try await webhookEvents.seen(event.id) { return .duplicate }
         let logger = self.logger
         let events = self.events
@@ -198,7 +199,8 @@ public struct ApplyStripeEvent: Sendable {
             }
         }
         let outcome = try await record(event, now: now) { [references] connection in
-            guard let found = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first else {
+            guard let found = try references.lazy.compactMap({ try PurchaseRepository.find(platform: .stripe, reference: $0, on: connection) }).first
+            else {
                 logger.warning("stripe_refund_unmatched", [("event_id", .string(event.id)), ("type", .string(event.type))])
                 return
             }

@@ -44,7 +44,9 @@ extension CompleteCheckout {
         /// The account the purchase was linked to because an app user started the checkout.
         public let linkedAccount: Account?
 
-        public init(purchase: Purchase, checkout: CheckoutRecord?, issued: CodeRepository.Issued?, code: RedemptionCodeRecord, linkedAccount: Account?) {
+        public init(
+            purchase: Purchase, checkout: CheckoutRecord?, issued: CodeRepository.Issued?, code: RedemptionCodeRecord, linkedAccount: Account?
+        ) {
             self.purchase = purchase
             self.checkout = checkout
             self.issued = issued

@@ -144,7 +144,9 @@ public struct CompleteCheckout: Sendable {
 
     /// The purchase state a paid session stands for, as of `changedAt`; nil when it stands for
     /// none (setup mode, a subscription session without its subscription).
-    static func snapshot(_ session: StripeCheckoutSession, subscription: StripeSubscription?, checkout: CheckoutRecord?, changedAt: Date) -> PurchaseSnapshot? {
+    static func snapshot(_ session: StripeCheckoutSession, subscription: StripeSubscription?, checkout: CheckoutRecord?, changedAt: Date)
+        -> PurchaseSnapshot?
+    {
         switch session.mode {
         case .subscription:
             return subscription?.snapshot(observedAt: changedAt, purchaserEmail: session.email)

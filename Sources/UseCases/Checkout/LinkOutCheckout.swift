@@ -55,7 +55,8 @@ public struct LinkOutCheckout: Sendable {
     public func check(_ request: Request) throws -> LinkOutTokenRepository.Presented? {
         guard !request.isEmpty else { return nil }
         guard request.platform != nil, request.storefront != nil else {
-            throw UseCaseError.badRequest("Send platform (ios or android) and storefront (as the app's store reports it, e.g. USA) with the app's token.")
+            throw UseCaseError.badRequest(
+                "Send platform (ios or android) and storefront (as the app's store reports it, e.g. USA) with the app's token.")
         }
         let allowed = try eligibility.check(platform: request.platform, storefront: request.storefront)
         let storefront = try CheckoutEligibility.storefront(request.storefront)

@@ -119,7 +119,8 @@ public struct StartCheckout: Sendable {
         if let check = alreadyEntitled, check.refuses, order.appUserID != nil || order.accountID != nil {
             let choice = try CheckoutPlanChoice(order.planNamings, plans: plans)
             if let refusal = try await check.holding(
-                appUserID: order.appUserID, accountID: order.accountID, priceIDs: [choice.plan.priceID], now: now) {
+                appUserID: order.appUserID, accountID: order.accountID, priceIDs: [choice.plan.priceID], now: now)
+            {
                 return .alreadyEntitled(refusal)
             }
         }
@@ -143,7 +144,8 @@ public struct StartCheckout: Sendable {
         }
         if let contextID = order.checkoutContextID,
             let existing = try await database.read({ try CheckoutRepository.find(contextID: contextID, on: $0) }),
-            existing.status != "open" {
+            existing.status != "open"
+        {
             throw Self.contextUsed
         }
         // Stripe's client_reference_id holds 200 characters; a longer app user id travels in the
@@ -164,8 +166,10 @@ public struct StartCheckout: Sendable {
         } catch StripeError.api(let error) {
             logger.error(
                 "stripe_checkout_failed",
-                [("type", .string(error.type)), ("code", .string(error.code ?? "")), ("param", .string(error.param ?? "")),
-                 ("message", .string(error.message))])
+                [
+                    ("type", .string(error.type)), ("code", .string(error.code ?? "")), ("param", .string(error.param ?? "")),
+                    ("message", .string(error.message))
+                ])
             throw refusal(error, order: order, choice: choice)
         } catch is UpstreamError {
             throw UseCaseError.upstreamUnavailable("Stripe cannot be reached right now. Please try again in a minute.")

@@ -39,7 +39,8 @@ public struct ConsoleActions: Sendable {
             }
             try SessionRepository.revoke(accountID: accountID, deviceID: deviceID, on: connection, now: now)
             try DeviceRepository.signOut(accountID: accountID, deviceID: deviceID, on: connection, now: now)
-            try AuditLog.record(actor, action: "device.sign_out", target: accountID, details: "device \(deviceID) signed out", on: connection, now: now)
+            try AuditLog.record(
+                actor, action: "device.sign_out", target: accountID, details: "device \(deviceID) signed out", on: connection, now: now)
         }
     }
 
@@ -51,7 +52,8 @@ public struct ConsoleActions: Sendable {
             try Self.requireAccount(accountID, on: connection)
             try SessionRepository.revokeAll(accountID: accountID, on: connection)
             try WebSessionRepository.revokeAll(accountID: accountID, on: connection, now: now)
-            try AuditLog.record(actor, action: "account.sign_out_everywhere", target: accountID, details: "every session ended", on: connection, now: now)
+            try AuditLog.record(
+                actor, action: "account.sign_out_everywhere", target: accountID, details: "every session ended", on: connection, now: now)
         }
     }
 

@@ -44,7 +44,8 @@ public struct ConsoleOperators: Sendable {
                 throw UseCaseError.conflict("\(email) is an operator already; use 'operator reset' to invite them again.")
             }
             let invited = try invite(added, on: connection, now: now)
-            try AuditLog.record(actor, action: "operator.add", target: added.id, details: "\(EmailMask.mask(email)) as \(role.rawValue)", on: connection, now: now)
+            try AuditLog.record(
+                actor, action: "operator.add", target: added.id, details: "\(EmailMask.mask(email)) as \(role.rawValue)", on: connection, now: now)
             return invited
         }
         mail.queued()
@@ -124,9 +125,10 @@ public struct ConsoleOperators: Sendable {
             case .refused(let refusal): return .refused(refusal)
             case .valid(let invitation, let found):
                 let secret = try AESGCM.open(invitation.totpSealed, key: key, associatedData: Array(found.id.utf8))
-                return .open(Invitation(
-                    email: found.email, secret: Base32.encode(secret),
-                    provisioningURI: TOTP.provisioningURI(secret: secret, account: found.email, issuer: issuer)))
+                return .open(
+                    Invitation(
+                        email: found.email, secret: Base32.encode(secret),
+                        provisioningURI: TOTP.provisioningURI(secret: secret, account: found.email, issuer: issuer)))
             }
         }
     }

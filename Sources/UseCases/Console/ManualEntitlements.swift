@@ -100,7 +100,8 @@ public struct ManualEntitlements: Sendable {
             let next = calendar.date(byAdding: .day, value: 1, to: start)
         else { throw UseCaseError.badRequest("\(text) is not a day of the calendar: give the last day of the grant as YYYY-MM-DD (until).") }
         guard next > now else {
-            throw UseCaseError.badRequest("\(text) has passed (days are in UTC; today is \(String(Timestamp.rfc3339(now).prefix(10)))): give today or a later day (until).")
+            throw UseCaseError.badRequest(
+                "\(text) has passed (days are in UTC; today is \(String(Timestamp.rfc3339(now).prefix(10)))): give today or a later day (until).")
         }
         return next
     }

@@ -132,9 +132,11 @@ public final class EventDeliveryWorker: Sendable {
                 return limit > 0 ? try EventStore.claim(endpointID: endpoint.id, limit: limit, lease: lease, on: connection, now: now) : []
             }
         } catch {
-            logger.error("events.claim_failed", [
-                ("endpoint", .string(endpoint.id)), ("unrecorded", .int(finished.count)), ("error", .string("\(error)")),
-            ])
+            logger.error(
+                "events.claim_failed",
+                [
+                    ("endpoint", .string(endpoint.id)), ("unrecorded", .int(finished.count)), ("error", .string("\(error)"))
+                ])
             return []
         }
     }
@@ -163,8 +165,9 @@ public final class EventDeliveryWorker: Sendable {
             var headers = try endpoint.signer.headers(id: delivery.eventID, timestamp: Int(attemptedAt.timeIntervalSince1970), body: body)
             headers.append(("Content-Type", "application/json"))
             headers.append(("User-Agent", "Tollgate-Events/1"))
-            let response = try await http.send(OutboundRequest(
-                method: "POST", url: endpoint.url, headers: headers, body: body, timeout: configuration.timeout))
+            let response = try await http.send(
+                OutboundRequest(
+                    method: "POST", url: endpoint.url, headers: headers, body: body, timeout: configuration.timeout))
             if (200..<300).contains(response.status) {
                 outcome = .delivered(status: response.status)
             } else {
@@ -183,10 +186,12 @@ public final class EventDeliveryWorker: Sendable {
             stats.record(endpointID: endpoint.id, delivered: true, gaveUp: false, seconds: seconds)
         case .failed(let status, let error, let retryAt):
             stats.record(endpointID: endpoint.id, delivered: false, gaveUp: retryAt == nil, seconds: seconds)
-            logger.warning("events.attempt_failed", [
-                ("event_id", .string(delivery.eventID)), ("endpoint", .string(endpoint.id)), ("attempt", .int(delivery.attempts)),
-                ("status", .int(status ?? 0)), ("error", .string(error)), ("gave_up", .bool(retryAt == nil)),
-            ])
+            logger.warning(
+                "events.attempt_failed",
+                [
+                    ("event_id", .string(delivery.eventID)), ("endpoint", .string(endpoint.id)), ("attempt", .int(delivery.attempts)),
+                    ("status", .int(status ?? 0)), ("error", .string(error)), ("gave_up", .bool(retryAt == nil))
+                ])
         }
         return (deliveryID: delivery.id, outcome: outcome, latencyMS: latency)
     }

@@ -45,13 +45,15 @@ public struct SendTestEvent: Sendable {
             do {
                 let response = try await http.send(OutboundRequest(method: "POST", url: endpoint.url, headers: headers, body: body, timeout: timeout))
                 let text = String(decoding: response.body.prefix(200), as: UTF8.self)
-                answers.append(Answer(
-                    endpointID: endpoint.id, url: endpoint.url.absoluteString, status: response.status, detail: text,
-                    milliseconds: Self.milliseconds(since: started)))
+                answers.append(
+                    Answer(
+                        endpointID: endpoint.id, url: endpoint.url.absoluteString, status: response.status, detail: text,
+                        milliseconds: Self.milliseconds(since: started)))
             } catch let error as UpstreamError {
-                answers.append(Answer(
-                    endpointID: endpoint.id, url: endpoint.url.absoluteString, status: nil, detail: error.message,
-                    milliseconds: Self.milliseconds(since: started)))
+                answers.append(
+                    Answer(
+                        endpointID: endpoint.id, url: endpoint.url.absoluteString, status: nil, detail: error.message,
+                        milliseconds: Self.milliseconds(since: started)))
             }
         }
         return answers

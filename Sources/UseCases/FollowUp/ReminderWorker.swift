@@ -68,7 +68,8 @@ public final class ReminderWorker: Sendable {
                     }
                     let decision = schedule.decide(step: journey.step, paidAt: journey.paidAt, now: now)
                     if let index = decision.send, let purchase = try PurchaseRepository.find(id: journey.purchaseID, on: connection),
-                        try mail.queue(reminder: index, purchase: purchase, on: connection, now: now) {
+                        try mail.queue(reminder: index, purchase: purchase, on: connection, now: now)
+                    {
                         queued += 1
                     }
                     try BuyerJourneyRepository.advance(

@@ -43,10 +43,12 @@ public struct GoogleLinkOutReportSender: LinkOutReportSender {
     static func program(_ program: String) throws -> GooglePlayExternalProgram {
         switch program {
         case "google_external_links":
-            return try GooglePlayExternalProgram(details: .externalContentLink(linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil))
+            return try GooglePlayExternalProgram(
+                details: .externalContentLink(linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil))
         case "google_external_offers":
             return try GooglePlayExternalProgram(
-                details: .externalOffer(linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil, appDownloadEventExternalTransactionID: nil))
+                details: .externalOffer(
+                    linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil, appDownloadEventExternalTransactionID: nil))
         default:
             throw UpstreamError.invalidReport("programme \(program) is not reported to Google")
         }

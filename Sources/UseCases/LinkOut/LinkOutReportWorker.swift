@@ -98,9 +98,11 @@ public final class LinkOutReportWorker: Sendable {
         do {
             let context = try await database.read { connection in try self.context(of: report, on: connection) }
             try await sender.send(report, context)
-            logger.info("link_out.sent", [
-                ("report", .string(report.id)), ("platform", .string(report.reporting.rawValue)), ("kind", .string(report.kind.rawValue)),
-            ])
+            logger.info(
+                "link_out.sent",
+                [
+                    ("report", .string(report.id)), ("platform", .string(report.reporting.rawValue)), ("kind", .string(report.kind.rawValue))
+                ])
             return .sent
         } catch let error as UpstreamError {
             // A refused report is shown whole (who refused, status, code, field errors).
@@ -151,13 +153,17 @@ public final class LinkOutReportWorker: Sendable {
 
     private func failure(_ report: LinkOutReportStore.Claimed, error: String, retryable: Bool) -> LinkOutReportStore.Outcome {
         let now = self.now()
-        let retryAt = retryable
-            ? configuration.retry.retryAt(afterAttempt: report.attempts, now: now, deadline: report.createdAt.addingTimeInterval(configuration.deadline))
+        let retryAt =
+            retryable
+            ? configuration.retry.retryAt(
+                afterAttempt: report.attempts, now: now, deadline: report.createdAt.addingTimeInterval(configuration.deadline))
             : nil
-        logger.warning("link_out.attempt_failed", [
-            ("report", .string(report.id)), ("platform", .string(report.reporting.rawValue)), ("attempt", .int(report.attempts)),
-            ("error", .string(error)), ("gave_up", .bool(retryAt == nil)),
-        ])
+        logger.warning(
+            "link_out.attempt_failed",
+            [
+                ("report", .string(report.id)), ("platform", .string(report.reporting.rawValue)), ("attempt", .int(report.attempts)),
+                ("error", .string(error)), ("gave_up", .bool(retryAt == nil))
+            ])
         return .failed(error: error, retryAt: retryAt)
     }
 

@@ -58,7 +58,8 @@ public struct CheckDatabase: Sendable {
                 return report
             }
             report.passed.append(
-                "schema: known to this build" + (pending.isEmpty ? ", up to date" : " (\(pending.count) migration(s) to apply: \(pending.joined(separator: ", ")))"))
+                "schema: known to this build"
+                    + (pending.isEmpty ? ", up to date" : " (\(pending.count) migration(s) to apply: \(pending.joined(separator: ", ")))"))
         } catch {
             report.problems.append("schema: \(error)")
             return report
@@ -69,8 +70,11 @@ public struct CheckDatabase: Sendable {
             let mail = OutboxCipher(secrets: secrets)
             let audits: [(SealedRowAudit.Column, (String, SQLValue) -> Bool)] = [
                 (.codes, { id, value in if case .blob(let sealed) = value { (try? codes.open(sealed, codeID: id)) != nil } else { false } }),
-                (.linkOutTokens, { id, value in if case .blob(let sealed) = value { (try? tokens.open(sealed, tokenID: id)) != nil } else { false } }),
-                (.mailParameters, { id, value in if case .text(let stored) = value { mail.opens(stored, outboxID: id) } else { false } }),
+                (
+                    .linkOutTokens,
+                    { id, value in if case .blob(let sealed) = value { (try? tokens.open(sealed, tokenID: id)) != nil } else { false } }
+                ),
+                (.mailParameters, { id, value in if case .text(let stored) = value { mail.opens(stored, outboxID: id) } else { false } })
             ]
             for (column, opens) in audits {
                 var count = SealedRowAudit.Count(table: column.table)

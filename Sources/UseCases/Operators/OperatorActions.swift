@@ -75,7 +75,8 @@ public struct OperatorActions: Sendable {
         return try await database.write { connection in
             guard try CodeRepository.find(id: codeID, on: connection) != nil else { throw UseCaseError.notFound("No code \(codeID).") }
             let changed = try CodeRepository.revoke(id: codeID, on: connection, now: now)
-            try AuditLog.record(actor, action: "code.revoke", target: codeID, details: changed ? "revoked" : "already revoked", on: connection, now: now)
+            try AuditLog.record(
+                actor, action: "code.revoke", target: codeID, details: changed ? "revoked" : "already revoked", on: connection, now: now)
             return try CodeRepository.require(id: codeID, on: connection)
         }
     }

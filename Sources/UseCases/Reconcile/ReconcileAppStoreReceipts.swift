@@ -24,7 +24,8 @@ struct ReconcileAppStoreReceipts: ProviderReconciler {
         let vault = self.vault
         let database = self.database
         let lapsed = await ReconcileLapsed(platform: .appStore, database: database, limits: limits, logger: logger).run(now: now) { purchase in
-            guard let receipt = try await database.read({ try AppStoreReceiptRepository.receipt(purchaseID: purchase.id, vault: vault, on: $0) }) else {
+            guard let receipt = try await database.read({ try AppStoreReceiptRepository.receipt(purchaseID: purchase.id, vault: vault, on: $0) })
+            else {
                 return false
             }
             let verified: VerifiedStorePurchase

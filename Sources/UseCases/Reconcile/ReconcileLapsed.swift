@@ -42,9 +42,11 @@ struct ReconcileLapsed: Sendable {
                 result.checked += 1
                 try await database.write { try LapsedPurchases.markAsked(purchaseID: purchase.id, expiry: expiry, on: $0) }
             } catch {
-                logger.warning("reconcile_unavailable", [
-                    ("provider", .string(platform.rawValue)), ("purchase_id", .string(purchase.id)), ("error", .string("\(error)")),
-                ])
+                logger.warning(
+                    "reconcile_unavailable",
+                    [
+                        ("provider", .string(platform.rawValue)), ("purchase_id", .string(purchase.id)), ("error", .string("\(error)"))
+                    ])
                 result.failure = error
                 return result
             }

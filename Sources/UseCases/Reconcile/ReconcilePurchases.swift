@@ -86,10 +86,12 @@ public struct ReconcilePurchases: Sendable {
             logger.error("reconcile_failed", [("provider", .string(provider)), ("error", .string("\(error)"))])
         }
         stats.record(provider: provider, record, cursorAt: record.cursorAt ?? entry?.cursorAt, at: finished)
-        logger.info("reconcile_run", [
-            ("provider", .string(provider)), ("outcome", .string(record.outcome)), ("checked", .int(record.checked)),
-            ("changes", .int(record.changes)), ("seconds", .double(finished.timeIntervalSince(started))),
-        ])
+        logger.info(
+            "reconcile_run",
+            [
+                ("provider", .string(provider)), ("outcome", .string(record.outcome)), ("checked", .int(record.checked)),
+                ("changes", .int(record.changes)), ("seconds", .double(finished.timeIntervalSince(started)))
+            ])
         return ProviderReport(provider: provider, outcome: record.outcome, checked: record.checked, changes: record.changes, error: record.error)
     }
 

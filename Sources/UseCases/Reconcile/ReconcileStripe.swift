@@ -53,7 +53,8 @@ struct ReconcileStripe: ProviderReconciler {
                 checked += 1
             } catch {
                 // Stripe (read for the event) or the database failed: stop here, retry from this event.
-                logger.warning("reconcile_unavailable", [("provider", .string(provider)), ("event_id", .string(event.id)), ("error", .string("\(error)"))])
+                logger.warning(
+                    "reconcile_unavailable", [("provider", .string(provider)), ("event_id", .string(event.id)), ("error", .string("\(error)"))])
                 return .init(
                     outcome: ReconcileLedger.RunRecord.unavailable, error: "\(error)", checked: checked, changes: changes,
                     cursorAt: max(start, event.created))

@@ -46,7 +46,7 @@ public struct CodeMail: Sendable {
             "product_name": products.name(of: purchase.productID),
             "redeem_url": links.url("/redeem/" + code.display, locale: locale),
             "expiry_text": LocaleFormat.dateTime(expiresAt, language: locale ?? "en"),
-            "manage_url": links.url("/manage", locale: locale),
+            "manage_url": links.url("/manage", locale: locale)
         ]
         if let locale = locale { values[MailComposer.localeParameter] = locale }
         return values

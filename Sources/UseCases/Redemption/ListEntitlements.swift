@@ -43,7 +43,8 @@ public struct ListEntitlements: Sendable {
             case .appUser(let appUserID, let secret):
                 guard let account = try AccountRepository.find(appUserID: appUserID, on: connection) else { return (nil, [], []) }
                 let proof = try AppUserSecretRepository.proof(appUserID: appUserID, presented: secret, bearerAccountID: nil, on: connection)
-                let purchases = try PurchaseRepository.forAccount(account.id, on: connection)
+                let purchases =
+                    try PurchaseRepository.forAccount(account.id, on: connection)
                     + PurchaseGuestRepository.purchases(appUserID: appUserID, on: connection)
                 return (
                     proof == .proven ? account.id : nil, purchases,

@@ -31,7 +31,8 @@ extension RedeemCode {
         if record.status == .replaced || (record.status == .live && record.isExpired(at: now)) {
             return .expiredCode(try expired(purchase: purchase, on: connection, now: now))
         }
-        let proof: AppUserProof = bearerAccountID != nil
+        let proof: AppUserProof =
+            bearerAccountID != nil
             ? .proven : try AppUserSecretRepository.proof(appUserID: appUserID, presented: secret, bearerAccountID: nil, on: connection)
         // A wrong or missing secret where one is bound proves nothing and links nothing.
         if proof == .mismatch { return .secretMismatch(purchase) }
@@ -52,7 +53,7 @@ extension RedeemCode {
         var guest = false
         switch policy.onOtherUser.decide(holder: purchase.accountID, claimant: redeemer.id, canSwitch: true) {
         case .keep:
-            break // Already linked to this account: a repeat redemption writes nothing here.
+            break  // Already linked to this account: a repeat redemption writes nothing here.
         case .link:
             try PurchaseRepository.link(purchaseID: purchase.id, to: redeemer.id, proved: proof.provesOnWrite, on: connection, now: now)
             try events.purchaseLinked(purchase, to: redeemer.id, on: connection, now: now)
@@ -88,16 +89,19 @@ extension RedeemCode {
         let account = holderID == redeemer.id ? redeemer : try AccountRepository.require(id: holderID, on: connection)
         let linked = purchaseChanged ? try PurchaseRepository.require(id: purchase.id, on: connection) : purchase
         if guest {
-            return .redeemed(try guestRedeemed(
-                key.code, codeID: record.id, purchase: linked, holder: account, appUserID: appUserID, deviceID: deviceID, on: connection,
-                now: now))
+            return .redeemed(
+                try guestRedeemed(
+                    key.code, codeID: record.id, purchase: linked, holder: account, appUserID: appUserID, deviceID: deviceID, on: connection,
+                    now: now))
         }
         // The caller proved the redeeming app user, or the code proves the account its purchase formed.
-        let proves = try (holderID == redeemer.id && proof.provesOnWrite)
+        let proves =
+            try (holderID == redeemer.id && proof.provesOnWrite)
             || AccountFormation.isFormed(accountID: holderID, by: linked, on: connection)
-        return .redeemed(try redeemed(
-            key.code, purchase: linked, holder: account, ownAccountID: ownAccountID, appUserID: appUserID, deviceID: deviceID,
-            session: proves ? session : nil, on: connection, now: now))
+        return .redeemed(
+            try redeemed(
+                key.code, purchase: linked, holder: account, ownAccountID: ownAccountID, appUserID: appUserID, deviceID: deviceID,
+                session: proves ? session : nil, on: connection, now: now))
     }
 
     /// The end of every successful redemption, first or repeat: the device is touched (within

@@ -65,7 +65,8 @@ extension RedeemCode {
             let account = try AccountRepository.find(id: holder, on: connection)
         else { return nil }
         // The app user's row came with the state query: only its secrets are read here.
-        let proof: AppUserProof = plan.bearerAccountID != nil
+        let proof: AppUserProof =
+            plan.bearerAccountID != nil
             ? .proven
             : AppUserProof.judge(
                 exists: state.appUserAccountID != nil,

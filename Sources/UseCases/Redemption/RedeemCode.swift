@@ -108,7 +108,8 @@ public struct RedeemCode: Sendable {
             else { return .unknown }
             if let plan = try Self.planRepeat(
                 code: key.code, record: record, appUserID: request.appUserID, secret: request.secret, bearerAccountID: accountID,
-                on: connection) {
+                on: connection)
+            {
                 return .repeatable(plan)
             }
             return .other

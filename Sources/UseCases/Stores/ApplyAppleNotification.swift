@@ -115,14 +115,18 @@ public struct ApplyAppleNotification: Sendable {
         }
         if applied, notification.notificationType == "EXTERNAL_PURCHASE_TOKEN" { linkOutQueued() }
         if applied, consumption != nil { consumptionQueued() }
-        logger.info("apple_notification", [
-            ("uuid", .string(uuid)), ("type", .string(type)), ("duplicate", .bool(!applied)), ("changes_state", .bool(snapshot != nil)),
-        ])
+        logger.info(
+            "apple_notification",
+            [
+                ("uuid", .string(uuid)), ("type", .string(type)), ("duplicate", .bool(!applied)), ("changes_state", .bool(snapshot != nil))
+            ])
         return applied ? .applied : .duplicate
     }
 
     /// The transaction a `CONSUMPTION_REQUEST` asks about (nil for any other notification).
-    static func consumptionRequest(_ notification: AppStoreNotification) -> (transactionID: String, originalTransactionID: String?, environment: String)? {
+    static func consumptionRequest(_ notification: AppStoreNotification) -> (
+        transactionID: String, originalTransactionID: String?, environment: String
+    )? {
         guard notification.notificationType == "CONSUMPTION_REQUEST", let transaction = notification.data?.transaction,
             let transactionID = transaction.transactionID
         else { return nil }
@@ -134,10 +138,12 @@ public struct ApplyAppleNotification: Sendable {
     /// Tollgate uses version 2 only, and answering `4xx` would make Apple retry it. Logged at
     /// warning (the App Store Connect URL should be set to version 2), nothing stored.
     public func acknowledgeVersion1(notificationType: String) -> Outcome {
-        logger.warning("apple_notification_ignored", [
-            ("kind", .string("version_1")), ("type", .string(String(notificationType.prefix(64)))),
-            ("reason", .string("a version 1 notification; set the App Store Server Notifications URL to version 2")),
-        ])
+        logger.warning(
+            "apple_notification_ignored",
+            [
+                ("kind", .string("version_1")), ("type", .string(String(notificationType.prefix(64)))),
+                ("reason", .string("a version 1 notification; set the App Store Server Notifications URL to version 2"))
+            ])
         return .ignored
     }
 }

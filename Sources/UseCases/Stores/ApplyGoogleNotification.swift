@@ -71,8 +71,10 @@ public struct ApplyGoogleNotification: Sendable {
         guard notification.packageName == packageName else {
             logger.warning(
                 "google_notification_ignored",
-                [("reason", .string("package")), ("package", .string(String(notification.packageName.prefix(200)))),
-                 ("message_id", .string(notification.messageID))])
+                [
+                    ("reason", .string("package")), ("package", .string(String(notification.packageName.prefix(200)))),
+                    ("message_id", .string(notification.messageID))
+                ])
             return .ignored
         }
         if case .test = notification.event {

@@ -62,10 +62,13 @@ public struct ClaimGoNativeReceipt: Sendable {
         do {
             verified = try await verifier.appStoreReceipt(receipt)
         } catch AppStoreError.receipt(let refusal) {
-            return .notVerified(Refusal(status: refusal.status, reason: "The App Store refused the receipt (\(refusal.kind.rawValue)): \(refusal.message)."))
+            return .notVerified(
+                Refusal(status: refusal.status, reason: "The App Store refused the receipt (\(refusal.kind.rawValue)): \(refusal.message)."))
         } catch {
             let mapped = StoreErrors.apiError(for: error)
-            if let refused = mapped as? UseCaseError, refused.code == "invalid_receipt" { return .notVerified(Refusal(status: nil, reason: refused.message)) }
+            if let refused = mapped as? UseCaseError, refused.code == "invalid_receipt" {
+                return .notVerified(Refusal(status: nil, reason: refused.message))
+            }
             throw mapped
         }
         let policy = self.policy

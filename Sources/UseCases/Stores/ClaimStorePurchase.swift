@@ -135,7 +135,8 @@ public struct ClaimStorePurchase: Sendable {
             let purchase = try PurchaseRepository.require(id: applied.purchase.id, on: connection)
             if appUserProof == .mismatch {
                 var refused = Claimed(
-                    account: nil, loginURL: nil, accountSwitched: false, emailConfirmationRequired: false, autoAccountCreated: false, emailNotRequested: nil,
+                    account: nil, loginURL: nil, accountSwitched: false, emailConfirmationRequired: false, autoAccountCreated: false,
+                    emailNotRequested: nil,
                     purchase: purchase)
                 refused.secretMismatch = true
                 return refused
@@ -226,7 +227,8 @@ public struct ClaimStorePurchase: Sendable {
             _ = try PurchaseClaim.claimAlongside(verified.alongside, for: target, policy: policy, events: events, on: connection, now: now)
             let token = try AuthTokenRepository.issue(.login, accountID: target, codeChallenge: claimant.codeChallenge, on: connection, now: now)
             return Claimed(
-                account: try AccountRepository.require(id: target, on: connection), loginURL: links.url("/auth/login?token=" + token), accountSwitched: switched,
+                account: try AccountRepository.require(id: target, on: connection), loginURL: links.url("/auth/login?token=" + token),
+                accountSwitched: switched,
                 emailConfirmationRequired: confirmationRequired, autoAccountCreated: autoCreated, emailNotRequested: notRequested,
                 purchase: try PurchaseRepository.require(id: purchase.id, on: connection))
         }

@@ -35,11 +35,16 @@ public struct StoreClients: Sendable {
 extension StoreClients {
     /// The configuration keys that enable each store feature, for 503 messages.
     public enum Missing {
-        public static let appleVerifier = "App Store verification is not configured on this server: set app.ios.bundle_id (and apple.root_certificates, apple.environment)."
-        public static let appStoreAPI = "The App Store Server API is not configured on this server: set app.ios.bundle_id, apple.api.issuer_id, apple.api.key_id and apple.api.private_key_path."
-        public static let verifyReceipt = "App Store receipt verification is not configured on this server: set app.ios.bundle_id and apple.shared_secret."
-        public static let googlePlay = "Google Play verification is not configured on this server: set app.android.package_name and google.service_account_path."
-        public static let rtdn = "Google Play notifications are not configured on this server: set google.rtdn_token, app.android.package_name and google.service_account_path."
+        public static let appleVerifier =
+            "App Store verification is not configured on this server: set app.ios.bundle_id (and apple.root_certificates, apple.environment)."
+        public static let appStoreAPI =
+            "The App Store Server API is not configured on this server: set app.ios.bundle_id, apple.api.issuer_id, apple.api.key_id and apple.api.private_key_path."
+        public static let verifyReceipt =
+            "App Store receipt verification is not configured on this server: set app.ios.bundle_id and apple.shared_secret."
+        public static let googlePlay =
+            "Google Play verification is not configured on this server: set app.android.package_name and google.service_account_path."
+        public static let rtdn =
+            "Google Play notifications are not configured on this server: set google.rtdn_token, app.android.package_name and google.service_account_path."
         public static let stripe = "Stripe is not configured on this server: set stripe.secret_key."
     }
 }

@@ -37,10 +37,13 @@ enum StoreErrors {
         case AppStoreError.receipt(let error):
             return invalidReceipt("The App Store refused the receipt (\(error.kind.rawValue)): \(error.message).")
         case AppStoreError.configuration(let error):
-            return notConfigured("The App Store refused this server's credentials (apple.api.issuer_id, apple.api.key_id, apple.api.private_key_path, app.ios.bundle_id): \(error.message)")
+            return notConfigured(
+                "The App Store refused this server's credentials (apple.api.issuer_id, apple.api.key_id, apple.api.private_key_path, app.ios.bundle_id): \(error.message)"
+            )
         case let error as GooglePlayError:
             if error.isConfigurationError {
-                return notConfigured("Google Play refused this server's access (google.service_account_path, Play Console API access): \(error.message)")
+                return notConfigured(
+                    "Google Play refused this server's access (google.service_account_path, Play Console API access): \(error.message)")
             }
             return invalidReceipt("Google Play refused the purchase (\(error.kind.rawValue)): \(error.message).")
         case StripeError.api(let error):

@@ -177,7 +177,8 @@ public struct StorePurchaseVerifier: Sendable {
         } catch let error as GooglePlayError where error.kind == .purchaseNotFound {
             // `subscription:base_plan` names a subscription only: there is no product to try.
             guard let productID, !productID.isEmpty, !productID.contains(":") else {
-                throw GooglePlayError(.purchaseNotFound, "the token is not a subscription, and no product id was sent to look it up as a one-time product")
+                throw GooglePlayError(
+                    .purchaseNotFound, "the token is not a subscription, and no product id was sent to look it up as a one-time product")
             }
             let product = try await play.product(productID: productID, purchaseToken: purchaseToken)
             return VerifiedStorePurchase(
@@ -202,7 +203,8 @@ public struct StorePurchaseVerifier: Sendable {
                 "The purchase token is a subscription to \(bought.joined(separator: ", ")), not \(expected); nothing was recorded.")
         }
         let snapshot = subscription.snapshot(purchaseToken: purchaseToken, observedAt: now())
-        let acknowledgement = subscription.needsAcknowledgement
+        let acknowledgement =
+            subscription.needsAcknowledgement
             ? PlayAcknowledgement(kind: .subscription, productID: snapshot.productID, purchaseToken: purchaseToken) : nil
         return VerifiedStorePurchase(snapshot: snapshot, acknowledgement: acknowledgement)
     }

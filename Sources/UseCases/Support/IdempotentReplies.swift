@@ -25,7 +25,8 @@ public struct IdempotentReplies: Sendable {
     /// - Throws: `StorageError`.
     public func find(scope: String, key idempotencyKey: String, now: Date) async throws -> Reply? {
         guard let stored = try await database.read({ try IdempotencyStore.find(scope: scope, key: idempotencyKey, on: $0, now: now) }),
-            let body = try? KeyedBox.open(stored.body, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: Self.binding(scope, idempotencyKey))
+            let body = try? KeyedBox.open(
+                stored.body, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: Self.binding(scope, idempotencyKey))
         else { return nil }
         return Reply(requestHash: stored.requestHash, status: stored.status, contentType: stored.contentType, body: body)
     }
@@ -33,7 +34,8 @@ public struct IdempotentReplies: Sendable {
     /// Stores the answer, sealed (the first one wins while it is live).
     /// - Throws: `CryptoError`, `StorageError`.
     public func store(_ reply: Reply, scope: String, key idempotencyKey: String, now: Date) async throws {
-        let sealed = try KeyedBox.seal(reply.body, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: Self.binding(scope, idempotencyKey))
+        let sealed = try KeyedBox.seal(
+            reply.body, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: Self.binding(scope, idempotencyKey))
         let answer = IdempotencyStore.Stored(requestHash: reply.requestHash, status: reply.status, contentType: reply.contentType, body: sealed)
         let keyID = secrets.keyID
         try await database.write { try IdempotencyStore.store(scope: scope, key: idempotencyKey, answer: answer, keyID: keyID, on: $0, now: now) }

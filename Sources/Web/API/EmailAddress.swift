@@ -14,7 +14,9 @@ enum EmailAddress {
 
     /// - Throws: `APIError.badRequest` naming `field` when `raw` is not an email address.
     static func require(_ raw: String, field: String = "email") throws -> String {
-        guard let email = normalized(raw) else { throw APIError.badRequest("\(field) must be an email address that mail can be sent to (ASCII local@domain).") }
+        guard let email = normalized(raw) else {
+            throw APIError.badRequest("\(field) must be an email address that mail can be sent to (ASCII local@domain).")
+        }
         return email
     }
 

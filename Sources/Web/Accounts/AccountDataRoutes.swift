@@ -41,7 +41,7 @@ enum AccountExportJSON {
             "account": [
                 "id": account.id, "obfuscated_account_id": account.obfuscatedID, "email": account.email ?? NSNull(),
                 "email_verified": account.emailVerified, "username": account.username ?? NSNull(), "has_password": account.hasPassword,
-                "created_at": Timestamp.rfc3339(account.createdAt),
+                "created_at": Timestamp.rfc3339(account.createdAt)
             ] as [String: Any],
             "app_users": records.appUsers.map { user in
                 ["app_user_id": user.appUserID, "created_at": Timestamp.rfc3339(user.createdAt), "last_seen_at": Timestamp.rfc3339(user.lastSeenAt)]
@@ -49,35 +49,35 @@ enum AccountExportJSON {
             "devices": records.devices.map { device in
                 [
                     "device_id": device.deviceID, "app_user_id": device.appUserID ?? NSNull(), "created_at": Timestamp.rfc3339(device.createdAt),
-                    "last_seen_at": Timestamp.rfc3339(device.lastSeenAt), "signed_out_at": date(device.signedOutAt),
+                    "last_seen_at": Timestamp.rfc3339(device.lastSeenAt), "signed_out_at": date(device.signedOutAt)
                 ] as [String: Any]
             },
             "purchases": records.purchases.map(purchase),
             "entitlements": document.entitlements.map { entitlement in
                 [
                     "id": entitlement.id, "active": entitlement.active, "expires_at": date(entitlement.expiresAt),
-                    "source": entitlement.sourceName,
+                    "source": entitlement.sourceName
                 ] as [String: Any]
             },
             "codes": records.codes.map { code in
                 [
                     "id": code.id, "purchase_id": code.purchaseID, "status": code.status.rawValue, "hint": "…" + code.hint,
                     "expires_at": Timestamp.rfc3339(code.expiresAt), "redeemed_at": date(code.redeemedAt),
-                    "created_at": Timestamp.rfc3339(code.createdAt),
+                    "created_at": Timestamp.rfc3339(code.createdAt)
                 ] as [String: Any]
             },
             "mail": document.mail.map { entry in
                 [
                     "id": entry.id, "template": entry.template, "to": entry.maskedRecipient, "status": entry.status.rawValue,
-                    "created_at": Timestamp.rfc3339(entry.createdAt), "sent_at": date(entry.sentAt),
+                    "created_at": Timestamp.rfc3339(entry.createdAt), "sent_at": date(entry.sentAt)
                 ] as [String: Any]
             },
             "audit": records.audit.map { entry in
                 [
                     "id": entry.id, "actor": entry.actor, "action": entry.action, "target": entry.target ?? NSNull(),
-                    "details": entry.details, "created_at": Timestamp.rfc3339(entry.createdAt),
+                    "details": entry.details, "created_at": Timestamp.rfc3339(entry.createdAt)
                 ] as [String: Any]
-            },
+            }
         ]
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
     }
@@ -88,11 +88,12 @@ enum AccountExportJSON {
             attribution = parsed
         }
         return [
-            "id": purchase.id, "platform": purchase.platform.rawValue, "external_id": text(purchase.platform == .playStore ? nil : purchase.externalID),
+            "id": purchase.id, "platform": purchase.platform.rawValue,
+            "external_id": text(purchase.platform == .playStore ? nil : purchase.externalID),
             "product_id": purchase.productID, "status": purchase.status.rawValue, "expires_at": date(purchase.expiresAt),
             "environment": purchase.environment ?? NSNull(), "purchaser_email": purchase.purchaserEmail ?? NSNull(),
             "stripe_customer_id": text(purchase.platform == .stripe ? purchase.customerID : nil),
-            "app_user_id": purchase.appUserID ?? NSNull(), "attribution": attribution, "created_at": Timestamp.rfc3339(purchase.createdAt),
+            "app_user_id": purchase.appUserID ?? NSNull(), "attribution": attribution, "created_at": Timestamp.rfc3339(purchase.createdAt)
         ]
     }
 

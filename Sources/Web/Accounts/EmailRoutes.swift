@@ -61,7 +61,8 @@ struct EmailRoutes {
                 let language = pages.language(for: request)
                 return try confirmPage(
                     token: token, pending: pending, language: language, status: .unprocessableContent,
-                    error: pages.text(.errorPasswordShort, language: language, ["min_length": String(SetPassword.minimumLength)], count: SetPassword.minimumLength))
+                    error: pages.text(
+                        .errorPasswordShort, language: language, ["min_length": String(SetPassword.minimumLength)], count: SetPassword.minimumLength))
             }
             switch try await confirm.confirm(token, password: password.isEmpty ? nil : password, now: now()) {
             case .confirmed(let email):
@@ -81,7 +82,9 @@ struct EmailRoutes {
                     .onPage(.errorEmailLinkIncomplete)
             }
             let sent = try await confirm.resend(forExpired: token, now: now())
-            return try pages.render("link_resent", title: .titleCheckEmail, language: pages.language(for: request), ["masked_email": .string(sent.map(EmailMask.mask) ?? "")])
+            return try pages.render(
+                "link_resent", title: .titleCheckEmail, language: pages.language(for: request),
+                ["masked_email": .string(sent.map(EmailMask.mask) ?? "")])
         }
     }
 
@@ -90,7 +93,7 @@ struct EmailRoutes {
         token: String, pending: ConfirmEmail.Pending, language: String, status: HTTPStatus = .ok, error: String? = nil
     ) throws -> HTTPResponse {
         var values: [String: TemplateValue] = [
-            "token": .string(token), "masked_email": .string(EmailMask.mask(pending.email)), "action": "/email/confirm",
+            "token": .string(token), "masked_email": .string(EmailMask.mask(pending.email)), "action": "/email/confirm"
         ]
         if pending.offersPassword {
             values["offers_password"] = true
@@ -108,10 +111,11 @@ struct EmailRoutes {
             status: incomplete ? .badRequest : HTTPStatus(code: 410),
             [
                 "heading": .string(pages.text(.linkConfirmation, language: language)),
-                "advice": .string(pages.text(
-                    incomplete ? .adviceConfirmIncomplete : rejection == .used ? .adviceUsed : .adviceExpired, language: language)),
+                "advice": .string(
+                    pages.text(
+                        incomplete ? .adviceConfirmIncomplete : rejection == .used ? .adviceUsed : .adviceExpired, language: language)),
                 "resend_action": rejection == .unknown ? nil : "/email/confirm/resend",
-                "token": .string(token),
+                "token": .string(token)
             ])
     }
 

@@ -58,13 +58,16 @@ struct IAPAccountRoutes {
     }
 
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
-        group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple"), BearerTokenMiddleware()]) { [self] request, context in
+        group.add(.post, "/api/v1/iap/apple", maxBodyBytes: 256 * 1024, [middleware.idempotent("iap.apple"), BearerTokenMiddleware()]) {
+            [self] request, context in
             let body = try request.decodeJSON(AppleBody.self, context)
             let proof = try Self.appleProof(body)
             let identity = try AppIdentity(request, appUserID: body.appUserId, secret: body.appUserSecret, codeChallenge: body.codeChallenge)
-            return try await claimed(proof, jsonBody: context.jsonBody, bearer: context.bearerToken, identity: identity, email: body.customerDetails?.email)
+            return try await claimed(
+                proof, jsonBody: context.jsonBody, bearer: context.bearerToken, identity: identity, email: body.customerDetails?.email)
         }
-        group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google"), BearerTokenMiddleware()]) { [self] request, context in
+        group.add(.post, "/api/v1/iap/google", maxBodyBytes: 64 * 1024, [middleware.idempotent("iap.google"), BearerTokenMiddleware()]) {
+            [self] request, context in
             let body = try request.decodeJSON(GoogleBody.self, context)
             guard !body.purchaseToken.isEmpty, body.purchaseToken.utf8.count <= 4096, !body.sku.isEmpty, body.sku.utf8.count <= 255 else {
                 throw APIError.badRequest("purchase_token and sku must be non-empty.")
@@ -85,7 +88,8 @@ struct IAPAccountRoutes {
         if let cleengReceipt = sent(body.receiptData) {
             guard sent(body.appReceiptBase64) == nil, sent(body.subscriptionTransactionJws) == nil, let id = sent(body.transactionId) else {
                 throw APIError.badRequest(
-                    "receiptData comes with transactionId (Cleeng's StoreKit 1 body); send it with neither app_receipt_base64 nor subscription_transaction_jws.")
+                    "receiptData comes with transactionId (Cleeng's StoreKit 1 body); send it with neither app_receipt_base64 nor subscription_transaction_jws."
+                )
             }
             return .appStoreReceiptTransaction(receipt: cleengReceipt, transactionID: id)
         }

@@ -16,7 +16,9 @@ struct PasswordRoutes {
     func add(to group: inout RouteGroup) {
         group.add(.get, "/auth/password/reset") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
-            if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection, token: token, language: pages.language(for: request)) }
+            if let rejection = try await setPassword.check(token, now: now()) {
+                return try expired(rejection, token: token, language: pages.language(for: request))
+            }
             return try form(token: token, error: nil, language: pages.language(for: request))
         }
         group.add(.post, "/auth/password/reset", maxBodyBytes: 4096) { [self] request, _ in
@@ -28,16 +30,25 @@ struct PasswordRoutes {
             guard let password = form["password"] else {
                 throw APIError.badRequest("The form was sent without its password field.")
             }
-            if let rejection = try await setPassword.check(token, now: now()) { return try expired(rejection, token: token, language: pages.language(for: request)) }
+            if let rejection = try await setPassword.check(token, now: now()) {
+                return try expired(rejection, token: token, language: pages.language(for: request))
+            }
             guard (SetPassword.minimumLength...SetPassword.maximumLength).contains(password.count) else {
                 return try self.form(
-                    token: token, error: pages.text(.errorPasswordShort, language: pages.language(for: request), ["min_length": String(SetPassword.minimumLength)], count: SetPassword.minimumLength), status: .unprocessableContent,
+                    token: token,
+                    error: pages.text(
+                        .errorPasswordShort, language: pages.language(for: request), ["min_length": String(SetPassword.minimumLength)],
+                        count: SetPassword.minimumLength), status: .unprocessableContent,
                     language: pages.language(for: request))
             }
             if let confirmation = form["password_confirmation"], confirmation != password {
-                return try self.form(token: token, error: pages.text(.errorPasswordsDiffer, language: pages.language(for: request)), status: .unprocessableContent, language: pages.language(for: request))
+                return try self.form(
+                    token: token, error: pages.text(.errorPasswordsDiffer, language: pages.language(for: request)), status: .unprocessableContent,
+                    language: pages.language(for: request))
             }
-            if let rejection = try await setPassword.set(password, token: token, now: now()) { return try expired(rejection, token: token, language: pages.language(for: request)) }
+            if let rejection = try await setPassword.set(password, token: token, now: now()) {
+                return try expired(rejection, token: token, language: pages.language(for: request))
+            }
             var values: [String: TemplateValue] = [:]
             if let link = links.app("auth/signed-out") { values["app_link"] = .string(link) }
             return try pages.render("set_password_done", language: pages.language(for: request), values)
@@ -46,7 +57,7 @@ struct PasswordRoutes {
 
     private func form(token: String, error: String?, status: HTTPStatus = .ok, language: String) throws -> HTTPResponse {
         var values: [String: TemplateValue] = [
-            "action": "/auth/password/reset", "token": .string(token), "min_length": .int(SetPassword.minimumLength),
+            "action": "/auth/password/reset", "token": .string(token), "min_length": .int(SetPassword.minimumLength)
         ]
         if let error { values["error"] = .string(error) }
         return try pages.render("set_password", language: language, status: status, values)
@@ -60,9 +71,10 @@ struct PasswordRoutes {
             status: incomplete ? .badRequest : HTTPStatus(code: 410),
             [
                 "heading": .string(pages.text(.linkPassword, language: language)),
-                "advice": .string(pages.text(
-                    incomplete ? .advicePasswordIncomplete : rejection == .used ? .advicePasswordUsed : .advicePasswordExpired,
-                    language: language)),
+                "advice": .string(
+                    pages.text(
+                        incomplete ? .advicePasswordIncomplete : rejection == .used ? .advicePasswordUsed : .advicePasswordExpired,
+                        language: language))
             ])
     }
 }

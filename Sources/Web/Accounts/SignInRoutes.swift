@@ -41,10 +41,12 @@ struct SignInRoutes {
             }
             guard let code = try await signIn.authorizationCode(forLoginLink: token, codeChallenge: challenge, now: now())
             else {
-                return try pages.render("link_expired", title: .titleSignInLinkExpired, language: pages.language(for: request), status: HTTPStatus(code: 410), [
-                    "heading": .string(pages.text(.titleSignInLinkDead, language: pages.language(for: request))),
-                    "advice": .string(pages.text(.adviceAppSignIn, language: pages.language(for: request))),
-                ])
+                return try pages.render(
+                    "link_expired", title: .titleSignInLinkExpired, language: pages.language(for: request), status: HTTPStatus(code: 410),
+                    [
+                        "heading": .string(pages.text(.titleSignInLinkDead, language: pages.language(for: request))),
+                        "advice": .string(pages.text(.adviceAppSignIn, language: pages.language(for: request)))
+                    ])
             }
             let callback = links.app("auth/callback") ?? "tollgate://auth/callback"
             return .redirect(to: "\(callback)?code=\(FormURLEncoding.encode(code))")
@@ -121,11 +123,14 @@ struct SignInRoutes {
             guard !request.body.isEmpty, case .object(let members) = try jsonBody ?? request.strictJSONBody() else {
                 throw APIError.badRequest("The body is not a JSON object.")
             }
-            return Dictionary(members.compactMap { member in member.value.stringValue.map { (member.key, $0) } }, uniquingKeysWith: { first, _ in first })
+            return Dictionary(
+                members.compactMap { member in member.value.stringValue.map { (member.key, $0) } }, uniquingKeysWith: { first, _ in first })
         }
         guard type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded") else {
             throw APIError.unsupportedMediaType("Send application/x-www-form-urlencoded or JSON.")
         }
-        return Dictionary(FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self)).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self)).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }
+        )
     }
 }

@@ -27,7 +27,10 @@ struct WebAccountRoutes {
     func add(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(.get, "/account") { [self] request, _ in
             guard let session = try await gate.session(request) else { return .redirect(to: "/account/sign-in", status: .seeOther) }
-            return gate.refreshed(try await page(session, notice: Self.notice(request.queryParameter("done")).map { pages.text($0, language: pages.language(for: request)) }, language: pages.language(for: request)), session, request: request)
+            return gate.refreshed(
+                try await page(
+                    session, notice: Self.notice(request.queryParameter("done")).map { pages.text($0, language: pages.language(for: request)) },
+                    language: pages.language(for: request)), session, request: request)
         }
         group.add(.post, "/account/resend", maxBodyBytes: 4096, [middleware.limit("account-resend", 10, per: 600)]) { [self] request, _ in
             let session = try await signedIn(request)
@@ -48,7 +51,10 @@ struct WebAccountRoutes {
             if let session = try await gate.session(request) {
                 let fields = try gate.form(request, session: session)
                 guard fields["confirm"]?.trimmingCharacters(in: .whitespaces) == Self.deleteConfirmation else {
-                    return try await page(session, language: pages.language(for: request), error: pages.text(.errorDeleteWord, language: pages.language(for: request), ["delete_word": Self.deleteConfirmation]), status: .badRequest)
+                    return try await page(
+                        session, language: pages.language(for: request),
+                        error: pages.text(.errorDeleteWord, language: pages.language(for: request), ["delete_word": Self.deleteConfirmation]),
+                        status: .badRequest)
                 }
             }
             // Signed out already: a repeat with the same cookie finds the account it deleted, or is 401.
@@ -79,14 +85,15 @@ struct WebAccountRoutes {
             "csrf": .string(try gate.formToken(for: session)),
             "email": .string(overview.account.email ?? ""), "email_verified": .bool(overview.account.emailVerified),
             "purchases": .list(overview.purchases.map { purchase(in: $0, now: now, language: language) }),
-            "entitlements": .list(overview.entitlements.map { entitlement in
-                .dictionary([
-                    "name": .string(products.name(of: entitlement.id)), "active": .bool(entitlement.active),
-                    "until": .string(entitlement.expiresAt.map { LocaleFormat.dateTime($0, language: language) } ?? ""),
-                ])
-            }),
+            "entitlements": .list(
+                overview.entitlements.map { entitlement in
+                    .dictionary([
+                        "name": .string(products.name(of: entitlement.id)), "active": .bool(entitlement.active),
+                        "until": .string(entitlement.expiresAt.map { LocaleFormat.dateTime($0, language: language) } ?? "")
+                    ])
+                }),
             "has_billing": .bool(overview.hasBilling), "can_resend": .bool(overview.canResendCodes),
-            "delete_word": .string(Self.deleteConfirmation),
+            "delete_word": .string(Self.deleteConfirmation)
         ]
         if let notice { values["notice"] = .string(notice) }
         if let error { values["error"] = .string(error) }
@@ -97,25 +104,27 @@ struct WebAccountRoutes {
     }
 
     private func purchase(in purchase: Purchase, now: Date, language: String) -> TemplateValue {
-        let source = switch purchase.platform {
-        case .stripe: pages.text(.sourceWeb, language: language)
-        case .appStore: "App Store"
-        case .playStore: "Google Play"
-        }
+        let source =
+            switch purchase.platform {
+            case .stripe: pages.text(.sourceWeb, language: language)
+            case .appStore: "App Store"
+            case .playStore: "Google Play"
+            }
         let date = purchase.expiresAt.map { LocaleFormat.dateTime($0, language: language) }
-        let when: String = switch (purchase.isEntitled(at: now), purchase.status, date) {
-        case (_, _, nil): ""
-        case (true, .canceled, let date?): pages.text(.purchaseEnds, language: language, ["date": date])
-        case (true, _, let date?): pages.text(.purchaseRenews, language: language, ["date": date])
-        case (false, _, let date?): pages.text(.purchaseEnded, language: language, ["date": date])
-        }
+        let when: String =
+            switch (purchase.isEntitled(at: now), purchase.status, date) {
+            case (_, _, nil): ""
+            case (true, .canceled, let date?): pages.text(.purchaseEnds, language: language, ["date": date])
+            case (true, _, let date?): pages.text(.purchaseRenews, language: language, ["date": date])
+            case (false, _, let date?): pages.text(.purchaseEnded, language: language, ["date": date])
+            }
         let name = products.name(of: purchase.productID)
         let plan = products.plan(of: purchase.productID, platform: purchase.platform)
         return .dictionary([
             // The plan beside what it unlocks, said once when they are the same words.
             "name": .string(name), "source": .string(source), "plan": .string(plan == name ? "" : plan),
             "status": .string(pages.text(PageText.status(purchase.status), language: language)),
-            "active": .bool(purchase.isEntitled(at: now)), "when": .string(when),
+            "active": .bool(purchase.isEntitled(at: now)), "when": .string(when)
         ])
     }
 

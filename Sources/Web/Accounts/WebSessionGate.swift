@@ -92,5 +92,6 @@ struct WebSessionGate: Sendable {
     }
 
     static let staleForm = APIError.forbidden(
-        "This form has expired or came from another site. Go back, reload the page and send it again.").onPage(.errorStaleForm)
+        "This form has expired or came from another site. Go back, reload the page and send it again."
+    ).onPage(.errorStaleForm)
 }

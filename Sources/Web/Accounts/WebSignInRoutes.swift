@@ -40,7 +40,9 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
-                return try form(request, next: next, email: fields["email"], error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
+                return try form(
+                    request, next: next, email: fields["email"], error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)),
+                    status: .badRequest)
             }
             guard let password = fields["password"], !password.isEmpty else {
                 try await signIn.requestLink(email: email, now: now())
@@ -50,11 +52,15 @@ struct WebSignInRoutes {
         }
         group.add(.get, "/account/sign-in/link") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
-            if let rejection = try await signIn.checkLink(token, now: now()) { return try expired(token: token, rejection, language: pages.language(for: request)) }
+            if let rejection = try await signIn.checkLink(token, now: now()) {
+                return try expired(token: token, rejection, language: pages.language(for: request))
+            }
             let visitor = try gate.visitor(request)
-            let page = try pages.render("account_sign_in_link", title: .titleSignIn, language: pages.language(for: request), [
-                "token": .string(token), "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
-            ])
+            let page = try pages.render(
+                "account_sign_in_link", title: .titleSignIn, language: pages.language(for: request),
+                [
+                    "token": .string(token), "csrf": .string(try gate.forms.token(for: .visitor(visitor.value)))
+                ])
             return gate.withVisitor(page, visitor)
         }
         group.add(.post, "/account/sign-in/link", maxBodyBytes: 4096) { [self] request, _ in
@@ -69,7 +75,8 @@ struct WebSignInRoutes {
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
-                return try form(request, next: next, error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
+                return try form(
+                    request, next: next, error: pages.text(.errorEmailBoughtWith, language: pages.language(for: request)), status: .badRequest)
             }
             switch try await signIn.signIn(email: email, code: fields["code"] ?? "", now: now()) {
             case .signedIn(let issued):
@@ -77,7 +84,8 @@ struct WebSignInRoutes {
             case .wrong(let remaining):
                 return try linkSent(
                     request, email: email, next: next, status: .unauthorized,
-                    codeError: pages.text(.errorCodeWrong, language: pages.language(for: request), ["remaining": String(remaining)], count: remaining))
+                    codeError: pages.text(.errorCodeWrong, language: pages.language(for: request), ["remaining": String(remaining)], count: remaining)
+                )
             case .noLiveCode:
                 return try form(
                     request, next: next, email: email,
@@ -110,7 +118,9 @@ struct WebSignInRoutes {
         case .signedIn(let issued):
             return gate.signingIn(.redirect(to: next, status: .seeOther), issued)
         case .refused:
-            return try form(request, next: next, email: email, error: pages.text(.errorPasswordWrong, language: pages.language(for: request)), status: .unauthorized)
+            return try form(
+                request, next: next, email: email, error: pages.text(.errorPasswordWrong, language: pages.language(for: request)),
+                status: .unauthorized)
         }
     }
 
@@ -121,10 +131,11 @@ struct WebSignInRoutes {
         let visitor = try gate.visitor(request)
         var values: [String: TemplateValue] = [
             "masked_email": .string(EmailMask.mask(email)), "email": .string(email), "next": .string(next),
-            "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))),
+            "csrf": .string(try gate.forms.token(for: .visitor(visitor.value)))
         ]
         if let codeError { values["code_error"] = .string(codeError) }
-        return gate.withVisitor(try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), status: status, values), visitor)
+        return gate.withVisitor(
+            try pages.render("account_link_sent", title: .titleCheckEmail, language: pages.language(for: request), status: status, values), visitor)
     }
 
     /// The sign-in page, bound to the visitor cookie (set here when the browser has none).
@@ -134,10 +145,11 @@ struct WebSignInRoutes {
         let visitor = try gate.visitor(request)
         var values: [String: TemplateValue] = [
             "csrf": .string(try gate.forms.token(for: .visitor(visitor.value))), "next": .string(Self.destination(next)),
-            "email": .string(email ?? ""), "signed_out": .bool(request.queryParameter("signed_out") != nil),
+            "email": .string(email ?? ""), "signed_out": .bool(request.queryParameter("signed_out") != nil)
         ]
         if let error { values["error"] = .string(error) }
-        return gate.withVisitor(try pages.render("account_sign_in", title: .titleSignIn, language: pages.language(for: request), status: status, values), visitor)
+        return gate.withVisitor(
+            try pages.render("account_sign_in", title: .titleSignIn, language: pages.language(for: request), status: status, values), visitor)
     }
 
     private func expired(token: String, _ rejection: WebSignIn.LinkRejection, language: String) throws -> HTTPResponse {
@@ -147,7 +159,7 @@ struct WebSignInRoutes {
             [
                 "heading": .string(pages.text(.titleSignInLinkDead, language: language)),
                 "advice": .string(pages.text(rejection == .used ? .adviceUsed : .adviceExpired, language: language)),
-                "retry_url": "/account/sign-in", "retry_label": .string(pages.text(.retrySignIn, language: language)),
+                "retry_url": "/account/sign-in", "retry_label": .string(pages.text(.retrySignIn, language: language))
             ])
     }
 

@@ -149,15 +149,17 @@ public struct Site: Sendable {
         OperationsRoutes(
             checkWritable: operations.checkWritable, database: operations.database, metrics: operations.metrics,
             outboxDepth: { [outbox = operations.outbox] in try await outbox.depth() },
-            openConnections: operations.openConnections, events: operations.eventStats.map { stats in
+            openConnections: operations.openConnections,
+            events: operations.eventStats.map { stats in
                 EventMetrics(stats: stats, operations: cases.operatorActions)
             }, retention: operations.retentionStats, reconcile: operations.reconcileStats,
             linkOut: LinkOutMetrics(operations: cases.operatorActions), funnel: cases.funnel, now: now
         ).add(to: &open)
         if let unsubscribe = cases.unsubscribeReminders { UnsubscribeRoutes(unsubscribe: unsubscribe, pages: pages, now: now).add(to: &open) }
-                let home: [String: TemplateValue] = settings.demoHome.map { demo in
-            ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
-        } ?? [:]
+        let home: [String: TemplateValue] =
+            settings.demoHome.map { demo in
+                ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
+            } ?? [:]
         PageRoutes(pages: pages, staticFiles: staticFiles, home: home).add(to: &open)
         WellKnownRoutes(app: settings.app).add(to: &open)
         RedeemPageRoutes(lookUp: cases.lookUpCode, resend: cases.resendCodes, pages: pages, links: links, app: settings.app, now: now)

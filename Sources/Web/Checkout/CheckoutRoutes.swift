@@ -59,7 +59,9 @@ struct CheckoutRoutes {
 
     private func success(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let sessionID = request.queryParameter("session_id"), sessionID.hasPrefix("cs_"), (4...255).contains(sessionID.count),
-            sessionID.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            sessionID.utf8.allSatisfy({
+                $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else {
             throw APIError.badRequest("This link is missing its checkout session. Open the link from the payment page again.")
                 .onPage(.errorCheckoutLinkIncomplete)
@@ -75,10 +77,12 @@ struct CheckoutRoutes {
         }
         let purchase = completion.completed.purchase
         guard let code = completion.code else {
-            throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.").onPage(.errorCodeRevoked)
+            throw APIError.forbidden("The code of this purchase was revoked. Contact support if you think this is a mistake.").onPage(
+                .errorCodeRevoked)
         }
         // API.md: the success page opens the app by itself (once per tab; the code stays on the page).
-        var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]), autoOpen: true)
+        var values = AppLinks(links: links, app: app, code: code).values(
+            for: ClientPlatform(userAgent: request.headers["User-Agent"]), autoOpen: true)
         // The page says where the code was mailed only when it could be (one address rule, finding 8).
         if let email = purchase.purchaserEmail, EmailAddressRule.accepts(email) { values["masked_email"] = .string(EmailMask.mask(email)) }
         values["product_name"] = .string(products.name(of: purchase.productID))

@@ -15,8 +15,9 @@ import UseCases
 struct CheckoutStartRequest {
     /// The inputs `/checkout/start` reads itself; any other parameter is a custom one.
     static let ownInputs: Set<String> = [
-        "plan", "price_id", "plan_id", "app_user_id", "app_user_secret", "checkout_context_id", "email", "redirect_url", "ply_context", "promotion_code",
-        "coupon", "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale", "couponCode",
+        "plan", "price_id", "plan_id", "app_user_id", "app_user_secret", "checkout_context_id", "email", "redirect_url", "ply_context",
+        "promotion_code",
+        "coupon", "platform", "storefront", "external_purchase_token", "external_transaction_token", "locale", "couponCode"
     ]
     /// The longest platform token accepted (Apple's and Google's are a few hundred characters).
     static let maxTokenBytes = 4096
@@ -89,7 +90,8 @@ struct CheckoutStartRequest {
         }
         locale = try value("locale").map { tag in
             guard BuyerLanguage.isWellFormed(tag) else {
-                throw APIError.badRequest("locale must be a language tag such as en, de or pt-BR (at most \(BuyerLanguage.maximumTagLength) characters).")
+                throw APIError.badRequest(
+                    "locale must be a language tag such as en, de or pt-BR (at most \(BuyerLanguage.maximumTagLength) characters).")
             }
             return BuyerLanguage.normalized(tag)
         }

@@ -89,7 +89,8 @@ struct ConsoleActionRoutes {
             }
             if let kind = context.parameters["kind"] { fields["kind"] = kind }
             let actor = gate.actor(session, request, context).giving(reason)
-            var response = try await body(context.parameters["id"] ?? "", fields, actor)
+            var response =
+                try await body(context.parameters["id"] ?? "", fields, actor)
                 ?? .redirect(to: Self.back(fields["back"]) + "?notice=done", status: .seeOther)
             response.headers.set("Cache-Control", "no-store")
             return response

@@ -21,31 +21,36 @@ struct ConsolePageRoutes {
             try await gate.signedIn(request) { session in
                 let attention = try await queries.attention(by: gate.actor(session, request, context), now: now())
                 var values = try common(session, request)
-                values["unredeemed"] = .list(attention.unredeemed.map { purchase in
-                    [
-                        "buyer_url": .string(ConsoleView.buyerURL(purchase.accountID ?? purchase.id)),
-                        "email": .string(purchase.purchaserEmail.map(EmailMask.mask) ?? ""), "product": .string(purchase.productID),
-                        "created": .string(ConsoleView.date(purchase.createdAt)),
-                    ]
-                })
+                values["unredeemed"] = .list(
+                    attention.unredeemed.map { purchase in
+                        [
+                            "buyer_url": .string(ConsoleView.buyerURL(purchase.accountID ?? purchase.id)),
+                            "email": .string(purchase.purchaserEmail.map(EmailMask.mask) ?? ""), "product": .string(purchase.productID),
+                            "created": .string(ConsoleView.date(purchase.createdAt))
+                        ]
+                    })
                 values["failed_mail"] = .list(attention.failedMail.map(ConsoleView.mail))
-                values["failed_events"] = .list(attention.failedDeliveries.map { delivery in
-                    [
-                        "id": .string(delivery.eventID), "type": .string(delivery.eventType), "created": .string(ConsoleView.date(delivery.createdAt)),
-                        "error": .string(delivery.lastError ?? ""), "buyer_url": .string(delivery.accountID.map(ConsoleView.buyerURL) ?? ""),
-                    ]
-                })
+                values["failed_events"] = .list(
+                    attention.failedDeliveries.map { delivery in
+                        [
+                            "id": .string(delivery.eventID), "type": .string(delivery.eventType),
+                            "created": .string(ConsoleView.date(delivery.createdAt)),
+                            "error": .string(delivery.lastError ?? ""), "buyer_url": .string(delivery.accountID.map(ConsoleView.buyerURL) ?? "")
+                        ]
+                    })
                 values["stuck_reports"] = .list(attention.stuckReports.map(ConsoleView.report))
                 // Issue 42's two views of the same week: who pays twice, and how far buyers got.
                 let pairs = try await queries.duplicates(by: gate.actor(session, request, context), now: now())
-                values["duplicates"] = .list(pairs.map { pair in
-                    [
-                        "buyer_url": .string(ConsoleView.buyerURL(pair.accountID)),
-                        "email": .string((pair.first.purchaserEmail ?? pair.second.purchaserEmail).map(EmailMask.mask) ?? ""),
-                        "detail": .string(
-                            "\(pair.entitlement): \(pair.first.platform.rawValue) \(pair.first.productID) + \(pair.second.platform.rawValue) \(pair.second.productID)"),
-                    ]
-                })
+                values["duplicates"] = .list(
+                    pairs.map { pair in
+                        [
+                            "buyer_url": .string(ConsoleView.buyerURL(pair.accountID)),
+                            "email": .string((pair.first.purchaserEmail ?? pair.second.purchaserEmail).map(EmailMask.mask) ?? ""),
+                            "detail": .string(
+                                "\(pair.entitlement): \(pair.first.platform.rawValue) \(pair.first.productID) + \(pair.second.platform.rawValue) \(pair.second.productID)"
+                            )
+                        ]
+                    })
                 let funnel = try await queries.funnel(by: gate.actor(session, request, context), now: now())
                 values["funnel_paid"] = .string(String(funnel.paid))
                 values["funnel_success_page_seen"] = .string(String(funnel.successPageSeen))
@@ -66,13 +71,14 @@ struct ConsolePageRoutes {
                 if !query.trimmingCharacters(in: .whitespaces).isEmpty {
                     let hits = try await queries.search(query, by: gate.actor(session, request, context))
                     values["searched"] = true
-                    values["hits"] = .list(hits.map { hit in
-                        [
-                            "buyer_url": .string(ConsoleView.buyerURL(hit.buyerID)), "email": .string(hit.email.map(EmailMask.mask) ?? ""),
-                            "matched": .string(hit.matched), "created": .string(ConsoleView.date(hit.createdAt)),
-                            "has_account": .bool(hit.accountID != nil), "id": .string(hit.buyerID),
-                        ]
-                    })
+                    values["hits"] = .list(
+                        hits.map { hit in
+                            [
+                                "buyer_url": .string(ConsoleView.buyerURL(hit.buyerID)), "email": .string(hit.email.map(EmailMask.mask) ?? ""),
+                                "matched": .string(hit.matched), "created": .string(ConsoleView.date(hit.createdAt)),
+                                "has_account": .bool(hit.accountID != nil), "id": .string(hit.buyerID)
+                            ]
+                        })
                 }
                 return try pages.render("console_search", language: pages.language(for: request), ConsoleView.flaggingLists(values))
             }
@@ -113,7 +119,7 @@ struct ConsolePageRoutes {
         var values: [String: TemplateValue] = [
             "operator_email": .string(session.email), "operator_role": .string(session.role.rawValue),
             "csrf": .string(try gate.formToken(session)),
-            "can_support": .bool(session.role.allows(.resendCode)), "is_admin": .bool(session.role.allows(.manageOperators)),
+            "can_support": .bool(session.role.allows(.resendCode)), "is_admin": .bool(session.role.allows(.manageOperators))
         ]
         if let notice = request.queryParameter("notice"), ConsoleView.notices.contains(notice) { values["notice_" + notice] = true }
         return values

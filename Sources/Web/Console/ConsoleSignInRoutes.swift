@@ -20,9 +20,11 @@ struct ConsoleSignInRoutes {
         group.add(.get, "/console") { _, _ in .redirect(to: "/console/", status: .seeOther) }
         group.add(.get, "/console/sign-in") { [self] request, _ in
             if try await gate.session(request) != nil { return .redirect(to: "/console/", status: .seeOther) }
-            return try signInPage(request, values: [
-                "signed_out": .bool(request.queryParameter("signed_out") != nil), "enrolled": .bool(request.queryParameter("enrolled") != nil),
-            ])
+            return try signInPage(
+                request,
+                values: [
+                    "signed_out": .bool(request.queryParameter("signed_out") != nil), "enrolled": .bool(request.queryParameter("enrolled") != nil)
+                ])
         }
         group.add(.post, "/console/sign-in", maxBodyBytes: 8192) { [self] request, context in
             let fields = try gate.visitorForm(request)
@@ -77,7 +79,7 @@ struct ConsoleSignInRoutes {
                 "email": .string(invitation.email), "secret": .string(Self.grouped(invitation.secret)),
                 "qr_svg": .string(try QRCode(encoding: invitation.provisioningURI).svg(label: "")),
                 "csrf": .string(try cases.formTokens.token(for: .invitation(token))), "action": .string("/console/invite/" + token),
-                "min_length": .int(ConsoleOperators.minimumPasswordLength),
+                "min_length": .int(ConsoleOperators.minimumPasswordLength)
             ]
             if let error { values[error] = true }
             var response = try pages.render("console_invite", language: pages.language(for: request), status: status, values)

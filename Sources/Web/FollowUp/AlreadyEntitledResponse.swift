@@ -23,10 +23,12 @@ enum AlreadyEntitledResponse {
                 }
             }
         }
-        return try pages.render("already_entitled", language: language, status: .conflict, [
-            "entitlement": .string(refusal.entitlement), "manage_url": .string(refusal.manageURL),
-            "store_\(refusal.store)": true,
-        ])
+        return try pages.render(
+            "already_entitled", language: language, status: .conflict,
+            [
+                "entitlement": .string(refusal.entitlement), "manage_url": .string(refusal.manageURL),
+                "store_\(refusal.store)": true
+            ])
     }
 
     /// `entitlement`, `store`, `manage_url`.

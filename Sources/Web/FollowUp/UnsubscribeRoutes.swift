@@ -30,7 +30,10 @@ struct UnsubscribeRoutes {
 
     /// A language tag's characters (`pt-BR`), at most 35.
     static func isLanguageTag(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 35 && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+        !text.isEmpty && text.utf8.count <= 35
+            && text.utf8.allSatisfy {
+                $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            }
     }
 
     /// One answer for every token that cannot unsubscribe.

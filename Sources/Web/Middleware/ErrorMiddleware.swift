@@ -17,9 +17,11 @@ struct ErrorMiddleware: Middleware {
             if UseCaseError(transientStorageFailure: error) != nil {
                 context.logger.warning("storage_busy", [("route", .string(context.route ?? "unmatched"))])
             } else if mapped == .internalError {
-                context.logger.error("unhandled_error", [
-                    ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error)))),
-                ])
+                context.logger.error(
+                    "unhandled_error",
+                    [
+                        ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error))))
+                    ])
             }
             return response(for: mapped, request: request)
         }

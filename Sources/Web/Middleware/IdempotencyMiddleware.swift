@@ -55,7 +55,7 @@ struct IdempotencyMiddleware: Middleware {
             appUser = [body["app_user_id"], body["app_user_secret"]].map { $0?.stringValue ?? "" }.joined(separator: "\n")
         }
         return [
-            request.headers["X-Api-Key"] ?? "", request.headers["Authorization"] ?? "", request.headers["X-App-User-Secret"] ?? "", appUser,
+            request.headers["X-Api-Key"] ?? "", request.headers["Authorization"] ?? "", request.headers["X-App-User-Secret"] ?? "", appUser
         ].joined(separator: "\n")
     }
 }

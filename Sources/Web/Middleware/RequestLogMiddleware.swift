@@ -12,7 +12,7 @@ struct RequestLogMiddleware: Middleware {
             ("method", .string(request.method.rawValue)),
             ("route", .string(context.route ?? "unmatched")),
             ("status", .int(response.status.code)),
-            ("duration_ms", .double(((MonotonicClock.seconds() - started) * 1_000_000).rounded() / 1000)),
+            ("duration_ms", .double(((MonotonicClock.seconds() - started) * 1_000_000).rounded() / 1000))
         ]
         if let outcome = response.outcome { fields.append(("outcome", .string(outcome))) }
         context.logger.info("request", fields)

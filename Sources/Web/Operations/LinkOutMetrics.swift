@@ -24,7 +24,8 @@ struct LinkOutMetrics: Sendable {
             "tollgate_link_out_oldest_pending_seconds", .gauge, help: "Age of the oldest link-out report not yet sent, by platform (0: none).")
         for platform in platforms {
             let oldest = counts.filter { $0.reporting.rawValue == platform && Self.status($0.status) == "pending" }.map(\.oldest).min()
-            text.sample("tollgate_link_out_oldest_pending_seconds", [("platform", platform)], oldest.map { max(0, Int(now.timeIntervalSince($0))) } ?? 0)
+            text.sample(
+                "tollgate_link_out_oldest_pending_seconds", [("platform", platform)], oldest.map { max(0, Int(now.timeIntervalSince($0))) } ?? 0)
         }
     }
 

@@ -75,7 +75,7 @@ struct AppLinks {
             "platform": .string(platform.rawValue),
             "is_ios": .bool(platform == .iOS),
             "is_android": .bool(platform == .android),
-            "is_desktop": .bool(platform == .desktop),
+            "is_desktop": .bool(platform == .desktop)
         ]
         if let deeplink { values["deeplink"] = .string(deeplink) }
         if let open = openLink(for: platform, landing: landing) { values["open_link"] = .string(open) }

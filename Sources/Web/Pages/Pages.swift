@@ -28,7 +28,7 @@ public struct Pages: Sendable {
         for language in templates.languages {
             let site: [String: TemplateValue] = [
                 "app_name": .string(appName), "base_url": .string(baseURL), "lang": .string(language),
-                "dir": .string(LanguageTag.isRightToLeft(language) ? "rtl" : "ltr"),
+                "dir": .string(LanguageTag.isRightToLeft(language) ? "rtl" : "ltr")
             ]
             languages[language] = LanguagePages(site: site, library: templates.library(for: language))
         }
@@ -101,7 +101,7 @@ public struct Pages: Sendable {
             "status": .int(error.status.code),
             "code": .string(error.code),
             "message": .string(message),
-            "status_\(error.status.code)": .bool(true),
+            "status_\(error.status.code)": .bool(true)
         ]
         if LanguageTag.primary(chosen) == "en", error.message != message {
             values["has_detail"] = .bool(true)

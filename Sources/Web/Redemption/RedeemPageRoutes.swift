@@ -20,17 +20,21 @@ struct RedeemPageRoutes {
         group.add(.get, "/redeem/{code}") { [self] request, context in
             switch try await lookUp.state(of: context.parameters["code"] ?? "", now: now()) {
             case .unknown:
-                return try pages.render("redeem_expired", language: pages.language(for: request), status: .notFound, [
-                    "resend_action": "/redeem/resend", "unknown": true,
-                ])
+                return try pages.render(
+                    "redeem_expired", language: pages.language(for: request), status: .notFound,
+                    [
+                        "resend_action": "/redeem/resend", "unknown": true
+                    ])
             case .expired:
                 return try pages.render("redeem_expired", language: pages.language(for: request), ["resend_action": "/redeem/resend"])
             case .usable(let code):
                 let platform = ClientPlatform(userAgent: request.headers["User-Agent"])
                 return try pages.render(
-                    "redeem", language: pages.language(for: request), AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true, landing: true))
+                    "redeem", language: pages.language(for: request),
+                    AppLinks(links: links, app: app, code: code).values(for: platform, autoOpen: true, landing: true))
             case .redeemed(let code):
-                var values = AppLinks(links: links, app: app, code: code).values(for: ClientPlatform(userAgent: request.headers["User-Agent"]), landing: true)
+                var values = AppLinks(links: links, app: app, code: code).values(
+                    for: ClientPlatform(userAgent: request.headers["User-Agent"]), landing: true)
                 values["redeemed"] = true
                 return try pages.render("redeem", language: pages.language(for: request), values)
             }
@@ -44,9 +48,11 @@ struct RedeemPageRoutes {
                 // The same page again, with what the buyer typed and the heading of their case.
                 let unknown = form.first { $0.name == "case" }?.value == "unknown"
                 return try pages.render(
-                    "redeem_expired", language: pages.language(for: request), status: .badRequest, [
-                        "resend_action": "/redeem/resend", "error": .string(pages.text(.errorEmailPaidWith, language: pages.language(for: request))), "email": .string(typed),
-                        "unknown": .bool(unknown),
+                    "redeem_expired", language: pages.language(for: request), status: .badRequest,
+                    [
+                        "resend_action": "/redeem/resend", "error": .string(pages.text(.errorEmailPaidWith, language: pages.language(for: request))),
+                        "email": .string(typed),
+                        "unknown": .bool(unknown)
                     ])
             }
             try await resend.resend(to: email, now: now())

@@ -21,14 +21,16 @@ public struct AppResponder: HTTPResponder {
         self.https = https
         let global: [any Middleware] = [
             MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(https: https), ErrorMiddleware(pages: pages),
-            StrictJSONMiddleware(),
+            StrictJSONMiddleware()
         ]
         var router = Router()
         for route in routes.routes {
             let handler = route.handler
-            router.add(route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, MiddlewareChain(global) { request, context in
-                try await handler.handle(request, context: context)
-            })
+            router.add(
+                route.method, route.pattern, maxBodyBytes: route.maxBodyBytes,
+                MiddlewareChain(global) { request, context in
+                    try await handler.handle(request, context: context)
+                })
         }
         self.router = router
         let errors = ErrorMiddleware(pages: pages)
@@ -71,7 +73,8 @@ public struct AppResponder: HTTPResponder {
 
     /// Routes a request without the server (tests, tools): plans and responds in one step.
     public func respond(to request: HTTPRequest, context: RequestContext) async -> HTTPResponse {
-        let info = RequestInfo(requestId: context.requestId, logger: context.logger, remoteAddress: context.remoteAddress, maxBodyBytes: context.maxBodyBytes)
+        let info = RequestInfo(
+            requestId: context.requestId, logger: context.logger, remoteAddress: context.remoteAddress, maxBodyBytes: context.maxBodyBytes)
         return await respond(to: request, plan: plan(method: request.method, path: request.path), info: info)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Start-up file-system walking for `StaticFiles`, with `lstat` so links are never followed.

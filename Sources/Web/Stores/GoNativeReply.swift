@@ -68,12 +68,13 @@ enum GoNativeReply {
         case .unlocked(let purchase, let unlocked):
             let date = purchase.expiresAt.map { LocaleFormat.dateTime($0, language: words.language) }
             let entitlements = unlocked.joined(separator: ", ")
-            let message = switch (unlocked.isEmpty, date) {
-            case (true, nil): words(.goNativeActive)
-            case (true, let date?): words(.goNativeActiveUntil, ["date": date])
-            case (false, nil): words(.goNativeUnlocked, ["entitlements": entitlements])
-            case (false, let date?): words(.goNativeUnlockedUntil, ["entitlements": entitlements, "date": date])
-            }
+            let message =
+                switch (unlocked.isEmpty, date) {
+                case (true, nil): words(.goNativeActive)
+                case (true, let date?): words(.goNativeActiveUntil, ["date": date])
+                case (false, nil): words(.goNativeUnlocked, ["entitlements": entitlements])
+                case (false, let date?): words(.goNativeUnlockedUntil, ["entitlements": entitlements, "date": date])
+                }
             return json(success: true, title: words(.goNativeCompleteTitle), message: message, loadURL: next.success)
         }
     }

@@ -34,9 +34,11 @@ struct GoNativeRoutes {
             guard let session = try await gate.session(request) else {
                 return .redirect(to: "/account/sign-in?next=/gonative/store", status: .seeOther)
             }
-            let page = try pages.render("gonative_store", language: pages.language(for: request), [
-                "products": .list(products.map { .dictionary(["id": .string($0), "name": .string(names.name(of: $0))]) }),
-            ])
+            let page = try pages.render(
+                "gonative_store", language: pages.language(for: request),
+                [
+                    "products": .list(products.map { .dictionary(["id": .string($0), "name": .string(names.name(of: $0))]) })
+                ])
             return gate.refreshed(page, session, request: request)
         }
         group.add(.post, "/gonative/receipt", maxBodyBytes: 512 * 1024) { [self] request, context in

@@ -45,7 +45,9 @@ struct ReceiptsRequest {
         func present(_ value: String?) -> String? {
             value.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
-        guard let user = present(body.userId) else { throw APIError.badRequest("user_id must be 1 to \(AppUserIDInput.maxBytes) characters on one line.") }
+        guard let user = present(body.userId) else {
+            throw APIError.badRequest("user_id must be 1 to \(AppUserIDInput.maxBytes) characters on one line.")
+        }
         userID = try AppUserIDInput.require(user, field: "user_id")
         switch platform {
         case "APP_STORE":

@@ -15,10 +15,12 @@ struct ReceiptsRoute {
         group.add(.post, "/receipts", maxBodyBytes: 512 * 1024) { [self] request, context in
             let input = try ReceiptsRequest(request, context)
             let recorded = try await record.record(input.source, userID: input.userID, attribution: input.attribution, now: now())
-            context.logger.info("receipt_recorded", [
-                ("platform", .string(recorded.purchase.platform.rawValue)), ("purchase_id", .string(recorded.purchase.id)),
-                ("account_id", .string(recorded.accountID)),
-            ])
+            context.logger.info(
+                "receipt_recorded",
+                [
+                    ("platform", .string(recorded.purchase.platform.rawValue)), ("purchase_id", .string(recorded.purchase.id)),
+                    ("account_id", .string(recorded.accountID))
+                ])
             return .json { json in
                 json.string("status", "ok")
                 json.string("user_id", input.userID)

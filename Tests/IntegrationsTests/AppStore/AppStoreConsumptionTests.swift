@@ -27,13 +27,15 @@ struct AppStoreConsumptionTests {
         }
     }
 
-    @Test("The fake refuses as Apple does: customerConsented other than true, an unknown delivery status, a missing sampleContentProvided", arguments: [
-        (#"{"customerConsented":false,"deliveryStatus":"DELIVERED","sampleContentProvided":true}"#, 4_000_035),
-        (#"{"deliveryStatus":"DELIVERED","sampleContentProvided":true}"#, 4_000_035),
-        (#"{"customerConsented":"true","deliveryStatus":"DELIVERED","sampleContentProvided":true}"#, 4_000_035),
-        (#"{"customerConsented":true,"deliveryStatus":"LOST","sampleContentProvided":true}"#, 4_000_036),
-        (#"{"customerConsented":true,"deliveryStatus":"DELIVERED"}"#, 4_000_000),
-    ])
+    @Test(
+        "The fake refuses as Apple does: customerConsented other than true, an unknown delivery status, a missing sampleContentProvided",
+        arguments: [
+            (#"{"customerConsented":false,"deliveryStatus":"DELIVERED","sampleContentProvided":true}"#, 4_000_035),
+            (#"{"deliveryStatus":"DELIVERED","sampleContentProvided":true}"#, 4_000_035),
+            (#"{"customerConsented":"true","deliveryStatus":"DELIVERED","sampleContentProvided":true}"#, 4_000_035),
+            (#"{"customerConsented":true,"deliveryStatus":"LOST","sampleContentProvided":true}"#, 4_000_036),
+            (#"{"customerConsented":true,"deliveryStatus":"DELIVERED"}"#, 4_000_000)
+        ])
     func refused(_ body: String, _ errorCode: Int) async throws {
         let setup = try await AppStoreServerAPIClientTests.setup()
         try setup.fake.addTransaction(

@@ -69,8 +69,9 @@ struct AppStoreGeneratedChainTests {
         let early = try signer.signTransaction(transaction(signedDate: FakeApplePKI.shortLivedValidity.lowerBound.addingTimeInterval(-86400)))
         expectVerificationError(.invalidCertificate) { _ = try verifier.verifyTransaction(early, now: now) }
         // Checked at the current time instead, the leaf of 2023 has expired whatever signedDate says.
-        let atNow = AppStoreSignedDataVerifier(trustedRoots: [pki.root], bundleID: AppStoreTests.bundleID, appAppleID: nil,
-                                               environment: .sandbox, validatesAtCurrentTime: true)
+        let atNow = AppStoreSignedDataVerifier(
+            trustedRoots: [pki.root], bundleID: AppStoreTests.bundleID, appAppleID: nil,
+            environment: .sandbox, validatesAtCurrentTime: true)
         expectVerificationError(.invalidCertificate) {
             _ = try atNow.verifyTransaction(try signer.signTransaction(transaction(signedDate: during)), now: now)
         }
@@ -114,8 +115,9 @@ struct AppStoreGeneratedChainTests {
         }
         let production = AppStoreTests.verifier(pki, environment: .production, appAppleID: 1_234_567_890)
         let prodTransaction = transaction(environment: "Production")
-        let good = FakeAppStoreNotification(notificationType: "DID_RENEW", signedDate: now, environment: "Production",
-                                            appAppleID: 1_234_567_890, status: 1, transaction: prodTransaction)
+        let good = FakeAppStoreNotification(
+            notificationType: "DID_RENEW", signedDate: now, environment: "Production",
+            appAppleID: 1_234_567_890, status: 1, transaction: prodTransaction)
         let notification = try production.verifyNotification(try signer.signNotification(good), now: now)
         #expect(notification.data?.transaction?.transactionID == "2000000000000042")
         var otherApp = good
@@ -134,15 +136,17 @@ struct AppStoreGeneratedChainTests {
         let pki = try await FakeApplePKI.shared()
         let verifier = AppStoreTests.verifier(pki)
         let renewal = FakeAppStoreRenewalInfo(originalTransactionID: "2000000000000001", autoRenewStatus: 0, signedDate: now)
-        let notification = FakeAppStoreNotification(notificationType: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",
-                                                    signedDate: now, status: 1, transaction: transaction(), renewalInfo: renewal)
+        let notification = FakeAppStoreNotification(
+            notificationType: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",
+            signedDate: now, status: 1, transaction: transaction(), renewalInfo: renewal)
         let decoded = try verifier.verifyNotification(try pki.signer().signNotification(notification), now: now)
         #expect(decoded.data?.renewalInfo?.autoRenewStatus == 0)
         #expect(decoded.data?.transaction?.originalTransactionID == "2000000000000001")
 
         // Outer payload fine, nested transaction of another app.
-        let nestedOtherApp = FakeAppStoreNotification(notificationType: "DID_RENEW", signedDate: now, status: 1,
-                                                      transaction: transaction(bundleID: "com.other.app"))
+        let nestedOtherApp = FakeAppStoreNotification(
+            notificationType: "DID_RENEW", signedDate: now, status: 1,
+            transaction: transaction(bundleID: "com.other.app"))
         expectVerificationError(.wrongAppIdentifier) {
             _ = try verifier.verifyNotification(try pki.signer().signNotification(nestedOtherApp), now: now)
         }

@@ -21,10 +21,14 @@ struct AppStoreNotificationHistoryTests {
             sent.append(try #require(object["signedPayload"]))
         }
         // Outside the period, and a sandbox notification: neither is listed.
-        try setup.fake.send(FakeAppStoreNotification(notificationType: "DID_RENEW", signedDate: now.addingTimeInterval(-30 * 86400),
-                                                     environment: "Production", bundleID: AppStoreTests.bundleID), signer: setup.pki.signer())
-        try setup.fake.send(FakeAppStoreNotification(notificationType: "DID_RENEW", signedDate: now.addingTimeInterval(-3600),
-                                                     environment: "Sandbox", bundleID: AppStoreTests.bundleID), signer: setup.pki.signer())
+        try setup.fake.send(
+            FakeAppStoreNotification(
+                notificationType: "DID_RENEW", signedDate: now.addingTimeInterval(-30 * 86400),
+                environment: "Production", bundleID: AppStoreTests.bundleID), signer: setup.pki.signer())
+        try setup.fake.send(
+            FakeAppStoreNotification(
+                notificationType: "DID_RENEW", signedDate: now.addingTimeInterval(-3600),
+                environment: "Sandbox", bundleID: AppStoreTests.bundleID), signer: setup.pki.signer())
 
         let start = now.addingTimeInterval(-86400)
         let first = try await setup.client.notificationHistory(startDate: start, endDate: now, paginationToken: nil)
@@ -72,8 +76,10 @@ struct AppStoreNotificationHistoryTests {
         let setup = try await AppStoreServerAPIClientTests.setup(clientEnvironment: .sandbox)
         defer { Task { await setup.fake.stop() } }
         let now = setup.clock.now
-        try setup.fake.send(FakeAppStoreNotification(notificationType: "TEST", signedDate: now.addingTimeInterval(-60), environment: "Sandbox",
-                                                     bundleID: AppStoreTests.bundleID), signer: setup.pki.signer())
+        try setup.fake.send(
+            FakeAppStoreNotification(
+                notificationType: "TEST", signedDate: now.addingTimeInterval(-60), environment: "Sandbox",
+                bundleID: AppStoreTests.bundleID), signer: setup.pki.signer())
         let page = try await setup.client.notificationHistory(startDate: now.addingTimeInterval(-3600), endDate: now, paginationToken: nil)
         #expect(page.signedPayloads.count == 1)
         #expect(!page.hasMore)

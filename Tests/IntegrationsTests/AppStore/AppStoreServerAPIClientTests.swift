@@ -51,15 +51,17 @@ struct AppStoreServerAPIClientTests {
     }
 
     static func transaction(_ id: String, environment: String, bundleID: String = AppStoreTests.bundleID) -> FakeAppStoreTransaction {
-        FakeAppStoreTransaction(transactionID: id, originalTransactionID: id, bundleID: bundleID,
-                                expiresDate: Date().addingTimeInterval(86400), environment: environment)
+        FakeAppStoreTransaction(
+            transactionID: id, originalTransactionID: id, bundleID: bundleID,
+            expiresDate: Date().addingTimeInterval(86400), environment: environment)
     }
 
     @Test("A production transaction is fetched with a bearer JWT Apple accepts, and verified")
     func production() async throws {
         let setup = try await Self.setup()
         defer { Task { await setup.fake.stop() } }
-        try setup.fake.addTransaction(Self.transaction("2000000000000101", environment: "Production"), signer: setup.pki.signer(), environment: .production)
+        try setup.fake.addTransaction(
+            Self.transaction("2000000000000101", environment: "Production"), signer: setup.pki.signer(), environment: .production)
         let transaction = try await setup.client.transaction(id: "2000000000000101")
         #expect(transaction.transactionID == "2000000000000101")
         #expect(transaction.environment == "Production")
@@ -96,9 +98,10 @@ struct AppStoreServerAPIClientTests {
         try setup.fake.addTransaction(Self.transaction("2000000000000202", environment: "Sandbox"), signer: setup.pki.signer(), environment: .sandbox)
         let transaction = try await setup.client.transaction(id: "2000000000000202")
         #expect(transaction.environment == "Sandbox")
-        #expect(setup.fake.requests.map(\.path) == [
-            "/production/inApps/v1/transactions/2000000000000202", "/sandbox/inApps/v1/transactions/2000000000000202",
-        ])
+        #expect(
+            setup.fake.requests.map(\.path) == [
+                "/production/inApps/v1/transactions/2000000000000202", "/sandbox/inApps/v1/transactions/2000000000000202"
+            ])
     }
 
     @Test("Unknown in both environments is a typed not-found error")
@@ -196,8 +199,9 @@ struct AppStoreServerAPIClientTests {
     func otherApp() async throws {
         let setup = try await Self.setup()
         defer { Task { await setup.fake.stop() } }
-        try setup.fake.addTransaction(Self.transaction("8", environment: "Production", bundleID: "com.other.app"),
-                                      signer: setup.pki.signer(), environment: .production)
+        try setup.fake.addTransaction(
+            Self.transaction("8", environment: "Production", bundleID: "com.other.app"),
+            signer: setup.pki.signer(), environment: .production)
         await #expect {
             _ = try await setup.client.transaction(id: "8")
         } throws: { error in

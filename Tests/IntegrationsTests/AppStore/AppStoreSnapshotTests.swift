@@ -28,8 +28,9 @@ struct AppStoreSnapshotTests {
         var renewed = FakeAppStoreTransaction(expiresDate: expires.addingTimeInterval(30 * 86400), signedDate: now)
         renewed.transactionID = "2000000000000002"
         let refunded = FakeAppStoreTransaction(expiresDate: expires, revocationDate: now, revocationReason: 1, signedDate: now)
-        let familyRevoked = FakeAppStoreTransaction(expiresDate: expires, revocationDate: now, revocationReason: 0,
-                                                    inAppOwnershipType: "FAMILY_SHARED", signedDate: now)
+        let familyRevoked = FakeAppStoreTransaction(
+            expiresDate: expires, revocationDate: now, revocationReason: 0,
+            inAppOwnershipType: "FAMILY_SHARED", signedDate: now)
         let lapsed = FakeAppStoreTransaction(expiresDate: now.addingTimeInterval(-86400), signedDate: now)
         var upgraded = FakeAppStoreTransaction(productID: "com.example.yearly", expiresDate: expires, signedDate: now)
         upgraded.transactionID = "2000000000000003"
@@ -41,10 +42,12 @@ struct AppStoreSnapshotTests {
             Case(type: "SUBSCRIBED", subtype: "RESUBSCRIBE", expected: .active),
             Case(type: "DID_RENEW", status: 1, transaction: renewed, expected: .active, expectedExpiry: expires.addingTimeInterval(30 * 86400)),
             Case(type: "DID_RENEW", subtype: "BILLING_RECOVERY", status: 1, expected: .active),
-            Case(type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", status: 4, transaction: lapsed, renewal: grace,
-                 expected: .inGracePeriod, expectedExpiry: graceEnd),
-            Case(type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", transaction: lapsed, renewal: grace,
-                 expected: .inGracePeriod, expectedExpiry: graceEnd),
+            Case(
+                type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", status: 4, transaction: lapsed, renewal: grace,
+                expected: .inGracePeriod, expectedExpiry: graceEnd),
+            Case(
+                type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", transaction: lapsed, renewal: grace,
+                expected: .inGracePeriod, expectedExpiry: graceEnd),
             Case(type: "DID_FAIL_TO_RENEW", status: 3, transaction: lapsed, expected: .billingRetry, expectedExpiry: lapsed.expiresDate),
             Case(type: "DID_FAIL_TO_RENEW", transaction: lapsed, expected: .billingRetry, expectedExpiry: lapsed.expiresDate),
             Case(type: "GRACE_PERIOD_EXPIRED", status: 3, transaction: lapsed, expected: .billingRetry, expectedExpiry: lapsed.expiresDate),
@@ -56,12 +59,14 @@ struct AppStoreSnapshotTests {
             Case(type: "REVOKE", status: 5, transaction: familyRevoked, expected: .revoked),
             Case(type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", status: 1, renewal: off, expected: .canceled),
             Case(type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", status: 1, expected: .canceled),
-            Case(type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED", status: 1,
-                 renewal: FakeAppStoreRenewalInfo(autoRenewStatus: 1, signedDate: now), expected: .active),
+            Case(
+                type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED", status: 1,
+                renewal: FakeAppStoreRenewalInfo(autoRenewStatus: 1, signedDate: now), expected: .active),
             Case(type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", status: 1, transaction: upgraded, expected: .active),
             Case(type: "OFFER_REDEEMED", subtype: "UPGRADE", status: 1, expected: .active),
-            Case(type: "RENEWAL_EXTENDED", status: 1, transaction: renewed, expected: .active, expectedExpiry: expires.addingTimeInterval(30 * 86400)),
-            Case(type: "REFUND_REVERSED", status: 1, expected: .active),
+            Case(
+                type: "RENEWAL_EXTENDED", status: 1, transaction: renewed, expected: .active, expectedExpiry: expires.addingTimeInterval(30 * 86400)),
+            Case(type: "REFUND_REVERSED", status: 1, expected: .active)
         ]
     }()
 
@@ -84,14 +89,17 @@ struct AppStoreSnapshotTests {
         #expect(snapshot.observedAt == signedDate)
     }
 
-    @Test("TEST and informational types are acknowledged with no state", arguments: [
-        "TEST", "PRICE_INCREASE", "CONSUMPTION_REQUEST", "REFUND_DECLINED", "METADATA_UPDATE", "SOMETHING_NEW",
-    ])
+    @Test(
+        "TEST and informational types are acknowledged with no state",
+        arguments: [
+            "TEST", "PRICE_INCREASE", "CONSUMPTION_REQUEST", "REFUND_DECLINED", "METADATA_UPDATE", "SOMETHING_NEW"
+        ])
     func noState(_ type: String) async throws {
         let pki = try await FakeApplePKI.shared()
         let transaction = FakeAppStoreTransaction(expiresDate: Self.expires, signedDate: Self.now)
-        let notification = FakeAppStoreNotification(notificationType: type, signedDate: Self.now, status: 1,
-                                                    transaction: type == "TEST" ? nil : transaction)
+        let notification = FakeAppStoreNotification(
+            notificationType: type, signedDate: Self.now, status: 1,
+            transaction: type == "TEST" ? nil : transaction)
         let verified = try AppStoreTests.verifier(pki).verifyNotification(try pki.signer().signNotification(notification), now: Self.now)
         #expect(verified.notificationType == type)
         #expect(try verified.snapshot(now: Self.now) == nil)
@@ -108,8 +116,9 @@ struct AppStoreSnapshotTests {
         let older = FakeAppStoreNotification(
             notificationType: "EXPIRED", subtype: "BILLING_RETRY", signedDate: Self.now, status: 2,
             transaction: FakeAppStoreTransaction(expiresDate: Self.now.addingTimeInterval(-60), signedDate: Self.now))
-        let newer = FakeAppStoreNotification(notificationType: "DID_RENEW", subtype: "BILLING_RECOVERY", signedDate: renewedAt,
-                                             status: 1, transaction: renewal)
+        let newer = FakeAppStoreNotification(
+            notificationType: "DID_RENEW", subtype: "BILLING_RECOVERY", signedDate: renewedAt,
+            status: 1, transaction: renewal)
         // Delivered newest first.
         let first = try #require(try verifier.verifyNotification(try pki.signer().signNotification(newer), now: renewedAt).snapshot(now: renewedAt))
         let second = try #require(try verifier.verifyNotification(try pki.signer().signNotification(older), now: renewedAt).snapshot(now: renewedAt))
@@ -126,9 +135,10 @@ struct AppStoreSnapshotTests {
         func snapshot(_ transaction: AppStoreTransaction, _ renewal: AppStoreRenewalInfo? = nil) throws -> PurchaseSnapshot {
             try transaction.snapshot(renewalInfo: renewal, now: now)
         }
-        var base = AppStoreTransaction(transactionID: "11", originalTransactionID: "10", bundleID: "b", productID: "p",
-                                       type: "Consumable", environment: "Production",
-                                       appAccountToken: "5E5A8F9C-1B2D-4C3E-9F00-ABCDEF012345", signedDate: now.addingTimeInterval(-5))
+        var base = AppStoreTransaction(
+            transactionID: "11", originalTransactionID: "10", bundleID: "b", productID: "p",
+            type: "Consumable", environment: "Production",
+            appAccountToken: "5E5A8F9C-1B2D-4C3E-9F00-ABCDEF012345", signedDate: now.addingTimeInterval(-5))
         let consumable = try snapshot(base)
         #expect(consumable.status == .active)
         #expect(consumable.expiresAt == nil)

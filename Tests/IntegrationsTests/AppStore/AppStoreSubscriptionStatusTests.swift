@@ -9,7 +9,8 @@ struct AppStoreSubscriptionStatusTests {
     typealias Setup = AppStoreServerAPIClientTests.Setup
 
     static func subscriber(_ setup: Setup, months: Int = 10, environment: FakeAppStoreServer.Environment = .production) throws
-        -> [FakeAppStoreTransaction] {
+        -> [FakeAppStoreTransaction]
+    {
         // Bought ten months ago, renewed every month since: the last period runs until 20 days from now.
         let start = setup.clock.now.addingTimeInterval(-Double(months) * 30 * 86400 + 10 * 86400)
         return try setup.fake.addSubscription(
@@ -61,8 +62,9 @@ struct AppStoreSubscriptionStatusTests {
         let periods = try Self.subscriber(setup, months: 3)
         let graceEnd = setup.clock.now.addingTimeInterval(3 * 86400)
         setup.fake.setRenewalInfo(
-            FakeAppStoreRenewalInfo(originalTransactionID: "2000000000004000", gracePeriodExpiresDate: graceEnd, isInBillingRetryPeriod: true,
-                                    environment: "Production"),
+            FakeAppStoreRenewalInfo(
+                originalTransactionID: "2000000000004000", gracePeriodExpiresDate: graceEnd, isInBillingRetryPeriod: true,
+                environment: "Production"),
             signer: setup.pki.signer(), environment: .production)
         setup.fake.setSubscriptionStatus(4, originalTransactionID: "2000000000004000", environment: .production)
         let grace = try await setup.client.subscriptionStatus(transactionID: "2000000000004000")
@@ -71,7 +73,8 @@ struct AppStoreSubscriptionStatusTests {
         #expect(snapshot.status == .inGracePeriod)
         #expect(snapshot.expiresAt == graceEnd)
         setup.fake.setSubscriptionStatus(3, originalTransactionID: "2000000000004000", environment: .production)
-        #expect(try await setup.client.subscriptionStatus(transactionID: periods[1].transactionID).snapshot(now: setup.clock.now).status == .billingRetry)
+        #expect(
+            try await setup.client.subscriptionStatus(transactionID: periods[1].transactionID).snapshot(now: setup.clock.now).status == .billingRetry)
     }
 
     @Test("A non-subscription id: Apple lists the customer's subscriptions, none is it, so it is not_a_subscription")
@@ -80,8 +83,9 @@ struct AppStoreSubscriptionStatusTests {
         defer { Task { await setup.fake.stop() } }
         try Self.subscriber(setup)
         try setup.fake.addTransaction(
-            FakeAppStoreTransaction(transactionID: "2000000000005000", originalTransactionID: "2000000000005000", bundleID: AppStoreTests.bundleID,
-                                    productID: "com.example.lifetime", type: "Non-Consumable", environment: "Production"),
+            FakeAppStoreTransaction(
+                transactionID: "2000000000005000", originalTransactionID: "2000000000005000", bundleID: AppStoreTests.bundleID,
+                productID: "com.example.lifetime", type: "Non-Consumable", environment: "Production"),
             signer: setup.pki.signer(), environment: .production)
         await #expect {
             _ = try await setup.client.subscriptionStatus(transactionID: "2000000000005000")

@@ -13,18 +13,23 @@ enum AppStoreTests {
     }
 
     /// A verifier trusting the fake PKI's root.
-    static func verifier(_ pki: FakeApplePKI, environment: AppStoreEnvironment = .sandbox, appAppleID: Int? = nil,
-                         roots: [Certificate]? = nil) -> AppStoreSignedDataVerifier {
-        AppStoreSignedDataVerifier(trustedRoots: roots ?? [pki.root], bundleID: bundleID, appAppleID: appAppleID,
-                                   environment: environment)
+    static func verifier(
+        _ pki: FakeApplePKI, environment: AppStoreEnvironment = .sandbox, appAppleID: Int? = nil,
+        roots: [Certificate]? = nil
+    ) -> AppStoreSignedDataVerifier {
+        AppStoreSignedDataVerifier(
+            trustedRoots: roots ?? [pki.root], bundleID: bundleID, appAppleID: appAppleID,
+            environment: environment)
     }
 
     static func date(_ seconds: TimeInterval) -> Date { Date(timeIntervalSince1970: seconds) }
 }
 
 /// Expects `body` to throw an `AppStoreError.verification` of `kind`.
-func expectVerificationError(_ kind: AppStoreError.Verification.Kind, sourceLocation: SourceLocation = #_sourceLocation,
-                             _ body: () throws -> Void) {
+func expectVerificationError(
+    _ kind: AppStoreError.Verification.Kind, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) {
     do {
         try body()
         Issue.record("expected \(kind), nothing was thrown", sourceLocation: sourceLocation)

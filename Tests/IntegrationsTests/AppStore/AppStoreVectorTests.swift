@@ -6,10 +6,13 @@ import TestSupport
 
 @Suite("App Store signed data: Apple's vectors")
 struct AppStoreVectorTests {
-    static func mockVerifier(_ environment: AppStoreEnvironment = .sandbox, appAppleID: Int? = nil,
-                             bundleID: String = "com.example") throws -> AppStoreSignedDataVerifier {
-        AppStoreSignedDataVerifier(trustedRoots: [try AppStoreTests.certificate("apple/certs/testCA.der")],
-                                   bundleID: bundleID, appAppleID: appAppleID, environment: environment)
+    static func mockVerifier(
+        _ environment: AppStoreEnvironment = .sandbox, appAppleID: Int? = nil,
+        bundleID: String = "com.example"
+    ) throws -> AppStoreSignedDataVerifier {
+        AppStoreSignedDataVerifier(
+            trustedRoots: [try AppStoreTests.certificate("apple/certs/testCA.der")],
+            bundleID: bundleID, appAppleID: appAppleID, environment: environment)
     }
 
     static func mock(_ name: String) throws -> String { try SharedVectors.text("apple/mock_signed_data/\(name)") }
@@ -66,8 +69,9 @@ struct AppStoreVectorTests {
 
     @Test("Mock data does not chain to the real Apple root")
     func mockDataIsNotApple() throws {
-        let verifier = AppStoreSignedDataVerifier(trustedRoots: [try AppleRootCertificates.appleRootCAG3], bundleID: "com.example",
-                                                  appAppleID: nil, environment: .sandbox)
+        let verifier = AppStoreSignedDataVerifier(
+            trustedRoots: [try AppleRootCertificates.appleRootCAG3], bundleID: "com.example",
+            appAppleID: nil, environment: .sandbox)
         expectVerificationError(.invalidCertificate) { _ = try verifier.verifyTransaction(Self.mock("transactionInfo")) }
     }
 
@@ -90,12 +94,14 @@ struct AppStoreVectorTests {
         #expect(snapshot.environment == "Sandbox")
         #expect(snapshot.observedAt == AppStoreTests.date(1_739_161_772.561))
 
-        let notifications = AppStoreSignedDataVerifier(trustedRoots: [root], bundleID: "com.loki-project.loki-messenger",
-                                                       appAppleID: nil, environment: .sandbox)
+        let notifications = AppStoreSignedDataVerifier(
+            trustedRoots: [root], bundleID: "com.loki-project.loki-messenger",
+            appAppleID: nil, environment: .sandbox)
         #expect(try notifications.verifyNotification(notificationJWS).isTest)
 
-        let atNow = AppStoreSignedDataVerifier(trustedRoots: [root], bundleID: "com.goodheartapp", appAppleID: nil,
-                                               environment: .sandbox, validatesAtCurrentTime: true)
+        let atNow = AppStoreSignedDataVerifier(
+            trustedRoots: [root], bundleID: "com.goodheartapp", appAppleID: nil,
+            environment: .sandbox, validatesAtCurrentTime: true)
         expectVerificationError(.invalidCertificate) { _ = try atNow.verifyTransaction(transactionJWS, now: Date()) }
         // The same check at a time inside the leaf's validity passes.
         _ = try atNow.verifyTransaction(transactionJWS, now: AppStoreTests.date(1_739_161_772))
@@ -110,8 +116,9 @@ struct AppStoreVectorTests {
         let bundle = "com.example.naturelab.backyardbirds.example"
         let transactionJWS = try SharedVectors.text("apple/xcode/xcode-signed-transaction")
         let renewalJWS = try SharedVectors.text("apple/xcode/xcode-signed-renewal-info")
-        let xcode = AppStoreSignedDataVerifier(trustedRoots: [try AppleRootCertificates.appleRootCAG3], bundleID: bundle,
-                                               appAppleID: nil, environment: .xcode)
+        let xcode = AppStoreSignedDataVerifier(
+            trustedRoots: [try AppleRootCertificates.appleRootCAG3], bundleID: bundle,
+            appAppleID: nil, environment: .xcode)
         let transaction = try xcode.verifyTransaction(transactionJWS)
         #expect(transaction.environment == "Xcode")
         #expect(transaction.productID == "pass.premium")
@@ -138,8 +145,9 @@ struct AppStoreVectorTests {
 
         // Configured for Sandbox or Production, the one-certificate x5c is refused.
         for environment in [AppStoreEnvironment.sandbox, .production] {
-            let strict = AppStoreSignedDataVerifier(trustedRoots: [try AppleRootCertificates.appleRootCAG3], bundleID: bundle,
-                                                    appAppleID: nil, environment: environment)
+            let strict = AppStoreSignedDataVerifier(
+                trustedRoots: [try AppleRootCertificates.appleRootCAG3], bundleID: bundle,
+                appAppleID: nil, environment: environment)
             expectVerificationError(.invalidFormat) { _ = try strict.verifyTransaction(transactionJWS) }
             expectVerificationError(.invalidFormat) { _ = try strict.verifyRenewalInfo(renewalJWS) }
         }
@@ -181,7 +189,9 @@ struct AppStoreVectorTests {
         let garbage = directory.appendingPathComponent("garbage.cer")
         try Data("not a certificate".utf8).write(to: garbage)
         #expect { _ = try AppleRootCertificates.load(paths: [garbage.path]) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
-        #expect { _ = try AppleRootCertificates.load(paths: [directory.appendingPathComponent("other.cer").path]) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
+        #expect { _ = try AppleRootCertificates.load(paths: [directory.appendingPathComponent("other.cer").path]) } throws: {
+            ($0 as? AppStoreError)?.configurationError != nil
+        }
         #expect { _ = try AppleRootCertificates.load(paths: []) } throws: { ($0 as? AppStoreError)?.configurationError != nil }
     }
 }

@@ -49,7 +49,9 @@ struct FakeAppStoreShapeTests {
                 expectShape(inner, like: expectedInner, "\(what).\(key)", sourceLocation: sourceLocation)
             }
             if let items = value as? [Any], let expectedItems = expected as? [Any], let expectedFirst = expectedItems.first as? [String: Any] {
-                for case let item as [String: Any] in items { expectShape(item, like: expectedFirst, "\(what).\(key)[]", sourceLocation: sourceLocation) }
+                for case let item as [String: Any] in items {
+                    expectShape(item, like: expectedFirst, "\(what).\(key)[]", sourceLocation: sourceLocation)
+                }
             }
         }
     }
@@ -92,16 +94,20 @@ struct FakeAppStoreShapeTests {
             credentials: .init(issuerID: "issuer", keyID: "KEY", bundleID: "com.example.app", publicKey: try key.verificationKey()),
             appAppleID: 1234, clock: { now })
         defer { Task { await fake.stop() } }
-        let periods = try fake.addSubscription(originalTransactionID: "2000000000000100", bundleID: "com.example.app",
-                                               start: now.addingTimeInterval(-50 * 86400), periods: 2, environment: .production, signer: pki.signer())
+        let periods = try fake.addSubscription(
+            originalTransactionID: "2000000000000100", bundleID: "com.example.app",
+            start: now.addingTimeInterval(-50 * 86400), periods: 2, environment: .production, signer: pki.signer())
         for index in 0..<4 {
-            try fake.send(FakeAppStoreNotification(notificationType: "DID_RENEW", signedDate: now.addingTimeInterval(Double(index - 10)),
-                                                   environment: "Production", appAppleID: 1234), signer: pki.signer())
+            try fake.send(
+                FakeAppStoreNotification(
+                    notificationType: "DID_RENEW", signedDate: now.addingTimeInterval(Double(index - 10)),
+                    environment: "Production", appAppleID: 1234), signer: pki.signer())
         }
         let iat = Int64(now.timeIntervalSince1970)
         let token = try CompactJWS.sign(
             header: ["alg": "ES256", "kid": "KEY", "typ": "JWT"] as JSONValue,
-            claims: ["iss": "issuer", "iat": .integer(iat), "exp": .integer(iat + 300), "aud": "appstoreconnect-v1", "bid": "com.example.app"] as JSONValue,
+            claims: ["iss": "issuer", "iat": .integer(iat), "exp": .integer(iat + 300), "aud": "appstoreconnect-v1", "bid": "com.example.app"]
+                as JSONValue,
             key: key)
         let http = URLSessionHTTPClient(service: "app_store")
         let auth = [(name: "Authorization", value: "Bearer " + token)]
@@ -111,9 +117,14 @@ struct FakeAppStoreShapeTests {
         // Apple's StatusResponse (developer.apple.com/documentation/appstoreserverapi/statusresponse; the example of Apple's libraries).
         let appleStatus: [String: Any] = [
             "environment": "Production", "bundleId": "com.example", "appAppleId": 5454545,
-            "data": [["subscriptionGroupIdentifier": "sub_group_one", "lastTransactions": [
-                ["status": 1, "originalTransactionId": "3749183", "signedTransactionInfo": "jws", "signedRenewalInfo": "jws"],
-            ]]],
+            "data": [
+                [
+                    "subscriptionGroupIdentifier": "sub_group_one",
+                    "lastTransactions": [
+                        ["status": 1, "originalTransactionId": "3749183", "signedTransactionInfo": "jws", "signedRenewalInfo": "jws"]
+                    ]
+                ]
+            ]
         ]
         Self.expectShape(status, like: appleStatus, "statusResponse")
         let item = try #require(((status["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first)
@@ -128,12 +139,15 @@ struct FakeAppStoreShapeTests {
 
         let historyURL = try #require(URL(string: fake.productionBaseURL.absoluteString + "/inApps/v1/notifications/history"))
         let body = JSONValue.object([("startDate", .integer((iat - 3600) * 1000)), ("endDate", .integer(iat * 1000))]).serialized()
-        let history = try Self.object(try await http.send(OutboundRequest(
-            method: "POST", url: historyURL, headers: auth + [(name: "Content-Type", value: "application/json")], body: body)).body)
+        let history = try Self.object(
+            try await http.send(
+                OutboundRequest(
+                    method: "POST", url: historyURL, headers: auth + [(name: "Content-Type", value: "application/json")], body: body)
+            ).body)
         // Apple's NotificationHistoryResponse (developer.apple.com/documentation/appstoreserverapi/notificationhistoryresponse).
         let appleHistory: [String: Any] = [
             "paginationToken": "57715481-805a-4283-8499-1c19b5d6b20a", "hasMore": true,
-            "notificationHistory": [["sendAttempts": [["attemptDate": 1698148900000, "sendAttemptResult": "SUCCESS"]], "signedPayload": "jws"]],
+            "notificationHistory": [["sendAttempts": [["attemptDate": 1698148900000, "sendAttemptResult": "SUCCESS"]], "signedPayload": "jws"]]
         ]
         Self.expectShape(history, like: appleHistory, "notificationHistoryResponse")
         let first = try #require((history["notificationHistory"] as? [[String: Any]])?.first)

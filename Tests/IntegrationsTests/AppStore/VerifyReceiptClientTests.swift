@@ -14,18 +14,21 @@ struct VerifyReceiptClientTests {
 
     static func server() throws -> FakeAppStoreServer {
         try FakeAppStoreServer(
-            credentials: .init(issuerID: "i", keyID: "k", bundleID: AppStoreTests.bundleID,
-                               publicKey: try SigningKey.generateES256().verificationKey()),
+            credentials: .init(
+                issuerID: "i", keyID: "k", bundleID: AppStoreTests.bundleID,
+                publicKey: try SigningKey.generateES256().verificationKey()),
             sharedSecret: secret)
     }
 
     static func client(_ fake: FakeAppStoreServer, secret: String = secret, first: AppStoreEnvironment = .production) -> VerifyReceiptClient {
-        VerifyReceiptClient(sharedSecret: secret, productionURL: fake.productionReceiptURL, sandboxURL: fake.sandboxReceiptURL,
-                            bundleID: AppStoreTests.bundleID, http: URLSessionHTTPClient(service: "app_store"), firstEnvironment: first)
+        VerifyReceiptClient(
+            sharedSecret: secret, productionURL: fake.productionReceiptURL, sandboxURL: fake.sandboxReceiptURL,
+            bundleID: AppStoreTests.bundleID, http: URLSessionHTTPClient(service: "app_store"), firstEnvironment: first)
     }
 
     static func valid(_ environment: String, _ purchases: [FakeAppStoreServer.ReceiptPurchase], bundleID: String = AppStoreTests.bundleID)
-        -> FakeAppStoreServer.ReceiptAnswer {
+        -> FakeAppStoreServer.ReceiptAnswer
+    {
         .valid(bundleID: bundleID, environment: environment, purchases: purchases, requestDate: requestDate)
     }
 
@@ -34,12 +37,18 @@ struct VerifyReceiptClientTests {
         let fake = try Self.server()
         defer { Task { await fake.stop() } }
         let expires = Self.requestDate.addingTimeInterval(30 * 86400)
-        fake.addReceipt("MIIreceipt1", environment: .production, answer: Self.valid("Production", [
-            .init(productID: "com.example.monthly", transactionID: "11", originalTransactionID: "10",
-                  purchaseDate: Self.requestDate.addingTimeInterval(-40 * 86400), expiresDate: Self.requestDate.addingTimeInterval(-10 * 86400)),
-            .init(productID: "com.example.yearly", transactionID: "21", originalTransactionID: "20",
-                  purchaseDate: Self.requestDate.addingTimeInterval(-86400), expiresDate: expires),
-        ]))
+        fake.addReceipt(
+            "MIIreceipt1", environment: .production,
+            answer: Self.valid(
+                "Production",
+                [
+                    .init(
+                        productID: "com.example.monthly", transactionID: "11", originalTransactionID: "10",
+                        purchaseDate: Self.requestDate.addingTimeInterval(-40 * 86400), expiresDate: Self.requestDate.addingTimeInterval(-10 * 86400)),
+                    .init(
+                        productID: "com.example.yearly", transactionID: "21", originalTransactionID: "20",
+                        purchaseDate: Self.requestDate.addingTimeInterval(-86400), expiresDate: expires)
+                ]))
         let receipt = try await Self.client(fake).verify(receiptBase64: "MIIreceipt1\n")
         #expect(receipt.productID == "com.example.yearly")
         #expect(receipt.originalTransactionID == "20")
@@ -48,8 +57,9 @@ struct VerifyReceiptClientTests {
         #expect(receipt.environment == "Production")
         #expect(receipt.autoRenewStatus == 1)
         let snapshot = receipt.snapshot(now: Self.requestDate)
-        var expected = PurchaseSnapshot(platform: .appStore, externalID: "20", productID: "com.example.yearly", status: .active,
-                                        expiresAt: expires, environment: "Production", observedAt: Self.requestDate, transactionID: "21")
+        var expected = PurchaseSnapshot(
+            platform: .appStore, externalID: "20", productID: "com.example.yearly", status: .active,
+            expiresAt: expires, environment: "Production", observedAt: Self.requestDate, transactionID: "21")
         expected.willRenew = true
         #expect(snapshot == expected)
         let sent = try #require(fake.receiptRequests.first)
@@ -65,7 +75,8 @@ struct VerifyReceiptClientTests {
     func sandboxRetry() async throws {
         let fake = try Self.server()
         defer { Task { await fake.stop() } }
-        fake.addReceipt("MIIsandbox", environment: .sandbox, answer: Self.valid("Sandbox", [.init(autoRenewStatus: 0, isInBillingRetryPeriod: false)]))
+        fake.addReceipt(
+            "MIIsandbox", environment: .sandbox, answer: Self.valid("Sandbox", [.init(autoRenewStatus: 0, isInBillingRetryPeriod: false)]))
         let receipt = try await Self.client(fake).verify(receiptBase64: "MIIsandbox")
         #expect(receipt.environment == "Sandbox")
         #expect(fake.receiptRequests.map(\.environment) == [.production, .sandbox])
@@ -142,7 +153,7 @@ struct VerifyReceiptClientTests {
             (.init(expiresDate: now.addingTimeInterval(-86400), isInBillingRetryPeriod: true), .billingRetry),
             (.init(expiresDate: now.addingTimeInterval(86400), autoRenewStatus: 0), .canceled),
             (.init(expiresDate: now.addingTimeInterval(86400), isTrialPeriod: true), .trialing),
-            (.init(productID: "com.example.lifetime", expiresDate: nil, autoRenewStatus: nil), .active),
+            (.init(productID: "com.example.lifetime", expiresDate: nil, autoRenewStatus: nil), .active)
         ]
         for (index, (purchase, expected)) in cases.enumerated() {
             fake.addReceipt("MIIcase\(index)", environment: .production, answer: Self.valid("Production", [purchase]))
@@ -155,14 +166,16 @@ struct VerifyReceiptClientTests {
     @Test("HTTP errors and garbage from verifyReceipt are upstream errors")
     func httpErrors() async throws {
         let fake = try FakeHTTPServer { request in
-            request.path.hasPrefix("/down") ? HTTPResponse(status: .serviceUnavailable) : HTTPResponse(status: .ok, contentType: "text/html", body: "<html>")
+            request.path.hasPrefix("/down")
+                ? HTTPResponse(status: .serviceUnavailable) : HTTPResponse(status: .ok, contentType: "text/html", body: "<html>")
         }
         defer { Task { await fake.stop() } }
         let base = try #require(URL(string: fake.baseURL))
         func client(_ path: String) -> VerifyReceiptClient {
             let url = base.appendingPathComponent(path)
-            return VerifyReceiptClient(sharedSecret: nil, productionURL: url, sandboxURL: url, bundleID: AppStoreTests.bundleID,
-                                       http: URLSessionHTTPClient(service: "app_store"))
+            return VerifyReceiptClient(
+                sharedSecret: nil, productionURL: url, sandboxURL: url, bundleID: AppStoreTests.bundleID,
+                http: URLSessionHTTPClient(service: "app_store"))
         }
         await #expect { _ = try await client("down").verify(receiptBase64: "MII") } throws: { error in
             (error as? UpstreamError).map { $0.retryable && $0.kind == .badStatus(503) } ?? false
@@ -186,9 +199,10 @@ struct VerifyReceiptClientTests {
         for index in 0..<2 {
             let start: Date = subscriptionStart.addingTimeInterval(Double(index) * 30 * day)
             let end: Date = start.addingTimeInterval(30 * day)
-            periods.append(FakeAppStoreServer.ReceiptPurchase(
-                productID: "com.example.monthly", transactionID: String(101 + index), originalTransactionID: "100",
-                purchaseDate: start, expiresDate: end, originalPurchaseDate: subscriptionStart))
+            periods.append(
+                FakeAppStoreServer.ReceiptPurchase(
+                    productID: "com.example.monthly", transactionID: String(101 + index), originalTransactionID: "100",
+                    purchaseDate: start, expiresDate: end, originalPurchaseDate: subscriptionStart))
         }
         let lifetime = FakeAppStoreServer.ReceiptPurchase(
             productID: "com.example.lifetime", transactionID: "200", originalTransactionID: "200", purchaseDate: now.addingTimeInterval(-400 * day),
@@ -198,9 +212,11 @@ struct VerifyReceiptClientTests {
             autoRenewStatus: nil)
         // exclude-old-transactions: latest_receipt_info holds the subscription's latest period; in_app
         // everything the receipt was made with (a year-old non-consumable, a non-renewing pass, old periods).
-        fake.addReceipt("MIIall", environment: .production, answer: .receipt(
-            bundleID: AppStoreTests.bundleID, environment: "Production", latestReceiptInfo: [period3],
-            inApp: [lifetime] + periods + [pass], requestDate: now))
+        fake.addReceipt(
+            "MIIall", environment: .production,
+            answer: .receipt(
+                bundleID: AppStoreTests.bundleID, environment: "Production", latestReceiptInfo: [period3],
+                inApp: [lifetime] + periods + [pass], requestDate: now))
         let receipt = try await Self.client(fake).verify(receiptBase64: "MIIall")
         #expect(receipt.allPurchases.map(\.originalTransactionID) == ["100", "300", "200"], "newest first")
         #expect(receipt.transactionID == "103")
@@ -224,8 +240,9 @@ struct VerifyReceiptClientTests {
         let now = Self.requestDate
         let durations = ProductDurations(days: ["com.example.pass": 30])
         func item(_ product: String, boughtDaysAgo days: Double) -> VerifiedReceipt {
-            VerifiedReceipt(environment: "Production", bundleID: AppStoreTests.bundleID, productID: product, originalTransactionID: "1",
-                            purchaseDate: now.addingTimeInterval(-days * 86400), requestDate: now)
+            VerifiedReceipt(
+                environment: "Production", bundleID: AppStoreTests.bundleID, productID: product, originalTransactionID: "1",
+                purchaseDate: now.addingTimeInterval(-days * 86400), requestDate: now)
         }
         let running = item("com.example.pass", boughtDaysAgo: 10).snapshot(now: now, durations: durations)
         #expect(running.status == .active)

@@ -45,8 +45,11 @@ struct ExternalPurchaseReportClientTests {
                 requestIdentifier: UUID(), externalPurchaseID: token, events: [Events.renewal("s_1_r1", of: "s_1", at: start + 30 * Events.day)]),
             try ExternalPurchaseReport.lineItems(
                 requestIdentifier: UUID(), externalPurchaseID: token,
-                events: [Events.refund("s_1_r1_refund", of: "s_1_r1", at: harness.now - 60, preTax: 300, tax: 75, remaining: 500,
-                                       productID: "com.example.monthly")]),
+                events: [
+                    Events.refund(
+                        "s_1_r1_refund", of: "s_1_r1", at: harness.now - 60, preTax: 300, tax: 75, remaining: 500,
+                        productID: "com.example.monthly")
+                ])
         ]
         for report in reports { #expect(try await harness.client.send(report) == .accepted) }
         let items = harness.fake.acceptedLineItems()
@@ -124,7 +127,10 @@ struct ExternalPurchaseReportClientTests {
             requestIdentifier: UUID(), externalPurchaseID: "token-2", events: [Events.renewal("s_9_r1", of: "s_9", at: harness.now - 10)])
         let error = await expectReportError(.rejected) { _ = try await harness.client.send(report) }
         #expect(error?.httpStatus == 400)
-        #expect(error?.fieldErrors == [.init(errorCode: 3, errorMessage: "The referenced value was not found.", fieldName: "referenceLineItemId", lineItemID: "s_9_r1")])
+        #expect(
+            error?.fieldErrors == [
+                .init(errorCode: 3, errorMessage: "The referenced value was not found.", fieldName: "referenceLineItemId", lineItemID: "s_9_r1")
+            ])
         #expect(harness.fake.acceptedReports().isEmpty)
         let future = try ExternalPurchaseReport.lineItems(
             requestIdentifier: UUID(), externalPurchaseID: "token-2", events: [Events.oneTime("p_9", at: harness.now + 3600)])

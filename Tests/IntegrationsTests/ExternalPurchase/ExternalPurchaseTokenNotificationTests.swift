@@ -26,10 +26,12 @@ struct ExternalPurchaseTokenNotificationTests {
         return try convert(try JSONSerialization.jsonObject(with: Data(SharedVectors.bytes("apple/models/\(name)"))))
     }
 
-    @Test("A production UNREPORTED notification verifies for its app and carries the token to report", arguments: [
-        ("signedExternalPurchaseTokenNotification.json", AppStoreEnvironment.production, "b2158121-7af9-49d4-9561-1f588205523e"),
-        ("signedExternalPurchaseTokenSandboxNotification.json", .sandbox, "SANDBOX_b2158121-7af9-49d4-9561-1f588205523e"),
-    ])
+    @Test(
+        "A production UNREPORTED notification verifies for its app and carries the token to report",
+        arguments: [
+            ("signedExternalPurchaseTokenNotification.json", AppStoreEnvironment.production, "b2158121-7af9-49d4-9561-1f588205523e"),
+            ("signedExternalPurchaseTokenSandboxNotification.json", .sandbox, "SANDBOX_b2158121-7af9-49d4-9561-1f588205523e")
+        ])
     func verifies(vector: String, environment: AppStoreEnvironment, purchaseID: String) async throws {
         let pki = try await FakeApplePKI.shared()
         let signed = try pki.signer().sign(Self.payload(vector))

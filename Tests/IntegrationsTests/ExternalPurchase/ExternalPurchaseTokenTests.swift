@@ -7,9 +7,12 @@ import TestSupport
 @Suite("External purchase token (Apple)")
 struct ExternalPurchaseTokenTests {
     // The example tokens of https://developer.apple.com/documentation/storekit/receiving-and-decoding-external-purchase-tokens
-    static let plain = "ewoJImFwcEFwcGxlSWQiOjEyMzQ1Njc4OTAsCgkiYnVuZGxlSWQiOiJjb20uZXhhbXBsZSIsCgkidG9rZW5DcmVhdGlvbkRhdGUiOjE3MDYxNjk2MDAwMDAsCgkiZXh0ZXJuYWxQdXJjaGFzZUlkIjoiMDAwMDAwMDAtMDAwMC0wMDAwLTAwMDAtMDAwMDAwMDAwMDAwIgp9"
-    static let customLink = "eyJhcHBBcHBsZUlkIjoxMjM0NTY3ODkwLCJidW5kbGVJZCI6ImNvbS5leGFtcGxlIiwidG9rZW5DcmVhdGlvbkRhdGUiOjE3NTA4OTYwMDAwMDAsImV4dGVybmFsUHVyY2hhc2VJZCI6IjAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMCIsInRva2VuVHlwZSI6IlNFUlZJQ0VTIiwidG9rZW5FeHBpcmF0aW9uRGF0ZSI6MTc4MjQzMjAwMDAwMH0K"
-    static let sandboxCustomLink = "eyJhcHBBcHBsZUlkIjoxMjM0NTY3ODkwLCJidW5kbGVJZCI6ImNvbS5leGFtcGxlIiwidG9rZW5DcmVhdGlvbkRhdGUiOjE3MzA0NDg3MjAwMDAsImV4dGVybmFsUHVyY2hhc2VJZCI6IlNBTkRCT1hfMDAwMDAwMDAtMDAwMC0wMDAwLTAwMDAtMDAwMDAwMDAwMDAwIiwidG9rZW5UeXBlIjoiU0VSVklDRVMiLCJ0b2tlbkV4cGlyYXRpb25EYXRlIjoxNzMwNDUyMzIwMDAwfQ=="
+    static let plain =
+        "ewoJImFwcEFwcGxlSWQiOjEyMzQ1Njc4OTAsCgkiYnVuZGxlSWQiOiJjb20uZXhhbXBsZSIsCgkidG9rZW5DcmVhdGlvbkRhdGUiOjE3MDYxNjk2MDAwMDAsCgkiZXh0ZXJuYWxQdXJjaGFzZUlkIjoiMDAwMDAwMDAtMDAwMC0wMDAwLTAwMDAtMDAwMDAwMDAwMDAwIgp9"
+    static let customLink =
+        "eyJhcHBBcHBsZUlkIjoxMjM0NTY3ODkwLCJidW5kbGVJZCI6ImNvbS5leGFtcGxlIiwidG9rZW5DcmVhdGlvbkRhdGUiOjE3NTA4OTYwMDAwMDAsImV4dGVybmFsUHVyY2hhc2VJZCI6IjAwMDAwMDAwLTAwMDAtMDAwMC0wMDAwLTAwMDAwMDAwMDAwMCIsInRva2VuVHlwZSI6IlNFUlZJQ0VTIiwidG9rZW5FeHBpcmF0aW9uRGF0ZSI6MTc4MjQzMjAwMDAwMH0K"
+    static let sandboxCustomLink =
+        "eyJhcHBBcHBsZUlkIjoxMjM0NTY3ODkwLCJidW5kbGVJZCI6ImNvbS5leGFtcGxlIiwidG9rZW5DcmVhdGlvbkRhdGUiOjE3MzA0NDg3MjAwMDAsImV4dGVybmFsUHVyY2hhc2VJZCI6IlNBTkRCT1hfMDAwMDAwMDAtMDAwMC0wMDAwLTAwMDAtMDAwMDAwMDAwMDAwIiwidG9rZW5UeXBlIjoiU0VSVklDRVMiLCJ0b2tlbkV4cGlyYXRpb25EYXRlIjoxNzMwNDUyMzIwMDAwfQ=="
 
     static func encode(_ object: [String: Any]) throws -> String {
         Base64URL.encode(try JSONSerialization.data(withJSONObject: object))
@@ -33,7 +36,8 @@ struct ExternalPurchaseTokenTests {
     @Test("The notification vector's externalPurchaseToken, encoded as the app gets it, decodes to the same fields")
     func notificationVector() throws {
         let vector = try #require(
-            try JSONSerialization.jsonObject(with: Data(SharedVectors.bytes("apple/models/signedExternalPurchaseTokenNotification.json"))) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(SharedVectors.bytes("apple/models/signedExternalPurchaseTokenNotification.json")))
+                as? [String: Any])
         let object = try #require(vector["externalPurchaseToken"] as? [String: Any])
         let token = try ExternalPurchaseToken(decoding: Self.encode(object), bundleID: "com.example", appAppleID: 55555)
         #expect(token.externalPurchaseID == object["externalPurchaseId"] as? String)
@@ -54,18 +58,36 @@ struct ExternalPurchaseTokenTests {
         #expect(wrongApp?.tokenError?.message.contains("1234567890") == true)
     }
 
-    @Test("Malformed tokens and missing or mistyped fields are refused, naming the field", arguments: [
-        ("", AppStoreError.ExternalToken.Kind.malformed, nil as String?),
-        ("not base64 !", .malformed, nil),
-        ("eyJ+Ly8i", .malformed, nil),
-        (Base64URL.encode(Array("[1,2]".utf8)), .malformed, nil),
-        (Base64URL.encode(Array(#"{"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)), .invalidField, "appAppleId"),
-        (Base64URL.encode(Array(#"{"appAppleId":"1","bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)), .invalidField, "appAppleId"),
-        (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":true,"externalPurchaseId":"x"}"#.utf8)), .invalidField, "tokenCreationDate"),
-        (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)), .invalidField, "bundleId"),
-        (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1}"#.utf8)), .invalidField, "externalPurchaseId"),
-        (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x","tokenType":7}"#.utf8)), .invalidField, "tokenType"),
-    ])
+    @Test(
+        "Malformed tokens and missing or mistyped fields are refused, naming the field",
+        arguments: [
+            ("", AppStoreError.ExternalToken.Kind.malformed, nil as String?),
+            ("not base64 !", .malformed, nil),
+            ("eyJ+Ly8i", .malformed, nil),
+            (Base64URL.encode(Array("[1,2]".utf8)), .malformed, nil),
+            (
+                Base64URL.encode(Array(#"{"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)), .invalidField,
+                "appAppleId"
+            ),
+            (
+                Base64URL.encode(Array(#"{"appAppleId":"1","bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)),
+                .invalidField, "appAppleId"
+            ),
+            (
+                Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":true,"externalPurchaseId":"x"}"#.utf8)),
+                .invalidField, "tokenCreationDate"
+            ),
+            (
+                Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)), .invalidField,
+                "bundleId"
+            ),
+            (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1}"#.utf8)), .invalidField, "externalPurchaseId"),
+            (
+                Base64URL.encode(
+                    Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x","tokenType":7}"#.utf8)),
+                .invalidField, "tokenType"
+            )
+        ])
     func refused(token: String, kind: AppStoreError.ExternalToken.Kind, field: String?) {
         let error = #expect(throws: AppStoreError.self) { try ExternalPurchaseToken(decoding: token) }
         #expect(error?.tokenError?.kind == kind)

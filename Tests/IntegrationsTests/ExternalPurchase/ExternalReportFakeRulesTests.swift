@@ -34,8 +34,9 @@ struct ExternalReportFakeRulesTests {
         func put(_ report: [String: Any]) async throws -> (status: Int, errors: [(code: Int, field: String?)]) {
             let url = try #require(URL(string: fake.productionBaseURL.absoluteString + "/v1/reports"))
             let body = Array(try JSONSerialization.data(withJSONObject: report))
-            let response = try await URLSessionHTTPClient(service: "app_store").send(OutboundRequest(
-                method: "PUT", url: url, headers: [("Authorization", "Bearer " + token), ("Content-Type", "application/json")], body: body))
+            let response = try await URLSessionHTTPClient(service: "app_store").send(
+                OutboundRequest(
+                    method: "PUT", url: url, headers: [("Authorization", "Bearer " + token), ("Content-Type", "application/json")], body: body))
             let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
             let errors = (object?["errors"] as? [[String: Any]] ?? []).map { ($0["errorCode"] as? Int ?? -1, $0["fieldName"] as? String) }
             return (response.status, errors)
@@ -46,7 +47,7 @@ struct ExternalReportFakeRulesTests {
                 "lineItemId": id, "creationDate": Int64(now.timeIntervalSince1970 * 1000) - 1000, "eventType": "BUY",
                 "productType": "ONE_TIME_BUY", "productIdentifier": "com.example.p", "amountTaxInclusive": 10000, "amountTaxExclusive": 8000,
                 "taxAmount": 2000, "netAmountTaxExclusive": 8000, "reportingCurrency": "EUR", "pricingCurrency": "EUR", "taxCountry": "ESP",
-                "quantity": 1,
+                "quantity": 1
             ]
             for (key, value) in changes { item[key] = value }
             return item
@@ -59,16 +60,18 @@ struct ExternalReportFakeRulesTests {
         }
     }
 
-    @Test("Apple's fake: required and forbidden fields, sums, enums, dates, lengths, each with Apple's errorCode", arguments: [
-        ("missing field", #"{"taxCountry": null}"#, 4, "taxCountry"),
-        ("field of another line item type", #"{"subscriptionEvent": "RENEWAL"}"#, 5, "subscriptionEvent"),
-        ("inclusive is not exclusive plus tax", #"{"amountTaxInclusive": 9999}"#, 11, "amountTaxInclusive"),
-        ("negative amount", #"{"taxAmount": -1, "amountTaxInclusive": 7999}"#, 15, "taxAmount"),
-        ("currency Apple does not report in", #"{"reportingCurrency": "ISK", "pricingCurrency": "ISK"}"#, 7, "reportingCurrency"),
-        ("pricing differs without exchange rate", #"{"pricingCurrency": "ISK"}"#, 4, "exchangeRate"),
-        ("future creation date", #"{"creationDate": 4000000000000}"#, 6, "creationDate"),
-        ("over-long product id", "{\"productIdentifier\": \"\(String(repeating: "p", count: 129))\"}", 19, "productIdentifier"),
-    ])
+    @Test(
+        "Apple's fake: required and forbidden fields, sums, enums, dates, lengths, each with Apple's errorCode",
+        arguments: [
+            ("missing field", #"{"taxCountry": null}"#, 4, "taxCountry"),
+            ("field of another line item type", #"{"subscriptionEvent": "RENEWAL"}"#, 5, "subscriptionEvent"),
+            ("inclusive is not exclusive plus tax", #"{"amountTaxInclusive": 9999}"#, 11, "amountTaxInclusive"),
+            ("negative amount", #"{"taxAmount": -1, "amountTaxInclusive": 7999}"#, 15, "taxAmount"),
+            ("currency Apple does not report in", #"{"reportingCurrency": "ISK", "pricingCurrency": "ISK"}"#, 7, "reportingCurrency"),
+            ("pricing differs without exchange rate", #"{"pricingCurrency": "ISK"}"#, 4, "exchangeRate"),
+            ("future creation date", #"{"creationDate": 4000000000000}"#, 6, "creationDate"),
+            ("over-long product id", "{\"productIdentifier\": \"\(String(repeating: "p", count: 129))\"}", 19, "productIdentifier")
+        ])
     func appleItemRules(_ name: String, changes: String, code: Int, field: String) async throws {
         let apple = try Apple()
         defer { Task { await apple.fake.stop() } }
@@ -87,7 +90,7 @@ struct ExternalReportFakeRulesTests {
         #expect(try await apple.put(apple.report([apple.item("i_1")], status: "NO_LINE_ITEM")).errors.map(\.code) == [10])
         let start: [String: Any?] = [
             "productType": "SUBSCRIPTION", "subscriptionEvent": "SUBSCRIPTION_START", "subscriptionStartDate": 1, "subscriptionEndDate": 2,
-            "subscriptionDaysOfPaidService": 5,
+            "subscriptionDaysOfPaidService": 5
         ]
         #expect(try await apple.put(apple.report([apple.item("s_1", start)])).errors.map(\.code) == [34])
         var valid = start
@@ -102,7 +105,7 @@ struct ExternalReportFakeRulesTests {
         #expect(try await apple.put(apple.report([apple.item("s_1_r2", badRenewal)])).errors.map(\.code) == [14])
         let refund: [String: Any?] = [
             "eventType": "REFUND", "productType": nil, "productIdentifier": nil, "quantity": nil, "referenceLineItemId": "s_1",
-            "amountTaxExclusive": 3000, "taxAmount": 750, "amountTaxInclusive": 3750, "netAmountTaxExclusive": 5000,
+            "amountTaxExclusive": 3000, "taxAmount": 750, "amountTaxInclusive": 3750, "netAmountTaxExclusive": 5000
         ]
         var wrongNet = refund
         wrongNet["netAmountTaxExclusive"] = 8000
@@ -125,15 +128,16 @@ struct ExternalReportFakeRulesTests {
         func create(_ id: String, _ body: [String: Any?]) async throws -> (status: Int, error: [String: Any]?) {
             let base = play.fake.baseURL + "/androidpublisher/v3/applications/\(play.fake.packageName)/externalTransactions"
             let url = try #require(URL(string: base + (id.isEmpty ? "" : "?externalTransactionId=\(id)")))
-            let response = try await URLSessionHTTPClient(service: "play_store").send(OutboundRequest(
-                method: "POST", url: url, headers: [("Authorization", "Bearer " + bearer), ("Content-Type", "application/json")],
-                body: Array(try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))))
+            let response = try await URLSessionHTTPClient(service: "play_store").send(
+                OutboundRequest(
+                    method: "POST", url: url, headers: [("Authorization", "Bearer " + bearer), ("Content-Type", "application/json")],
+                    body: Array(try JSONSerialization.data(withJSONObject: body.compactMapValues { $0 }))))
             return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["error"] as? [String: Any])
         }
         let good: [String: Any?] = [
             "originalPreTaxAmount": ["priceMicros": "1000000", "currency": "USD"], "originalTaxAmount": ["priceMicros": "0", "currency": "USD"],
             "transactionTime": "2026-11-26T10:00:00.000Z", "userTaxAddress": ["regionCode": "US"],
-            "oneTimeTransaction": ["externalTransactionToken": token],
+            "oneTimeTransaction": ["externalTransactionToken": token]
         ]
         let cases: [(String, String, [String: Any?])] = [
             ("no id", "", [:]),
@@ -146,9 +150,12 @@ struct ExternalReportFakeRulesTests {
             ("both transaction kinds", "x5", ["recurringTransaction": ["initialExternalTransactionId": "x"]]),
             ("unknown token", "x6", ["oneTimeTransaction": ["externalTransactionToken": "forged"]]),
             ("unknown field", "x7", ["userEmail": "a@b.c"]),
-            ("two programmes", "x8", [
-                "externalOfferDetails": [String: Any](), "externalContentLinkDetails": ["linkType": "LINK_TO_DIGITAL_CONTENT_OFFER"],
-            ]),
+            (
+                "two programmes", "x8",
+                [
+                    "externalOfferDetails": [String: Any](), "externalContentLinkDetails": ["linkType": "LINK_TO_DIGITAL_CONTENT_OFFER"]
+                ]
+            )
         ]
         for (name, id, changes) in cases {
             let answer = try await create(id, good.merging(changes) { $1 })

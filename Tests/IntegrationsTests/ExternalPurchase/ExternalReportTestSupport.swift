@@ -61,7 +61,9 @@ enum Events {
             time: time, amount: amount(preTax, tax), taxCountry: Self.country(country))
     }
 
-    static func renewal(_ id: String, of initial: String, at time: Date, paidDaysBefore: Int = 30, country: String = "ESP") throws -> ExternalPurchaseEvent {
+    static func renewal(_ id: String, of initial: String, at time: Date, paidDaysBefore: Int = 30, country: String = "ESP") throws
+        -> ExternalPurchaseEvent
+    {
         try ExternalPurchaseEvent(
             id: Self.id(id), productID: "com.example.monthly",
             kind: .subscriptionRenewal(initial: Self.id(initial), periodStart: time, periodEnd: time + 30 * day, paidDaysBefore: paidDaysBefore),

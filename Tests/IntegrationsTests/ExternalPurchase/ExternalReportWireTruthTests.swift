@@ -39,9 +39,10 @@ struct ExternalReportWireTruthTests {
         let (schema, schemas) = try Self.discovery()
         let bad: [String: Any] = [
             "originalPreTaxAmount": ["priceMicros": 1_000_000, "currency": "EUR"], "transactionTime": "yesterday",
-            "userTaxAddress": ["administrativeArea": "X"], "packageName": "com.example.app",
+            "userTaxAddress": ["administrativeArea": "X"], "packageName": "com.example.app"
         ]
-        let problems = schema.problems(bad, against: "ExternalTransaction")
+        let problems =
+            schema.problems(bad, against: "ExternalTransaction")
             + Self.requiredProblems(bad, schema: "ExternalTransaction", schemas: schemas, request: true)
         #expect(problems.contains { $0.contains("priceMicros") })
         #expect(problems.contains { $0.contains("transactionTime") })
@@ -82,9 +83,11 @@ struct ExternalReportWireTruthTests {
         }
         // The query parameter: 1–63 characters of a-zA-Z0-9_- (the method's description).
         let parameters = try #require(
-            (((try PlayVectors.json("androidpublisher.v3.json")["resources"] as? [String: Any])?["externaltransactions"] as? [String: Any])?["methods"]
+            (((try PlayVectors.json("androidpublisher.v3.json")["resources"] as? [String: Any])?["externaltransactions"] as? [String: Any])?[
+                "methods"]
                 as? [String: Any])?["createexternaltransaction"] as? [String: Any])
-        let description = try #require(((parameters["parameters"] as? [String: Any])?["externalTransactionId"] as? [String: Any])?["description"] as? String)
+        let description = try #require(
+            ((parameters["parameters"] as? [String: Any])?["externalTransactionId"] as? [String: Any])?["description"] as? String)
         #expect(description.contains("1-63 characters") && description.contains("/a-zA-Z0-9_-/"))
         #expect(ExternalReportID.maximumLength == 63)
     }
@@ -100,13 +103,13 @@ struct ExternalReportWireTruthTests {
     /// https://developer.apple.com/documentation/externalpurchaseserverapi/refundlineitem
     static let lineItemCommon: Set<String> = [
         "lineItemId", "creationDate", "pricingCurrency", "reportingCurrency", "amountTaxExclusive", "amountTaxInclusive",
-        "netAmountTaxExclusive", "taxAmount", "taxCountry", "eventType",
+        "netAmountTaxExclusive", "taxAmount", "taxCountry", "eventType"
     ]
     /// Optional on every page: `restatement`, `erroneouslySubmitted` (default false), `exchangeRate`.
     static let lineItemOptional: Set<String> = ["restatement", "erroneouslySubmitted", "exchangeRate"]
     static let oneTimeRequired = lineItemCommon.union(["productIdentifier", "quantity", "productType"])
     static let subscriptionRequired = oneTimeRequired.union([
-        "subscriptionEvent", "subscriptionStartDate", "subscriptionEndDate", "subscriptionDaysOfPaidService",
+        "subscriptionEvent", "subscriptionStartDate", "subscriptionEndDate", "subscriptionDaysOfPaidService"
     ])
     /// `referenceLineItemId` is optional on SubscriptionBuyLineItem (set for renewals), required on RefundLineItem.
     static let subscriptionOptional: Set<String> = ["referenceLineItemId"]
@@ -115,7 +118,7 @@ struct ExternalReportWireTruthTests {
     /// but for the two booleans and `exchangeRate` (a double).
     static let integerFields: Set<String> = [
         "creationDate", "quantity", "amountTaxExclusive", "amountTaxInclusive", "netAmountTaxExclusive", "taxAmount",
-        "subscriptionStartDate", "subscriptionEndDate", "subscriptionDaysOfPaidService",
+        "subscriptionStartDate", "subscriptionEndDate", "subscriptionDaysOfPaidService"
     ]
 
     /// Every way `item` departs from its page's field list and types.
@@ -131,7 +134,8 @@ struct ExternalReportWireTruthTests {
         var problems = required.subtracting(item.keys).sorted().map { "\(id).\($0): required, missing" }
         problems += Set(item.keys).subtracting(required).subtracting(optional).sorted().map { "\(id).\($0): not on the page" }
         for (key, value) in item {
-            let isInteger = (value as? NSNumber).map { !["c", "B"].contains(String(cString: $0.objCType)) && $0.doubleValue.rounded() == $0.doubleValue } ?? false
+            let isInteger =
+                (value as? NSNumber).map { !["c", "B"].contains(String(cString: $0.objCType)) && $0.doubleValue.rounded() == $0.doubleValue } ?? false
             if integerFields.contains(key), !isInteger || value is String { problems.append("\(id).\(key): not an integer") }
             if !integerFields.contains(key), !lineItemOptional.contains(key), !(value is String) { problems.append("\(id).\(key): not a string") }
         }
@@ -150,12 +154,14 @@ struct ExternalReportWireTruthTests {
     func appleCheckerFails() {
         let problems = Self.reportProblems([
             "requestIdentifier": "x", "status": "LINE_ITEM", "extra": 1,
-            "lineItems": [["lineItemId": "a", "eventType": "SELL", "creationDate": "1"]],
+            "lineItems": [["lineItemId": "a", "eventType": "SELL", "creationDate": "1"]]
         ])
         #expect(problems.contains("externalPurchaseId: required, missing"))
         #expect(problems.contains("extra: not on the page"))
         #expect(problems.contains { $0.contains("is no line item type") })
-        #expect(Self.lineItemProblems(["lineItemId": "b", "eventType": "REFUND", "creationDate": "1", "quantity": 1]).contains("b.creationDate: not an integer"))
+        #expect(
+            Self.lineItemProblems(["lineItemId": "b", "eventType": "REFUND", "creationDate": "1", "quantity": 1]).contains(
+                "b.creationDate: not an integer"))
         #expect(Self.lineItemProblems(["lineItemId": "b", "eventType": "REFUND", "quantity": 1]).contains("b.quantity: not on the page"))
     }
 
@@ -166,15 +172,19 @@ struct ExternalReportWireTruthTests {
         let start = harness.now - 40 * Events.day
         let id = UUID()
         let reports = [
-            try ExternalPurchaseReport.lineItems(requestIdentifier: id, externalPurchaseID: "tok-1", events: [
-                Events.oneTime("a_1", at: start, preTax: 299, tax: 57, currency: "JPY", country: "JPN"),
-                Events.start("a_2", at: start),
-                Events.renewal("a_2_r1", of: "a_2", at: start + 30 * Events.day),
-            ]),
-            try ExternalPurchaseReport.lineItems(requestIdentifier: UUID(), externalPurchaseID: "tok-1", events: [
-                Events.refund("a_1_rf", of: "a_1", at: harness.now - 1, preTax: 299, tax: 57, remaining: 0),
-            ].map { try $0.inCurrency("JPY", country: "JPN") }),
-            try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "tok-2"),
+            try ExternalPurchaseReport.lineItems(
+                requestIdentifier: id, externalPurchaseID: "tok-1",
+                events: [
+                    Events.oneTime("a_1", at: start, preTax: 299, tax: 57, currency: "JPY", country: "JPN"),
+                    Events.start("a_2", at: start),
+                    Events.renewal("a_2_r1", of: "a_2", at: start + 30 * Events.day)
+                ]),
+            try ExternalPurchaseReport.lineItems(
+                requestIdentifier: UUID(), externalPurchaseID: "tok-1",
+                events: [
+                    Events.refund("a_1_rf", of: "a_1", at: harness.now - 1, preTax: 299, tax: 57, remaining: 0)
+                ].map { try $0.inCurrency("JPY", country: "JPN") }),
+            try ExternalPurchaseReport.noLineItem(requestIdentifier: UUID(), externalPurchaseID: "tok-2")
         ]
         for report in reports { #expect(try await harness.client.send(report) == .accepted) }
         let sent = harness.fake.received.compactMap(\.json)
@@ -194,7 +204,8 @@ struct ExternalReportWireTruthTests {
 extension ExternalPurchaseEvent {
     /// The same event with a tax administrative area.
     func withArea(_ area: String) throws -> ExternalPurchaseEvent {
-        try ExternalPurchaseEvent(id: id, productID: productID, kind: kind, time: time, amount: amount, taxCountry: taxCountry, taxAdministrativeArea: area)
+        try ExternalPurchaseEvent(
+            id: id, productID: productID, kind: kind, time: time, amount: amount, taxCountry: taxCountry, taxAdministrativeArea: area)
     }
 
     /// The same event in another currency and tax country.

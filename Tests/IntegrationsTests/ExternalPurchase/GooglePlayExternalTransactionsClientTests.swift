@@ -126,7 +126,8 @@ struct GooglePlayExternalTransactionsClientTests {
         let setup = try Setup()
         defer { Task { await setup.play.stop() } }
         let rejected = await expectReportError(.rejected) {
-            _ = try await setup.client.create(Events.oneTime("p_5", at: setup.now, country: "USA"), token: GooglePlayExternalTransactionToken("forged"))
+            _ = try await setup.client.create(
+                Events.oneTime("p_5", at: setup.now, country: "USA"), token: GooglePlayExternalTransactionToken("forged"))
         }
         #expect(rejected?.code == "INVALID_ARGUMENT")
         #expect(rejected?.httpStatus == 400)
@@ -164,13 +165,16 @@ struct GooglePlayExternalTransactionsClientTests {
     func program() async throws {
         let setup = try Setup()
         defer { Task { await setup.play.stop() } }
-        let program = try GooglePlayExternalProgram(details: .externalContentLink(linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil))
+        let program = try GooglePlayExternalProgram(
+            details: .externalContentLink(linkType: .digitalContentOffer, installedAppPackage: nil, appCategory: nil))
         _ = try await setup.client.create(Events.oneTime("p_9", at: setup.now - 1, country: "USA"), token: setup.token(), program: program)
         let details = setup.fake.externalTransactionRequests.last?.json?["externalContentLinkDetails"] as? [String: Any]
         #expect(details?["linkType"] as? String == "LINK_TO_DIGITAL_CONTENT_OFFER")
         #expect {
-            try GooglePlayExternalProgram(transactionProgramCode: 1, details: .externalOffer(
-                linkType: nil, installedAppPackage: nil, appCategory: nil, appDownloadEventExternalTransactionID: nil))
+            try GooglePlayExternalProgram(
+                transactionProgramCode: 1,
+                details: .externalOffer(
+                    linkType: nil, installedAppPackage: nil, appCategory: nil, appDownloadEventExternalTransactionID: nil))
         } throws: { ($0 as? UpstreamError)?.reportError != nil }
     }
 }

@@ -27,9 +27,10 @@ struct FakeGooglePlayWireTests {
     func checkerFails() throws {
         let schema = try Self.schema()
         #expect(schema.problems(["purchaseTimeMillis": "1700000000000", "purchaseState": 0], against: "ProductPurchase").isEmpty)
-        #expect(schema.problems(["purchaseTimeMillis": 1_700_000_000_000], against: "ProductPurchase") == [
-            "$.purchaseTimeMillis: expected a string, got number 1700000000000"
-        ])
+        #expect(
+            schema.problems(["purchaseTimeMillis": 1_700_000_000_000], against: "ProductPurchase") == [
+                "$.purchaseTimeMillis: expected a string, got number 1700000000000"
+            ])
         #expect(schema.problems(["purchaseState": "0"], against: "ProductPurchase").count == 1)
         #expect(schema.problems(["refundType": 1], against: "VoidedPurchase") == ["$.refundType: not in the schema VoidedPurchase"])
         #expect(schema.problems(["lineItems": [["expiryTime": "tomorrow"]]], against: "SubscriptionPurchaseV2").count == 1)
@@ -119,23 +120,30 @@ struct FakeGooglePlayWireTests {
         fake.voidPurchase(token: "otp-0", voidedTime: now.addingTimeInterval(-400))
         fake.voidPurchase(token: "otp-1", voidedTime: now.addingTimeInterval(-300), voidedQuantity: 1)
         fake.voidPurchase(token: "otp-2", voidedTime: now.addingTimeInterval(-200))
-        func tokens(_ json: [String: Any]) -> [String] { (json["voidedPurchases"] as? [[String: Any]] ?? []).compactMap { $0["purchaseToken"] as? String } }
+        func tokens(_ json: [String: Any]) -> [String] {
+            (json["voidedPurchases"] as? [[String: Any]] ?? []).compactMap { $0["purchaseToken"] as? String }
+        }
 
         #expect(tokens(try await Self.get(harness, "purchases/voidedpurchases").json) == ["otp-0", "otp-2"])
         #expect(tokens(try await Self.get(harness, "purchases/voidedpurchases?type=1").json) == ["sub", "otp-0", "otp-2"])
-        #expect(tokens(try await Self.get(harness, "purchases/voidedpurchases?type=1&includeQuantityBasedPartialRefund=true").json) == [
-            "sub", "otp-0", "otp-1", "otp-2",
-        ])
+        #expect(
+            tokens(try await Self.get(harness, "purchases/voidedpurchases?type=1&includeQuantityBasedPartialRefund=true").json) == [
+                "sub", "otp-0", "otp-1", "otp-2"
+            ])
         let window = "startTime=\(Self.millis(now.addingTimeInterval(-550)))&endTime=\(Self.millis(now.addingTimeInterval(-250)))"
         let first = try await Self.get(harness, "purchases/voidedpurchases?type=1&maxResults=1&\(window)").json
         #expect(tokens(first) == ["sub"])
         let next = try #require((first["tokenPagination"] as? [String: Any])?["nextPageToken"] as? String)
         // Google ignores startTime/endTime once a token is set: the page keeps the first request's window.
-        let second = try await Self.get(harness, "purchases/voidedpurchases?maxResults=1&token=\(next)&startTime=\(Self.millis(now.addingTimeInterval(-100)))").json
+        let second = try await Self.get(
+            harness, "purchases/voidedpurchases?maxResults=1&token=\(next)&startTime=\(Self.millis(now.addingTimeInterval(-100)))"
+        ).json
         #expect(tokens(second) == ["otp-0"], "otp-1 is a partial refund, otp-2 is after the window")
         #expect(second["tokenPagination"] == nil)
         #expect(tokens(try await Self.get(harness, "purchases/voidedpurchases?startTime=\(Self.millis(now.addingTimeInterval(-100)))").json).isEmpty)
-        #expect(try await Self.get(harness, "purchases/voidedpurchases?startTime=\(Self.millis(now.addingTimeInterval(-100)))").json.isEmpty, "an empty page is {}")
+        #expect(
+            try await Self.get(harness, "purchases/voidedpurchases?startTime=\(Self.millis(now.addingTimeInterval(-100)))").json.isEmpty,
+            "an empty page is {}")
 
         #expect(try await Self.get(harness, "purchases/voidedpurchases?endTime=\(Self.millis(now.addingTimeInterval(60)))").status == 400)
         #expect(try await Self.get(harness, "purchases/voidedpurchases?token=not-a-token").status == 400)

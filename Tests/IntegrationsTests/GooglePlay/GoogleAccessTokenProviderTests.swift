@@ -33,7 +33,8 @@ struct GoogleAccessTokenProviderTests {
     func tokenRequestVector() async throws {
         let vector = try PlayVectors.json("sa_jwt_vector.json")
         let tokenResponse = try JSONSerialization.data(withJSONObject: try #require(vector["example_token_response"]))
-        let http = ScriptedHTTPClient { _ in OutboundResponse(status: 200, headers: ["content-type": "application/json"], body: Array(tokenResponse)) }
+        let http = ScriptedHTTPClient { _ in OutboundResponse(status: 200, headers: ["content-type": "application/json"], body: Array(tokenResponse))
+        }
         let provider = try vectorProvider(http: http, now: { Date(timeIntervalSince1970: 1_700_000_000) })
         #expect(try await provider.accessToken() == "ya29.test-access-token")
         let request = try #require(http.requests.first)
@@ -136,8 +137,9 @@ struct GoogleAccessTokenProviderTests {
         let http = URLSessionHTTPClient(service: "play_store")
         func post(_ assertion: String) async throws -> Int {
             let body = GoogleAccessTokenProvider.tokenRequestBody(assertion: assertion)
-            let response = try await http.send(OutboundRequest(
-                method: "POST", url: tokenURL, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8)))
+            let response = try await http.send(
+                OutboundRequest(
+                    method: "POST", url: tokenURL, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8)))
             return response.status
         }
         let signer = GoogleAccessTokenProvider(serviceAccount: account, http: http)

@@ -12,7 +12,7 @@ struct GooglePlayClientTests {
     static let stateTable: [(State, PurchaseStatus, Bool)] = [
         (.active, .active, true), (.inGracePeriod, .inGracePeriod, true), (.canceled, .canceled, true),
         (.onHold, .billingRetry, false), (.paused, .paused, false), (.expired, .expired, false),
-        (.pending, .pending, false), (.pendingPurchaseCanceled, .expired, false),
+        (.pending, .pending, false), (.pendingPurchaseCanceled, .expired, false)
     ]
 
     @Test("Every subscriptionsv2 state maps to its snapshot status and entitlement", arguments: Self.stateTable)
@@ -56,10 +56,12 @@ struct GooglePlayClientTests {
         #expect(snapshot.transactionID == "GPA.9999-0000-1111-22222")
     }
 
-    @Test("One-time products map purchased, canceled and pending", arguments: [
-        (FakeGooglePlay.ProductState.purchased, PurchaseStatus.active, true),
-        (.canceled, .revoked, false), (.pending, .pending, false),
-    ])
+    @Test(
+        "One-time products map purchased, canceled and pending",
+        arguments: [
+            (FakeGooglePlay.ProductState.purchased, PurchaseStatus.active, true),
+            (.canceled, .revoked, false), (.pending, .pending, false)
+        ])
     func products(state: FakeGooglePlay.ProductState, status: PurchaseStatus, entitled: Bool) async throws {
         let harness = try PlayHarness()
         defer { Task { await harness.stop() } }
@@ -123,8 +125,9 @@ struct GooglePlayClientTests {
         let purchase = try await harness.client.product(productID: "coins/100", purchaseToken: token)
         #expect(purchase.productID == "coins/100")
         let target = try #require(harness.fake.requests.last?.target)
-        #expect(target == "/androidpublisher/v3/applications/com.example.app/purchases/products/coins%2F100/tokens/"
-            + "ab.CD-ef_gh~ij%2F..%2Fkl%3Fm%3Dn%23o%25p%20q")
+        #expect(
+            target == "/androidpublisher/v3/applications/com.example.app/purchases/products/coins%2F100/tokens/"
+                + "ab.CD-ef_gh~ij%2F..%2Fkl%3Fm%3Dn%23o%25p%20q")
     }
 
     @Test("A revoked access token is refreshed once, then the call succeeds")
@@ -198,7 +201,8 @@ struct GooglePlayClientTests {
         let account = try GoogleServiceAccount(json: PlayVectors.bytes("google-auth-testdata/service_account.json"))
         let tokens = GoogleAccessTokenProvider(
             serviceAccount: account, http: http, tokenURL: URL(string: "https://oauth.test/token"))
-        let client = GooglePlayClient(packageName: "com.example.app", apiBase: try #require(URL(string: "https://play.test/")), tokens: tokens, http: http)
+        let client = GooglePlayClient(
+            packageName: "com.example.app", apiBase: try #require(URL(string: "https://play.test/")), tokens: tokens, http: http)
         switch status {
         case 403:
             let error = await expectPlayError(.permissionDenied) { _ = try await client.subscription(purchaseToken: "t") }
@@ -215,7 +219,8 @@ struct GooglePlayClientTests {
             let error = await expectUpstream { _ = try await client.product(productID: "p", purchaseToken: "t") }
             #expect(error?.kind == .invalidResponse)
         }
-        #expect(http.requests.last?.url.absoluteString.hasPrefix("https://play.test/androidpublisher/v3/applications/com.example.app/purchases/") == true)
+        #expect(
+            http.requests.last?.url.absoluteString.hasPrefix("https://play.test/androidpublisher/v3/applications/com.example.app/purchases/") == true)
         #expect(http.requests.last?.headers.first { $0.name == "Authorization" }?.value == "Bearer ya29.x")
     }
 }

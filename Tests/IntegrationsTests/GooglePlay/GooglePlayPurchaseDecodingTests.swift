@@ -67,11 +67,13 @@ struct GooglePlayPurchaseDecodingTests {
         #expect(subscription.snapshot(purchaseToken: "t", observedAt: Date()).transactionID == "GPA.1")
     }
 
-    @Test("Unreadable answers are invalid-response upstream errors", arguments: [
-        "not json", "[]", #"{"lineItems":[{"expiryTime":"2024-01-01T00:00:00Z"}]}"#,
-        #"{"lineItems":[{"productId":"p","expiryTime":"2024-02-30T00:00:00Z"}]}"#,
-        #"{"lineItems":[{"productId":"p","expiryTime":"yesterday"}]}"#,
-    ])
+    @Test(
+        "Unreadable answers are invalid-response upstream errors",
+        arguments: [
+            "not json", "[]", #"{"lineItems":[{"expiryTime":"2024-01-01T00:00:00Z"}]}"#,
+            #"{"lineItems":[{"productId":"p","expiryTime":"2024-02-30T00:00:00Z"}]}"#,
+            #"{"lineItems":[{"productId":"p","expiryTime":"yesterday"}]}"#
+        ])
     func unreadable(json: String) async {
         let error = await expectUpstream { _ = try GooglePlaySubscription(json: Array(json.utf8)) }
         #expect(error?.kind == .invalidResponse)

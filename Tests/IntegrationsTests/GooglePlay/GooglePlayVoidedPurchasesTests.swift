@@ -29,8 +29,10 @@ struct GooglePlayVoidedPurchasesTests {
         let fake = harness.fake
         let expiry = Self.daysAgo(harness, -20)
         for index in 0..<3 {
-            fake.setSubscription(token: "sub-\(index)", state: .active, productID: "pro_monthly", expiry: expiry, orderID: "GPA.0000-0000-0000-0000\(index)")
-            fake.setProduct(token: "otp-\(index)", productID: "coins_100", purchaseTime: Self.daysAgo(harness, 12), orderID: "GPA.1111-0000-0000-0000\(index)")
+            fake.setSubscription(
+                token: "sub-\(index)", state: .active, productID: "pro_monthly", expiry: expiry, orderID: "GPA.0000-0000-0000-0000\(index)")
+            fake.setProduct(
+                token: "otp-\(index)", productID: "coins_100", purchaseTime: Self.daysAgo(harness, 12), orderID: "GPA.1111-0000-0000-0000\(index)")
         }
         fake.setVoidedPageSize(2)
         // Before the window, inside it (five), after its end.
@@ -49,10 +51,11 @@ struct GooglePlayVoidedPurchasesTests {
         #expect(pages.last?.nextPageToken == nil)
         let all = pages.flatMap(\.voidedPurchases)
         #expect(all.map(\.purchaseToken) == ["otp-0", "sub-1", "otp-1", "sub-2", "otp-2"])
-        #expect(all.map(\.orderID) == [
-            "GPA.1111-0000-0000-00000", "GPA.0000-0000-0000-00001", "GPA.1111-0000-0000-00001", "GPA.0000-0000-0000-00002..1",
-            "GPA.1111-0000-0000-00002",
-        ])
+        #expect(
+            all.map(\.orderID) == [
+                "GPA.1111-0000-0000-00000", "GPA.0000-0000-0000-00001", "GPA.1111-0000-0000-00001", "GPA.0000-0000-0000-00002..1",
+                "GPA.1111-0000-0000-00002"
+            ])
         let first = try #require(all.first)
         #expect(first.voidedTime == Self.daysAgo(harness, 7))
         #expect(first.purchaseTime == Self.daysAgo(harness, 12), "purchaseTimeMillis is the purchase's own time")
@@ -122,14 +125,15 @@ struct GooglePlayVoidedPurchasesTests {
             """#
         let page = try GooglePlayVoidedPurchasesPage(json: Array(body.utf8))
         #expect(page.nextPageToken == "abc")
-        #expect(page.voidedPurchases == [
-            GooglePlayVoidedPurchase(
-                purchaseToken: "t1", orderID: "GPA.1", voidedTime: Date(timeIntervalSince1970: 1_469_430_000),
-                purchaseTime: Date(timeIntervalSince1970: 1_468_825_200), voidedSource: 0, voidedReason: 4),
-            GooglePlayVoidedPurchase(
-                purchaseToken: "t2", orderID: nil, voidedTime: Date(timeIntervalSince1970: 1_469_430_000.001), voidedSource: 2,
-                voidedReason: 8, kind: nil, voidedQuantity: 1, refundType: 2),
-        ])
+        #expect(
+            page.voidedPurchases == [
+                GooglePlayVoidedPurchase(
+                    purchaseToken: "t1", orderID: "GPA.1", voidedTime: Date(timeIntervalSince1970: 1_469_430_000),
+                    purchaseTime: Date(timeIntervalSince1970: 1_468_825_200), voidedSource: 0, voidedReason: 4),
+                GooglePlayVoidedPurchase(
+                    purchaseToken: "t2", orderID: nil, voidedTime: Date(timeIntervalSince1970: 1_469_430_000.001), voidedSource: 2,
+                    voidedReason: 8, kind: nil, voidedQuantity: 1, refundType: 2)
+            ])
         #expect(throws: UpstreamError.self) { try GooglePlayVoidedPurchasesPage(json: Array(#"{"voidedPurchases": [{"purchaseToken": "t"}]}"#.utf8)) }
         #expect(throws: UpstreamError.self) { try GooglePlayVoidedPurchasesPage(json: Array(#"{"voidedPurchases": {}}"#.utf8)) }
     }

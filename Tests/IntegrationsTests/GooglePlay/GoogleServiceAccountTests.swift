@@ -14,7 +14,8 @@ struct GoogleServiceAccountTests {
         #expect(!account.description.contains("PRIVATE"))
     }
 
-    @Test("A missing field is named in the error, which never holds the key", arguments: ["client_email", "private_key", "private_key_id", "token_uri"])
+    @Test(
+        "A missing field is named in the error, which never holds the key", arguments: ["client_email", "private_key", "private_key_id", "token_uri"])
     func missingField(field: String) async throws {
         var object = try PlayVectors.json("google-auth-testdata/service_account.json")
         object[field] = nil
@@ -31,7 +32,7 @@ struct GoogleServiceAccountTests {
         let ecKey = String(decoding: Array(try Data(contentsOf: SharedVectors.url("apple/certs/testSigningKey.p8"))), as: UTF8.self)
         let cases: [(String, Any)] = [
             ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIBroken\n-----END RSA PRIVATE KEY-----\n"),
-            ("private_key", ecKey), ("type", "authorized_user"), ("token_uri", "not a url"),
+            ("private_key", ecKey), ("type", "authorized_user"), ("token_uri", "not a url")
         ]
         for (field, value) in cases {
             var object = base

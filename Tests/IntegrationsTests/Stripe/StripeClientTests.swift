@@ -15,7 +15,7 @@ struct StripeClientTests {
         "utm_source": "newsletter",
         "campaign_note": "spring sale & more = 50% [test]",
         "ply_placement_id": "café ☕ +1",
-        "checkout_context_id": "3f1b2c4d-0000-4000-8000-000000000001",
+        "checkout_context_id": "3f1b2c4d-0000-4000-8000-000000000001"
     ]
 
     static func subscriptionRequest(metadata: [String: String] = metadata) -> CheckoutSessionRequest {
@@ -309,13 +309,15 @@ struct StripeClientTests {
         #expect(server.requests.first?.target == "/v1/subscriptions/sub_1")
     }
 
-    @Test("Metadata over Stripe's limits is refused before anything is sent", arguments: [
-        (Dictionary(uniqueKeysWithValues: (0...50).map { ("k\($0)", "v") }), StripeError.Request.Reason.tooManyMetadataKeys),
-        ([String(repeating: "k", count: 41): "v"], .invalidMetadataKey),
-        (["": "v"], .invalidMetadataKey),
-        (["a[b]": "v"], .invalidMetadataKey),
-        (["k": String(repeating: "é", count: 501)], .metadataValueTooLong),
-    ])
+    @Test(
+        "Metadata over Stripe's limits is refused before anything is sent",
+        arguments: [
+            (Dictionary(uniqueKeysWithValues: (0...50).map { ("k\($0)", "v") }), StripeError.Request.Reason.tooManyMetadataKeys),
+            ([String(repeating: "k", count: 41): "v"], .invalidMetadataKey),
+            (["": "v"], .invalidMetadataKey),
+            (["a[b]": "v"], .invalidMetadataKey),
+            (["k": String(repeating: "é", count: 501)], .metadataValueTooLong)
+        ])
     func metadataLimits(_ metadata: [String: String], _ reason: StripeError.Request.Reason) async throws {
         let fake = try FakeStripe()
         defer { Task { await fake.stop() } }
@@ -395,7 +397,9 @@ struct StripeClientTests {
         #expect(decodedInvoice.periodEnd == subscription?.currentPeriodEnd)
         #expect(decodedInvoice.periodStart != nil && decodedInvoice.periodStart == subscription?.currentPeriodStart)
 
-        let other = fake.webhook(type: "customer.subscription.deleted", object: try #require(fake.subscriptionObject(id: subscriptionID)), created: now, secret: "whsec_other")
+        let other = fake.webhook(
+            type: "customer.subscription.deleted", object: try #require(fake.subscriptionObject(id: subscriptionID)), created: now,
+            secret: "whsec_other")
         #expect(throws: StripeError.webhook(.noMatchingSignature)) {
             try verifier.verify(payload: other.body, signatureHeader: other.signatureHeader, now: now)
         }

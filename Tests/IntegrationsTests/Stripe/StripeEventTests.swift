@@ -121,16 +121,22 @@ struct StripeEventTests {
     @Test("Session and subscription event types map to their own cases")
     func typesMapToCases() throws {
         let session = String(decoding: try SharedVectors.bytes("stripe/events/checkout.session.completed.json"), as: UTF8.self)
-        let async = try StripeEvent(json: Array(session.replacingOccurrences(
-            of: "\"checkout.session.completed\"", with: "\"checkout.session.async_payment_succeeded\"").utf8))
+        let async = try StripeEvent(
+            json: Array(
+                session.replacingOccurrences(
+                    of: "\"checkout.session.completed\"", with: "\"checkout.session.async_payment_succeeded\""
+                ).utf8))
         guard case .checkoutSessionAsyncPaymentSucceeded(let asyncSession) = async.payload else {
             Issue.record("wrong payload \(async.payload)")
             return
         }
         #expect(asyncSession.id == "cs_test_a1b2c3")
         let subscription = String(decoding: try SharedVectors.bytes("stripe/events/customer.subscription.updated.json"), as: UTF8.self)
-        let created = try StripeEvent(json: Array(subscription.replacingOccurrences(
-            of: "\"customer.subscription.updated\"", with: "\"customer.subscription.created\"").utf8))
+        let created = try StripeEvent(
+            json: Array(
+                subscription.replacingOccurrences(
+                    of: "\"customer.subscription.updated\"", with: "\"customer.subscription.created\""
+                ).utf8))
         guard case .subscriptionCreated(let createdSubscription) = created.payload else {
             Issue.record("wrong payload \(created.payload)")
             return
@@ -217,12 +223,18 @@ struct StripeEventTests {
 
     @Test("Older invoice shape: top-level subscription and payment_intent; newer payments list")
     func invoiceShapes() throws {
-        let old = try StripeInvoice(json: Array(#"{"id":"in_1","subscription":"sub_old","payment_intent":{"id":"pi_old","object":"payment_intent"},"customer_email":"a@b.c","livemode":true}"#.utf8))
+        let old = try StripeInvoice(
+            json: Array(
+                #"{"id":"in_1","subscription":"sub_old","payment_intent":{"id":"pi_old","object":"payment_intent"},"customer_email":"a@b.c","livemode":true}"#
+                    .utf8))
         #expect(old.subscriptionID == "sub_old")
         #expect(old.paymentIntentID == "pi_old")
         #expect(old.customerEmail == "a@b.c")
         #expect(old.livemode)
-        let new = try StripeInvoice(json: Array(#"{"id":"in_2","parent":{"type":"subscription_details","subscription_details":{"subscription":"sub_new","metadata":null}},"payments":{"object":"list","data":[{"payment":{"type":"payment_intent","payment_intent":"pi_new"}}]},"lines":{"data":[{"period":{"start":1,"end":1700000000}},{"period":{"start":1,"end":1702592000}}]},"livemode":false}"#.utf8))
+        let new = try StripeInvoice(
+            json: Array(
+                #"{"id":"in_2","parent":{"type":"subscription_details","subscription_details":{"subscription":"sub_new","metadata":null}},"payments":{"object":"list","data":[{"payment":{"type":"payment_intent","payment_intent":"pi_new"}}]},"lines":{"data":[{"period":{"start":1,"end":1700000000}},{"period":{"start":1,"end":1702592000}}]},"livemode":false}"#
+                    .utf8))
         #expect(new.subscriptionID == "sub_new")
         #expect(new.paymentIntentID == "pi_new")
         #expect(new.periodEnd == Self.date(1_702_592_000))
@@ -232,12 +244,12 @@ struct StripeEventTests {
     @Test("Expanded references (subscription, customer, payment intent) and the customer_email fallback")
     func expandedReferences() throws {
         let json = #"""
-        {"id":"cs_test_x","mode":"subscription","status":"complete","payment_status":"paid","created":1700000000,"livemode":false,
-         "customer":{"id":"cus_x","object":"customer"},"customer_details":null,"customer_email":"given@example.com",
-         "payment_intent":{"id":"pi_x","object":"payment_intent"},"metadata":null,
-         "subscription":{"id":"sub_x","object":"subscription","status":"trialing","customer":"cus_x","livemode":false,
-           "current_period_end":1702592000,"items":{"data":[{"price":{"id":"price_x"}}]}}}
-        """#
+            {"id":"cs_test_x","mode":"subscription","status":"complete","payment_status":"paid","created":1700000000,"livemode":false,
+             "customer":{"id":"cus_x","object":"customer"},"customer_details":null,"customer_email":"given@example.com",
+             "payment_intent":{"id":"pi_x","object":"payment_intent"},"metadata":null,
+             "subscription":{"id":"sub_x","object":"subscription","status":"trialing","customer":"cus_x","livemode":false,
+               "current_period_end":1702592000,"items":{"data":[{"price":{"id":"price_x"}}]}}}
+            """#
         let session = try StripeCheckoutSession(json: Array(json.utf8))
         #expect(session.customerID == "cus_x")
         #expect(session.paymentIntentID == "pi_x")
@@ -250,31 +262,35 @@ struct StripeEventTests {
 
     @Test("Any other event type is unhandled, whatever its object")
     func unknownTypeIsUnhandled() throws {
-        let event = try StripeEvent(json: Array(#"{"id":"evt_1","type":"payout.paid","created":1,"livemode":true,"data":{"object":{"weird":[1,2]}}}"#.utf8))
+        let event = try StripeEvent(
+            json: Array(#"{"id":"evt_1","type":"payout.paid","created":1,"livemode":true,"data":{"object":{"weird":[1,2]}}}"#.utf8))
         #expect(event.payload == .unhandled(type: "payout.paid"))
         #expect(event.livemode)
     }
 
-    @Test("Malformed events are typed decoding errors", arguments: [
-        "not json",
-        "[]",
-        #"{"type":"invoice.paid","created":1,"livemode":false,"data":{"object":{}}}"#,
-        #"{"id":"ch_1","type":"payout.paid","created":1,"livemode":false}"#,
-        #"{"id":"evt_1","type":"payout.paid","livemode":false}"#,
-        #"{"id":"evt_1","type":"payout.paid","created":"yesterday","livemode":false}"#,
-        #"{"id":"evt_1","type":"","created":1,"livemode":false}"#,
-        #"{"id":"evt_1","type":"checkout.session.completed","created":1,"livemode":false}"#,
-        #"{"id":"evt_1","type":"checkout.session.completed","created":1,"livemode":false,"data":{"object":{"id":"cs_1","mode":"payment"}}}"#,
-        #"{"id":"evt_1","type":"customer.subscription.updated","created":1,"livemode":false,"data":{"object":{"id":"sub_1","status":7}}}"#,
-        #"{"id":"evt_1","type":"charge.refunded","created":1,"livemode":false,"data":{"object":null}}"#,
-    ])
+    @Test(
+        "Malformed events are typed decoding errors",
+        arguments: [
+            "not json",
+            "[]",
+            #"{"type":"invoice.paid","created":1,"livemode":false,"data":{"object":{}}}"#,
+            #"{"id":"ch_1","type":"payout.paid","created":1,"livemode":false}"#,
+            #"{"id":"evt_1","type":"payout.paid","livemode":false}"#,
+            #"{"id":"evt_1","type":"payout.paid","created":"yesterday","livemode":false}"#,
+            #"{"id":"evt_1","type":"","created":1,"livemode":false}"#,
+            #"{"id":"evt_1","type":"checkout.session.completed","created":1,"livemode":false}"#,
+            #"{"id":"evt_1","type":"checkout.session.completed","created":1,"livemode":false,"data":{"object":{"id":"cs_1","mode":"payment"}}}"#,
+            #"{"id":"evt_1","type":"customer.subscription.updated","created":1,"livemode":false,"data":{"object":{"id":"sub_1","status":7}}}"#,
+            #"{"id":"evt_1","type":"charge.refunded","created":1,"livemode":false,"data":{"object":null}}"#
+        ])
     func malformed(_ json: String) {
         #expect { _ = try StripeEvent(json: Array(json.utf8)) } throws: { ($0 as? StripeError)?.decodingError != nil }
     }
 
     @Test("A decoding error names the missing field")
     func decodingErrorNamesField() {
-        let json = #"{"id":"evt_1","type":"checkout.session.completed","created":1,"livemode":false,"data":{"object":{"id":"cs_1","mode":"payment","status":"open","created":1,"livemode":false}}}"#
+        let json =
+            #"{"id":"evt_1","type":"checkout.session.completed","created":1,"livemode":false,"data":{"object":{"id":"cs_1","mode":"payment","status":"open","created":1,"livemode":false}}}"#
         do {
             _ = try StripeEvent(json: Array(json.utf8))
             Issue.record("decoded a session without payment_status")

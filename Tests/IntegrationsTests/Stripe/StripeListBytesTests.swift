@@ -21,15 +21,17 @@ struct StripeListBytesTests {
         for element in elements { #expect((try? JSONSerialization.jsonObject(with: Data(element.utf8))) != nil) }
     }
 
-    @Test("An empty page, and answers that are not a list, are told apart", arguments: [
-        (#"{"object":"list","data":[],"has_more":false,"url":"/v1/events"}"#, true),
-        (#"{"object":"list","data":[],"url":"/v1/events"}"#, false),
-        (#"{"object":"list","has_more":false}"#, false),
-        (#"{"data":[{"id":"evt_1"}"#, false),
-        (#"[]"#, false),
-        (#"{"data":[{"id":"evt_1"}],"has_more":"yes"}"#, false),
-        (#""#, false),
-    ])
+    @Test(
+        "An empty page, and answers that are not a list, are told apart",
+        arguments: [
+            (#"{"object":"list","data":[],"has_more":false,"url":"/v1/events"}"#, true),
+            (#"{"object":"list","data":[],"url":"/v1/events"}"#, false),
+            (#"{"object":"list","has_more":false}"#, false),
+            (#"{"data":[{"id":"evt_1"}"#, false),
+            (#"[]"#, false),
+            (#"{"data":[{"id":"evt_1"}],"has_more":"yes"}"#, false),
+            (#""#, false)
+        ])
     func shapes(json: String, readable: Bool) {
         #expect((Self.texts(json) != nil) == readable)
     }

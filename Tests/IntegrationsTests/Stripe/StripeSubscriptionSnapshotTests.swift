@@ -14,19 +14,21 @@ struct StripeSubscriptionSnapshotTests {
             currentPeriodEnd: periodEnd, cancelAtPeriodEnd: cancelAtPeriodEnd, cancelAt: cancelAt, livemode: livemode)
     }
 
-    @Test("Every Stripe status maps to the documented purchase status", arguments: [
-        ("active", false, PurchaseStatus.active, true),
-        ("active", true, .canceled, true),
-        ("trialing", false, .trialing, true),
-        ("trialing", true, .trialing, true),
-        ("past_due", false, .billingRetry, false),
-        ("unpaid", false, .billingRetry, false),
-        ("canceled", false, .expired, false),
-        ("incomplete_expired", false, .expired, false),
-        ("incomplete", false, .pending, false),
-        ("paused", false, .paused, false),
-        ("some_future_status", false, .pending, false),
-    ])
+    @Test(
+        "Every Stripe status maps to the documented purchase status",
+        arguments: [
+            ("active", false, PurchaseStatus.active, true),
+            ("active", true, .canceled, true),
+            ("trialing", false, .trialing, true),
+            ("trialing", true, .trialing, true),
+            ("past_due", false, .billingRetry, false),
+            ("unpaid", false, .billingRetry, false),
+            ("canceled", false, .expired, false),
+            ("incomplete_expired", false, .expired, false),
+            ("incomplete", false, .pending, false),
+            ("paused", false, .paused, false),
+            ("some_future_status", false, .pending, false)
+        ])
     func status(_ stripeStatus: String, _ cancelAtPeriodEnd: Bool, _ expected: PurchaseStatus, _ entitledBeforeEnd: Bool) {
         let snapshot = Self.subscription(stripeStatus, cancelAtPeriodEnd: cancelAtPeriodEnd).snapshot(observedAt: Self.observed, purchaserEmail: nil)
         #expect(snapshot.status == expected)
@@ -77,7 +79,10 @@ struct StripeSubscriptionSnapshotTests {
 
 @Suite("Stripe one-time checkout → purchase snapshot")
 struct StripePaymentSnapshotTests {
-    static func session(mode: StripeCheckoutSession.Mode = .payment, status: StripeCheckoutSession.Status, paymentStatus: StripeCheckoutSession.PaymentStatus, paymentIntentID: String? = "pi_1") -> StripeCheckoutSession {
+    static func session(
+        mode: StripeCheckoutSession.Mode = .payment, status: StripeCheckoutSession.Status, paymentStatus: StripeCheckoutSession.PaymentStatus,
+        paymentIntentID: String? = "pi_1"
+    ) -> StripeCheckoutSession {
         StripeCheckoutSession(
             id: "cs_test_1", mode: mode, status: status, paymentStatus: paymentStatus, customerID: "cus_1", email: "a@b.c",
             paymentIntentID: paymentIntentID, created: Date(timeIntervalSince1970: 1_700_000_000), livemode: true)

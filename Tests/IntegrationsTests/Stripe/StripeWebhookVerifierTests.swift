@@ -23,7 +23,7 @@ struct StripeWebhookVerifierTests {
 
     static let eventFiles = [
         "charge.refunded", "checkout.session.completed", "customer.subscription.deleted",
-        "customer.subscription.updated", "invoice.paid",
+        "customer.subscription.updated", "invoice.paid"
     ]
 
     static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
@@ -53,7 +53,8 @@ struct StripeWebhookVerifierTests {
         #expect(outcome == testCase.expect)
     }
 
-    @Test("Each signed event file verifies at its t, not 301 s later, not under another secret, not with a flipped byte",
+    @Test(
+        "Each signed event file verifies at its t, not 301 s later, not under another secret, not with a flipped byte",
         arguments: eventFiles)
     func signedEventFile(_ name: String) throws {
         let body = try SharedVectors.bytes("stripe/events/\(name).json")

@@ -99,7 +99,7 @@ func redemptionMessage(key: String, recipient: String = "jane@example.com", code
         idempotencyKey: key, template: "redemption_code", recipient: recipient, recipientName: "Jane Doe",
         parameters: [
             "code": code, "product_name": "Pro Pack", "redeem_url": "https://tollgate.test/redeem?code=\(code)&x=1",
-            "expiry_text": "30 June 2026",
+            "expiry_text": "30 June 2026"
         ])
 }
 

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error of the test harness with a message saying what to do.
@@ -71,8 +71,9 @@ final class SMTPTestServer: @unchecked Sendable {
             if !process.isRunning {
                 let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
                 if process.terminationStatus == 3 || log.contains("No module named") {
-                    throw HarnessError(description: "aiosmtpd is missing for \(Self.python): run scripts/install-test-tools "
-                        + "(Debian's python3-aiosmtpd). \(log)")
+                    throw HarnessError(
+                        description: "aiosmtpd is missing for \(Self.python): run scripts/install-test-tools "
+                            + "(Debian's python3-aiosmtpd). \(log)")
                 }
                 throw HarnessError(
                     description: "the aiosmtpd test server exited with \(process.terminationStatus ?? -1): \(log)",

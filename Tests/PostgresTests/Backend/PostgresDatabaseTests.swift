@@ -15,15 +15,17 @@ import TestSupport
         defer { admin.close() }
         try admin.execute("CREATE SCHEMA \(schema)")
         let password = PostgresTestServer.Role.scram.password!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let url = "postgres://tollgate:\(password)@127.0.0.1:\(server.port)/\(server.database)?sslmode=disable"
+        let url =
+            "postgres://tollgate:\(password)@127.0.0.1:\(server.port)/\(server.database)?sslmode=disable"
             + "&options=-c%20search_path%3D\(schema)"
         return (try PostgresDatabase(url: url, maxConnections: maxConnections), url)
     }
 
     @Test("`?` placeholders are numbered, except inside literals, quoted names and comments")
     func placeholders() {
-        #expect(PostgresPlaceholders.rewrite("SELECT ? + ?, '?', \"a?\" -- ?\n, ? /* ? */ FROM t WHERE x = ?")
-            == "SELECT $1 + $2, '?', \"a?\" -- ?\n, $3 /* ? */ FROM t WHERE x = $4")
+        #expect(
+            PostgresPlaceholders.rewrite("SELECT ? + ?, '?', \"a?\" -- ?\n, ? /* ? */ FROM t WHERE x = ?")
+                == "SELECT $1 + $2, '?', \"a?\" -- ?\n, $3 /* ? */ FROM t WHERE x = $4")
         #expect(PostgresPlaceholders.rewrite("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
     }
 
@@ -31,8 +33,10 @@ import TestSupport
     func values() async throws {
         let (database, _) = try await Self.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [Migration(id: "1", sql: "CREATE TABLE v (i BIGINT, f DOUBLE PRECISION, t TEXT, b BLOB, flag BOOLEAN, small INTEGER)")])
-            .migrate(database)
+        try Migrator(migrations: [
+            Migration(id: "1", sql: "CREATE TABLE v (i BIGINT, f DOUBLE PRECISION, t TEXT, b BLOB, flag BOOLEAN, small INTEGER)")
+        ])
+        .migrate(database)
         let bytes: [UInt8] = [0, 1, 0xFF, 0x27, 0x5C]
         try database.writeSync { connection in
             try connection.execute("INSERT INTO v VALUES (?, ?, ?, ?, true, ?)", [Int64.max, 1.5, "zoë ✓ '?'", bytes, 7])
@@ -52,10 +56,14 @@ import TestSupport
     func errors() async throws {
         let (database, _) = try await Self.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [Migration(id: "1", sql: """
-            CREATE TABLE parent (id TEXT PRIMARY KEY, email TEXT UNIQUE);
-            CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent (id));
-            """)]).migrate(database)
+        try Migrator(migrations: [
+            Migration(
+                id: "1",
+                sql: """
+                    CREATE TABLE parent (id TEXT PRIMARY KEY, email TEXT UNIQUE);
+                    CREATE TABLE child (id TEXT PRIMARY KEY, parent_id TEXT NOT NULL REFERENCES parent (id));
+                    """)
+        ]).migrate(database)
         try database.writeSync { try $0.execute("INSERT INTO parent VALUES (?, ?)", ["p1", "jane@example.com"]) }
         let unique = try #require(throws: StorageError.self) {
             try database.writeSync { try $0.execute("INSERT INTO parent VALUES (?, ?)", ["p2", "jane@example.com"]) }
@@ -89,8 +97,10 @@ import TestSupport
         try await database.checkWritable()
         // A writer never hangs on the lock, and a dead holder's session is ended by the server.
         let timeouts = try database.writeSync { connection in
-            (try connection.queryOne("SHOW lock_timeout")?.string("lock_timeout"),
-             try connection.queryOne("SHOW idle_in_transaction_session_timeout")?.string("idle_in_transaction_session_timeout"))
+            (
+                try connection.queryOne("SHOW lock_timeout")?.string("lock_timeout"),
+                try connection.queryOne("SHOW idle_in_transaction_session_timeout")?.string("idle_in_transaction_session_timeout")
+            )
         }
         #expect(timeouts.0 == "30s" && timeouts.1 == "15s")
         #expect(try database.readSync { try $0.queryOne("SHOW lock_timeout")?.string("lock_timeout") } == "0", "only write transactions")
@@ -102,8 +112,10 @@ import TestSupport
         defer { first.close() }
         let second = try PostgresDatabase(url: url, maxConnections: 4)
         defer { second.close() }
-        try Migrator(migrations: [Migration(id: "1", sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0);")])
-            .migrate(first)
+        try Migrator(migrations: [
+            Migration(id: "1", sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0);")
+        ])
+        .migrate(first)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for database in [first, second, first, second] {
                 group.addTask {
@@ -140,7 +152,9 @@ import TestSupport
         #expect(try Migrator(migrations: migrations).pending(first).isEmpty)
         #expect(try Migrator(migrations: migrations + [Migration(id: "007", sql: "SELECT 1")]).pending(first) == ["007"])
         let type = try first.readSync {
-            try $0.queryOne("SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'm1' AND column_name = 'data'")
+            try $0.queryOne(
+                "SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'm1' AND column_name = 'data'"
+            )
         }
         #expect(try type?.string("data_type") == "bytea")
     }

@@ -12,10 +12,14 @@ import TestSupport
     static func twoInstances() async throws -> (PostgresDatabase, PostgresDatabase) {
         let (first, url) = try await PostgresDatabaseTests.freshDatabase()
         let second = try PostgresDatabase(url: url, maxConnections: 4)
-        try Migrator(migrations: [Migration(id: "1", sql: """
-            CREATE TABLE counter (id INTEGER PRIMARY KEY, value BIGINT NOT NULL);
-            INSERT INTO counter VALUES (1, 0), (2, 0);
-            """)]).migrate(first)
+        try Migrator(migrations: [
+            Migration(
+                id: "1",
+                sql: """
+                    CREATE TABLE counter (id INTEGER PRIMARY KEY, value BIGINT NOT NULL);
+                    INSERT INTO counter VALUES (1, 0), (2, 0);
+                    """)
+        ]).migrate(first)
         return (first, second)
     }
 
@@ -64,7 +68,7 @@ import TestSupport
                     }
                     do {
                         try connection.execute("UPDATE counter SET value = ? WHERE id = 1", [value + 1])
-                    } catch where catching {
+                    } catch  where catching {
                         // A body that swallows the error: the transaction is aborted all the same.
                     }
                 }

@@ -3,7 +3,7 @@ import Postgres
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private PostgreSQL server for this test process: `initdb` into a fresh temp directory, TLS
@@ -88,20 +88,22 @@ struct PostgresTestServer: Sendable {
         }
 
         let data = "\(root)/data"
-        let initdb = asServerUser("\(binaries)/initdb", [
-            "-D", data, "-U", "postgres", "--pwfile=\(root)/superuser-password", "-E", "UTF8", "--locale=C",
-            "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync",
-        ])
+        let initdb = asServerUser(
+            "\(binaries)/initdb",
+            [
+                "-D", data, "-U", "postgres", "--pwfile=\(root)/superuser-password", "-E", "UTF8", "--locale=C",
+                "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"
+            ])
         try await run(initdb.0, initdb.1)
         try """
-            # TYPE  DATABASE  USER           ADDRESS        METHOD
-            local   all       all                           trust
-            host    all       trust_user     127.0.0.1/32   trust
-            host    all       md5_user       127.0.0.1/32   md5
-            host    all       password_user  127.0.0.1/32   password
-            host    all       all            127.0.0.1/32   scram-sha-256
+        # TYPE  DATABASE  USER           ADDRESS        METHOD
+        local   all       all                           trust
+        host    all       trust_user     127.0.0.1/32   trust
+        host    all       md5_user       127.0.0.1/32   md5
+        host    all       password_user  127.0.0.1/32   password
+        host    all       all            127.0.0.1/32   scram-sha-256
 
-            """.write(toFile: "\(data)/pg_hba.conf", atomically: true, encoding: .utf8)
+        """.write(toFile: "\(data)/pg_hba.conf", atomically: true, encoding: .utf8)
         let settings = """
 
             # Tollgate tests
@@ -144,15 +146,19 @@ struct PostgresTestServer: Sendable {
             RESET password_encryption;
             """
         // CREATE DATABASE cannot share a query string with other statements: a -c of its own.
-        let psql = asServerUser("\(binaries)/psql", [
-            "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", root, "-p", String(port), "-U", "postgres", "-d", "postgres", "-c", setup,
-            "-c", "CREATE DATABASE tollgate_test OWNER tollgate",
-        ])
+        let psql = asServerUser(
+            "\(binaries)/psql",
+            [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", root, "-p", String(port), "-U", "postgres", "-d", "postgres", "-c", setup,
+                "-c", "CREATE DATABASE tollgate_test OWNER tollgate"
+            ])
         try await run(psql.0, psql.1)
-        let grants = asServerUser("\(binaries)/psql", [
-            "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", root, "-p", String(port), "-U", "postgres", "-d", "tollgate_test", "-c",
-            "GRANT ALL ON SCHEMA public TO PUBLIC; GRANT pg_signal_backend TO tollgate;",
-        ])
+        let grants = asServerUser(
+            "\(binaries)/psql",
+            [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", root, "-p", String(port), "-U", "postgres", "-d", "tollgate_test", "-c",
+                "GRANT ALL ON SCHEMA public TO PUBLIC; GRANT pg_signal_backend TO tollgate;"
+            ])
         try await run(grants.0, grants.1)
         return PostgresTestServer(root: root, port: port, caFile: certificates.caFile, otherCAFile: certificates.otherCAFile)
     }
@@ -167,10 +173,11 @@ struct PostgresTestServer: Sendable {
                 return bin
             }
         }
-        throw HarnessError(description: """
-            PostgreSQL server binaries (initdb, pg_ctl, psql) were not found under \(base)/<version>/bin. \
-            The Postgres tests run against a real server: run scripts/install-test-tools (it installs Debian's postgresql package).
-            """)
+        throw HarnessError(
+            description: """
+                PostgreSQL server binaries (initdb, pg_ctl, psql) were not found under \(base)/<version>/bin. \
+                The Postgres tests run against a real server: run scripts/install-test-tools (it installs Debian's postgresql package).
+                """)
     }
 
     private static func makeRoot() throws -> String {
@@ -201,10 +208,11 @@ struct PostgresTestServer: Sendable {
     static func run(_ executable: String, _ arguments: [String]) async throws {
         let result = try await ChildProcessRunner.run(executable, arguments)
         guard result.status == 0, !result.endedBySignal else {
-            throw HarnessError(description: """
-                \(executable) \(arguments.prefix(2).joined(separator: " ")) failed with \(result.status): \
-                \(result.stderrText) \(result.stdoutText)
-                """)
+            throw HarnessError(
+                description: """
+                    \(executable) \(arguments.prefix(2).joined(separator: " ")) failed with \(result.status): \
+                    \(result.stderrText) \(result.stdoutText)
+                    """)
         }
     }
 }

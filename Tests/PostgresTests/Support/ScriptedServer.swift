@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fake server on loopback that plays back fixed bytes, for what a real PostgreSQL never sends

@@ -17,7 +17,8 @@ let parent = getppid()
 let deadline = Date().addingTimeInterval(60)
 let database = try SQLiteDatabase(path: CommandLine.arguments[1], readers: 1)
 try database.writeSync { connection in
-    try connection.executeScript("""
+    try connection.executeScript(
+        """
         CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, payload TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
         INSERT INTO counter (id, value) VALUES (1, 0) ON CONFLICT (id) DO NOTHING;

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A local TCP port nobody holds right now, for a server (postgres, aiosmtpd) started later on it.

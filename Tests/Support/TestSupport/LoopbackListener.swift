@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A listening socket for tests to connect to, on 127.0.0.1 (a kernel-chosen port) or a

@@ -48,7 +48,7 @@ public struct OpenAPIResponseValidator: Sendable {
         guard let operation = operation(method: method, path: path) else { return ["no operation for \(label)"] }
         let range = "\(status / 100)XX"
         guard let responses = deref(operation["responses"])?.objectValue,
-              let entry = responses[String(status)] ?? responses[range] ?? responses[range.lowercased()] ?? responses["default"]
+            let entry = responses[String(status)] ?? responses[range] ?? responses[range.lowercased()] ?? responses["default"]
         else { return ["status \(status) is not documented for \(label)"] }
         guard let response = deref(entry) else { return ["the response for status \(status) of \(label) has an unresolvable $ref"] }
 
@@ -95,11 +95,14 @@ extension OpenAPIResponseValidator {
         var best: (score: [Int], template: String, operation: JSONNode)?
         for (template, item) in paths {
             guard let score = Self.matchScore(template: template, segments: segments),
-                  let item = deref(item),
-                  let operation = item[method] ?? (method == "head" ? item["get"] : nil)
+                let item = deref(item),
+                let operation = item[method] ?? (method == "head" ? item["get"] : nil)
             else { continue }
             if let current = best, !current.score.lexicographicallyPrecedes(score),
-               current.score != score || current.template < template { continue }
+                current.score != score || current.template < template
+            {
+                continue
+            }
             best = (score, template, operation)
         }
         return best.flatMap { deref($0.operation) }
@@ -228,7 +231,7 @@ extension OpenAPIResponseValidator {
         let shown = JSONNode.number(number).brief
         let limits: [(String, String, (Double, Double) -> Bool)] = [
             ("minimum", "is less than", { $0 < $1 }), ("maximum", "is greater than", { $0 > $1 }),
-            ("exclusiveMinimum", "is not greater than", { $0 <= $1 }), ("exclusiveMaximum", "is not less than", { $0 >= $1 }),
+            ("exclusiveMinimum", "is not greater than", { $0 <= $1 }), ("exclusiveMaximum", "is not less than", { $0 >= $1 })
         ]
         for (keyword, failure, fails) in limits {
             if let limit = keywords[keyword]?.numberValue, fails(number, limit) {
@@ -237,7 +240,9 @@ extension OpenAPIResponseValidator {
         }
     }
 
-    private func checkObject(_ members: [String: JSONNode], _ keywords: [String: JSONNode], _ location: String, _ depth: Int, _ problems: inout [String]) {
+    private func checkObject(
+        _ members: [String: JSONNode], _ keywords: [String: JSONNode], _ location: String, _ depth: Int, _ problems: inout [String]
+    ) {
         let here = location.isEmpty ? "/" : location
         for name in keywords["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where members[name] == nil {
             problems.append("\(here): missing required property \"\(name)\"")
@@ -267,9 +272,15 @@ extension OpenAPIResponseValidator {
     }
 
     /// `min<suffix>` and `max<suffix>` (minLength, maxItems...) against `count`.
-    private static func checkCount(_ count: Int, _ unit: String, _ suffix: String, _ keywords: [String: JSONNode], _ here: String, _ problems: inout [String]) {
-        if let min = keywords["min" + suffix]?.numberValue, Double(count) < min { problems.append("\(here): \(count) \(unit), fewer than min\(suffix) \(Int(min))") }
-        if let max = keywords["max" + suffix]?.numberValue, Double(count) > max { problems.append("\(here): \(count) \(unit), more than max\(suffix) \(Int(max))") }
+    private static func checkCount(
+        _ count: Int, _ unit: String, _ suffix: String, _ keywords: [String: JSONNode], _ here: String, _ problems: inout [String]
+    ) {
+        if let min = keywords["min" + suffix]?.numberValue, Double(count) < min {
+            problems.append("\(here): \(count) \(unit), fewer than min\(suffix) \(Int(min))")
+        }
+        if let max = keywords["max" + suffix]?.numberValue, Double(count) > max {
+            problems.append("\(here): \(count) \(unit), more than max\(suffix) \(Int(max))")
+        }
     }
 
     private func checkCombinators(_ value: JSONNode, _ keywords: [String: JSONNode], _ location: String, _ depth: Int, _ problems: inout [String]) {
@@ -292,7 +303,9 @@ extension OpenAPIResponseValidator {
                 if matching.isEmpty {
                     problems.append("\(here): matches none of the \(branches.count) oneOf schemas\(Self.closest(results))")
                 } else if matching.count > 1 {
-                    problems.append("\(here): matches \(matching.count) oneOf schemas (branches \(matching.map(String.init).joined(separator: ", "))); exactly one must match")
+                    problems.append(
+                        "\(here): matches \(matching.count) oneOf schemas (branches \(matching.map(String.init).joined(separator: ", "))); exactly one must match"
+                    )
                 }
             }
         }
@@ -384,7 +397,7 @@ extension OpenAPIResponseValidator {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard (1...12).contains(month), (1...monthDays[month - 1]).contains(day),
-              number(11, 2) < 24, number(14, 2) < 60, number(17, 2) <= 60
+            number(11, 2) < 24, number(14, 2) < 60, number(17, 2) <= 60
         else { return false }
         let last = digits.last.map { $0 | 0x20 }
         if last == UInt8(ascii: "z") { return true }
@@ -432,7 +445,8 @@ extension OpenAPIResponseValidator {
         func hasType(_ name: String) -> Bool {
             switch (name, self) {
             case ("null", .null), ("boolean", .bool), ("number", .number), ("string", .string),
-                 ("array", .array), ("object", .object): true
+                ("array", .array), ("object", .object):
+                true
             case ("integer", .number(let number)): number.isFinite && number.rounded() == number
             default: false
             }

@@ -85,7 +85,8 @@ final class FlakyProxy: Sendable {
             upstreamHead = answer.flatMap { Self.head(of: $0) }
             if case .forward = step { reply = answer }
         case .answer(let status, let headers):
-            let body = #"{"error":{"code":"\#(status == 429 ? "rate_limited" : "upstream_unavailable")","message":"The proxy says \#(status).","retryable":true}}"#
+            let body =
+                #"{"error":{"code":"\#(status == 429 ? "rate_limited" : "upstream_unavailable")","message":"The proxy says \#(status).","retryable":true}}"#
             var head = "HTTP/1.1 \(status) Proxy\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             reply = Array((head + "\r\n" + body).utf8)
@@ -112,7 +113,9 @@ final class FlakyProxy: Sendable {
 
     static func parseHead(_ bytes: [UInt8]) -> (line: String, headers: [String: String], headLength: Int)? {
         let marker: [UInt8] = Array("\r\n\r\n".utf8)
-        guard let end = (0...max(0, bytes.count - 4)).first(where: { bytes.count >= $0 + 4 && Array(bytes[$0..<$0 + 4]) == marker }) else { return nil }
+        guard let end = (0...max(0, bytes.count - 4)).first(where: { bytes.count >= $0 + 4 && Array(bytes[$0..<$0 + 4]) == marker }) else {
+            return nil
+        }
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {

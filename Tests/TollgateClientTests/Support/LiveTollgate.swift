@@ -25,7 +25,8 @@ final class LiveTollgate: Sendable {
     static let apiKey = "pk_client_test_key"
     static let packageName = "com.example.app"
     /// Retries fast enough for tests; `Retry-After` up to 5 s is honoured.
-    static let quickRetries = RetryPolicy(maxAttempts: RetryPolicy.standard.maxAttempts, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200), maxRetryAfter: .seconds(5))
+    static let quickRetries = RetryPolicy(
+        maxAttempts: RetryPolicy.standard.maxAttempts, baseDelay: .milliseconds(20), maxDelay: .milliseconds(200), maxRetryAfter: .seconds(5))
 
     let clock = ManualClock()
     let folder: String
@@ -60,7 +61,7 @@ final class LiveTollgate: Sendable {
             "products": ["pro_monthly"],
             "entitlements": ["premium": ["price_monthly", "pro_monthly"]],
             "google": ["service_account_path": serviceAccount.path, "api_base": google.baseURL, "rtdn_token": "client-rtdn-token"],
-            "redemption": redemption.merging(["code_ttl_seconds": 3600, "resend_interval_seconds": 600]) { mine, _ in mine },
+            "redemption": redemption.merging(["code_ttl_seconds": 3600, "resend_interval_seconds": 600]) { mine, _ in mine }
         ]
         let file = folder + "/config.json"
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: file))

@@ -46,7 +46,9 @@ struct ConsoleActionsTests {
         let console = ConsoleBench()
         let (purchase, _) = try console.bench.paidPurchase()
         let code = try require(try console.bench.database.readSync { try CodeRepository.latest(purchaseID: purchase.id, on: $0) })
-        await #expect(throws: UseCaseError.self) { _ = try await console.operatorActions.revoke(codeID: code.id, by: Self.viewer, now: console.bench.now) }
+        await #expect(throws: UseCaseError.self) {
+            _ = try await console.operatorActions.revoke(codeID: code.id, by: Self.viewer, now: console.bench.now)
+        }
         #expect(try console.bench.database.readSync { try CodeRepository.require(id: code.id, on: $0) }.status == .live)
         let revoked = try await console.operatorActions.revoke(codeID: code.id, by: Self.support, now: console.bench.now)
         #expect(revoked.status == .revoked)
@@ -66,9 +68,13 @@ struct ConsoleActionsTests {
         await #expect(throws: UseCaseError.self) {
             try await console.actions.signOutDevice(accountID: accountID, deviceID: "no-such-device", by: Self.support, now: console.bench.now)
         }
-        let before = try console.bench.database.readSync { try $0.queryOne("SELECT session_generation FROM accounts WHERE id = ?", [accountID])?.int("session_generation") }
+        let before = try console.bench.database.readSync {
+            try $0.queryOne("SELECT session_generation FROM accounts WHERE id = ?", [accountID])?.int("session_generation")
+        }
         try await console.actions.signOutEverywhere(accountID: accountID, by: Self.support, now: console.bench.now)
-        let after = try console.bench.database.readSync { try $0.queryOne("SELECT session_generation FROM accounts WHERE id = ?", [accountID])?.int("session_generation") }
+        let after = try console.bench.database.readSync {
+            try $0.queryOne("SELECT session_generation FROM accounts WHERE id = ?", [accountID])?.int("session_generation")
+        }
         #expect(after == (before ?? 0) + 1)
         #expect(try console.audit().map(\.action).prefix(2) == ["account.sign_out_everywhere", "device.sign_out"])
     }

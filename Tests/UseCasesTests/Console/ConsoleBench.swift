@@ -19,7 +19,8 @@ struct ConsoleBench {
     var queries: ConsoleQueries { try! ConsoleQueries(database: bench.database, secrets: bench.secrets) }
     var actions: ConsoleActions {
         ConsoleActions(
-            database: bench.database, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction, secrets: bench.secrets), mail: bench.mail,
+            database: bench.database, authMail: AuthMail(mail: bench.mail, links: bench.links, now: bench.nowFunction, secrets: bench.secrets),
+            mail: bench.mail,
             secrets: bench.secrets, events: .disabled)
     }
     var operatorActions: OperatorActions { OperatorActions(database: bench.database, resend: bench.resend, codeMail: bench.codeMail) }
@@ -48,8 +49,9 @@ struct ConsoleBench {
 
     /// A signed-in session of `email`.
     func session(_ email: String, _ secret: [UInt8]) async throws -> ConsoleSignIn.Session {
-        guard case .signedIn(_, let session) = try await signIn.signIn(
-            email: email, password: Self.password, otp: try code(secret), clientAddress: "203.0.113.9", now: bench.now)
+        guard
+            case .signedIn(_, let session) = try await signIn.signIn(
+                email: email, password: Self.password, otp: try code(secret), clientAddress: "203.0.113.9", now: bench.now)
         else { throw Missing() }
         return session
     }

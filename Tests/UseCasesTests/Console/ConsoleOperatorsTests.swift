@@ -23,7 +23,9 @@ struct ConsoleOperatorsTests {
         let code = try TOTP.code(secret: secret, step: TOTP.step(at: now))
         #expect(try await console.operators.enrol(token: token, password: "short", otp: code, now: now) == .passwordTooShort)
         #expect(try await console.operators.enrol(token: token, password: ConsoleBench.password, otp: "000000", now: now) == .wrongCode)
-        #expect(try await console.operators.enrol(token: token, password: ConsoleBench.password, otp: code, now: now) == .enrolled(email: "ann@example.com"))
+        #expect(
+            try await console.operators.enrol(token: token, password: ConsoleBench.password, otp: code, now: now)
+                == .enrolled(email: "ann@example.com"))
         #expect(try await console.operators.enrol(token: token, password: ConsoleBench.password, otp: code, now: now) == .refused(.used))
         guard case .refused(.used) = try await console.operators.invitation(token: token, now: now) else { throw Missing() }
         // The secret is sealed at rest: the database alone holds neither it nor its base32 form.
@@ -39,7 +41,9 @@ struct ConsoleOperatorsTests {
         let token = String(invited.link.split(separator: "/").last ?? "")
         console.bench.advance(72 * 3600 + 1)
         guard case .refused(.expired) = try await console.operators.invitation(token: token, now: console.bench.now) else { throw Missing() }
-        #expect(try await console.operators.enrol(token: token, password: ConsoleBench.password, otp: "123456", now: console.bench.now) == .refused(.expired))
+        #expect(
+            try await console.operators.enrol(token: token, password: ConsoleBench.password, otp: "123456", now: console.bench.now)
+                == .refused(.expired))
         guard case .refused(.unknown) = try await console.operators.invitation(token: "nope", now: console.bench.now) else { throw Missing() }
         await #expect(throws: UseCaseError.self) {
             _ = try await console.operators.add(email: "bob@example.com", role: .admin, by: ConsoleBench.cli, now: console.bench.now)
@@ -65,18 +69,24 @@ struct ConsoleOperatorsTests {
         let now = console.bench.now
         let code = try console.code(secret)
         for (email, password, otp) in [
-            ("nobody@example.com", ConsoleBench.password, code), ("ann@example.com", "wrong password!", code), ("ann@example.com", ConsoleBench.password, "000000"),
+            ("nobody@example.com", ConsoleBench.password, code), ("ann@example.com", "wrong password!", code),
+            ("ann@example.com", ConsoleBench.password, "000000")
         ] {
-            guard case .wrong = try await console.signIn.signIn(email: email, password: password, otp: otp, clientAddress: "198.51.100.\(otp.count)", now: now) else {
+            guard
+                case .wrong = try await console.signIn.signIn(
+                    email: email, password: password, otp: otp, clientAddress: "198.51.100.\(otp.count)", now: now)
+            else {
                 Issue.record("\(email) signed in"); continue
             }
         }
-        guard case .signedIn(let cookie, let session) = try await console.signIn.signIn(
-            email: "ANN@example.com", password: ConsoleBench.password, otp: code, clientAddress: "198.51.100.1", now: now)
+        guard
+            case .signedIn(let cookie, let session) = try await console.signIn.signIn(
+                email: "ANN@example.com", password: ConsoleBench.password, otp: code, clientAddress: "198.51.100.1", now: now)
         else { throw Missing() }
         #expect(session.role == .support && cookie.hasPrefix("con_"))
-        guard case .wrong = try await console.signIn.signIn(
-            email: "ann@example.com", password: ConsoleBench.password, otp: code, clientAddress: "198.51.100.2", now: now)
+        guard
+            case .wrong = try await console.signIn.signIn(
+                email: "ann@example.com", password: ConsoleBench.password, otp: code, clientAddress: "198.51.100.2", now: now)
         else { throw Missing() }
         // The cookie's secret is stored only hashed.
         #expect(!(try console.bench.dump("console_sessions").joined()).contains(String(cookie.split(separator: ".")[1])))
@@ -87,17 +97,21 @@ struct ConsoleOperatorsTests {
         let console = ConsoleBench()
         let secret = try await console.enrolled("ann@example.com", .admin)
         for _ in 0..<5 {
-            _ = try await console.signIn.signIn(email: "ann@example.com", password: "guess guess guess", otp: "111111", clientAddress: "192.0.2.66", now: console.bench.now)
+            _ = try await console.signIn.signIn(
+                email: "ann@example.com", password: "guess guess guess", otp: "111111", clientAddress: "192.0.2.66", now: console.bench.now)
         }
         let locked = await #expect(throws: UseCaseError.self) {
             _ = try await console.signIn.signIn(
-                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.66", now: console.bench.now)
+                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.66",
+                now: console.bench.now)
         }
         #expect(locked?.kind == .rateLimited && (locked?.retryAfterSeconds ?? 0) > 0)
         // The operator, from their own address, is not locked out by someone else's guesses.
         _ = try await console.session("ann@example.com", secret)
         console.bench.advance(15 * 60)
-        guard case .wrong = try await console.signIn.signIn(email: "ann@example.com", password: "guess", otp: "1", clientAddress: "192.0.2.66", now: console.bench.now)
+        guard
+            case .wrong = try await console.signIn.signIn(
+                email: "ann@example.com", password: "guess", otp: "1", clientAddress: "192.0.2.66", now: console.bench.now)
         else { throw Missing() }
     }
 
@@ -106,13 +120,16 @@ struct ConsoleOperatorsTests {
         let console = ConsoleBench()
         let secret = try await console.enrolled("ann@example.com", .admin)
         for index in 0..<5 {
-            guard case .wrong = try await console.signIn.signIn(
-                email: "ann@example.com", password: ConsoleBench.password, otp: "000000", clientAddress: "192.0.2.\(index)", now: console.bench.now)
+            guard
+                case .wrong = try await console.signIn.signIn(
+                    email: "ann@example.com", password: ConsoleBench.password, otp: "000000", clientAddress: "192.0.2.\(index)",
+                    now: console.bench.now)
             else { throw Missing() }
         }
         let locked = await #expect(throws: UseCaseError.self) {
             _ = try await console.signIn.signIn(
-                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.99", now: console.bench.now)
+                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.99",
+                now: console.bench.now)
         }
         #expect(locked?.kind == .rateLimited)
     }
@@ -121,8 +138,10 @@ struct ConsoleOperatorsTests {
     func sessions() async throws {
         let console = ConsoleBench()
         let secret = try await console.enrolled("ann@example.com", .viewer)
-        guard case .signedIn(let cookie, let session) = try await console.signIn.signIn(
-            email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.1", now: console.bench.now)
+        guard
+            case .signedIn(let cookie, let session) = try await console.signIn.signIn(
+                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.1",
+                now: console.bench.now)
         else { throw Missing() }
         console.bench.advance(29 * 60)
         #expect(try await console.signIn.session(cookie, now: console.bench.now) != nil)
@@ -132,8 +151,10 @@ struct ConsoleOperatorsTests {
         }
         #expect(try await console.signIn.session(cookie, now: console.bench.now) == nil, "over 12 hours")
         console.bench.advance(30)
-        guard case .signedIn(let second, _) = try await console.signIn.signIn(
-            email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.1", now: console.bench.now)
+        guard
+            case .signedIn(let second, _) = try await console.signIn.signIn(
+                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.1",
+                now: console.bench.now)
         else { throw Missing() }
         console.bench.advance(31 * 60)
         #expect(try await console.signIn.session(second, now: console.bench.now) == nil, "idle")
@@ -153,8 +174,10 @@ struct ConsoleOperatorsTests {
         console.bench.advance(30)
         _ = try await console.operators.reset(email: "ann@example.com", by: ConsoleBench.cli, now: console.bench.now)
         console.bench.advance(30)
-        guard case .wrong = try await console.signIn.signIn(
-            email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.1", now: console.bench.now)
+        guard
+            case .wrong = try await console.signIn.signIn(
+                email: "ann@example.com", password: ConsoleBench.password, otp: try console.code(secret), clientAddress: "192.0.2.1",
+                now: console.bench.now)
         else { throw Missing() }
         try await console.operators.remove(email: "ann@example.com", by: ConsoleBench.cli, now: console.bench.now)
         #expect(try await console.operators.list(by: ConsoleBench.cli).isEmpty)
@@ -166,8 +189,10 @@ struct ConsoleOperatorsTests {
         let credentials = try require(try await console.operators.demoOperator(email: "admin@demo.localhost", now: console.bench.now))
         #expect(try await console.operators.demoOperator(email: "admin@demo.localhost", now: console.bench.now) == nil)
         let secret = try require(Base32.decode(credentials.secret))
-        guard case .signedIn(_, let session) = try await console.signIn.signIn(
-            email: credentials.email, password: credentials.password, otp: try console.code(secret), clientAddress: "127.0.0.1", now: console.bench.now)
+        guard
+            case .signedIn(_, let session) = try await console.signIn.signIn(
+                email: credentials.email, password: credentials.password, otp: try console.code(secret), clientAddress: "127.0.0.1",
+                now: console.bench.now)
         else { throw Missing() }
         #expect(session.role == .admin)
     }

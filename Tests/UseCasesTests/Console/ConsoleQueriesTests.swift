@@ -22,7 +22,8 @@ struct ConsoleQueriesTests {
         #expect(try await console.queries.search("", by: Self.viewer).isEmpty)
     }
 
-    @Test("Once redeemed, the buyer is the account: found by app user id and account id; their page lists purchases with history, codes, devices, mail")
+    @Test(
+        "Once redeemed, the buyer is the account: found by app user id and account id; their page lists purchases with history, codes, devices, mail")
     func buyerPage() async throws {
         let console = ConsoleBench()
         let (purchase, accountID) = try await ConsoleActionsTests.redeemed(console)
@@ -62,7 +63,8 @@ struct ConsoleQueriesTests {
         #expect(try await console.queries.duplicates(by: Self.viewer, now: console.bench.now).isEmpty)
         let account = try DuplicateSubscriptionsTests.account(console.bench, "user-twice")
         let first = try DuplicateSubscriptionsTests.subscribe(console.bench, .stripe, "sub_a", product: "price_monthly", accountID: account)
-        let second = try DuplicateSubscriptionsTests.subscribe(console.bench, .appStore, "2000000009", product: "com.example.monthly", accountID: account)
+        let second = try DuplicateSubscriptionsTests.subscribe(
+            console.bench, .appStore, "2000000009", product: "com.example.monthly", accountID: account)
         let pairs = try await console.queries.duplicates(by: Self.viewer, now: console.bench.now)
         #expect(pairs.count == 1 && pairs.first?.accountID == account, "\(pairs)")
         #expect(Set(pairs.flatMap { [$0.first.id, $0.second.id] }) == [first.id, second.id])

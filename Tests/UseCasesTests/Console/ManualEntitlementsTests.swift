@@ -39,11 +39,14 @@ struct ManualEntitlementsTests {
     }
 
     func listed(_ appUserID: String) async throws -> [Entitlement] {
-        try await ListEntitlements(database: bench.database, catalog: Self.catalog).list(for: .appUser(appUserID, secret: nil), now: bench.now).entitlements
+        try await ListEntitlements(database: bench.database, catalog: Self.catalog).list(for: .appUser(appUserID, secret: nil), now: bench.now)
+            .entitlements
     }
 
     func bodies(_ type: String) throws -> [String] {
-        try bench.database.readSync { try $0.query("SELECT body FROM events WHERE type = ? ORDER BY created_at, sequence", [type]).map { try $0.string("body") } }
+        try bench.database.readSync {
+            try $0.query("SELECT body FROM events WHERE type = ? ORDER BY created_at, sequence", [type]).map { try $0.string("body") }
+        }
     }
 
     @Test("Support and viewers are refused with nothing stored; unknown entitlements and past or malformed days are refused")
@@ -86,7 +89,8 @@ struct ManualEntitlementsTests {
             #expect(held.map(\.id) == ["premium"] && held.first?.active == true, "\(appUser): \(held)")
             #expect(held.first?.expiresAt == endsAt && held.first?.sourceName == "manual")
         }
-        let check = AlreadyEntitledCheck(database: bench.database, catalog: EntitlementCatalog(["premium": ["price_monthly"]]), links: bench.links, androidPackage: nil)
+        let check = AlreadyEntitledCheck(
+            database: bench.database, catalog: EntitlementCatalog(["premium": ["price_monthly"]]), links: bench.links, androidPackage: nil)
         let refusal = try await check.holding(appUserID: "user-9b", accountID: nil, priceIDs: ["price_monthly"], now: bench.now)
         #expect(refusal?.entitlement == "premium" && refusal?.store == "manual" && refusal?.manageURL == "https://pay.example.test/account")
 

@@ -8,9 +8,11 @@ import Testing
 struct TOTPTests {
     static let secret = Array("12345678901234567890".utf8)
 
-    @Test("RFC 6238 appendix B, SHA-1", arguments: [
-        (59, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"), (2_000_000_000, "279037"),
-    ] as [(Int64, String)])
+    @Test(
+        "RFC 6238 appendix B, SHA-1",
+        arguments: [
+            (59, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"), (2_000_000_000, "279037")
+        ] as [(Int64, String)])
     func vectors(seconds: Int64, code: String) throws {
         #expect(try TOTP.code(secret: Self.secret, step: seconds / 30) == code)
     }
@@ -32,7 +34,9 @@ struct TOTPTests {
 
     @Test("Base32 as RFC 4648 writes it (without padding) and back")
     func base32() {
-        for (text, encoded) in [("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI")] {
+        for (text, encoded) in [
+            ("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI")
+        ] {
             #expect(Base32.encode(Array(text.utf8)) == encoded)
             #expect(Base32.decode(encoded.lowercased()) == Array(text.utf8))
         }
@@ -42,13 +46,17 @@ struct TOTPTests {
     @Test("The provisioning URI names the issuer, the account and the parameters authenticator apps need")
     func uri() {
         let uri = TOTP.provisioningURI(secret: Self.secret, account: "ann@example.com", issuer: "Example console")
-        #expect(uri == "otpauth://totp/Example%20console:ann@example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Example%20console&algorithm=SHA1&digits=6&period=30")
+        #expect(
+            uri
+                == "otpauth://totp/Example%20console:ann@example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Example%20console&algorithm=SHA1&digits=6&period=30"
+        )
     }
 
     @Test("Roles: viewer reads, support acts for a buyer, admin does everything")
     func roles() {
         #expect(OperatorRole.viewer.allows(.read) && !OperatorRole.viewer.allows(.resendCode))
-        #expect(OperatorRole.support.allows(.resendCode) && OperatorRole.support.allows(.movePurchase) && !OperatorRole.support.allows(.deleteAccount))
+        #expect(
+            OperatorRole.support.allows(.resendCode) && OperatorRole.support.allows(.movePurchase) && !OperatorRole.support.allows(.deleteAccount))
         #expect(OperatorRole.Permission.allCases.allSatisfy { OperatorRole.admin.allows($0) })
     }
 }

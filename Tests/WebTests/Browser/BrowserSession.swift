@@ -68,10 +68,12 @@ final class BrowserSession: Sendable {
         let frame = try await send("Page.getFrameTree")["frameTree"]?["frame"]?["id"]?.stringValue ?? ""
         page.withLock { $0.mainFrame = frame }
         _ = try await send("Emulation.setUserAgentOverride", ["userAgent": .string(device.userAgent)])
-        _ = try await send("Emulation.setDeviceMetricsOverride", [
-            "width": .integer(Int64(device.width)), "height": .integer(Int64(device.height)),
-            "deviceScaleFactor": .integer(Int64(device.zoom)), "mobile": .bool(device.isPhone),
-        ])
+        _ = try await send(
+            "Emulation.setDeviceMetricsOverride",
+            [
+                "width": .integer(Int64(device.width)), "height": .integer(Int64(device.height)),
+                "deviceScaleFactor": .integer(Int64(device.zoom)), "mobile": .bool(device.isPhone)
+            ])
         _ = try await send("Emulation.setScriptExecutionDisabled", ["value": .bool(!javaScript)])
         _ = try await send("Emulation.setEmulatedMedia", ["features": [["name": "prefers-color-scheme", "value": dark ? "dark" : "light"]]])
     }
@@ -116,9 +118,11 @@ final class BrowserSession: Sendable {
         let y = (corners[1] + corners[3] + corners[5] + corners[7]) / 4
         let before = waitingForLoad ? startLoad() : (0, 0)
         for type in ["mousePressed", "mouseReleased"] {
-            _ = try await send("Input.dispatchMouseEvent", [
-                "type": .string(type), "x": .number(x), "y": .number(y), "button": "left", "clickCount": 1,
-            ])
+            _ = try await send(
+                "Input.dispatchMouseEvent",
+                [
+                    "type": .string(type), "x": .number(x), "y": .number(y), "button": "left", "clickCount": 1
+                ])
         }
         if waitingForLoad { try await settle(after: before, what: "the page \(selector) leads to") }
     }
@@ -223,15 +227,20 @@ final class BrowserSession: Sendable {
             case "Page.frameRequestedNavigation", "Page.frameStartedNavigating":
                 state.lastEvent = ContinuousClock.now
             case "Runtime.consoleAPICalled":
-                let words = params["args"]?.arrayValue.map { $0["value"]?.stringValue ?? $0["description"]?.stringValue ?? "\($0["value"] ?? "")" } ?? []
-                state.messages.append("console.\(params["type"]?.stringValue ?? "log"): \(words.joined(separator: " "))\(Self.place(params["stackTrace"]?["callFrames"]?.arrayValue.first))")
+                let words =
+                    params["args"]?.arrayValue.map { $0["value"]?.stringValue ?? $0["description"]?.stringValue ?? "\($0["value"] ?? "")" } ?? []
+                state.messages.append(
+                    "console.\(params["type"]?.stringValue ?? "log"): \(words.joined(separator: " "))\(Self.place(params["stackTrace"]?["callFrames"]?.arrayValue.first))"
+                )
             case "Runtime.exceptionThrown":
                 let details = params["exceptionDetails"]
                 let description = details?["exception"]?["description"]?.stringValue.map { String($0.prefix { $0 != "\n" }) } ?? ""
                 state.messages.append("\(details?["text"]?.stringValue ?? "Uncaught") \(description)\(Self.place(details))")
             case "Log.entryAdded":
                 let entry = params["entry"]
-                state.messages.append("\(entry?["text"]?.stringValue ?? "") (\(entry?["level"]?.stringValue ?? "?") \(entry?["source"]?.stringValue ?? "?")\(Self.place(entry)))")
+                state.messages.append(
+                    "\(entry?["text"]?.stringValue ?? "") (\(entry?["level"]?.stringValue ?? "?") \(entry?["source"]?.stringValue ?? "?")\(Self.place(entry)))"
+                )
             default:
                 return
             }

@@ -22,8 +22,9 @@ extension BrowserTests {
 
     // 62 page loads plus two overflow frame pages: one Chromium process per load took 526–754 s;
     // one browser driven over DevTools takes about a minute. The limit guards against a hang.
-    @Test("Every buyer page in every language, phone and desktop: lang and dir, no English left, no console errors",
-          .timeLimit(.minutes(10)))
+    @Test(
+        "Every buyer page in every language, phone and desktop: lang and dir, no English left, no console errors",
+        .timeLimit(.minutes(10)))
     func everyLanguageInChromium() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         // Without a CJK font Chromium draws the Japanese pages as empty boxes (and measures them so).
@@ -52,7 +53,7 @@ extension BrowserTests {
                 ("success", "/checkout/success?session_id=\(sessions[language] ?? "")"),
                 ("redeem", "/redeem/\(codes[language] ?? "")?locale=\(language)"),
                 ("unknown-code", "/redeem/ZZZZ-ZZZZ-ZZZZ-ZZZZ?locale=\(language)"),
-                ("error-404", "/no/such/page?locale=\(language)"),
+                ("error-404", "/no/such/page?locale=\(language)")
             ]
         }
         var jobs: [(language: String, page: String, load: BrowserLoad)] = []
@@ -63,7 +64,11 @@ extension BrowserTests {
                 }
                 if Self.screenshotLanguages.contains(language) && ["success", "redeem", "unknown-code"].contains(page) {
                     let file = "\(Self.languageScreenshots)/\(page)-\(language)-iphone.png"
-                    jobs.append((language, page, BrowserLoad(url: base + path, device: .iPhone, javaScript: true, dark: false, output: .screenshot(path: file))))
+                    jobs.append(
+                        (
+                            language, page,
+                            BrowserLoad(url: base + path, device: .iPhone, javaScript: true, dark: false, output: .screenshot(path: file))
+                        ))
                 }
             }
         }
@@ -79,7 +84,10 @@ extension BrowserTests {
                 for width in [BrowserDevice.small.width, BrowserDevice.iPhone.width] {
                     phone.append(.init(label: "\(language)/\(page) at \(width) px", path: path, width: width, height: BrowserDevice.iPhone.height))
                 }
-                desktop.append(.init(label: "\(language)/\(page) at \(BrowserDevice.desktop.width) px", path: path, width: BrowserDevice.desktop.width, height: BrowserDevice.desktop.height))
+                desktop.append(
+                    .init(
+                        label: "\(language)/\(page) at \(BrowserDevice.desktop.width) px", path: path, width: BrowserDevice.desktop.width,
+                        height: BrowserDevice.desktop.height))
             }
         }
         let overflow = try await Self.measureOverflow(["phone": phone, "desktop": desktop], upstream: base, scratch: scratch.path)

@@ -16,7 +16,9 @@ extension BrowserTests {
     /// Loads each frame page (`"phone"` as an iPhone, anything else as a desktop) once, through an `OverflowCheck.Proxy` in front of `upstream` (the started app's address),
     /// and answers every frame's measurement. A frame page whose script wrote nothing is recorded
     /// as a failure.
-    static func measureOverflow(_ framePages: [String: [OverflowCheck.Frame]], upstream: String, scratch: String) async throws -> [OverflowCheck.Measurement] {
+    static func measureOverflow(_ framePages: [String: [OverflowCheck.Frame]], upstream: String, scratch: String) async throws -> [OverflowCheck
+        .Measurement]
+    {
         let proxy = try OverflowCheck.Proxy(framePages: framePages) { request in
             await Self.forward(request, to: upstream)
         }
@@ -24,10 +26,14 @@ extension BrowserTests {
     }
 
     /// Loads each frame page of `proxy` once; see `measureOverflow(_:upstream:scratch:)`.
-    static func measureOverflow(_ framePages: [String: [OverflowCheck.Frame]], through proxy: OverflowCheck.Proxy, scratch: String) async throws -> [OverflowCheck.Measurement] {
+    static func measureOverflow(_ framePages: [String: [OverflowCheck.Frame]], through proxy: OverflowCheck.Proxy, scratch: String) async throws
+        -> [OverflowCheck.Measurement]
+    {
         let jobs = framePages.keys.sorted().map { name in
-            Job(page: Page(name: name, path: "", kind: .home),
-                load: BrowserLoad(url: proxy.url(name), device: frameWindow(as: name == "phone" ? .iPhone : .desktop), javaScript: true, dark: false, output: .dom))
+            Job(
+                page: Page(name: name, path: "", kind: .home),
+                load: BrowserLoad(
+                    url: proxy.url(name), device: frameWindow(as: name == "phone" ? .iPhone : .desktop), javaScript: true, dark: false, output: .dom))
         }
         let results = try await run(jobs, scratch: scratch)
         await proxy.stop()
@@ -59,15 +65,19 @@ extension BrowserTests {
         return response
     }
 
-    @Test("The overflow check catches a page wider than a phone, left to right and right to left (negative proof)",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "The overflow check catches a page wider than a phone, left to right and right to left (negative proof)",
+        .timeLimit(.minutes(5)))
     func overflowCheckCatchesWidePages() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
-        let word = String(repeating: "W", count: 200)   // 200 characters without a break opportunity
+        let word = String(repeating: "W", count: 200)  // 200 characters without a break opportunity
         let style = try String(contentsOfFile: PackagePaths.root + "/Public/style.css", encoding: .utf8)
         @Sendable func page(_ direction: String, _ body: String, styled: Bool = false) -> HTTPResponse {
             let link = styled ? #"<link rel="stylesheet" href="/style.css">"# : ""
-            return .html(Array(#"<!doctype html><html lang="en" dir="\#(direction)"><head><meta name="viewport" content="width=device-width">\#(link)<title>t</title></head><body>\#(body)</body></html>"#.utf8))
+            return .html(
+                Array(
+                    #"<!doctype html><html lang="en" dir="\#(direction)"><head><meta name="viewport" content="width=device-width">\#(link)<title>t</title></head><body>\#(body)</body></html>"#
+                        .utf8))
         }
         let upstream: @Sendable (HTTPRequest) async -> HTTPResponse = { request in
             switch request.path {

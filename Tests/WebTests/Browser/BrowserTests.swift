@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @testable import Web
@@ -44,8 +44,9 @@ struct BrowserTests {
     // One Chromium process per load took 418 s in a quiet clean-clone run, 615 s beside three
     // builds; one browser driven over DevTools takes a minute or two. The limit guards against a
     // hang, it is not a benchmark.
-    @Test("Every page at phone and desktop sizes, JavaScript on and off: right links per device, no console errors or CSP violations, under 30 KB, nothing from another host",
-          .timeLimit(.minutes(15)))
+    @Test(
+        "Every page at phone and desktop sizes, JavaScript on and off: right links per device, no console errors or CSP violations, under 30 KB, nothing from another host",
+        .timeLimit(.minutes(15)))
     func everyPage() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let started = ContinuousClock.now
@@ -70,7 +71,7 @@ struct BrowserTests {
             Page(name: "redeem", path: "/redeem/\(code)", kind: .redeem),
             Page(name: "unknown-code", path: "/redeem/ZZZZ-ZZZZ-ZZZZ-ZZZZ", kind: .unknown),
             Page(name: "cancel", path: "/checkout/cancel", kind: .cancel),
-            Page(name: "error-404", path: "/no/such/page", kind: .notFound),
+            Page(name: "error-404", path: "/no/such/page", kind: .notFound)
         ]
         let expired = [Page(name: "expired-code", path: "/redeem/\(code)", kind: .expired)]
 
@@ -88,11 +89,11 @@ struct BrowserTests {
         }
         let account = [
             Page(name: "sign-in", path: "/account/sign-in", kind: .signIn),
-            Page(name: "sign-in-link", path: "/account/sign-in/link?token=\(link)", kind: .signInLink),
+            Page(name: "sign-in-link", path: "/account/sign-in/link?token=\(link)", kind: .signInLink)
         ]
         let signedIn = [
             Page(name: "account", path: "/account", kind: .account),
-            Page(name: "gonative-store", path: "/gonative/store", kind: .goNativeStore),
+            Page(name: "gonative-store", path: "/gonative/store", kind: .goNativeStore)
         ]
         results += try await Self.run(Self.jobs(account, base: base, light: true), scratch: scratch.path)
         weights += try await Self.weighAll(account, base: base)
@@ -101,7 +102,7 @@ struct BrowserTests {
         weights += try await Self.weighAll(signedIn, base: base, cookie: "\(WebCookies.session)=\(cookie)")
         await seeder.stop()
 
-        harness.clock.advance(2 * 3600)   // past the 1 h code_ttl of the harness
+        harness.clock.advance(2 * 3600)  // past the 1 h code_ttl of the harness
         results += try await Self.run(Self.jobs(expired, base: base), scratch: scratch.path)
         weights += try await Self.weighAll(expired, base: base)
 
@@ -123,7 +124,8 @@ struct BrowserTests {
             }
         }
         let elapsed = ContinuousClock.now - started
-        print("""
+        print(
+            """
             BrowserTests: \(results.count) Chromium page loads in \(elapsed.components.seconds) s (\(Self.parallelism) at a time).
             BrowserTests: \(HeadlessChromium.screenshotsWanted ? "screenshots in \(Self.screenshotFolder)" : "screenshots taken, not written (TOLLGATE_SCREENSHOTS=1 writes them)")
             BrowserTests: page weights (HTML + every file it loads):
@@ -131,20 +133,23 @@ struct BrowserTests {
             """)
     }
 
-    @Test("The checks catch a CSP violation, an uncaught exception and a request to another host (negative proof)",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "The checks catch a CSP violation, an uncaught exception and a request to another host (negative proof)",
+        .timeLimit(.minutes(5)))
     func detectorCatchesViolations() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let server = try FakeHTTPServer { request in
             var response: HTTPResponse
             switch request.path {
             case "/bad":
-                response = .html(Array(#"""
-                    <!doctype html><html lang="en"><head><title>bad</title></head><body>
-                    <p style="color: red">inline style</p><script>document.title = "inline ran"</script>
-                    <img src="http://tracker.example.net/pixel.png" alt="">
-                    </body></html>
-                    """#.utf8))
+                response = .html(
+                    Array(
+                        #"""
+                        <!doctype html><html lang="en"><head><title>bad</title></head><body>
+                        <p style="color: red">inline style</p><script>document.title = "inline ran"</script>
+                        <img src="http://tracker.example.net/pixel.png" alt="">
+                        </body></html>
+                        """#.utf8))
             case "/throws":
                 response = .html(Array(#"<!doctype html><html lang="en"><title>t</title><script src="/throws.js"></script></html>"#.utf8))
             case "/throws.js":
@@ -218,7 +223,8 @@ struct BrowserTests {
                         jobs.append(Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: javaScript, dark: false, output: .dom)))
                     }
                     let file = "\(screenshotFolder)/\(page.name)-\(device.name)-js-on-light.png"
-                    jobs.append(Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: true, dark: false, output: .screenshot(path: file))))
+                    jobs.append(
+                        Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: true, dark: false, output: .screenshot(path: file))))
                 }
                 continue
             }
@@ -229,11 +235,12 @@ struct BrowserTests {
             }
             let shots: [(BrowserDevice, Bool, Bool)] = [
                 (.iPhone, true, false), (.iPhone, false, true), (.android, true, false),
-                (.desktop, true, false), (.desktop, false, true), (.small, true, false),
+                (.desktop, true, false), (.desktop, false, true), (.small, true, false)
             ]
             for (device, javaScript, dark) in shots {
                 let file = "\(screenshotFolder)/\(page.name)-\(device.name)-js-\(javaScript ? "on" : "off")-\(dark ? "dark" : "light").png"
-                jobs.append(Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: javaScript, dark: dark, output: .screenshot(path: file))))
+                jobs.append(
+                    Job(page: page, load: BrowserLoad(url: url, device: device, javaScript: javaScript, dark: dark, output: .screenshot(path: file))))
             }
         }
         return jobs

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one headless Chromium of the test process, started on first use and kept open for every
@@ -62,10 +62,10 @@ actor ChromiumBrowser {
             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-sync",
             "--disable-component-update", "--disable-default-apps", "--mute-audio", "--password-store=basic",
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-            "--user-data-dir=" + profile, "about:blank",
+            "--user-data-dir=" + profile, "about:blank"
         ]
         var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = profile   // keeps Chromium's caches out of the real home
+        environment["HOME"] = profile  // keeps Chromium's caches out of the real home
         let pipe = try DevToolsPipe(setpriv, arguments, environment: environment, log: profile + "/chromium.log")
         _ = registerExitHandler
         do {

@@ -20,32 +20,43 @@ struct ChromiumDriverBrowserTests {
             var response: HTTPResponse
             switch request.path {
             case "/page":
-                response = .html(Array(#"""
-                    <!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>page</title>
-                    <script src="/page.js"></script><script src="/throws.js"></script><link rel="stylesheet" href="/missing.css"></head>
-                    <body><main><p style="color: red">styled inline</p></main></body></html>
-                    """#.utf8))
+                response = .html(
+                    Array(
+                        #"""
+                        <!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>page</title>
+                        <script src="/page.js"></script><script src="/throws.js"></script><link rel="stylesheet" href="/missing.css"></head>
+                        <body><main><p style="color: red">styled inline</p></main></body></html>
+                        """#.utf8))
             case "/page.js":
-                response = HTTPResponse(status: .ok, contentType: "text/javascript", body: #"""
-                    console.error("boom from page.js");
-                    document.documentElement.setAttribute("data-ran", "yes");
-                    """#)
+                response = HTTPResponse(
+                    status: .ok, contentType: "text/javascript",
+                    body: #"""
+                        console.error("boom from page.js");
+                        document.documentElement.setAttribute("data-ran", "yes");
+                        """#)
             case "/throws.js":
                 response = HTTPResponse(status: .ok, contentType: "text/javascript", body: "const nothing = null; nothing.title = 1;")
             case "/device":
-                response = .html(Array(#"""
-                    <!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>device</title>
-                    <script src="/device.js"></script></head><body><main><p>device</p></main></body></html>
-                    """#.utf8))
+                response = .html(
+                    Array(
+                        #"""
+                        <!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>device</title>
+                        <script src="/device.js"></script></head><body><main><p>device</p></main></body></html>
+                        """#.utf8))
             case "/device.js":
-                response = HTTPResponse(status: .ok, contentType: "text/javascript", body: #"""
-                    var root = document.documentElement;
-                    root.setAttribute("data-width", String(root.clientWidth));
-                    root.setAttribute("data-dark", String(matchMedia("(prefers-color-scheme: dark)").matches));
-                    root.setAttribute("data-agent", navigator.userAgent);
-                    """#)
+                response = HTTPResponse(
+                    status: .ok, contentType: "text/javascript",
+                    body: #"""
+                        var root = document.documentElement;
+                        root.setAttribute("data-width", String(root.clientWidth));
+                        root.setAttribute("data-dark", String(matchMedia("(prefers-color-scheme: dark)").matches));
+                        root.setAttribute("data-agent", navigator.userAgent);
+                        """#)
             case "/gone":
-                response = .html(Array(#"<!doctype html><html lang="en"><title>gone</title><link rel="icon" href="data:,"><main><h1>Error 404</h1></main></html>"#.utf8), status: .notFound)
+                response = .html(
+                    Array(
+                        #"<!doctype html><html lang="en"><title>gone</title><link rel="icon" href="data:,"><main><h1>Error 404</h1></main></html>"#
+                            .utf8), status: .notFound)
             default:
                 response = HTTPResponse(status: .notFound, contentType: "text/plain", body: "no")
             }
@@ -54,13 +65,16 @@ struct ChromiumDriverBrowserTests {
         }
     }
 
-    static func load(_ url: String, device: BrowserDevice = .iPhone, javaScript: Bool = true, dark: Bool = false, output: BrowserLoad.Output = .dom) async throws -> BrowserResult {
+    static func load(_ url: String, device: BrowserDevice = .iPhone, javaScript: Bool = true, dark: Bool = false, output: BrowserLoad.Output = .dom)
+        async throws -> BrowserResult
+    {
         try await HeadlessChromium.run(
             BrowserLoad(url: url, device: device, javaScript: javaScript, dark: dark, output: output), scratch: NSTemporaryDirectory())
     }
 
-    @Test("A console error, a CSP violation, an uncaught exception and failed loads are caught; JavaScript off is off",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "A console error, a CSP violation, an uncaught exception and failed loads are caught; JavaScript off is off",
+        .timeLimit(.minutes(5)))
     func catchesWhatTheOldDriverCaught() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let site = try Self.site()
@@ -75,8 +89,11 @@ struct ChromiumDriverBrowserTests {
 
         #expect(withScript.status == 0, "\(withScript.stderr)")
         #expect(withScript.consoleMessages.contains { $0.contains("console.error: boom from page.js") }, "\(withScript.consoleMessages)")
-        #expect(withScript.consoleMessages.contains { $0.contains("Uncaught TypeError") && $0.contains("throws.js") }, "\(withScript.consoleMessages)")
-        #expect(withScript.consoleMessages.contains { $0.contains("Content Security Policy") && $0.contains("inline style") }, "\(withScript.consoleMessages)")
+        #expect(
+            withScript.consoleMessages.contains { $0.contains("Uncaught TypeError") && $0.contains("throws.js") }, "\(withScript.consoleMessages)")
+        #expect(
+            withScript.consoleMessages.contains { $0.contains("Content Security Policy") && $0.contains("inline style") },
+            "\(withScript.consoleMessages)")
         #expect(withScript.dom.contains(#"data-ran="yes""#), "the page's script did not run: \(withScript.dom)")
         // A stylesheet that is not there (a 404 in text/plain) is caught; an error page's own 404 is the page's business.
         #expect(withScript.consoleMessages.contains { $0.contains("missing.css") }, "\(withScript.consoleMessages)")
@@ -88,7 +105,9 @@ struct ChromiumDriverBrowserTests {
         #expect(!withoutScript.dom.contains("data-ran"), "a script ran with JavaScript off: \(withoutScript.dom)")
         #expect(withoutScript.dom.contains("styled inline"))
         #expect(!withoutScript.consoleMessages.contains { $0.contains("boom") || $0.contains("Uncaught") }, "\(withoutScript.consoleMessages)")
-        #expect(withoutScript.consoleMessages.contains { $0.contains("Content Security Policy") && $0.contains("inline style") }, "\(withoutScript.consoleMessages)")
+        #expect(
+            withoutScript.consoleMessages.contains { $0.contains("Content Security Policy") && $0.contains("inline style") },
+            "\(withoutScript.consoleMessages)")
 
         // A failed load fails the load, and says why: a port nobody listens on, and a host
         // other than the loopback (unresolvable by the browser's resolver rules).
@@ -97,8 +116,9 @@ struct ChromiumDriverBrowserTests {
         #expect(notListening.consoleMessages.contains { $0.contains("net::ERR_CONNECTION_REFUSED") })
     }
 
-    @Test("Each load is its device: the phone's CSS width, its User-Agent, the color scheme, a 2x screenshot",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "Each load is its device: the phone's CSS width, its User-Agent, the color scheme, a 2x screenshot",
+        .timeLimit(.minutes(5)))
     func loadsAsTheDevice() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let site = try Self.site()
@@ -121,18 +141,21 @@ struct ChromiumDriverBrowserTests {
         #expect(Self.pngSize(wide.screenshot) == "1280x800")
     }
 
-    @Test("A session fills a form, submits it, keeps its cookie across steps, and a new session starts without it",
-          .timeLimit(.minutes(5)))
+    @Test(
+        "A session fills a form, submits it, keeps its cookie across steps, and a new session starts without it",
+        .timeLimit(.minutes(5)))
     func sessionFlow() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let server = try FakeHTTPServer { request in
             switch (request.method.rawValue, request.path) {
             case ("GET", "/form"):
-                return .html(Array(#"""
-                    <!doctype html><html lang="en"><head><title>form</title></head><body><main>
-                    <form method="post" action="/hello"><label for="name">Name</label><input id="name" name="name">
-                    <button id="send" type="submit">Send</button></form></main></body></html>
-                    """#.utf8))
+                return .html(
+                    Array(
+                        #"""
+                        <!doctype html><html lang="en"><head><title>form</title></head><body><main>
+                        <form method="post" action="/hello"><label for="name">Name</label><input id="name" name="name">
+                        <button id="send" type="submit">Send</button></form></main></body></html>
+                        """#.utf8))
             case ("POST", "/hello"):
                 let name = String(decoding: request.body, as: UTF8.self).replacingOccurrences(of: "name=", with: "")
                 var response = HTTPResponse.redirect(to: "/hello", status: .seeOther)
@@ -141,7 +164,8 @@ struct ChromiumDriverBrowserTests {
             default:
                 let cookie = request.headers["Cookie"] ?? ""
                 let name = cookie.hasPrefix("greeted=") ? String(cookie.dropFirst("greeted=".count)) : "nobody"
-                return .html(Array(#"<!doctype html><html lang="en"><title>hello</title><main><h1 id="hello">Hello \#(name)</h1></main></html>"#.utf8))
+                return .html(
+                    Array(#"<!doctype html><html lang="en"><title>hello</title><main><h1 id="hello">Hello \#(name)</h1></main></html>"#.utf8))
             }
         }
         // JavaScript off: the form is typed into and sent as a person does, without any script.
@@ -186,7 +210,7 @@ struct ChromiumDriverBrowserTests {
             while process.isRunning && ContinuousClock.now < deadline { usleep(50_000) }
             return !process.isRunning
         }
-        await pipe.close()   // kills it if it had not ended
+        await pipe.close()  // kills it if it had not ended
         try? FileManager.default.removeItem(atPath: profile)
         #expect(ended, "chromium \(process.pid) was still running 30 s after its pipe closed")
     }

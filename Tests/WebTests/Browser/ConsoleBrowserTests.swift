@@ -18,14 +18,17 @@ import Testing
 struct ConsoleBrowserTests {
     static let screenshots = PackagePaths.root + "/docs/screenshots"
 
-    @Test("Invitation mail → enrol → sign in → search → buyer → resend the code → the mail arrives → the audit log shows it", .timeLimit(.minutes(10)))
+    @Test(
+        "Invitation mail → enrol → sign in → search → buyer → resend the code → the mail arrives → the audit log shows it", .timeLimit(.minutes(10)))
     func supportFlow() async throws {
         try #require(HeadlessChromium.executable != nil, "chromium is not installed: run scripts/install-test-tools")
         let sink = try await SMTPSink()
         defer { sink.stop() }
         let console = try ConsoleHarness(extra: [
             "base_url": "http://localhost:8080",
-            "mail": ["transport": "smtp", "from": "Example <no-reply@example.com>", "smtp": ["host": "127.0.0.1", "port": sink.port, "security": "none"]],
+            "mail": [
+                "transport": "smtp", "from": "Example <no-reply@example.com>", "smtp": ["host": "127.0.0.1", "port": sink.port, "security": "none"]
+            ]
         ])
         try await WebAccountTests.paidCheckout(console.harness, email: "buyer@example.com")
         try console.app.app.start()

@@ -24,7 +24,7 @@ struct DemoBrowserTests {
         let pages = [
             ("home", "/", #"id="demo-buy""#),
             ("checkout", "/demo/checkout/\(sessionID)", #"id="demo-pay""#),
-            ("success", "/checkout/success?session_id=\(paidID)", "Redemption code"),
+            ("success", "/checkout/success?session_id=\(paidID)", "Redemption code")
         ]
         var jobs: [BrowserTests.Job] = []
         var shots: [(String, String)] = []
@@ -32,11 +32,15 @@ struct DemoBrowserTests {
             let page = BrowserTests.Page(name: "demo-\(name)", path: path, kind: .home)
             for device in [BrowserDevice.iPhone, .desktop] {
                 for javaScript in [true, false] {
-                    jobs.append(.init(page: page, load: BrowserLoad(url: base + path, device: device, javaScript: javaScript, dark: false, output: .dom)))
+                    jobs.append(
+                        .init(page: page, load: BrowserLoad(url: base + path, device: device, javaScript: javaScript, dark: false, output: .dom)))
                 }
                 let file = "\(scratch.path)/demo-\(name)-\(device.name).png"
                 shots.append((file, "\(Self.docs)/demo-\(name)-\(device == .iPhone ? "phone" : "desktop").png"))
-                jobs.append(.init(page: page, load: BrowserLoad(url: base + path, device: device, javaScript: true, dark: false, output: .screenshot(path: file))))
+                jobs.append(
+                    .init(
+                        page: page,
+                        load: BrowserLoad(url: base + path, device: device, javaScript: true, dark: false, output: .screenshot(path: file))))
             }
         }
         let results = try await BrowserTests.run(jobs, scratch: scratch.path)
@@ -53,8 +57,10 @@ struct DemoBrowserTests {
         // For the README: the phone views and the checkout page's desktop view, refreshed in docs/
         // only when asked (TOLLGATE_SCREENSHOTS=1), so a test run leaves the tree clean.
         let update = HeadlessChromium.screenshotsWanted
-        for (shot, destination) in shots where update && FileManager.default.fileExists(atPath: shot)
-            && (destination.hasSuffix("-phone.png") || destination.hasSuffix("checkout-desktop.png")) {
+        for (shot, destination) in shots
+        where update && FileManager.default.fileExists(atPath: shot)
+            && (destination.hasSuffix("-phone.png") || destination.hasSuffix("checkout-desktop.png"))
+        {
             try? FileManager.default.removeItem(atPath: destination)
             try FileManager.default.copyItem(atPath: shot, toPath: destination)
         }

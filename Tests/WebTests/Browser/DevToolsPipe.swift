@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a DevTools command or a page load failed: Chromium's own error text, a failed
@@ -48,7 +48,7 @@ final class DevToolsPipe: @unchecked Sendable {
     /// error into `log`.
     /// - Throws: `ChildProcessError` when a pipe cannot be made or the spawn fails.
     init(_ executable: String, _ arguments: [String], environment: [String: String], log: String) throws {
-        _ = signal(SIGPIPE, SIG_IGN)   // a write after Chromium died fails with EPIPE instead
+        _ = signal(SIGPIPE, SIG_IGN)  // a write after Chromium died fails with EPIPE instead
         process = try SpawnedProcess(
             executable, arguments, environment: environment, standardInput: .null, standardOutput: .null,
             standardError: .file(log), channels: [(3, true), (4, false)])

@@ -16,7 +16,8 @@ struct BrowserDevice: Sendable, Hashable, CustomStringConvertible {
 
     static let iPhone = BrowserDevice(
         name: "iphone",
-        userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+        userAgent:
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
         width: 390, height: 844, zoom: 2)
     static let android = BrowserDevice(
         name: "android",
@@ -29,7 +30,8 @@ struct BrowserDevice: Sendable, Hashable, CustomStringConvertible {
     /// The narrowest phone the pages must stay readable on (an iPhone SE's 320 px).
     static let small = BrowserDevice(
         name: "small320",
-        userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 15_8 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.6 Mobile/15E148 Safari/604.1",
+        userAgent:
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 15_8 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.6 Mobile/15E148 Safari/604.1",
         width: 320, height: 640, zoom: 2)
 }
 

@@ -41,7 +41,8 @@ enum OverflowCheck {
 
         var description: String {
             if let error { return "\(label): not measured (\(error))" }
-            return "\(label) (lang \(lang ?? "none"), \(elements) elements): scrollWidth \(scrollWidth) in \(clientWidth)" + (offenders.isEmpty ? "" : ", crossing the edge: \(offenders.prefix(8).joined(separator: "; "))")
+            return "\(label) (lang \(lang ?? "none"), \(elements) elements): scrollWidth \(scrollWidth) in \(clientWidth)"
+                + (offenders.isEmpty ? "" : ", crossing the edge: \(offenders.prefix(8).joined(separator: "; "))")
         }
     }
 
@@ -52,7 +53,8 @@ enum OverflowCheck {
         var html = #"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>overflow</title>"#
         html += #"<script src="\#(scriptPath)"></script></head><body>"#
         for frame in frames {
-            html += #"<iframe data-label="\#(escape(frame.label))" src="\#(escape(frame.path))" width="\#(frame.width)" height="\#(frame.height)" style="border:0;display:block"></iframe>"#
+            html +=
+                #"<iframe data-label="\#(escape(frame.label))" src="\#(escape(frame.path))" width="\#(frame.width)" height="\#(frame.height)" style="border:0;display:block"></iframe>"#
         }
         return html + #"<pre id="overflow-report"></pre></body></html>"#
     }
@@ -150,7 +152,8 @@ enum OverflowCheck {
                 var response = await upstream(request)
                 response.headers.remove("X-Frame-Options")
                 if let policy = response.headers["Content-Security-Policy"] {
-                    response.headers.set("Content-Security-Policy", policy.replacingOccurrences(of: "frame-ancestors 'none'", with: "frame-ancestors 'self'"))
+                    response.headers.set(
+                        "Content-Security-Policy", policy.replacingOccurrences(of: "frame-ancestors 'none'", with: "frame-ancestors 'self'"))
                 }
                 return response
             }

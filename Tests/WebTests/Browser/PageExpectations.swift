@@ -66,7 +66,9 @@ enum PageExpectations {
         let copy = dom.element(id: "copy-code")
         if copy?.attributes["data-copy"] != code { problems.append("no copy button for the code") }
         // The copy button needs JavaScript: shown with it, hidden (with the visible hint) without.
-        if (copy?.attributes["hidden"] != nil) == javaScript { problems.append("copy button hidden=\(copy?.attributes["hidden"] != nil) with JavaScript \(javaScript)") }
+        if (copy?.attributes["hidden"] != nil) == javaScript {
+            problems.append("copy button hidden=\(copy?.attributes["hidden"] != nil) with JavaScript \(javaScript)")
+        }
         let fallbackHidden = dom.tags.first { $0.attributes["data-copy-fallback"] != nil }?.attributes["hidden"] != nil
         if fallbackHidden != javaScript { problems.append("the copy hint's visibility is wrong with JavaScript \(javaScript)") }
         let open = dom.element(id: "open-app")?.attributes["href"]
@@ -104,7 +106,9 @@ enum PageExpectations {
         // its Open button's target (app.js follows a web link only on the page's own origin, so
         // here, served from the loopback, the success page stays put with its code).
         let auto = dom.element(id: "open-app")?.attributes["data-auto-open"]
-        if redeem && device.name != "desktop" && auto != "exampleapp://redeem?code=\(code)" { problems.append("the landing does not try the app on load") }
+        if redeem && device.name != "desktop" && auto != "exampleapp://redeem?code=\(code)" {
+            problems.append("the landing does not try the app on load")
+        }
         if !redeem && device.name != "desktop" && auto != open { problems.append("the success page does not try its Open link on load") }
         if device.name == "desktop" && auto != nil { problems.append("a desktop page tries the app by itself") }
         if !redeem && !text.contains("b•••@e•••.com") { problems.append("no masked email") }
@@ -146,7 +150,8 @@ enum PageExpectations {
             if value.isEmpty || value.hasPrefix("#") || (value.hasPrefix("/") && !value.hasPrefix("//")) { return nil }
             if appSchemes.contains(where: { value.lowercased().hasPrefix($0) }) && url.tag == "a" { return nil }
             if url.tag == "a", let components = URLComponents(string: value), components.scheme == "https",
-                let host = components.host, linkHosts.contains(host) {
+                let host = components.host, linkHosts.contains(host)
+            {
                 return nil
             }
             return "<\(url.tag) \(url.attribute)=\"\(value)\"> points to another host"

@@ -43,11 +43,13 @@ struct SignInCodeBrowserTests {
                 response.headers.add("Set-Cookie", "\(WebCookies.visitor)=\(visitor); Path=/; HttpOnly; SameSite=Lax")
                 return response
             case "/type":
-                return .html(Array(#"""
-                    <!doctype html><html lang="en"><head><title>typing</title></head><body>
-                    <form id="code" method="post" action="\#(base)/account/sign-in/code">\#(inputs)</form>
-                    <script src="/type.js"></script></body></html>
-                    """#.utf8))
+                return .html(
+                    Array(
+                        #"""
+                        <!doctype html><html lang="en"><head><title>typing</title></head><body>
+                        <form id="code" method="post" action="\#(base)/account/sign-in/code">\#(inputs)</form>
+                        <script src="/type.js"></script></body></html>
+                        """#.utf8))
             default:
                 return HTTPResponse(status: .ok, contentType: "text/javascript", body: #"document.getElementById("code").submit();"#)
             }

@@ -41,11 +41,13 @@ struct UnsubscribeBrowserTests {
             if request.path == "/press.js" {
                 return HTTPResponse(status: .ok, contentType: "text/javascript", body: #"document.getElementById("press").submit();"#)
             }
-            return .html(Array(#"""
-                <!doctype html><html lang="en"><head><title>press</title></head><body>
-                <form id="press" method="post" action="\#(base + path)">\#(fields)</form>
-                <script src="/press.js"></script></body></html>
-                """#.utf8))
+            return .html(
+                Array(
+                    #"""
+                    <!doctype html><html lang="en"><head><title>press</title></head><body>
+                    <form id="press" method="post" action="\#(base + path)">\#(fields)</form>
+                    <script src="/press.js"></script></body></html>
+                    """#.utf8))
         }
         let pressed = try await HeadlessChromium.run(
             BrowserLoad(url: helper.baseURL + "/", device: .desktop, javaScript: true, dark: false, output: .dom), scratch: scratch.path)

@@ -23,7 +23,8 @@ struct ConsoleHTTPTests {
         }
         #expect(await console.app.send(.get, "/console").headers["Location"] == "/console/")
         let action = await console.app.send(
-            .post, "/console/purchases/\(purchase)/resend-code", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "csrf=x&reason=y")
+            .post, "/console/purchases/\(purchase)/resend-code", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: "csrf=x&reason=y")
         #expect(action.status == .seeOther && action.headers["Location"] == "/console/sign-in")
         #expect(try await console.mailCount("code_resent") == 0)
     }
@@ -63,7 +64,8 @@ struct ConsoleHTTPTests {
             let browser = CookieBrowser(console.app)
             let form = await browser.get("/console/sign-in")
             let answer = await browser.post(
-                "/console/sign-in", ["csrf": try #require(CookieBrowser.csrf(in: form)), "email": "ann@example.com", "password": ConsoleHarness.password, "otp": code])
+                "/console/sign-in",
+                ["csrf": try #require(CookieBrowser.csrf(in: form)), "email": "ann@example.com", "password": ConsoleHarness.password, "otp": code])
             #expect(answer.status == expected)
         }
     }
@@ -76,7 +78,9 @@ struct ConsoleHTTPTests {
         let form = await browser.get("/console/sign-in")
         let csrf = try #require(CookieBrowser.csrf(in: form))
         for _ in 0..<5 {
-            #expect(await browser.post("/console/sign-in", ["csrf": csrf, "email": "ann@example.com", "password": "guess guess guess", "otp": "123456"]).status == .unauthorized)
+            #expect(
+                await browser.post("/console/sign-in", ["csrf": csrf, "email": "ann@example.com", "password": "guess guess guess", "otp": "123456"])
+                    .status == .unauthorized)
         }
         let locked = await browser.post(
             "/console/sign-in", ["csrf": csrf, "email": "ann@example.com", "password": ConsoleHarness.password, "otp": try console.code(secret)])
@@ -120,7 +124,9 @@ struct ConsoleHTTPTests {
         #expect(done.status == .seeOther && done.headers["Location"] == "/console/accounts/\(purchase)?notice=done")
         #expect(try await console.mailCount("code_resent") == 1)
         let entry = try #require(try await console.audit().first)
-        #expect(entry.actor == "sue@example.com" && entry.action == "code.resend" && entry.reason == "asked by buyer" && entry.clientAddress == "198.51.100.7")
+        #expect(
+            entry.actor == "sue@example.com" && entry.action == "code.resend" && entry.reason == "asked by buyer"
+                && entry.clientAddress == "198.51.100.7")
     }
 
     @Test("The buyer page shows the email in full and no code; lists mask it; search finds the buyer by email in any case")
@@ -134,9 +140,10 @@ struct ConsoleHTTPTests {
         let buyer = await browser.get("/console/accounts/\(purchase)")
         #expect(buyer.status == .ok && buyer.text.contains("buyer@example.com") && buyer.text.contains("resend-code"))
         let codes = try await console.app.app.useCases.operatorActions.codes(email: "buyer@example.com")
-        let code = try #require(try console.app.app.database.readSync { connection in
-            try CodeRepository.reveal(try #require(codes.first), vault: try CodeVault(secrets: console.app.app.essentials.secrets))
-        })
+        let code = try #require(
+            try console.app.app.database.readSync { connection in
+                try CodeRepository.reveal(try #require(codes.first), vault: try CodeVault(secrets: console.app.app.essentials.secrets))
+            })
         #expect(!buyer.text.contains(code.display) && !buyer.text.contains(code.display.replacingOccurrences(of: "-", with: "")))
         #expect(await browser.get("/console/accounts/nope").status == .notFound)
         #expect(await browser.get("/console/audit?operator=sue%40example.com").status == .ok)
@@ -167,7 +174,9 @@ struct ConsoleHTTPTests {
     func adminTokenNames() async throws {
         let named = "named-admin-token-0123456789"
         let harness = try CheckoutHarness(extra: [
-            "admin": ["tokens_sha256": [TestApp.adminTokenHash], "tokens": [["name": "ops-cli", "sha256": Hex.encode(try SHA256.hash(Array(named.utf8)))]]],
+            "admin": [
+                "tokens_sha256": [TestApp.adminTokenHash], "tokens": [["name": "ops-cli", "sha256": Hex.encode(try SHA256.hash(Array(named.utf8)))]]
+            ]
         ])
         try await WebAccountTests.paidCheckout(harness)
         for (token, name) in [(named, "ops-cli"), (TestApp.adminToken, "admin token 1")] {
@@ -204,7 +213,8 @@ extension ConsoleHTTPTests {
         #expect(deleted.status == .seeOther && deleted.headers["Location"] == "/console/?notice=done")
         #expect(await admin.get("/console/accounts/\(accountID)").status == .notFound)
         let actions = try await console.audit().prefix(2).map { "\($0.actor) \($0.action) \($0.reason ?? "")" }
-        #expect(actions == ["ada@example.com account.delete buyer asked to be forgotten", "ada@example.com account.export buyer asked for their data"])
+        #expect(
+            actions == ["ada@example.com account.delete buyer asked to be forgotten", "ada@example.com account.export buyer asked for their data"])
     }
 
     @Test("Move, sign-out everywhere and a retry of an unknown mail go through their routes; an unknown retry kind is 404")
@@ -217,14 +227,17 @@ extension ConsoleHTTPTests {
         let moved = await admin.post("/console/purchases/\(purchase)/move", ["csrf": token, "reason": "wrong device", "app_user_id": "user-2"])
         #expect(moved.status == .seeOther && moved.headers["Location"]?.hasPrefix("/console/accounts/") == true)
         console.clock.advance(1)
-        let everywhere = await admin.post("/console/accounts/\(accountID)/sign-out-everywhere", ["csrf": token, "reason": "lost phone", "back": accountID])
+        let everywhere = await admin.post(
+            "/console/accounts/\(accountID)/sign-out-everywhere", ["csrf": token, "reason": "lost phone", "back": accountID])
         #expect(everywhere.status == .seeOther && everywhere.headers["Location"] == "/console/accounts/\(accountID)?notice=done")
         #expect(await admin.post("/console/retry/mail/nope", ["csrf": token, "reason": "retry"]).status == .notFound)
         #expect(await admin.post("/console/retry/fax/nope", ["csrf": token, "reason": "retry"]).status == .notFound)
         #expect(try await console.audit().prefix(2).map(\.action) == ["account.sign_out_everywhere", "purchase.move"])
     }
 
-    @Test("A manual entitlement: the admin's form grants it for real (the export lists it until the end of the day) and ends it; support is refused with nothing done; bad input is a 400 page")
+    @Test(
+        "A manual entitlement: the admin's form grants it for real (the export lists it until the end of the day) and ends it; support is refused with nothing done; bad input is a 400 page"
+    )
     func manualEntitlement() async throws {
         let console = try ConsoleHarness()
         let accountID = try await console.buyerAccount()
@@ -265,9 +278,13 @@ extension ConsoleHTTPTests {
         let ended = await admin.post(path, ["csrf": token, "reason": "granted by mistake", "entitlement": "premium", "end": "1"])
         #expect(ended.status == .seeOther)
         #expect(try await held() == nil)
-        let actions = try await console.audit().filter { $0.action.hasPrefix("entitlement.") }.map { "\($0.actor) \($0.action) \($0.target ?? "") \($0.reason ?? "")" }
-        #expect(actions == [
-            "ada@example.com entitlement.end \(accountID) granted by mistake", "ada@example.com entitlement.grant \(accountID) outage compensation",
-        ])
+        let actions = try await console.audit().filter { $0.action.hasPrefix("entitlement.") }.map {
+            "\($0.actor) \($0.action) \($0.target ?? "") \($0.reason ?? "")"
+        }
+        #expect(
+            actions == [
+                "ada@example.com entitlement.end \(accountID) granted by mistake",
+                "ada@example.com entitlement.grant \(accountID) outage compensation"
+            ])
     }
 }

@@ -29,21 +29,30 @@ struct CheckoutHarness {
     /// - Parameter webhookSecrets: when given, configured as `stripe.webhook_secrets` instead of the one `webhook_secret`.
     init(redemption: [String: Any] = [:], extra: [String: Any] = [:], webhookSecrets: [String]? = nil) throws {
         let clock = self.clock
-        stripe = try FakeStripe(webhookSecret: Self.webhookSecret, knownPrices: ["price_monthly", "price_lifetime", "price_elsewhere"], now: clock.function)
-        var redemptionConfig: [String: Any] = ["code_ttl_seconds": 3600, "resend_interval_seconds": 600, "redirect_urls": ["https://example.com/welcome"]]
+        stripe = try FakeStripe(
+            webhookSecret: Self.webhookSecret, knownPrices: ["price_monthly", "price_lifetime", "price_elsewhere"], now: clock.function)
+        var redemptionConfig: [String: Any] = [
+            "code_ttl_seconds": 3600, "resend_interval_seconds": 600, "redirect_urls": ["https://example.com/welcome"]
+        ]
         for (key, value) in redemption { redemptionConfig[key] = value }
         var config: [String: Any] = [
             "base_url": "https://pay.example.com",
             "stripe": ["secret_key": "sk_test_fake_123", "webhook_secret": Self.webhookSecret, "api_base": stripe.baseURL],
-            "plans": ["monthly": ["price_id": "price_monthly", "mode": "subscription"], "lifetime": ["price_id": "price_lifetime", "mode": "payment"]],
+            "plans": [
+                "monthly": ["price_id": "price_monthly", "mode": "subscription"], "lifetime": ["price_id": "price_lifetime", "mode": "payment"]
+            ],
             "entitlements": ["premium": ["price_monthly", "price_lifetime"]],
             "api_keys": ["public": [Self.apiKey]],
             "redemption": redemptionConfig,
             "app": [
                 "name": "Example", "scheme": "exampleapp",
                 "ios": ["bundle_id": "com.example.app", "team_id": "ABCDE12345", "app_store_url": "https://apps.apple.com/app/id1"],
-                "android": ["package_name": "com.example.app", "sha256_cert_fingerprints": ["00:01:02:03:04:05:06:07:08:09:0A:0B:0C:0D:0E:0F:10:11:12:13:14:15:16:17:18:19:1A:1B:1C:1D:1E:1F"], "play_store_url": "https://play.google.com/store/apps/details?id=com.example.app"],
-            ],
+                "android": [
+                    "package_name": "com.example.app",
+                    "sha256_cert_fingerprints": ["00:01:02:03:04:05:06:07:08:09:0A:0B:0C:0D:0E:0F:10:11:12:13:14:15:16:17:18:19:1A:1B:1C:1D:1E:1F"],
+                    "play_store_url": "https://play.google.com/store/apps/details?id=com.example.app"
+                ]
+            ]
         ]
         if let webhookSecrets {
             config["stripe"] = ["secret_key": "sk_test_fake_123", "webhook_secrets": webhookSecrets, "api_base": stripe.baseURL]
@@ -74,9 +83,12 @@ struct CheckoutHarness {
     }
 
     /// Posts a signed Stripe event to the webhook.
-    func webhook(_ type: String, object: [String: Any], created: Date? = nil, id: String? = nil, signedAt: Date? = nil, secret: String? = nil) async -> HTTPResponse {
+    func webhook(_ type: String, object: [String: Any], created: Date? = nil, id: String? = nil, signedAt: Date? = nil, secret: String? = nil) async
+        -> HTTPResponse
+    {
         let event = stripe.webhook(type: type, object: object, created: created ?? clock.now, id: id, signedAt: signedAt ?? clock.now, secret: secret)
-        return await app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": event.signatureHeader, "Content-Type": "application/json"], bytes: event.body)
+        return await app.send(
+            .post, "/webhooks/stripe", headers: ["Stripe-Signature": event.signatureHeader, "Content-Type": "application/json"], bytes: event.body)
     }
 
     /// Delivers an event the fake Stripe recorded, signed now, as Stripe would (`id` replaces its
@@ -89,7 +101,9 @@ struct CheckoutHarness {
     }
 
     /// `POST /api/v1/redeem`.
-    func redeem(_ code: String, appUserID: String = "user-1", deviceID: String? = nil, headers: HTTPHeaders = [:], client: String = "198.51.100.7") async -> HTTPResponse {
+    func redeem(_ code: String, appUserID: String = "user-1", deviceID: String? = nil, headers: HTTPHeaders = [:], client: String = "198.51.100.7")
+        async -> HTTPResponse
+    {
         var body: [String: Any] = ["code": code, "app_user_id": appUserID]
         if let deviceID { body["device_id"] = deviceID }
         var all: HTTPHeaders = ["X-Api-Key": Self.apiKey, "Content-Type": "application/json"]

@@ -16,11 +16,13 @@ struct DemoHarness {
     init(payLaterDelay: Duration = .seconds(5)) throws {
         let directory = try TemporaryDirectory()
         let logs = MemoryLogSink()
-        let config = try TollgateConfig.make(directory: directory.path, extra: [
-            "stripe": ["simulator": true],
-            "plans": ["demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]],
-            "entitlements": ["premium": ["price_demo_placeholder"]],
-        ])
+        let config = try TollgateConfig.make(
+            directory: directory.path,
+            extra: [
+                "stripe": ["simulator": true],
+                "plans": ["demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]],
+                "entitlements": ["premium": ["price_demo_placeholder"]]
+            ])
         // The listener's only client is the app's Stripe client calling the simulator, which stands
         // in for Stripe: its answers must not queue behind the other tests' work in this process.
         let tollgate = try TollgateApp(
@@ -37,10 +39,13 @@ struct DemoHarness {
     func startCheckout(email: String? = nil) async throws -> String {
         // A new app user each time: a second checkout of the same plan for one who already holds it
         // is refused ("Already entitled").
-        let query = "plan=demo&app_user_id=demo-user-" + UUID().uuidString.prefix(8).lowercased() + (email.map { "&email=" + $0.replacingOccurrences(of: "@", with: "%40") } ?? "")
+        let query =
+            "plan=demo&app_user_id=demo-user-" + UUID().uuidString.prefix(8).lowercased()
+            + (email.map { "&email=" + $0.replacingOccurrences(of: "@", with: "%40") } ?? "")
         let response = await app.send(.get, "/checkout/start?" + query)
         guard response.status == .seeOther, let location = response.headers["Location"], location.contains(StripeSimulator.checkoutPath) else {
-            throw HarnessError("start: \(response.status) \(response.headers["Location"] ?? "") \(response.text.prefix(300)); logged: \(app.logs.lines.suffix(20))")
+            throw HarnessError(
+                "start: \(response.status) \(response.headers["Location"] ?? "") \(response.text.prefix(300)); logged: \(app.logs.lines.suffix(20))")
         }
         return String(location.split(separator: "/").last ?? "")
     }

@@ -18,7 +18,13 @@ struct MailReader {
     /// The first `https://…` URL in the newest message that contains `pathPrefix`.
     func link(containing pathPrefix: String) throws -> String? {
         for message in try messages().reversed() {
-            guard let range = message.range(of: #"https?://[^\s"<>]+"#, options: .regularExpression, range: message.range(of: pathPrefix).map { message.index($0.lowerBound, offsetBy: -60, limitedBy: message.startIndex) ?? message.startIndex }.map { $0..<message.endIndex }) else { continue }
+            guard
+                let range = message.range(
+                    of: #"https?://[^\s"<>]+"#, options: .regularExpression,
+                    range: message.range(of: pathPrefix).map {
+                        message.index($0.lowerBound, offsetBy: -60, limitedBy: message.startIndex) ?? message.startIndex
+                    }.map { $0..<message.endIndex })
+            else { continue }
             let url = String(message[range])
             if url.contains(pathPrefix) { return url.replacingOccurrences(of: "&amp;", with: "&") }
         }

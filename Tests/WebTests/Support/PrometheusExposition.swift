@@ -109,7 +109,9 @@ struct PrometheusExposition {
 
     private static func isMetricName(_ name: Substring) -> Bool {
         guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == ":" }
+        return name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == ":"
+        }
     }
 
     private static func sample(_ line: Substring, fail: (String) -> ParseError) throws -> Sample {

@@ -55,14 +55,14 @@ struct StoresHarness {
             "api_keys": ["public": [Self.apiKey], "server": [Self.serverKey]],
             "entitlements": [
                 "premium": ["com.example.monthly", "pro_monthly", "price_monthly"],
-                "lifetime": ["com.example.lifetime", "coins_lifetime"],
+                "lifetime": ["com.example.lifetime", "coins_lifetime"]
             ],
             "products": ["com.example.monthly", "com.example.lifetime", "pro_monthly"],
             "stripe": ["secret_key": "sk_test_fake_123", "api_base": stripe.baseURL, "webhook_secret": Self.stripeWebhookSecret],
             "app": [
                 "name": "Example", "scheme": "exampleapp",
                 "ios": ["bundle_id": Self.bundleID, "app_apple_id": Self.appAppleID],
-                "android": ["package_name": Self.bundleID],
+                "android": ["package_name": Self.bundleID]
             ],
             "apple": [
                 "environment": appleEnvironment, "root_certificates": [rootPath], "shared_secret": Self.sharedSecret,
@@ -72,10 +72,10 @@ struct StoresHarness {
                     "issuer_id": Self.issuerID, "key_id": Self.keyID, "private_key_path": keyPath,
                     "base_url": apple.productionBaseURL.absoluteString, "sandbox_base_url": apple.sandboxBaseURL.absoluteString,
                     "external_purchase_base_url": externalPurchase.productionBaseURL.absoluteString,
-                    "external_purchase_sandbox_base_url": externalPurchase.sandboxBaseURL.absoluteString,
-                ],
+                    "external_purchase_sandbox_base_url": externalPurchase.sandboxBaseURL.absoluteString
+                ]
             ],
-            "google": ["service_account_path": serviceAccount.path, "api_base": google.baseURL, "rtdn_token": Self.rtdnToken],
+            "google": ["service_account_path": serviceAccount.path, "api_base": google.baseURL, "rtdn_token": Self.rtdnToken]
         ]
         if !appStoreAPI, var apple = config["apple"] as? [String: Any] {
             apple["api"] = nil
@@ -102,9 +102,11 @@ struct StoresHarness {
     }
 
     /// A renewing subscription transaction of `originalID` signed at `signedAt`, expiring at `expires`.
-    func transaction(_ originalID: String = "2000000000000001", transactionID: String? = nil, product: String = "com.example.monthly",
-                     expires: Date?, signedAt: Date, environment: String = "Sandbox", appAccountToken: String? = nil,
-                     revokedAt: Date? = nil, revocationReason: Int? = nil) -> FakeAppStoreTransaction {
+    func transaction(
+        _ originalID: String = "2000000000000001", transactionID: String? = nil, product: String = "com.example.monthly",
+        expires: Date?, signedAt: Date, environment: String = "Sandbox", appAccountToken: String? = nil,
+        revokedAt: Date? = nil, revocationReason: Int? = nil
+    ) -> FakeAppStoreTransaction {
         FakeAppStoreTransaction(
             transactionID: transactionID ?? originalID, originalTransactionID: originalID, bundleID: Self.bundleID, productID: product,
             purchaseDate: signedAt.addingTimeInterval(-60), expiresDate: expires,
@@ -116,15 +118,19 @@ struct StoresHarness {
 
     /// Delivers an event the fake Stripe recorded to `/webhooks/stripe`, signed now.
     func deliver(_ event: FakeStripe.Event) async -> HTTPResponse {
-        let signature = FakeStripe.signatureHeader(body: event.body, timestamp: Int(clock.now.timeIntervalSince1970), secret: Self.stripeWebhookSecret)
-        return await app.send(.post, "/webhooks/stripe", headers: ["Stripe-Signature": signature, "Content-Type": "application/json"], bytes: event.body)
+        let signature = FakeStripe.signatureHeader(
+            body: event.body, timestamp: Int(clock.now.timeIntervalSince1970), secret: Self.stripeWebhookSecret)
+        return await app.send(
+            .post, "/webhooks/stripe", headers: ["Stripe-Signature": signature, "Content-Type": "application/json"], bytes: event.body)
     }
 
     // MARK: Google
 
     /// Posts an RTDN push to `/webhooks/google` with the configured token (or `token`).
-    func googleNotification(_ notification: FakeGooglePlay.RTDN, messageID: String, token: String? = rtdnToken,
-                            packageName: String = bundleID, eventTime: Date? = nil) async -> HTTPResponse {
+    func googleNotification(
+        _ notification: FakeGooglePlay.RTDN, messageID: String, token: String? = rtdnToken,
+        packageName: String = bundleID, eventTime: Date? = nil
+    ) async -> HTTPResponse {
         let body = FakeGooglePlay.rtdnPushBody(notification, packageName: packageName, messageID: messageID, eventTime: eventTime ?? clock.now)
         let query = token.map { "?token=" + FormURLEncoding.encode($0) } ?? ""
         return await app.send(.post, "/webhooks/google" + query, headers: ["Content-Type": "application/json"], bytes: body)

@@ -13,7 +13,7 @@ import Web
 enum PackagePaths {
     static let root: String = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }   // Tests/WebTests/Support/File.swift
+        for _ in 0..<4 { url.deleteLastPathComponent() }  // Tests/WebTests/Support/File.swift
         return url.path
     }()
     static var templates: String { root + "/templates" }
@@ -47,7 +47,7 @@ extension TollgateConfig {
             "app": ["name": "Example", "scheme": "exampleapp"],
             "mail": ["transport": "file", "file_dir": directory + "/mail", "from": "Example <no-reply@example.com>"],
             "paths": ["templates_dir": PackagePaths.templates, "public_dir": PackagePaths.publicDir],
-            "admin": ["tokens_sha256": [TestApp.adminTokenHash]],
+            "admin": ["tokens_sha256": [TestApp.adminTokenHash]]
         ]
         for (key, value) in extra { json[key] = value }
         let file = directory + "/config.json"
@@ -93,7 +93,9 @@ struct TestApp {
 
     /// Sends raw body bytes (webhooks are verified over the exact bytes).
     /// Each response is also checked against `Public/openapi.json` (`ContractCheck`).
-    func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], bytes: [UInt8], remoteAddress: String = "198.51.100.7") async -> HTTPResponse {
+    func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], bytes: [UInt8], remoteAddress: String = "198.51.100.7") async
+        -> HTTPResponse
+    {
         let request = HTTPRequest(method: method, target: target, headers: headers, body: bytes)
         let requestId = "test-\(UUID().uuidString.prefix(8))"
         // As the server does: the context's logger already carries the request id.

@@ -61,7 +61,9 @@ public struct KeyRotation: Sendable {
                     guard let changes = try column.reseal(row, secrets) else { continue }
                     let assignments = changes.map { "\($0.0) = ?" }.joined(separator: ", ")
                     let match = (column.keyColumns + [column.column]).map { "\($0) = ?" }.joined(separator: " AND ")
-                    let arguments: [any SQLBindable] = (changes.map(\.1) + column.keyColumns.map { row[$0] } + [row[column.column]]).map { $0 as any SQLBindable }
+                    let arguments: [any SQLBindable] = (changes.map(\.1) + column.keyColumns.map { row[$0] } + [row[column.column]]).map {
+                        $0 as any SQLBindable
+                    }
                     count += try connection.run("UPDATE \(column.table) SET \(assignments) WHERE \(match)", arguments)
                 }
                 return (rows.count, rows.last.map { last in column.keyColumns.map { last[$0] } }, count)

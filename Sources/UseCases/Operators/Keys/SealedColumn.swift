@@ -44,7 +44,7 @@ struct SealedColumn: Sendable {
         return [
             // `code_hash` stays: the previous release's lookup, never read by this one for the row.
             ("code_sealed", .blob(try vault.seal(code, codeID: id))), ("code_key_id", .text(vault.keyID)),
-            ("code_sha256", .text(try vault.hash(code))),
+            ("code_sha256", .text(try vault.hash(code)))
         ]
     }
 
@@ -60,7 +60,8 @@ struct SealedColumn: Sendable {
         var changes: [(String, SQLValue)] = [("token_sealed", .blob(try vault.seal(token, tokenID: id))), ("token_key_id", .text(vault.keyID))]
         if keyID == nil {
             // Sealed before key ids: its lookup hash is still the keyed one.
-            let text = LinkOutTokenRepository.hashedText(token: token, program: try row.string("program"), externalID: try storedKeyID(row, "external_id"))
+            let text = LinkOutTokenRepository.hashedText(
+                token: token, program: try row.string("program"), externalID: try storedKeyID(row, "external_id"))
             changes.append(("token_hash", .text(try vault.hash(text))))
         }
         return changes
@@ -88,7 +89,7 @@ struct SealedColumn: Sendable {
         let body = try KeyedBox.open(try row.blob("body"), keyID: keyID, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: binding)
         return [
             ("body", .blob(try KeyedBox.seal(body, secrets: secrets, purpose: \.idempotencyReplyKey, associatedData: binding))),
-            ("body_key_id", .text(secrets.keyID)),
+            ("body_key_id", .text(secrets.keyID))
         ]
     }
 

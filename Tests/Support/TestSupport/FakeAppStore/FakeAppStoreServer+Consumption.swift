@@ -17,7 +17,7 @@ extension FakeAppStoreServer {
 
     /// The values of Apple's `deliveryStatus`.
     static let deliveryStatuses: Set<String> = [
-        "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER",
+        "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"
     ]
 
     /// Send Consumption Information (`PUT /inApps/v2/transactions/consumption/{transactionId}`), checked
@@ -39,12 +39,15 @@ extension FakeAppStoreServer {
             }
         }
         func refuse(_ code: Int, _ message: String, status: Int = 400) -> HTTPResponse {
-            box.state.withLock { $0.consumption.append(ConsumptionSeen(environment: environment, transactionID: transactionID, fields: fields, status: status)) }
+            box.state.withLock {
+                $0.consumption.append(ConsumptionSeen(environment: environment, transactionID: transactionID, fields: fields, status: status))
+            }
             return HTTPResponse.appleError(code: code, message: message, status: status)
         }
         guard let members else { return refuse(4_000_000, "An error that indicates an invalid request.") }
         guard members["customerConsented"] == .bool(true) else {
-            return refuse(4_000_035, "An error that indicates the customer consented field is invalid or doesn't indicate that the customer consented.")
+            return refuse(
+                4_000_035, "An error that indicates the customer consented field is invalid or doesn't indicate that the customer consented.")
         }
         guard case .string(let delivery)? = members["deliveryStatus"], deliveryStatuses.contains(delivery) else {
             return refuse(4_000_036, "An error that indicates the value in the delivery status field is invalid.")
@@ -62,7 +65,9 @@ extension FakeAppStoreServer {
         }
         let known = box.state.withLock { $0.stored[environment]?[transactionID] != nil || $0.transactions[environment]?[transactionID] != nil }
         guard known else { return refuse(4_040_010, "Transaction id not found.", status: 404) }
-        box.state.withLock { $0.consumption.append(ConsumptionSeen(environment: environment, transactionID: transactionID, fields: fields, status: 202)) }
+        box.state.withLock {
+            $0.consumption.append(ConsumptionSeen(environment: environment, transactionID: transactionID, fields: fields, status: 202))
+        }
         return HTTPResponse(status: HTTPStatus(code: 202))
     }
 }

@@ -26,13 +26,16 @@ extension FakeAppStoreServer {
     static func notificationHistory(_ request: HTTPRequest, environment: Environment, now: Date, box: Box) -> HTTPResponse {
         let object = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
         guard let start = (object["startDate"] as? NSNumber)?.int64Value else {
-            return .appleError(code: 4000015, message: "Invalid request. The start date is not a timestamp value represented in milliseconds.", status: 400)
+            return .appleError(
+                code: 4000015, message: "Invalid request. The start date is not a timestamp value represented in milliseconds.", status: 400)
         }
         guard let end = (object["endDate"] as? NSNumber)?.int64Value else {
-            return .appleError(code: 4000016, message: "Invalid request. The end date is not a timestamp value represented in milliseconds.", status: 400)
+            return .appleError(
+                code: 4000016, message: "Invalid request. The end date is not a timestamp value represented in milliseconds.", status: 400)
         }
         guard start < end else {
-            return .appleError(code: 4000013, message: "Invalid request. The end date precedes the start date or the dates are the same.", status: 400)
+            return .appleError(
+                code: 4000013, message: "Invalid request. The end date precedes the start date or the dates are the same.", status: 400)
         }
         guard start >= milliseconds(now.addingTimeInterval(-180 * 86400)) else {
             return .appleError(code: 4000012, message: "Invalid request. The start date is earlier than the allowed start date.", status: 400)
@@ -50,8 +53,11 @@ extension FakeAppStoreServer {
         let hasMore = offset + page.count < matching.count
         let items: [JSONValue] = page.map { sent in
             .object([
-                ("sendAttempts", .array([.object([("attemptDate", .integer(milliseconds(sent.sentAt))), ("sendAttemptResult", .string(sent.result))])])),
-                ("signedPayload", .string(sent.signedPayload)),
+                (
+                    "sendAttempts",
+                    .array([.object([("attemptDate", .integer(milliseconds(sent.sentAt))), ("sendAttemptResult", .string(sent.result))])])
+                ),
+                ("signedPayload", .string(sent.signedPayload))
             ])
         }
         var members: [(key: String, value: JSONValue)] = []

@@ -76,16 +76,17 @@ extension FakeAppStoreServer {
             else { return .appleError(code: 5000000, message: "An unknown error occurred.", status: 500) }
             let group = transaction.subscriptionGroupIdentifier
             if items[group] == nil { groups.append((group, .null)) }
-            items[group, default: []].append(.object([
-                ("status", .integer(Int64(status))), ("originalTransactionId", .string(original)),
-                ("signedTransactionInfo", .string(signedTransaction)), ("signedRenewalInfo", .string(signedRenewal)),
-            ]))
+            items[group, default: []].append(
+                .object([
+                    ("status", .integer(Int64(status))), ("originalTransactionId", .string(original)),
+                    ("signedTransactionInfo", .string(signedTransaction)), ("signedRenewalInfo", .string(signedRenewal))
+                ]))
         }
         let data: [JSONValue] = groups.map { group in
             .object([("subscriptionGroupIdentifier", .string(group.key)), ("lastTransactions", .array(items[group.key] ?? []))])
         }
         var members: [(key: String, value: JSONValue)] = [
-            ("environment", .string(environment == .production ? "Production" : "Sandbox")), ("bundleId", .string(bundleID)),
+            ("environment", .string(environment == .production ? "Production" : "Sandbox")), ("bundleId", .string(bundleID))
         ]
         if environment == .production, let appAppleID { members.append(("appAppleId", .integer(Int64(appAppleID)))) }
         members.append(("data", .array(data)))

@@ -84,7 +84,7 @@ public final class FakeAppStoreServer: Sendable {
                     ("purchase_date_ms", ms(purchase.purchaseDate)),
                     ("original_purchase_date_ms", ms(purchase.originalPurchaseDate ?? purchase.purchaseDate)),
                     ("is_trial_period", .string(purchase.isTrialPeriod ? "true" : "false")),
-                    ("in_app_ownership_type", "PURCHASED"),
+                    ("in_app_ownership_type", "PURCHASED")
                 ]
                 if let expires = purchase.expiresDate { item.append(("expires_date_ms", ms(expires))) }
                 if let cancelled = purchase.cancellationDate {
@@ -103,21 +103,25 @@ public final class FakeAppStoreServer: Sendable {
                     ("original_transaction_id", .string(purchase.originalTransactionID)),
                     ("product_id", .string(purchase.productID)),
                     ("auto_renew_status", .string(String(autoRenew))),
-                    ("is_in_billing_retry_period", .string(purchase.isInBillingRetryPeriod ? "1" : "0")),
+                    ("is_in_billing_retry_period", .string(purchase.isInBillingRetryPeriod ? "1" : "0"))
                 ]
                 if let grace = purchase.gracePeriodExpiresDate { members.append(("grace_period_expires_date_ms", ms(grace))) }
                 return .object(members)
             }
-            return ReceiptAnswer(body: .object([
-                ("status", 0), ("environment", .string(environment)),
-                ("receipt", .object([
-                    ("receipt_type", .string(environment == "Production" ? "Production" : "ProductionSandbox")),
-                    ("bundle_id", .string(bundleID)), ("application_version", "1"),
-                    ("request_date_ms", ms(requestDate)), ("in_app", .array(inApp.map(item))),
-                ])),
-                ("latest_receipt_info", .array(latestReceiptInfo.map(item))), ("pending_renewal_info", .array(renewals)),
-                ("latest_receipt", "MIIFAKE"),
-            ]))
+            return ReceiptAnswer(
+                body: .object([
+                    ("status", 0), ("environment", .string(environment)),
+                    (
+                        "receipt",
+                        .object([
+                            ("receipt_type", .string(environment == "Production" ? "Production" : "ProductionSandbox")),
+                            ("bundle_id", .string(bundleID)), ("application_version", "1"),
+                            ("request_date_ms", ms(requestDate)), ("in_app", .array(inApp.map(item)))
+                        ])
+                    ),
+                    ("latest_receipt_info", .array(latestReceiptInfo.map(item))), ("pending_renewal_info", .array(renewals)),
+                    ("latest_receipt", "MIIFAKE")
+                ]))
         }
     }
 
@@ -255,8 +259,10 @@ public final class FakeAppStoreServer: Sendable {
     public func addTransaction(
         _ transaction: FakeAppStoreTransaction, signer: FakeAppStoreSigner, environment: Environment, customer: String = defaultCustomer
     ) throws {
-        box.state.withLock { $0.stored[environment, default: [:]][transaction.transactionID] = Stored(
-            transaction: transaction, signer: signer, customer: customer) }
+        box.state.withLock {
+            $0.stored[environment, default: [:]][transaction.transactionID] = Stored(
+                transaction: transaction, signer: signer, customer: customer)
+        }
     }
 
     /// Makes every transaction lookup of `environment` answer `status` (429, 500, ...) with

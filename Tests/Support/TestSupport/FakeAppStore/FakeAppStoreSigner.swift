@@ -40,9 +40,10 @@ public struct FakeAppStoreSigner: Sendable {
     /// signer and nested as `data.signedTransactionInfo` / `data.signedRenewalInfo`.
     /// - Throws: `CryptoError` if signing fails.
     public func signNotification(_ notification: FakeAppStoreNotification) throws -> String {
-        try sign(notification.payload(
-            signedTransactionInfo: try notification.transaction.map(signTransaction),
-            signedRenewalInfo: try notification.renewalInfo.map(signRenewalInfo)))
+        try sign(
+            notification.payload(
+                signedTransactionInfo: try notification.transaction.map(signTransaction),
+                signedRenewalInfo: try notification.renewalInfo.map(signRenewalInfo)))
     }
 
     /// The webhook body the App Store POSTs: `{"signedPayload": "..."}`.

@@ -11,7 +11,8 @@ enum FakeAppStoreToken {
         guard jws.algorithm == "ES256" else { return "alg is \(jws.algorithm), not ES256" }
         do { try jws.verify(with: credentials.publicKey) } catch { return "signature does not verify: \(error)" }
         guard let header = try? JSONSerialization.jsonObject(with: Data(jws.header)) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: Data(jws.payload)) as? [String: Any] else {
+            let claims = try? JSONSerialization.jsonObject(with: Data(jws.payload)) as? [String: Any]
+        else {
             return "header or claims are not JSON objects"
         }
         guard header["typ"] as? String == "JWT" else { return "typ is not JWT" }

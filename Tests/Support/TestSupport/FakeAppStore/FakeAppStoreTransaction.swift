@@ -73,15 +73,19 @@ public struct FakeAppStoreTransaction: Sendable {
     public var payload: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("transactionId", .string(transactionID)), ("originalTransactionId", .string(originalTransactionID)),
-            ("bundleId", .string(bundleID)), ("productId", .string(productID)),
+            ("bundleId", .string(bundleID)), ("productId", .string(productID))
         ]
         if isAutoRenewable { members.append(("subscriptionGroupIdentifier", .string(subscriptionGroupIdentifier))) }
-        members += [("purchaseDate", appStoreMilliseconds(purchaseDate)),
-                    ("originalPurchaseDate", appStoreMilliseconds(originalPurchaseDate ?? purchaseDate))]
+        members += [
+            ("purchaseDate", appStoreMilliseconds(purchaseDate)),
+            ("originalPurchaseDate", appStoreMilliseconds(originalPurchaseDate ?? purchaseDate))
+        ]
         appendIfPresent(&members, "expiresDate", expiresDate.map(appStoreMilliseconds))
-        members += [("quantity", 1), ("type", .string(type)), ("inAppOwnershipType", .string(inAppOwnershipType)),
-                    ("signedDate", appStoreMilliseconds(signedDate)), ("environment", .string(environment)),
-                    ("transactionReason", .string(transactionReason)), ("storefront", "USA"), ("storefrontId", "143441")]
+        members += [
+            ("quantity", 1), ("type", .string(type)), ("inAppOwnershipType", .string(inAppOwnershipType)),
+            ("signedDate", appStoreMilliseconds(signedDate)), ("environment", .string(environment)),
+            ("transactionReason", .string(transactionReason)), ("storefront", "USA"), ("storefrontId", "143441")
+        ]
         appendIfPresent(&members, "appAccountToken", appAccountToken.map { .string($0) })
         appendIfPresent(&members, "revocationDate", revocationDate.map(appStoreMilliseconds))
         appendIfPresent(&members, "revocationReason", revocationReason.map { .integer(Int64($0)) })
@@ -127,7 +131,7 @@ public struct FakeAppStoreRenewalInfo: Sendable {
     public var payload: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("originalTransactionId", .string(originalTransactionID)), ("autoRenewProductId", .string(autoRenewProductID ?? productID)),
-            ("productId", .string(productID)), ("autoRenewStatus", .integer(Int64(autoRenewStatus))),
+            ("productId", .string(productID)), ("autoRenewStatus", .integer(Int64(autoRenewStatus)))
         ]
         appendIfPresent(&members, "expirationIntent", expirationIntent.map { .integer(Int64($0)) })
         appendIfPresent(&members, "gracePeriodExpiresDate", gracePeriodExpiresDate.map(appStoreMilliseconds))
@@ -183,8 +187,10 @@ public struct FakeAppStoreNotification: Sendable {
         appendIfPresent(&data, "status", status.map { .integer(Int64($0)) })
         var members: [(key: String, value: JSONValue)] = [("notificationType", .string(notificationType))]
         appendIfPresent(&members, "subtype", subtype.map { .string($0) })
-        members += [("notificationUUID", .string(notificationUUID)), ("data", .object(data)), ("version", "2.0"),
-                    ("signedDate", appStoreMilliseconds(signedDate))]
+        members += [
+            ("notificationUUID", .string(notificationUUID)), ("data", .object(data)), ("version", "2.0"),
+            ("signedDate", appStoreMilliseconds(signedDate))
+        ]
         return .object(members)
     }
 }

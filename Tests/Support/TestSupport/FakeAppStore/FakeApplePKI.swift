@@ -61,8 +61,9 @@ public struct FakeApplePKI: Sendable {
         case .valid: FakeAppStoreSigner(key: leafKey, chain: [leaf, intermediate, root])
         case .leafWithoutOID: FakeAppStoreSigner(key: leafWithoutOIDKey, chain: [leafWithoutOID, intermediate, root])
         case .intermediateWithoutOID:
-            FakeAppStoreSigner(key: leafUnderIntermediateWithoutOIDKey,
-                               chain: [leafUnderIntermediateWithoutOID, intermediateWithoutOID, root])
+            FakeAppStoreSigner(
+                key: leafUnderIntermediateWithoutOIDKey,
+                chain: [leafUnderIntermediateWithoutOID, intermediateWithoutOID, root])
         case .shortLivedLeaf: FakeAppStoreSigner(key: shortLivedLeafKey, chain: [shortLivedLeaf, intermediate, root])
         }
     }
@@ -102,7 +103,9 @@ public struct FakeApplePKI: Sendable {
             try await run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(name).key")
         }
         // `openssl ca` (unlike `x509 -req` in OpenSSL 3.0) sets exact validity dates.
-        try write("ca.cnf", """
+        try write(
+            "ca.cnf",
+            """
             [ ca ]
             default_ca = fake
             [ fake ]
@@ -125,12 +128,17 @@ public struct FakeApplePKI: Sendable {
         try write("int.ext", caUsage + "1.2.840.113635.100.6.2.1=ASN1:NULL\n")
         try write("leaf.ext", leafUsage + "1.2.840.113635.100.6.11.1=ASN1:NULL\n")
         try write("nooid.ext", leafUsage)
-        func issue(_ name: String, _ subject: String, by issuer: String?, _ extensions: String,
-                   from start: String = "200101000000Z", until end: String = "450101000000Z") async throws {
+        func issue(
+            _ name: String, _ subject: String, by issuer: String?, _ extensions: String,
+            from start: String = "200101000000Z", until end: String = "450101000000Z"
+        ) async throws {
             try await run("req", "-new", "-key", "\(name).key", "-subj", subject + "/O=Tollgate Tests", "-out", "\(name).csr")
             let signer = issuer.map { ["-cert", "\($0).pem", "-keyfile", "\($0).key"] } ?? ["-selfsign", "-keyfile", "\(name).key"]
-            try await openssl(["ca", "-batch", "-config", "ca.cnf", "-notext", "-in", "\(name).csr", "-out", "\(name).pem",
-                               "-startdate", start, "-enddate", end, "-extfile", extensions] + signer, in: directory)
+            try await openssl(
+                [
+                    "ca", "-batch", "-config", "ca.cnf", "-notext", "-in", "\(name).csr", "-out", "\(name).pem",
+                    "-startdate", start, "-enddate", end, "-extfile", extensions
+                ] + signer, in: directory)
         }
         try await issue("root", "/CN=Fake Apple Root CA", by: nil, "root.ext")
         try await issue("other", "/CN=Fake Other Root", by: nil, "root.ext")

@@ -21,12 +21,12 @@ extension FakeAppleExternalPurchase {
     /// …/subscriptionbuylineitem, …/refundlineitem.
     static let common: Set<String> = [
         "lineItemId", "creationDate", "eventType", "pricingCurrency", "reportingCurrency", "amountTaxExclusive", "amountTaxInclusive",
-        "netAmountTaxExclusive", "taxAmount", "taxCountry",
+        "netAmountTaxExclusive", "taxAmount", "taxCountry"
     ]
     static let optionalCommon: Set<String> = ["restatement", "erroneouslySubmitted", "exchangeRate"]
     static let oneTimeRequired = common.union(["productIdentifier", "quantity", "productType"])
     static let subscriptionRequired = oneTimeRequired.union([
-        "subscriptionEvent", "subscriptionStartDate", "subscriptionEndDate", "subscriptionDaysOfPaidService",
+        "subscriptionEvent", "subscriptionStartDate", "subscriptionEndDate", "subscriptionDaysOfPaidService"
     ])
     static let refundRequired = common.union(["referenceLineItemId"])
     static let amountFields = ["amountTaxExclusive", "amountTaxInclusive", "netAmountTaxExclusive", "taxAmount"]
@@ -34,7 +34,7 @@ extension FakeAppleExternalPurchase {
     static let reportingCurrencies: Set<String> = [
         "CLP", "EUR", "QAR", "COP", "VND", "EGP", "THB", "HKD", "NOK", "BRL", "GBP", "AUD", "SEK", "INR", "BGN", "ZAR", "KZT", "NGN",
         "TWD", "MXN", "CHF", "PEN", "DKK", "AED", "ILS", "KRW", "PHP", "TZS", "PKR", "HUF", "IDR", "CNY", "MYR", "RUB", "RON", "SGD",
-        "TRY", "CZK", "SAR", "USD", "NZD", "PLN", "JPY", "CAD",
+        "TRY", "CZK", "SAR", "USD", "NZD", "PLN", "JPY", "CAD"
     ]
 
     /// Every error Apple would list for `report` (empty when it would accept it), given the line
@@ -127,7 +127,8 @@ extension FakeAppleExternalPurchase {
             fail(6, "The provided date field is in the future and future values are not allowed.", "creationDate")
         }
         if let exclusive = integer(item["amountTaxExclusive"]), let tax = integer(item["taxAmount"]),
-            let inclusive = integer(item["amountTaxInclusive"]), exclusive + tax != inclusive {
+            let inclusive = integer(item["amountTaxInclusive"]), exclusive + tax != inclusive
+        {
             fail(11, "The tax exclusive amount plus the tax amount does not equal the tax inclusive amount.", "amountTaxInclusive")
         }
         if let currency = item["reportingCurrency"] as? String, !reportingCurrencies.contains(currency) {
@@ -138,7 +139,8 @@ extension FakeAppleExternalPurchase {
             if pricing == reporting, item["exchangeRate"] != nil { fail(5, "The provided field is not allowed.", "exchangeRate") }
         }
         if let country = item["taxCountry"] as? String,
-            country.utf8.count != 3 || !country.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) {
+            country.utf8.count != 3 || !country.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+        {
             fail(7, "The provided value is unknown for an enumeration.", "taxCountry")
         }
         if let quantity = integer(item["quantity"]), quantity < 1 { fail(0, "Fake: quantity is below 1.", "quantity") }
@@ -158,9 +160,11 @@ extension FakeAppleExternalPurchase {
             errors.append(FieldError(code: 7, message: "The provided value is unknown for an enumeration.", field: "subscriptionEvent", lineItem: id))
         }
         if event == "SUBSCRIPTION_START", let days = integer(item["subscriptionDaysOfPaidService"]), days != 0 {
-            errors.append(FieldError(
-                code: 34, message: "The subscriptionDaysOfPaidService field must be zero for a line item with subscription event SUBSCRIPTION_START.",
-                field: "subscriptionDaysOfPaidService", lineItem: id))
+            errors.append(
+                FieldError(
+                    code: 34,
+                    message: "The subscriptionDaysOfPaidService field must be zero for a line item with subscription event SUBSCRIPTION_START.",
+                    field: "subscriptionDaysOfPaidService", lineItem: id))
         }
         if event == "RENEWAL", item["referenceLineItemId"] == nil {
             errors.append(FieldError(code: 4, message: "A required field is missing.", field: "referenceLineItemId", lineItem: id))
@@ -171,9 +175,10 @@ extension FakeAppleExternalPurchase {
         if let reference = item["referenceLineItemId"] as? String {
             let referencedEvent = sameReport[reference]?["subscriptionEvent"] as? String ?? known[reference]?.subscriptionEvent
             if sameReport[reference] != nil || known[reference] != nil, referencedEvent != "SUBSCRIPTION_START" {
-                errors.append(FieldError(
-                    code: 14, message: "The referenced line item has no subscription event or its subscription event is not SUBSCRIPTION_START.",
-                    field: "referenceLineItemId", lineItem: id))
+                errors.append(
+                    FieldError(
+                        code: 14, message: "The referenced line item has no subscription event or its subscription event is not SUBSCRIPTION_START.",
+                        field: "referenceLineItemId", lineItem: id))
             }
         }
         return errors
@@ -197,8 +202,11 @@ extension FakeAppleExternalPurchase {
         let original = integer(inReport?["amountTaxExclusive"]) ?? known[reference]?.amountTaxExclusive ?? 0
         let refundedBefore = known[reference]?.refundedTaxExclusive ?? 0
         if let refund = integer(item["amountTaxExclusive"]), let net = integer(item["netAmountTaxExclusive"]),
-            net != original - refundedBefore - refund {
-            return [FieldError(code: 12, message: "The net amount value does not match the expected value.", field: "netAmountTaxExclusive", lineItem: id)]
+            net != original - refundedBefore - refund
+        {
+            return [
+                FieldError(code: 12, message: "The net amount value does not match the expected value.", field: "netAmountTaxExclusive", lineItem: id)
+            ]
         }
         return []
     }

@@ -154,7 +154,10 @@ public final class FakeAppleExternalPurchase: Sendable {
             }
             var errors = validate(report, environment: environment, now: now, known: state.lineItems[environment] ?? [:])
             if !findings.isEmpty {
-                errors.append(.init(code: 0, message: "Fake: an id looks like an email address (\(findings.joined(separator: ", "))).", field: nil, lineItem: nil))
+                errors.append(
+                    .init(
+                        code: 0, message: "Fake: an id looks like an email address (\(findings.joined(separator: ", "))).", field: nil, lineItem: nil)
+                )
             }
             guard errors.isEmpty else { return (status: 400, errors: errors, lostAnswer: false) }
             state.accepted[environment, default: []].append((id, body))

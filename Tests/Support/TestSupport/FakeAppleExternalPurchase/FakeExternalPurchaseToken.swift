@@ -13,7 +13,7 @@ public enum FakeExternalPurchaseToken {
     ) -> String {
         let object: [String: Any] = [
             "appAppleId": appAppleID, "bundleId": bundleID, "tokenCreationDate": Int64(createdAt.timeIntervalSince1970 * 1000),
-            "externalPurchaseId": externalPurchaseID, "tokenType": tokenType,
+            "externalPurchaseId": externalPurchaseID, "tokenType": tokenType
         ]
         let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return Base64URL.encode(Array(json))

@@ -56,9 +56,10 @@ extension FakeGooglePlay {
     /// Whether `id` is a valid `externalTransactionId`: 1–63 characters of `a-zA-Z0-9_-`
     /// (androidpublisher.v3.json, `createexternaltransaction`).
     static func isExternalTransactionID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 63 && id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
+        !id.isEmpty && id.utf8.count <= 63
+            && id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
     }
 }

@@ -27,34 +27,43 @@ extension FakeGooglePlay {
         let kind: (String, JSONValue)
         switch notification {
         case .subscription(let type, let token, let subscriptionID):
-            kind = ("subscriptionNotification", [
-                "version": "1.0", "notificationType": .integer(Int64(type)), "purchaseToken": .string(token),
-                "subscriptionId": .string(subscriptionID),
-            ])
+            kind = (
+                "subscriptionNotification",
+                [
+                    "version": "1.0", "notificationType": .integer(Int64(type)), "purchaseToken": .string(token),
+                    "subscriptionId": .string(subscriptionID)
+                ]
+            )
         case .oneTimeProduct(let type, let token, let sku):
-            kind = ("oneTimeProductNotification", [
-                "version": "1.0", "notificationType": .integer(Int64(type)), "purchaseToken": .string(token), "sku": .string(sku),
-            ])
+            kind = (
+                "oneTimeProductNotification",
+                [
+                    "version": "1.0", "notificationType": .integer(Int64(type)), "purchaseToken": .string(token), "sku": .string(sku)
+                ]
+            )
         case .voidedPurchase(let token, let orderID, let productType, let refundType):
-            kind = ("voidedPurchaseNotification", [
-                "purchaseToken": .string(token), "orderId": .string(orderID), "productType": .integer(Int64(productType)),
-                "refundType": .integer(Int64(refundType)),
-            ])
+            kind = (
+                "voidedPurchaseNotification",
+                [
+                    "purchaseToken": .string(token), "orderId": .string(orderID), "productType": .integer(Int64(productType)),
+                    "refundType": .integer(Int64(refundType))
+                ]
+            )
         case .test:
             kind = ("testNotification", ["version": "1.0"])
         }
         let data: JSONValue = .object([
             (key: "version", value: "1.0"), (key: "packageName", value: .string(packageName)),
             (key: "eventTimeMillis", value: eventTimeAsNumber ? .integer(millis) : .string(String(millis))),
-            (key: kind.0, value: kind.1),
+            (key: kind.0, value: kind.1)
         ])
         let publishTime = FakeGooglePlayCore.rfc3339(eventTime)
         let body: JSONValue = [
             "message": [
                 "attributes": .object([]), "data": .string(Base64.encode(data.serialized())), "messageId": .string(messageID),
-                "message_id": .string(messageID), "publishTime": .string(publishTime), "publish_time": .string(publishTime),
+                "message_id": .string(messageID), "publishTime": .string(publishTime), "publish_time": .string(publishTime)
             ],
-            "subscription": .string(subscription),
+            "subscription": .string(subscription)
         ]
         return body.serialized()
     }

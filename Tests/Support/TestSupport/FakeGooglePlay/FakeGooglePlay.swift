@@ -103,7 +103,7 @@ public final class FakeGooglePlay: Sendable {
         let object: [String: Any] = [
             "type": "service_account", "project_id": "fake-project", "private_key_id": privateKeyID ?? self.privateKeyID,
             "private_key": privateKeyPEM, "client_email": clientEmail ?? self.clientEmail, "client_id": "1234",
-            "auth_uri": "https://accounts.google.com/o/oauth2/auth", "token_uri": tokenURL ?? self.tokenURL,
+            "auth_uri": "https://accounts.google.com/o/oauth2/auth", "token_uri": tokenURL ?? self.tokenURL
         ]
         return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
     }

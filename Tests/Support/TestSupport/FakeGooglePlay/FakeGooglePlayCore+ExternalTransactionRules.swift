@@ -12,7 +12,7 @@ extension FakeGooglePlayCore {
     static let externalTransactionFields: Set<String> = [
         "createTime", "currentPreTaxAmount", "currentTaxAmount", "externalContentLinkDetails", "externalOfferDetails",
         "externalTransactionId", "oneTimeTransaction", "originalPreTaxAmount", "originalTaxAmount", "packageName", "recurringTransaction",
-        "testPurchase", "transactionProgramCode", "transactionState", "transactionTime", "userTaxAddress",
+        "testPurchase", "transactionProgramCode", "transactionState", "transactionTime", "userTaxAddress"
     ]
 
     /// Checks a create body against the schema's required fields, types and unions, and the
@@ -68,10 +68,12 @@ extension FakeGooglePlayCore {
     /// `recurringTransaction`: exactly one of the token (first payment) and
     /// `initialExternalTransactionId` (later ones, naming a first payment Google has), and the
     /// subscription's type.
-    private static func parseRecurring(_ value: Any?, known: ExternalState, record: ExternalTransactionRecord) -> Result<ExternalTransactionRecord, Refusal> {
+    private static func parseRecurring(_ value: Any?, known: ExternalState, record: ExternalTransactionRecord) -> Result<
+        ExternalTransactionRecord, Refusal
+    > {
         func refuse(_ message: String) -> Result<ExternalTransactionRecord, Refusal> { .failure(Refusal(response: invalidArgument(message))) }
         let allowed: Set<String> = [
-            "externalSubscription", "externalTransactionToken", "initialExternalTransactionId", "migratedTransactionProgram", "otherRecurringProduct",
+            "externalSubscription", "externalTransactionToken", "initialExternalTransactionId", "migratedTransactionProgram", "otherRecurringProduct"
         ]
         guard let recurring = value as? [String: Any], Set(recurring.keys).isSubset(of: allowed) else {
             return refuse("recurringTransaction has a field the schema does not list.")

@@ -42,7 +42,8 @@ extension FakeGooglePlayCore {
         let response: HTTPResponse
         var lost = false
         if let forced = external.withLock({ $0.forcedFailures.isEmpty ? nil : $0.forcedFailures.removeFirst() }) {
-            response = forced == 429
+            response =
+                forced == 429
                 ? Self.googleError(429, "Resource has been exhausted (e.g. check quota).", reason: "rateLimitExceeded", status: "RESOURCE_EXHAUSTED")
                 : Self.googleError(forced, "Internal error encountered.", reason: "backendError", status: forced == 503 ? "UNAVAILABLE" : "INTERNAL")
         } else {
@@ -62,9 +63,10 @@ extension FakeGooglePlayCore {
         }
         let answered = lost ? Self.googleError(500, "Internal error encountered.", reason: "backendError", status: "INTERNAL") : response
         external.withLock {
-            $0.requests.append(.init(
-                method: request.method.rawValue, externalTransactionID: id, action: action, body: request.body, status: answered.status.code,
-                responseBody: answered.body))
+            $0.requests.append(
+                .init(
+                    method: request.method.rawValue, externalTransactionID: id, action: action, body: request.body, status: answered.status.code,
+                    responseBody: answered.body))
         }
         return answered
     }
@@ -123,7 +125,8 @@ extension FakeGooglePlayCore {
                 return Self.googleError(404, "External transaction not found.", reason: "notFound", status: "NOT_FOUND")
             }
             guard !record.canceled else {
-                return Self.googleError(400, "The transaction has already been fully refunded.", reason: "failedPrecondition", status: "FAILED_PRECONDITION")
+                return Self.googleError(
+                    400, "The transaction has already been fully refunded.", reason: "failedPrecondition", status: "FAILED_PRECONDITION")
             }
             if partial == nil {
                 record.currentPreTaxMicros = 0
@@ -138,7 +141,8 @@ extension FakeGooglePlayCore {
                 }
                 guard price.currency == record.currency else { return Self.invalidArgument("The refund currency must be the transaction's.") }
                 guard !record.refundIDs.contains(refundID) else {
-                    return Self.googleError(400, "A refund with this refundId was already made.", reason: "failedPrecondition", status: "FAILED_PRECONDITION")
+                    return Self.googleError(
+                        400, "A refund with this refundId was already made.", reason: "failedPrecondition", status: "FAILED_PRECONDITION")
                 }
                 guard price.micros > 0, price.micros <= record.currentPreTaxMicros else {
                     return Self.invalidArgument("The refund pre-tax amount must be positive and at most the remaining pre-tax amount.")
@@ -176,7 +180,7 @@ extension FakeGooglePlayCore {
             "packageName": packageName, "externalTransactionId": record.id, "originalPreTaxAmount": price(record.preTaxMicros),
             "originalTaxAmount": price(record.taxMicros), "currentPreTaxAmount": price(record.currentPreTaxMicros),
             "currentTaxAmount": price(record.currentTaxMicros), "transactionTime": record.transactionTime, "createTime": record.createTime,
-            "transactionState": record.canceled ? "TRANSACTION_CANCELED" : "TRANSACTION_REPORTED", "userTaxAddress": address,
+            "transactionState": record.canceled ? "TRANSACTION_CANCELED" : "TRANSACTION_REPORTED", "userTaxAddress": address
         ]
         if record.isRecurring {
             var recurring: [String: Any] = [:]

@@ -27,7 +27,8 @@ extension FakeGooglePlayCore {
             return getProduct(productID: path[2], token: path[4])
         case (.get, let path, nil) where path == ["purchases", "voidedpurchases"]:
             return listVoided(request)
-        case (.post, let path, "acknowledge") where path.count == 5 && path[0] == "purchases" && path[3] == "tokens"
+        case (.post, let path, "acknowledge")
+        where path.count == 5 && path[0] == "purchases" && path[3] == "tokens"
             && (path[1] == "subscriptions" || path[1] == "products"):
             return acknowledge(kind: path[1], productID: path[2], token: path[4], body: request.body)
         default:
@@ -46,14 +47,14 @@ extension FakeGooglePlayCore {
             "productId": record.productID, "expiryTime": Self.rfc3339(record.expiry),
             "autoRenewingPlan": ["autoRenewEnabled": [.active, .inGracePeriod, .onHold, .paused].contains(record.state)],
             "offerDetails": (["basePlanId": "base", "offerTags": [String]()] as [String: Any]).merging(
-                record.offerID.map { ["offerId": $0] } ?? [:], uniquingKeysWith: { $1 }),
+                record.offerID.map { ["offerId": $0] } ?? [:], uniquingKeysWith: { $1 })
         ]
         if paid { lineItem["latestSuccessfulOrderId"] = record.orderID }
         if let next = record.deferredReplacementProductID { lineItem["deferredItemReplacement"] = ["productId": next] }
         var object: [String: Any] = [
             "kind": "androidpublisher#subscriptionPurchaseV2", "regionCode": "US", "subscriptionState": record.state.rawValue,
             "acknowledgementState": record.acknowledged ? "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" : "ACKNOWLEDGEMENT_STATE_PENDING",
-            "lineItems": [lineItem], "etag": "etag-\(token.utf8.count)",
+            "lineItems": [lineItem], "etag": "etag-\(token.utf8.count)"
         ]
         if paid { object["startTime"] = Self.rfc3339(record.startTime) }
         if let account = record.obfuscatedAccountID { object["externalAccountIdentifiers"] = ["obfuscatedExternalAccountId": account] }
@@ -69,7 +70,7 @@ extension FakeGooglePlayCore {
             "purchaseTimeMillis": String(Int64((record.purchaseTime.timeIntervalSince1970 * 1000).rounded())),
             "purchaseState": record.state.rawValue, "consumptionState": record.consumed ? 1 : 0, "developerPayload": "",
             "orderId": record.orderID, "acknowledgementState": record.acknowledged ? 1 : 0, "productId": record.productID,
-            "purchaseToken": token, "quantity": 1, "regionCode": "US",
+            "purchaseToken": token, "quantity": 1, "regionCode": "US"
         ]
         if let account = record.obfuscatedAccountID { object["obfuscatedExternalAccountId"] = account }
         if record.testPurchase { object["purchaseType"] = 0 }

@@ -102,7 +102,7 @@ extension FakeGooglePlayCore {
         var object: [String: Any] = [
             "kind": "androidpublisher#voidedPurchase", "purchaseToken": record.purchaseToken, "orderId": record.orderID,
             "purchaseTimeMillis": String(millis(record.purchaseTime)), "voidedTimeMillis": String(millis(record.voidedTime)),
-            "voidedSource": record.source, "voidedReason": record.reason,
+            "voidedSource": record.source, "voidedReason": record.reason
         ]
         if let quantity = record.voidedQuantity { object["voidedQuantity"] = quantity }
         return object

@@ -119,7 +119,8 @@ final class FakeGooglePlayCore: Sendable {
             if apiDelay > .zero { try? await Task.sleep(for: apiDelay) }
             guard isAuthorized(request) else {
                 var response = Self.googleError(
-                    401, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+                    401,
+                    "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
                     reason: "authError", status: "UNAUTHENTICATED")
                 response.headers.set("WWW-Authenticate", #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
                 return response
@@ -169,7 +170,8 @@ final class FakeGooglePlayCore: Sendable {
         else {
             return oauthError(
                 400, "invalid_grant",
-                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            )
         }
         let (token, lifetime, asString) = state.withLock { state -> (String, Int, Bool) in
             let random = (try? SecureRandom.bytes(count: 12)).map { Hex.encode($0) } ?? "0"
@@ -208,7 +210,12 @@ final class FakeGooglePlayCore: Sendable {
     /// Google's API error body: `{"error": {"code", "message", "errors": [{"message", "domain", "reason"}], "status"}}`.
     static func googleError(_ code: Int, _ message: String, reason: String, status: String) -> HTTPResponse {
         HTTPResponse.fakeJSON(
-            ["error": ["code": code, "message": message, "errors": [["message": message, "domain": "androidpublisher", "reason": reason]], "status": status]],
+            [
+                "error": [
+                    "code": code, "message": message, "errors": [["message": message, "domain": "androidpublisher", "reason": reason]],
+                    "status": status
+                ]
+            ],
             status: HTTPStatus(code: code))
     }
 }

@@ -83,9 +83,12 @@ extension FakeStripe {
     @discardableResult
     public func refund(paymentIntentID: String? = nil, invoiceID: String? = nil, amount: Int? = nil) throws -> Event {
         try core.state.withLock { state in
-            let id = paymentIntentID.flatMap { state.chargeOfIntent[$0] }
+            let id =
+                paymentIntentID.flatMap { state.chargeOfIntent[$0] }
                 ?? invoiceID.flatMap { invoice in state.charges.values.first { $0.invoiceID == invoice }?.id }
-            guard let id, var charge = state.charges[id] else { throw ControlError(description: "no charge for \(paymentIntentID ?? invoiceID ?? "?")") }
+            guard let id, var charge = state.charges[id] else {
+                throw ControlError(description: "no charge for \(paymentIntentID ?? invoiceID ?? "?")")
+            }
             let left = charge.amount - charge.amountRefunded
             guard left > 0 else { throw ControlError(description: "charge \(id) is already refunded") }
             let now = core.wholeSecondsNow()
@@ -144,7 +147,7 @@ extension FakeStripe.Core.State {
         let event: [String: Any] = [
             "id": id, "object": "event", "api_version": "2025-03-31.basil", "created": FakeStripeJSON.seconds(date),
             "data": ["object": object], "livemode": (object["livemode"] as? Bool) ?? false, "pending_webhooks": 1,
-            "request": ["id": NSNull(), "idempotency_key": NSNull()] as [String: Any], "type": type,
+            "request": ["id": NSNull(), "idempotency_key": NSNull()] as [String: Any], "type": type
         ]
         let recorded = FakeStripe.Event(id: id, type: type, created: date, body: FakeStripeJSON.data(event))
         events.append(recorded)
@@ -179,15 +182,17 @@ extension FakeStripe.Core {
         }
         let types = Set(items.filter { $0.name == "types[]" }.map(\.value) + (value("type").map { [$0] } ?? []))
         let (gte, gt, lte, lt) = (bound("gte"), bound("gt"), bound("lte"), bound("lt"))
-        var matching = state.withLock { $0.events }.reversed().filter { event in
-            let created = FakeStripeJSON.seconds(event.created)
-            return (types.isEmpty || types.contains(event.type)) && gte.map { created >= $0 } ?? true && gt.map { created > $0 } ?? true
-                && lte.map { created <= $0 } ?? true && lt.map { created < $0 } ?? true
-        } as [FakeStripe.Event]
+        var matching =
+            state.withLock { $0.events }.reversed().filter { event in
+                let created = FakeStripeJSON.seconds(event.created)
+                return (types.isEmpty || types.contains(event.type)) && gte.map { created >= $0 } ?? true && gt.map { created > $0 } ?? true
+                    && lte.map { created <= $0 } ?? true && lt.map { created < $0 } ?? true
+            } as [FakeStripe.Event]
         if let after = value("starting_after") {
             guard let index = matching.firstIndex(where: { $0.id == after }) else {
                 return respond(
-                    FakeStripeJSON.error(type: "invalid_request_error", message: "No such event: '\(after)'", code: "resource_missing", param: "starting_after"),
+                    FakeStripeJSON.error(
+                        type: "invalid_request_error", message: "No such event: '\(after)'", code: "resource_missing", param: "starting_after"),
                     status: 400)
             }
             matching = Array(matching[(index + 1)...])
@@ -200,7 +205,10 @@ extension FakeStripe.Core {
         }
         body.append(contentsOf: Array(#"],"has_more":\#(matching.count > limit),"url":"/v1/events"}"#.utf8))
         return HTTPResponse(
-            status: .ok, headers: ["Content-Type": "application/json", "Request-Id": "req_" + state.withLock { $0.nextSuffix() }, "Stripe-Version": "2025-03-31.basil"],
+            status: .ok,
+            headers: [
+                "Content-Type": "application/json", "Request-Id": "req_" + state.withLock { $0.nextSuffix() }, "Stripe-Version": "2025-03-31.basil"
+            ],
             body: body)
     }
 
@@ -225,7 +233,7 @@ extension FakeStripe.Core {
                 "amount_requested": charge.amount, "created": FakeStripeJSON.seconds(charge.paidAt), "currency": "usd",
                 "invoice": charge.invoiceID ?? "", "is_default": true, "livemode": false, "status": "paid",
                 "payment": ["type": "payment_intent", "payment_intent": FakeStripeJSON.optional(charge.paymentIntentID)] as [String: Any],
-                "status_transitions": ["canceled_at": NSNull(), "paid_at": FakeStripeJSON.seconds(charge.paidAt)] as [String: Any],
+                "status_transitions": ["canceled_at": NSNull(), "paid_at": FakeStripeJSON.seconds(charge.paidAt)] as [String: Any]
             ]
         }
         return respond(["object": "list", "data": data, "has_more": false, "url": "/v1/invoice_payments"] as [String: Any], status: 200)
@@ -249,7 +257,7 @@ extension FakeStripeJSON {
             [
                 "id": refund.id, "object": "refund", "amount": refund.amount, "charge": charge.id, "created": seconds(refund.created),
                 "currency": "usd", "payment_intent": optional(charge.paymentIntentID), "status": "succeeded", "reason": NSNull(),
-                "metadata": [String: String](),
+                "metadata": [String: String]()
             ]
         }
         return [
@@ -257,7 +265,7 @@ extension FakeStripeJSON {
             "amount_refunded": charge.amountRefunded, "refunded": charge.amountRefunded >= charge.amount, "captured": true, "paid": true,
             "status": "succeeded", "currency": "usd", "customer": charge.customerID, "payment_intent": optional(charge.paymentIntentID),
             "disputed": charge.dispute != nil, "created": seconds(charge.paidAt), "livemode": false, "metadata": [String: String](),
-            "refunds": ["object": "list", "data": refunds, "has_more": false, "url": "/v1/charges/\(charge.id)/refunds"] as [String: Any],
+            "refunds": ["object": "list", "data": refunds, "has_more": false, "url": "/v1/charges/\(charge.id)/refunds"] as [String: Any]
         ]
     }
 
@@ -268,7 +276,7 @@ extension FakeStripeJSON {
             "id": dispute.id, "object": "dispute", "amount": charge.amount, "charge": charge.id, "currency": "usd",
             "payment_intent": optional(charge.paymentIntentID), "reason": "fraudulent", "status": dispute.status,
             "created": seconds(dispute.openedAt), "is_charge_refundable": false, "livemode": false, "metadata": [String: String](),
-            "balance_transactions": [Any](),
+            "balance_transactions": [Any]()
         ]
     }
 
@@ -282,7 +290,7 @@ extension FakeStripeJSON {
         let drafted = seconds(charge.paidAt)
         let line: [String: Any] = [
             "id": "il_" + id.dropFirst(3), "object": "line_item", "invoice": id,
-            "period": ["start": start, "end": seconds(subscription.currentPeriodEnd)], "quantity": 1,
+            "period": ["start": start, "end": seconds(subscription.currentPeriodEnd)], "quantity": 1
         ]
         return [
             "id": id, "object": "invoice", "status": "paid", "customer": subscription.customerID, "customer_email": optional(email),
@@ -291,9 +299,9 @@ extension FakeStripeJSON {
             "period_start": start, "period_end": start, "livemode": subscription.livemode,
             "parent": [
                 "type": "subscription_details", "quote_details": NSNull(),
-                "subscription_details": ["subscription": subscription.id, "metadata": subscription.metadata] as [String: Any],
+                "subscription_details": ["subscription": subscription.id, "metadata": subscription.metadata] as [String: Any]
             ] as [String: Any],
-            "lines": ["object": "list", "has_more": false, "data": [line], "url": "/v1/invoices/\(id)/lines"] as [String: Any],
+            "lines": ["object": "list", "has_more": false, "data": [line], "url": "/v1/invoices/\(id)/lines"] as [String: Any]
         ]
     }
 }

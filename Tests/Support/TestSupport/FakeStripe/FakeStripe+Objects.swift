@@ -132,17 +132,18 @@ enum FakeStripeJSON {
             "allow_promotion_codes": optional(session.allowPromotionCodes),
             "created": seconds(session.created),
             "expires_at": seconds(session.created) + 86_400,
-            "livemode": session.livemode,
+            "livemode": session.livemode
         ]
         if lineItems {
             // Stripe expands line_items as a list of line_item objects, each with its price.
             let item: [String: Any] = [
                 "id": "li_" + session.id.dropFirst(3), "object": "item", "quantity": session.quantity,
-                "price": ["id": session.priceID, "object": "price", "product": FakeStripe.product(ofPrice: session.priceID)] as [String: Any],
+                "price": ["id": session.priceID, "object": "price", "product": FakeStripe.product(ofPrice: session.priceID)] as [String: Any]
             ]
-            object["line_items"] = [
-                "object": "list", "data": [item], "has_more": false, "url": "/v1/checkout/sessions/\(session.id)/line_items",
-            ] as [String: Any]
+            object["line_items"] =
+                [
+                    "object": "list", "data": [item], "has_more": false, "url": "/v1/checkout/sessions/\(session.id)/line_items"
+                ] as [String: Any]
         }
         return object
     }
@@ -155,8 +156,8 @@ enum FakeStripeJSON {
             "subscription": subscription.id,
             "price": [
                 "id": subscription.priceID, "object": "price", "product": FakeStripe.product(ofPrice: subscription.priceID), "type": "recurring",
-                "recurring": ["interval": "month", "interval_count": 1],
-            ] as [String: Any],
+                "recurring": ["interval": "month", "interval_count": 1]
+            ] as [String: Any]
         ]
         var object: [String: Any] = [
             "id": subscription.id,
@@ -170,7 +171,7 @@ enum FakeStripeJSON {
             "created": seconds(subscription.created),
             "start_date": seconds(subscription.created),
             "metadata": subscription.metadata,
-            "livemode": subscription.livemode,
+            "livemode": subscription.livemode
         ]
         switch subscription.periodEndField {
         case .item:
@@ -180,10 +181,11 @@ enum FakeStripeJSON {
             object["current_period_start"] = seconds(subscription.currentPeriodStart)
             object["current_period_end"] = seconds(subscription.currentPeriodEnd)
         }
-        object["items"] = [
-            "object": "list", "has_more": false, "url": "/v1/subscription_items?subscription=\(subscription.id)",
-            "data": [item],
-        ] as [String: Any]
+        object["items"] =
+            [
+                "object": "list", "has_more": false, "url": "/v1/subscription_items?subscription=\(subscription.id)",
+                "data": [item]
+            ] as [String: Any]
         return object
     }
 

@@ -6,20 +6,21 @@ import HTTPRouting
 extension FakeStripe.Core {
     private static let topLevelParameters: Set<String> = [
         "mode", "line_items", "success_url", "cancel_url", "client_reference_id", "customer_email", "metadata",
-        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts", "locale",
+        "allow_promotion_codes", "subscription_data", "payment_intent_data", "expand", "discounts", "locale"
     ]
 
     /// Checkout Session `locale` values, as Stripe's API reference lists them.
     static let checkoutLocales = [
         "auto", "bg", "cs", "da", "de", "el", "en", "en-GB", "es", "es-419", "et", "fi", "fil", "fr", "fr-CA", "hr", "hu", "id",
         "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb", "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk", "sl", "sv", "th", "tr", "vi",
-        "zh", "zh-HK", "zh-TW",
+        "zh", "zh-HK", "zh-TW"
     ]
 
     /// Answers one request the way Stripe would.
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         if let failure = takeFailure() {
-            let body = failure == 429
+            let body =
+                failure == 429
                 ? FakeStripeJSON.error(
                     type: "invalid_request_error", message: "Request rate limit exceeded. Try again later.", code: "rate_limit")
                 : FakeStripeJSON.error(type: "api_error", message: "An unknown error occurred on Stripe's side.")
@@ -70,7 +71,9 @@ extension FakeStripe.Core {
             return respond(
                 FakeStripeJSON.error(
                     type: "invalid_request_error",
-                    message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY')."),
+                    message:
+                        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY')."
+                ),
                 status: 401)
         }
         let key = String(authorization.dropFirst("Bearer ".count))
@@ -121,7 +124,7 @@ extension FakeStripe.Core {
             [
                 "id": id, "object": "billing_portal.session", "configuration": "bpc_test_default", "created": created,
                 "customer": customer, "livemode": false, "locale": NSNull(), "on_behalf_of": NSNull(),
-                "return_url": returnURL ?? NSNull(), "url": "\(FakeStripe.portalBaseURL)/p/session/\(id)",
+                "return_url": returnURL ?? NSNull(), "url": "\(FakeStripe.portalBaseURL)/p/session/\(id)"
             ],
             status: 200)
     }
@@ -147,7 +150,9 @@ extension FakeStripe.Core {
                 return respond(
                     FakeStripeJSON.error(
                         type: "idempotency_error",
-                        message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(idempotencyKey)' if you meant to execute a different request."),
+                        message:
+                            "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(idempotencyKey)' if you meant to execute a different request."
+                    ),
                     status: 400)
             case nil: break
             }
@@ -202,8 +207,10 @@ extension FakeStripe.Core {
             }
         }
         var metadataSets: [[String: String]] = []
-        for (param, value) in [("metadata", parameters["metadata"]), ("subscription_data[metadata]", parameters["subscription_data"]?["metadata"]),
-            ("payment_intent_data[metadata]", parameters["payment_intent_data"]?["metadata"])] {
+        for (param, value) in [
+            ("metadata", parameters["metadata"]), ("subscription_data[metadata]", parameters["subscription_data"]?["metadata"]),
+            ("payment_intent_data[metadata]", parameters["payment_intent_data"]?["metadata"])
+        ] {
             guard let value else { metadataSets.append([:]); continue }
             guard let metadata = value.stringDictionary else { return invalid("Invalid hash", param: param, code: "parameter_invalid_hash") }
             if let refusal = Self.checkMetadata(metadata, param: param) { return refusal }
@@ -271,7 +278,7 @@ extension FakeStripe.Core {
                 if let active, (active == "true") != entry.value.active { return nil }
                 return [
                     "id": entry.value.id, "object": "promotion_code", "code": entry.key, "active": entry.value.active,
-                    "coupon": ["id": entry.value.coupon, "object": "coupon"] as [String: Any],
+                    "coupon": ["id": entry.value.coupon, "object": "coupon"] as [String: Any]
                 ]
             }
         }
@@ -303,7 +310,8 @@ extension FakeStripe.Core {
         let expand = request.queryItems.filter { $0.name == "expand[]" || $0.name.hasPrefix("expand[") }.map(\.value)
         let object: [String: Any]? = state.withLock { state in
             guard let session = state.sessions[id] else { return nil }
-            let subscription = expand.contains("subscription")
+            let subscription =
+                expand.contains("subscription")
                 ? session.subscriptionID.flatMap { state.subscriptions[$0] }.map(FakeStripeJSON.subscription) : nil
             return FakeStripeJSON.session(session, expandedSubscription: subscription, lineItems: expand.contains("line_items"))
         }

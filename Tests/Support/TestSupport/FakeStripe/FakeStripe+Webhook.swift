@@ -25,7 +25,7 @@ extension FakeStripe {
             "livemode": (object["livemode"] as? Bool) ?? false,
             "pending_webhooks": 1,
             "request": ["id": NSNull(), "idempotency_key": NSNull()] as [String: Any],
-            "type": type,
+            "type": type
         ]
         let body = FakeStripeJSON.data(event)
         return (body, Self.signatureHeader(body: body, timestamp: FakeStripeJSON.seconds(signedAt ?? created), secret: secret ?? webhookSecret))

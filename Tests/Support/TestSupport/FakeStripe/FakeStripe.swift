@@ -82,7 +82,9 @@ public final class FakeStripe: Sendable {
     /// (payment mode).
     /// - Throws: `ControlError` for an unknown or already completed session.
     @discardableResult
-    public func completeSession(id: String, email: String?, paid: Bool = true, periodEnd: Date? = nil) throws -> (session: Session, subscription: Subscription?) {
+    public func completeSession(id: String, email: String?, paid: Bool = true, periodEnd: Date? = nil) throws -> (
+        session: Session, subscription: Subscription?
+    ) {
         try core.state.withLock { state in
             guard var session = state.sessions[id] else { throw ControlError(description: "no session \(id)") }
             guard session.status == "open" else { throw ControlError(description: "session \(id) is \(session.status)") }
@@ -113,11 +115,15 @@ public final class FakeStripe: Sendable {
                 state.record("customer.subscription.created", FakeStripeJSON.subscription(subscription), at: now)
                 if paid, let invoiceID = session.invoiceID {
                     let charge = state.charge(customerID: subscription.customerID, invoiceID: invoiceID, paidAt: now)
-                    state.record("invoice.paid", FakeStripeJSON.invoice(id: invoiceID, subscription: subscription, charge: charge, email: session.email), at: now)
+                    state.record(
+                        "invoice.paid", FakeStripeJSON.invoice(id: invoiceID, subscription: subscription, charge: charge, email: session.email),
+                        at: now)
                 }
             } else if paid, let intent = session.paymentIntentID {
-                state.chargeOfIntent[intent] = state.charge(
-                    customerID: session.customerID ?? "", paymentIntentID: intent, paidAt: now, subtotal: session.amountSubtotal).id
+                state.chargeOfIntent[intent] =
+                    state.charge(
+                        customerID: session.customerID ?? "", paymentIntentID: intent, paidAt: now, subtotal: session.amountSubtotal
+                    ).id
             }
             return (session, subscription)
         }
@@ -139,7 +145,8 @@ public final class FakeStripe: Sendable {
                 }
             }
             if let periodEnd {
-                subscription.currentPeriodStart = subscription.currentPeriodEnd < periodEnd ? subscription.currentPeriodEnd : subscription.currentPeriodStart
+                subscription.currentPeriodStart =
+                    subscription.currentPeriodEnd < periodEnd ? subscription.currentPeriodEnd : subscription.currentPeriodStart
                 subscription.currentPeriodEnd = periodEnd
             }
             if let cancelAtPeriodEnd {
@@ -148,7 +155,8 @@ public final class FakeStripe: Sendable {
             }
             state.subscriptions[id] = subscription
             let ended = subscription.status == "canceled" || subscription.status == "incomplete_expired"
-            state.record(ended ? "customer.subscription.deleted" : "customer.subscription.updated", FakeStripeJSON.subscription(subscription), at: now)
+            state.record(
+                ended ? "customer.subscription.deleted" : "customer.subscription.updated", FakeStripeJSON.subscription(subscription), at: now)
             return subscription
         }
     }
