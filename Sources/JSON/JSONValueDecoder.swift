@@ -25,6 +25,42 @@ public struct JSONValueDecoder: Sendable {
     /// kept, the words between joined in camelCase (the first lower-cased, the others capitalized),
     /// a key with one word unchanged.
     static func camelCase(_ key: String) -> String {
+        let underscore = UInt8(ascii: "_")
+        guard key.utf8.contains(underscore) else { return key }
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else { return camelCaseOfUnicode(key) }
+        // ASCII (every key Tollgate reads): one pass over the bytes, the same result.
+        let bytes = Array(key.utf8)
+        guard let first = bytes.firstIndex(where: { $0 != underscore }) else { return key }
+        var last = bytes.count - 1
+        while last > first, bytes[last] == underscore { last -= 1 }
+        var words = 0, inWord = false
+        for byte in bytes[first...last] {
+            if byte == underscore { inWord = false } else if !inWord { inWord = true; words += 1 }
+        }
+        guard words > 1 else { return key }
+        var out = [UInt8](bytes[..<first])
+        out.reserveCapacity(bytes.count)
+        var wordStart = true, firstWord = true
+        for byte in bytes[first...last] {
+            if byte == underscore {
+                if !wordStart { firstWord = false }
+                wordStart = true
+                continue
+            }
+            let isLower = byte >= 0x61 && byte <= 0x7A, isUpper = byte >= 0x41 && byte <= 0x5A
+            if wordStart && !firstWord {
+                out.append(isLower ? byte - 0x20 : byte)
+            } else {
+                out.append(isUpper ? byte + 0x20 : byte)
+            }
+            wordStart = false
+        }
+        out.append(contentsOf: bytes[(last + 1)...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `camelCase` for a key with non-ASCII characters, by Swift's own case mapping.
+    private static func camelCaseOfUnicode(_ key: String) -> String {
         guard let first = key.firstIndex(where: { $0 != "_" }) else { return key }
         var last = key.index(before: key.endIndex)
         while last > first, key[last] == "_" { last = key.index(before: last) }
@@ -167,32 +203,30 @@ extension Dictionary: StringKeyedDictionary where Key == String {}
 struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let codingPath: [any CodingKey]
     let snakeCase: Bool
-    private let members: [String: JSONValue]
-    /// Member keys in the text's order, converted.
-    private let keys: [String]
+    /// Members in the text's order, keys converted, the first of two alike kept. A list, not a
+    /// dictionary: request bodies hold a handful of members, and a scan allocates nothing.
+    private let members: [(key: String, value: JSONValue)]
 
     init(members: [(key: String, value: JSONValue)], codingPath: [any CodingKey], snakeCase: Bool, convertsKeys: Bool) {
-        var byKey: [String: JSONValue] = [:]
-        var keys: [String] = []
+        var kept: [(key: String, value: JSONValue)] = []
+        kept.reserveCapacity(members.count)
         for member in members {
             let key = convertsKeys ? JSONValueDecoder.camelCase(member.key) : member.key
-            if byKey[key] == nil {
-                byKey[key] = member.value
-                keys.append(key)
-            }
+            if !kept.contains(where: { $0.key == key }) { kept.append((key, member.value)) }
         }
-        self.members = byKey
-        self.keys = keys
+        self.members = kept
         self.codingPath = codingPath
         self.snakeCase = snakeCase
     }
 
-    var allKeys: [Key] { keys.compactMap { Key(stringValue: $0) } }
+    var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
-    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool { member(key.stringValue) != nil }
+
+    private func member(_ key: String) -> JSONValue? { members.first { $0.key == key }?.value }
 
     private func decoder(for key: Key) throws -> ValueDecoder {
-        guard let value = members[key.stringValue] else {
+        guard let value = member(key.stringValue) else {
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
@@ -206,7 +240,7 @@ struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = members[key.stringValue], value != .null else { return nil }
+        guard let value = member(key.stringValue), value != .null else { return nil }
         return try ValueDecoder(value: value, codingPath: codingPath + [key], snakeCase: snakeCase).decode(type)
     }
 
@@ -219,11 +253,11 @@ struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        ValueDecoder(value: members["super"] ?? .null, codingPath: codingPath + [JSONCodingKey(stringValue: "super")], snakeCase: snakeCase)
+        ValueDecoder(value: member("super") ?? .null, codingPath: codingPath + [JSONCodingKey(stringValue: "super")], snakeCase: snakeCase)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ValueDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key], snakeCase: snakeCase)
+        ValueDecoder(value: member(key.stringValue) ?? .null, codingPath: codingPath + [key], snakeCase: snakeCase)
     }
 }
 

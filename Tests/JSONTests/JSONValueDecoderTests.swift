@@ -72,7 +72,9 @@ struct JSONValueDecoderTests {
     /// `convertFromSnakeCase` folds case and underscores (`devicE_id`, `device__id` and `deviceId`
     /// read as `device_id`); two spellings of one key read as the first.
     @Test(arguments: [
-        "device_id", "devicE_id", "DEVICE_ID", "Device_id", "device__id", "deviceId", "device_Id", "_device_id", "device_id_", "device_1d"
+        "device_id", "devicE_id", "DEVICE_ID", "Device_id", "device__id", "deviceId", "device_Id", "_device_id", "device_id_", "device_1d",
+        // The ASCII fast path and the Unicode one: runs of underscores at each end and between, one letter words.
+        "__device__id__", "dEVICE_iD", "d_evice_id", "device_ID_", "_", "__", "device_", "ü_device_id", "device_ïd", "DEVICE__ID__"
     ])
     func sameKeySpelling(key: String) throws {
         try compare(#"{"code":"c","app_user_id":"u","\#(key)":"phone"}"#)
