@@ -17,7 +17,9 @@ extension WebSettings {
             publicAPIKeys: config.apiKeys.publicKeys, serverKeys: config.apiKeys.serverKeys, adminTokenHashes: config.admin.namedTokens.map(\.sha256),
             products: config.products, entitlements: config.entitlements,
             productNames: ProductNames(entitlements: config.entitlements, planPrices: config.plans.mapValues(\.priceID)),
-            reconcileIntervalSeconds: config.reconcile.intervalSeconds, demoHome: config.stripe.simulator ? Self.demoHome(config) : nil)
+            reconcileIntervalSeconds: config.reconcile.intervalSeconds,
+            rateBudgets: RateBudgets(config.rateLimits.budgets.mapValues { (limit: $0.limit, windowSeconds: $0.windowSeconds) }),
+            demoHome: config.stripe.simulator ? Self.demoHome(config) : nil)
         adminTokenNames = Dictionary(config.admin.namedTokens.map { ($0.sha256, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 

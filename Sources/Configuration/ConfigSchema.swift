@@ -1,8 +1,11 @@
 /// The one declaration of every configuration key. Environment-variable names, unknown-key
 /// detection, `*_file` secrets, masking and the documented reference are all derived from it.
 enum ConfigSchema {
-    /// Every key, in the order of the reference documentation.
-    static let keys: [ConfigKey] = [
+    /// Every key, in the order of the reference documentation: the declared ones, then each
+    /// `rate_limits` bucket's (generated from its table).
+    static let keys: [ConfigKey] = declared + ConfigKey.rateLimits
+
+    private static let declared: [ConfigKey] = [
         .string("base_url", \.baseURL, required: true),
         .string("listen.host", \.listen.host),
         .integer("listen.port", \.listen.port, minimum: 0, maximum: 65_535),

@@ -64,6 +64,8 @@ public struct TollgateConfig: Sendable, Equatable {
     public var isDemo: Bool
     /// `console`: the operators' console.
     public var console: Console
+    /// `rate_limits`: the per-client budgets of the web edge.
+    public var rateLimits = RateLimits()
 
     /// The defaults of a configuration file (see the type's documentation).
     public init() {

@@ -119,7 +119,7 @@ struct AddressRequestRouteTests {
                     await harness.app.send(.post, "/api/v1/account/email", headers: Self.bearer(token), body: #"{"email":"target@example.com"}"#)
                         .status.code))
         }
-        #expect(statuses.prefix(EmailRoutes.requestLimit).allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect(statuses.prefix(5).allSatisfy { $0 == 200 }, "\(statuses)")
         #expect(statuses.last == 429, "\(statuses)")
         #expect(try await Self.mails(harness, "email_confirmation") == 1)
     }

@@ -20,14 +20,10 @@ struct EmailRoutes {
         let email: String
     }
 
-    /// Address requests a client may make per window (finding 5: eight calls must not make eight mails).
-    static let requestLimit = 5
-    static let requestWindow: TimeInterval = 600
-
     func addAPI(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
         group.add(
             .post, "/api/v1/account/email", maxBodyBytes: 4096,
-            [middleware.limit("account-email", Self.requestLimit, per: Self.requestWindow), BearerTokenMiddleware()]
+            [middleware.limit(.accountEmail), BearerTokenMiddleware()]
         ) { [setEmail, now] request, context in
             guard let bearer = context.bearerToken else {
                 throw APIError.unauthorized("Sign in first: send Authorization: Bearer <access_token>.")
@@ -75,7 +71,7 @@ struct EmailRoutes {
                 return try expired(token: token, rejection: rejection, language: pages.language(for: request))
             }
         }
-        group.add(.post, "/email/confirm/resend", maxBodyBytes: 4096, [middleware.limit("confirm-resend", 5, per: 600)]) { [self] request, _ in
+        group.add(.post, "/email/confirm/resend", maxBodyBytes: 4096, [middleware.limit(.confirmResend)]) { [self] request, _ in
             let token = Self.formValue(request, "token")
             guard !token.isEmpty else {
                 throw APIError.badRequest("This form was sent without the link it is for. Open the link from the email again.")

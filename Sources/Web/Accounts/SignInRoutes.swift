@@ -14,12 +14,7 @@ struct SignInRoutes {
     let signIn: SignIn
     let pages: Pages
     let links: Links
-    let limiter: RateLimiter
-    let clientAddress: ClientAddressResolver
     let now: @Sendable () -> Date
-
-    static let passwordFailureLimit = 10
-    static let passwordFailureWindow: TimeInterval = 900
 
     struct PasswordLogin: Decodable {
         let email: String
@@ -71,18 +66,15 @@ struct SignInRoutes {
     }
 
     func addAPI(to group: inout RouteGroup, _ middleware: RouteMiddleware) {
+        let logins = middleware.throttle(.login)
         group.add(.post, "/api/v1/auth/login", maxBodyBytes: 8192) { [self] request, context in
             let body = try request.decodeJSON(PasswordLogin.self, context)
             let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
             let now = self.now()
-            let keys = ["login:" + clientAddress.address(for: request, context: context), "login:" + email]
-            for key in keys {
-                if let wait = limiter.retryAfter(key, limit: Self.passwordFailureLimit, now: now) {
-                    throw APIError.rateLimited(retryAfterSeconds: wait)
-                }
-            }
+            let keys = [middleware.client(request, context), email]
+            try logins.check(keys, now: now)
             // Every attempt counts, whatever its outcome (no oracle, finding 4).
-            for key in keys { limiter.record(key, window: Self.passwordFailureWindow, now: now) }
+            logins.record(keys, now: now)
             switch try await signIn.password(email: email, password: body.password, now: now) {
             case .signedIn(let tokens):
                 return TokenResponse.json(tokens)
@@ -92,7 +84,7 @@ struct SignInRoutes {
         }
         group.add(
             .post, "/api/v1/auth/email", maxBodyBytes: 4096,
-            [middleware.limit("auth-email", Self.mailRequestLimit, per: Self.mailRequestWindow)]
+            [middleware.limit(.authEmail)]
         ) { [signIn, now] request, context in
             let body = try request.decodeJSON(MailRequest.self, context)
             let email = try EmailAddress.require(body.email)
@@ -103,11 +95,6 @@ struct SignInRoutes {
             return .json(status: .accepted) { $0.string("status", "sent_if_known") }
         }
     }
-
-    /// Mail sign-in requests a client may make per window (each address also gets at most one
-    /// sign-in mail per resend interval).
-    static let mailRequestLimit = 5
-    static let mailRequestWindow: TimeInterval = 600
 
     /// `{"email", "code_challenge"?}` (the decoder maps snake case).
     struct MailRequest: Decodable {

@@ -32,13 +32,13 @@ struct WebAccountRoutes {
                     session, notice: Self.notice(request.queryParameter("done")).map { pages.text($0, language: pages.language(for: request)) },
                     language: pages.language(for: request)), session, request: request)
         }
-        group.add(.post, "/account/resend", maxBodyBytes: 4096, [middleware.limit("account-resend", 10, per: 600)]) { [self] request, _ in
+        group.add(.post, "/account/resend", maxBodyBytes: 4096, [middleware.limit(.accountResend)]) { [self] request, _ in
             let session = try await signedIn(request)
             _ = try gate.form(request, session: session)
             try await account.resendCodes(accountID: session.accountID, now: now())
             return .redirect(to: "/account?done=resent", status: .seeOther)
         }
-        group.add(.post, "/account/billing", maxBodyBytes: 4096, [middleware.limit("account-billing", 20, per: 600)]) { [self] request, _ in
+        group.add(.post, "/account/billing", maxBodyBytes: 4096, [middleware.limit(.accountBilling)]) { [self] request, _ in
             let session = try await signedIn(request)
             _ = try gate.form(request, session: session)
             return .redirect(to: try await account.billingPortal(accountID: session.accountID, now: now()), status: .seeOther)

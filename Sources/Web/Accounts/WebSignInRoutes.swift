@@ -18,8 +18,6 @@ struct WebSignInRoutes {
     let signIn: WebSignIn
     let gate: WebSessionGate
     let pages: Pages
-    let limiter: RateLimiter
-    let clientAddress: ClientAddressResolver
     let now: @Sendable () -> Date
 
     /// Where a sign-in may lead back to (`next`), so the field cannot send anyone elsewhere.
@@ -36,7 +34,7 @@ struct WebSignInRoutes {
             if try await gate.session(request) != nil { return .redirect(to: Self.destination(request.queryParameter("next")), status: .seeOther) }
             return try form(request, next: request.queryParameter("next"))
         }
-        group.add(.post, "/account/sign-in", maxBodyBytes: 8192, [middleware.limit("web-sign-in", 20, per: 600)]) { [self] request, context in
+        group.add(.post, "/account/sign-in", maxBodyBytes: 8192, [middleware.limit(.webSignIn)]) { [self] request, context in
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
@@ -48,7 +46,9 @@ struct WebSignInRoutes {
                 try await signIn.requestLink(email: email, now: now())
                 return try linkSent(request, email: email, next: next)
             }
-            return try await passwordSignIn(request, context: context, email: email, password: password, next: next)
+            return try await passwordSignIn(
+                request, email: email, password: password, next: next, client: middleware.client(request, context),
+                logins: middleware.throttle(.webLogin))
         }
         group.add(.get, "/account/sign-in/link") { [self] request, _ in
             let token = request.queryParameter("token") ?? ""
@@ -71,7 +71,7 @@ struct WebSignInRoutes {
             case .rejected(let rejection): return try expired(token: token, rejection, language: pages.language(for: request))
             }
         }
-        group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit("web-sign-in-code", 20, per: 600)]) { [self] request, _ in
+        group.add(.post, "/account/sign-in/code", maxBodyBytes: 4096, [middleware.limit(.webSignInCode)]) { [self] request, _ in
             let fields = try gate.visitorForm(request)
             let next = Self.destination(fields["next"])
             guard let email = try? EmailAddress.require(fields["email"] ?? "") else {
@@ -103,17 +103,13 @@ struct WebSignInRoutes {
     }
 
     private func passwordSignIn(
-        _ request: HTTPRequest, context: RequestContext, email: String, password: String, next: String
+        _ request: HTTPRequest, email: String, password: String, next: String, client: String, logins: Throttle
     ) async throws -> HTTPResponse {
         let now = self.now()
-        let keys = ["web-login:" + clientAddress.address(for: request, context: context), "web-login:" + email]
-        for key in keys {
-            if let wait = limiter.retryAfter(key, limit: SignInRoutes.passwordFailureLimit, now: now) {
-                throw APIError.rateLimited(retryAfterSeconds: wait)
-            }
-        }
+        let keys = [client, email]
+        try logins.check(keys, now: now)
         // Every attempt counts (no oracle: an account without a password answers as a wrong one).
-        for key in keys { limiter.record(key, window: SignInRoutes.passwordFailureWindow, now: now) }
+        logins.record(keys, now: now)
         switch try await signIn.signIn(email: email, password: password, now: now) {
         case .signedIn(let issued):
             return gate.signingIn(.redirect(to: next, status: .seeOther), issued)

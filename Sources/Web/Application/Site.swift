@@ -141,7 +141,8 @@ public struct Site: Sendable {
         let limiter = RateLimiter(capacity: 250_000)
         rateLimiter = limiter
         let clientAddress = settings.clientAddress
-        let middleware = RouteMiddleware(limiter: limiter, clientAddress: clientAddress, replies: cases.idempotentReplies, now: now)
+        let middleware = RouteMiddleware(
+            limiter: limiter, clientAddress: clientAddress, budgets: settings.rateBudgets, replies: cases.idempotentReplies, now: now)
         let links = Links(baseURL: settings.baseURL, appScheme: settings.app.scheme)
         let products = settings.productNames
 
@@ -172,9 +173,9 @@ public struct Site: Sendable {
         let emails = EmailRoutes(setEmail: cases.setAccountEmail, confirm: cases.confirmEmail, pages: pages, links: links, now: now)
         emails.addPages(to: &open, middleware)
         PasswordRoutes(setPassword: cases.setPassword, pages: pages, links: links, now: now).add(to: &open)
-        let signIn = SignInRoutes(signIn: cases.signIn, pages: pages, links: links, limiter: limiter, clientAddress: clientAddress, now: now)
+        let signIn = SignInRoutes(signIn: cases.signIn, pages: pages, links: links, now: now)
         signIn.addPages(to: &open)
-        WebSignInRoutes(signIn: cases.webSignIn, gate: gate, pages: pages, limiter: limiter, clientAddress: clientAddress, now: now)
+        WebSignInRoutes(signIn: cases.webSignIn, gate: gate, pages: pages, now: now)
             .add(to: &open, middleware)
         WebAccountRoutes(
             account: cases.webAccount, delete: cases.deleteAccount, export: cases.exportAccount, gate: gate, pages: pages, products: products,

@@ -35,6 +35,8 @@ public struct WebSettings: Sendable {
     public var productNames: ProductNames
     /// `reconcile.interval_seconds`.
     public var reconcileIntervalSeconds: Int
+    /// `rate_limits`: the per-client budgets routes name by bucket.
+    public var rateBudgets: RateBudgets
     /// Set in demo mode only.
     public var demoHome: DemoHome?
     /// Admin token hash (lower-case hex) → the name the audit log gives its user (`admin.tokens`;
@@ -44,8 +46,9 @@ public struct WebSettings: Sendable {
     public init(
         baseURL: String, app: AppIdentity, clientAddress: ClientAddressResolver, publicAPIKeys: [String], serverKeys: [String],
         adminTokenHashes: [String], products: [String], entitlements: [String: [String]], productNames: ProductNames,
-        reconcileIntervalSeconds: Int, demoHome: DemoHome? = nil
+        reconcileIntervalSeconds: Int, rateBudgets: RateBudgets, demoHome: DemoHome? = nil
     ) {
+        self.rateBudgets = rateBudgets
         self.baseURL = baseURL
         self.app = app
         self.clientAddress = clientAddress

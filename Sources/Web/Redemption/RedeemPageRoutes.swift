@@ -40,7 +40,7 @@ struct RedeemPageRoutes {
             }
         }
         // The browser form behind the expired-code page: same rules as the API, no enumeration.
-        let resendLimit = middleware.limit("resend", RedemptionAPIRoutes.resendLimit, per: RedemptionAPIRoutes.failureWindow)
+        let resendLimit = middleware.limit(.resend)
         group.add(.post, "/redeem/resend", maxBodyBytes: 4096, [resendLimit]) { [self] request, _ in
             let form = FormURLEncoding.decode(String(decoding: request.body, as: UTF8.self))
             let typed = form.first { $0.name == "email" }?.value ?? ""

@@ -13,14 +13,6 @@ struct RedemptionAPIRoutes {
     let resend: ResendCodes
     let now: @Sendable () -> Date
 
-    /// Failed redemptions allowed per client address and app user per window before `429`.
-    static let failureLimit = 10
-    /// Failed redemptions allowed per client address per window, whatever the app user: looser,
-    /// because many users can share one address (NAT, carrier-grade NAT, an office).
-    static let addressFailureLimit = 300
-    static let failureWindow: TimeInterval = 600
-    /// Resend requests per client address per window.
-    static let resendLimit = 5
     /// How often apps poll a pending checkout (API.md: every 5 s, giving up after about 60 s).
     static let pollAfterSeconds = 5
 
@@ -39,9 +31,8 @@ struct RedemptionAPIRoutes {
         // Failures per address (loose: many users share one behind NAT) in middleware; per address
         // and app user (tight) in the handler, which has the body decoded.
         let addressFailures = middleware.limits(
-            [.init("redeem", Self.addressFailureLimit, per: Self.failureWindow)],
-            counting: .outcomes([RedeemResponse.invalidOutcome, RedeemResponse.secretMismatchOutcome]))
-        let limiter = middleware.limiter
+            [.redeem], counting: .outcomes([RedeemResponse.invalidOutcome, RedeemResponse.secretMismatchOutcome]))
+        let userFailures = middleware.throttle(.redeemUser)
         group.add(.post, "/api/v1/redeem", maxBodyBytes: 16 * 1024, [addressFailures, middleware.idempotent("redeem"), BearerTokenMiddleware()]) {
             [redeem, now] request, context in
             let body = try request.decodeJSON(RedeemBody.self, context)
@@ -49,14 +40,12 @@ struct RedemptionAPIRoutes {
             let secret = try AppUserSecretInput.read(request, fieldValue: body.appUserSecret)
             if let device = body.deviceId { _ = try DeviceIDInput.require(device) }
             let now = now()
-            let userKey = "redeem-user:" + (context.clientAddress ?? "") + "\n" + body.appUserId
-            if let wait = limiter.retryAfter(userKey, limit: Self.failureLimit, now: now) {
-                throw APIError.rateLimited(retryAfterSeconds: wait)
-            }
+            let userKey = [(context.clientAddress ?? "") + "\n" + body.appUserId]
+            try userFailures.check(userKey, now: now)
             let input = RedeemCode.Request(
                 code: body.code, appUserID: body.appUserId, secret: secret, deviceID: body.deviceId, bearer: context.bearerToken)
             let result = try await redeem.redeem(input, now: now)
-            if result.isFailure { limiter.record(userKey, window: Self.failureWindow, now: now) }
+            if result.isFailure { userFailures.record(userKey, now: now) }
             return RedeemResponse.json(result, appUserID: body.appUserId)
         }
         group.add(.get, "/api/v1/entitlements", [BearerTokenMiddleware()]) { [entitlements, now] request, context in
@@ -113,7 +102,7 @@ struct RedemptionAPIRoutes {
         }
         group.add(
             .post, "/api/v1/codes/resend", maxBodyBytes: 4096,
-            [middleware.limit("resend", Self.resendLimit, per: Self.failureWindow), middleware.idempotent("codes.resend")]
+            [middleware.limit(.resend), middleware.idempotent("codes.resend")]
         ) { [resend, now] request, context in
             let email = try EmailAddress.require(try request.decodeJSON(ResendBody.self, context).email)
             try await resend.resend(to: email, now: now())
