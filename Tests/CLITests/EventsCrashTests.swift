@@ -30,11 +30,12 @@ struct EventsCrashTests {
 
     @Test("kill -9 mid-delivery loses nothing; only what was in flight is sent again, with its id")
     func killMidDelivery() async throws {
-        // Past the first 60 answers the receiver slows to 2 s each until the kill, so the kill
-        // always lands mid-delivery however the machine schedules this test; then it is quick.
+        // Past the first 60 answers the receiver slows to 30 s each until the kill, so the kill
+        // always lands mid-delivery however the machine schedules this test (at 2 s each, a full
+        // parallel run once starved the test past the last of 300); then it is quick.
         let killed = Atomic<Bool>(false)
         let receiver = try FakeEventReceiver(secret: Self.secret) { index in
-            (200, index < 60 || killed.load(ordering: .relaxed) ? .milliseconds(20) : .seconds(2))
+            (200, index < 60 || killed.load(ordering: .relaxed) ? .milliseconds(20) : .seconds(30))
         }
         defer { Task { await receiver.stop() } }
         let directory = try TemporaryDirectory()
