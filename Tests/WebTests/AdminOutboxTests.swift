@@ -59,5 +59,35 @@ struct AdminOutboxTests {
         // A parameter without a name is refused on every admin route, not ignored.
         #expect(await app.send(.get, "/admin/v1/accounts?email=a%40b.co&=null", headers: TestApp.adminHeaders).status == .badRequest)
         #expect(await app.send(.get, "/admin/v1/purchases?email=a%40b.co&=null", headers: TestApp.adminHeaders).status == .badRequest)
+        // So is one the route does not take: a misspelling, or what a fuzzer sends (Schemathesis
+        // sent `/admin/v1/events?%C2%80=` and got the whole list).
+        let misspelt = await app.send(.get, "/admin/v1/events?limt=5", headers: TestApp.adminHeaders)
+        #expect(misspelt.status == .badRequest)
+        #expect(misspelt.text.contains("`limt`") && misspelt.text.contains("it takes limit, status"), "\(misspelt.text)")
+        let control = await app.send(.get, "/admin/v1/events?%C2%80=&status=failed", headers: TestApp.adminHeaders)
+        #expect(control.status == .badRequest && control.text.contains("\\u{80}"), "\(control.text)")
+        #expect(await app.send(.get, "/admin/v1/events?status=failed&limit=5", headers: TestApp.adminHeaders).status == .ok)
+    }
+
+    @Test("The admin routes' query parameters are the ones openapi.json documents, route by route")
+    func queryParametersMatchTheContract() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: PackagePaths.publicDir + "/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let shared = (document["components"] as? [String: Any])?["parameters"] as? [String: [String: Any]] ?? [:]
+        var documented: [String: Set<String>] = [:]
+        for (path, operations) in paths where path.hasPrefix("/admin/") {
+            for case let operation as [String: Any] in operations.values {
+                for case var parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] {
+                    if let reference = parameter["$ref"] as? String, let named = shared[String(reference.split(separator: "/").last ?? "")] {
+                        parameter = named
+                    }
+                    guard parameter["in"] as? String == "query", let name = parameter["name"] as? String else { continue }
+                    documented[path, default: []].insert(name)
+                }
+            }
+        }
+        #expect(documented.count >= 8, "\(documented)")
+        #expect(AdminTokenMiddleware.queryParameters == documented)
     }
 }

@@ -20,11 +20,31 @@ struct AdminTokenMiddleware: Middleware {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
         var context = context
         context.authenticatedAs = try authenticate(request)
-        // A parameter without a name (`?=x`) is no operator's request: refused, not ignored.
-        if request.queryItems.contains(where: { $0.name.isEmpty }) {
-            throw APIError.badRequest("A query parameter has no name.")
+        // A parameter the route does not take (or one without a name, `?=x`) is no operator's
+        // request: refused, naming it, not ignored (a misspelt `limt` would list everything).
+        let takes = Self.queryParameters[request.path] ?? []
+        if let unknown = request.queryItems.first(where: { !takes.contains($0.name) }) {
+            if unknown.name.isEmpty { throw APIError.badRequest("A query parameter has no name.") }
+            let known = takes.isEmpty ? "it takes none" : "it takes " + takes.sorted().joined(separator: ", ")
+            throw APIError.badRequest("This route does not take the query parameter \(Self.printable(unknown.name)); \(known).")
         }
         return try await next(request, context)
+    }
+
+    /// The query parameters each admin route takes (as `openapi.json` documents them, which a
+    /// test checks); every other admin route takes none.
+    static let queryParameters: [String: Set<String>] = [
+        "/admin/v1/accounts": ["email"], "/admin/v1/audit": ["limit"], "/admin/v1/codes": ["email"],
+        "/admin/v1/events": ["status", "limit"], "/admin/v1/funnel": ["since"], "/admin/v1/outbox": ["status", "limit"],
+        "/admin/v1/purchases": ["email"], "/admin/v1/reports": ["month", "limit"]
+    ]
+
+    /// A parameter name as an error message may quote it: printable ASCII, others as `\u{...}`, at most 40.
+    static func printable(_ name: String) -> String {
+        let shown = name.unicodeScalars.prefix(40).map { scalar in
+            scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7F ? String(scalar) : "\\u{\(String(scalar.value, radix: 16))}"
+        }
+        return "`" + shown.joined() + "`"
     }
 
     /// The actor name for the audit log.
