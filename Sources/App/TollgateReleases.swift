@@ -23,12 +23,17 @@ public enum TollgateReleases {
             reason: "every release before 0.2.0 called itself 0.1.0 and recorded no release; the last one "
                 + "(commit 6fe3b65) refuses a schema with migrations it does not know"),
         Release(
-            name: "0.2.0", lastMigration: nil, oldestBeside: "0.2.0",
+            name: "0.2.0", lastMigration: "0473_retention_indexes", oldestBeside: "0.2.0",
             reason: "0.1.0 serves without the proofs of issue 40 and writes rows this release would read as "
                 + "proven: a purchase linked without proof with no linked_without_proof, an account made "
                 + "from a bare purchase with a generated password and no password_generated, an app user "
                 + "joined through a code with no joined_through_purchase_id. Stop every 0.1.0 instance "
-                + "before the first 0.2.0 one starts")
+                + "before the first 0.2.0 one starts"),
+        Release(
+            name: "0.3.0", lastMigration: nil, oldestBeside: "0.2.0",
+            reason: "its migrations only add (MigrationListTests checks it) and build indexes on tables that hold rows "
+                + "CONCURRENTLY (Migration.index), so 0.2.0 instances keep serving while it migrates and until each is "
+                + "replaced; scripts/test-upgrade runs the two side by side")
     ]
 
     /// The release this build is (`BuildInfo.version`) and the oldest that may run beside its schema.

@@ -1,8 +1,17 @@
+import Foundation
+
 /// One schema change, identified by a stable id. A shipped migration is never edited: changes
 /// go in a new migration appended to the list.
 public struct Migration: Sendable {
     /// The id recorded in `schema_migrations` (for example `"2025-01-accounts"`).
     public let id: String
+    /// The SQL of a migration made of SQL (nil for one written in Swift), for the checks that read
+    /// what a release's migrations do (`MigrationListTests`).
+    public let sql: String?
+    /// The index an `index(id:_:)` migration builds, or nil.
+    let index: IndexBuild?
+    /// Whether this is an `index(id:_:)` migration: built without holding up the table's writers.
+    public var buildsIndexBesideWriters: Bool { index != nil }
     let body: @Sendable (Connection) throws -> Void
 
     /// A migration made of SQL statements, run with `SQLConnection.executeScript` in the
@@ -10,12 +19,77 @@ public struct Migration: Sendable {
     /// The script must not contain BEGIN/COMMIT: the migrator supplies the transaction.
     public init(id: String, sql: String) {
         self.id = id
+        self.sql = sql
+        self.index = nil
         self.body = { connection in try connection.executeScript(connection.dialect.schemaScript(sql)) }
     }
 
     /// A migration written in Swift, for data changes that need code.
     public init(id: String, body: @escaping @Sendable (Connection) throws -> Void) {
         self.id = id
+        self.sql = nil
+        self.index = nil
         self.body = body
+    }
+
+    private init(id: String, index: IndexBuild) {
+        self.id = id
+        self.sql = index.statement
+        self.index = index
+        self.body = { connection in try connection.executeScript(connection.dialect.schemaScript(index.statement)) }
+    }
+
+    /// A migration that builds one index on a table that already holds rows, without stopping its
+    /// writers: on PostgreSQL the migrator runs it `CONCURRENTLY`, outside a transaction, so the
+    /// instances of the release before keep writing while it builds (docs/OPERATING.md
+    /// "Upgrading"); an index a killed build left invalid is dropped and built again. On SQLite
+    /// (one instance, one writer) it runs like any migration.
+    /// - Parameter statement: one `CREATE [UNIQUE] INDEX name ON table (...)`, without `CONCURRENTLY`.
+    /// - Precondition: `statement` has that shape (a programming error otherwise).
+    public static func index(id: String, _ statement: String) -> Migration {
+        guard let build = IndexBuild(statement) else {
+            preconditionFailure("migration \(id): expected one CREATE [UNIQUE] INDEX name ON table (...), got \(statement)")
+        }
+        return Migration(id: id, index: build)
+    }
+}
+
+/// The index of an `index(id:_:)` migration: its name and the statement that builds it.
+struct IndexBuild: Sendable, Equatable {
+    /// The index's name (unqualified: it lives in the connection's current schema).
+    let name: String
+    /// `CREATE [UNIQUE] INDEX name ON ...`, as written.
+    let statement: String
+    /// Where `CONCURRENTLY` goes: after `INDEX`.
+    private let afterIndexKeyword: String.Index
+
+    /// Reads `statement`, or nil when it is not one `CREATE [UNIQUE] INDEX name ON table (...)`.
+    init?(_ statement: String) {
+        let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
+        var rest = Substring(text)
+        func word() -> Substring? {
+            rest = rest.drop { $0.isWhitespace }
+            let token = rest.prefix { !$0.isWhitespace && $0 != "(" && $0 != ";" }
+            guard !token.isEmpty else { return nil }
+            rest = rest[token.endIndex...]
+            return token
+        }
+        guard word()?.uppercased() == "CREATE" else { return nil }
+        var next = word()
+        if next?.uppercased() == "UNIQUE" { next = word() }
+        guard next?.uppercased() == "INDEX" else { return nil }
+        let keywordEnd = rest.startIndex
+        guard let name = word(), name.uppercased() != "CONCURRENTLY", name.uppercased() != "IF",
+            name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), word()?.uppercased() == "ON", word() != nil,
+            !text.dropLast(text.hasSuffix(";") ? 1 : 0).contains(";")
+        else { return nil }
+        self.name = String(name)
+        self.statement = text
+        self.afterIndexKeyword = keywordEnd
+    }
+
+    /// The statement with `CONCURRENTLY` after `INDEX` (PostgreSQL).
+    var concurrently: String {
+        String(statement[..<afterIndexKeyword]) + " CONCURRENTLY" + String(statement[afterIndexKeyword...])
     }
 }

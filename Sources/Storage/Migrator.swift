@@ -7,7 +7,9 @@ internal import CSQLite
 /// migration leaves no trace and the ones before it stay applied. Scripts are written once and
 /// run in the database's dialect (`SQLDialect.schemaScript`). On PostgreSQL every migration
 /// transaction first takes an advisory lock, so instances starting together apply each
-/// migration once: the second waits, then finds it applied. Foreign keys stay on
+/// migration once: the second waits, then finds it applied. It waits by trying again every 50 ms
+/// outside any transaction, never blocked inside one, so it holds no snapshot that an index
+/// built `CONCURRENTLY` (`Migration.index(id:_:)`, run by `MigratorIndexBuild`) would wait for. Foreign keys stay on
 /// during migrations; one that rebuilds a referenced table should start with
 /// `PRAGMA defer_foreign_keys = ON`.
 ///
@@ -40,8 +42,7 @@ public struct Migrator: Sendable {
     public func migrate(_ database: Database) throws -> [String] {
         try validateList(database)
         // READ COMMITTED: the check after the lock must see what the lock's last holder committed.
-        let (applied, admitted) = try database.writeSync(isolation: .readCommitted) { connection in
-            try Self.lock(connection)
+        let (applied, admitted) = try Self.whenLocked(database) { connection in
             try connection.execute(Self.createTable)
             let admitted = try admittedBeside(connection)
             if let release {
@@ -59,15 +60,18 @@ public struct Migrator: Sendable {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let didApply: Bool
             do {
-                didApply = try database.writeSync(isolation: .readCommitted) { connection in
-                    try Self.lock(connection)
-                    // Another process may have applied it since the check above.
-                    if try connection.queryOne("SELECT id FROM schema_migrations WHERE id = ?", [migration.id]) != nil {
-                        return false
+                if let index = migration.index, let postgres = database as? PostgresDatabase {
+                    didApply = try MigratorIndexBuild(id: migration.id, index: index).apply(on: postgres)
+                } else {
+                    didApply = try Self.whenLocked(database) { connection in
+                        // Another process may have applied it since the check above.
+                        if try connection.queryOne("SELECT id FROM schema_migrations WHERE id = ?", [migration.id]) != nil {
+                            return false
+                        }
+                        try migration.body(connection)
+                        try connection.execute("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)", [migration.id, now])
+                        return true
                     }
-                    try migration.body(connection)
-                    try connection.execute("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)", [migration.id, now])
-                    return true
                 }
             } catch {
                 database.logger.error("storage.migration.failed", [("id", .string(migration.id)), ("error", .string("\(error)"))])
@@ -120,11 +124,41 @@ public struct Migrator: Sendable {
     /// the schema as the second key, so deployments in separate schemas do not wait on each other.
     static let advisoryLockClass: Int32 = 0x7467_6D69
 
-    /// Serializes migrations across instances (PostgreSQL); SQLite's writer lock already does.
-    private static func lock(_ connection: Connection) throws {
-        guard connection.dialect == .postgresql else { return }
-        try connection.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), hashtext(current_schema()))", [advisoryLockClass])
+    /// How long a migrator waits between tries of the lock another instance holds.
+    static let lockRetryPause = 0.05
+
+    /// Runs `body` in a `READ COMMITTED` write transaction holding the migrations' lock, which
+    /// serializes migrations across instances (PostgreSQL; SQLite's writer lock already does).
+    /// While another instance holds it, the transaction ends at once and the next try comes 50 ms
+    /// later: a waiting instance holds no snapshot, so an index being built `CONCURRENTLY` never
+    /// waits for it (a blocked `pg_advisory_xact_lock` would, and PostgreSQL would end one of the two
+    /// as a deadlock). Logs every 10 s it keeps waiting.
+    static func whenLocked<T>(_ database: Database, _ body: (Connection) throws -> T) throws -> T {
+        let started = Date()
+        var nextLog = 10.0
+        while true {
+            do {
+                return try database.writeSync(isolation: .readCommitted) { connection in
+                    if connection.dialect == .postgresql {
+                        let got = try connection.queryOne(
+                            "SELECT pg_try_advisory_xact_lock(CAST(? AS INTEGER), hashtext(current_schema())) AS got", [advisoryLockClass])
+                        guard try got?.bool("got") == true else { throw LockHeldElsewhere() }
+                    }
+                    return try body(connection)
+                }
+            } catch is LockHeldElsewhere {
+                let waited = Date().timeIntervalSince(started)
+                if waited >= nextLog {
+                    database.logger.info("storage.migration.waiting", [("seconds", .int(Int(waited)))])
+                    nextLog += 10
+                }
+                Thread.sleep(forTimeInterval: lockRetryPause)
+            }
+        }
     }
+
+    /// The migrations' lock is held by another session: try again later.
+    struct LockHeldElsewhere: Error {}
 
     private static func hasTable(_ name: StaticString, _ connection: Connection) throws -> Bool {
         switch connection.dialect {

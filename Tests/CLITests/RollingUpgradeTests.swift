@@ -7,13 +7,15 @@ import TestSupport
 /// `scripts/test-upgrade` builds the previous release's `tollgate` from a worktree of its commit
 /// and names it in TOLLGATE_PREVIOUS_BINARY (its sources in TOLLGATE_PREVIOUS_ROOT).
 ///
-/// Release 0.1.0 may not serve beside 0.2.0's schema (`TollgateReleases`), so the upgrade is the
-/// one that release allows: 0.1.0 serves a webhook storm on a fresh database and gets SIGTERM in
-/// the middle of it, then this release starts on the same database (it migrates) and serves the
-/// rest of the storm with every delivery of the first half again (Stripe retries). No answer is 5xx, every event is
-/// applied once, every purchase is there; then 0.1.0 refuses to start on the migrated schema, and
-/// this release refuses a schema whose release does not let it run beside, naming both.
-@Suite("Upgrade on PostgreSQL: the previous release's binary, then this one, under a webhook storm")
+/// The previous release (0.2.0) may serve beside this one's schema (`TollgateReleases`), so the
+/// upgrade is the rolling one, under a webhook storm: 0.2.0 serves a third of the storm on a fresh
+/// database while this release starts beside it on the same database (it migrates); the second
+/// third goes to both, and 0.2.0 gets SIGTERM in the middle of it; this release takes the last
+/// third and every delivery again (Stripe retries what it could not deliver). No answer is 5xx,
+/// every event is applied once, every purchase is there. A 0.2.0 instance started again on the
+/// migrated schema serves beside; this release refuses a schema whose release does not let it
+/// run beside, naming both.
+@Suite("Upgrade on PostgreSQL: the previous release's binary beside this one, under a webhook storm")
 struct RollingUpgradeTests {
     static let secret = "whsec_upgrade"
     static let rounds = 4
@@ -22,7 +24,7 @@ struct RollingUpgradeTests {
     static var previousRoot: String? { ProcessInfo.processInfo.environment["TOLLGATE_PREVIOUS_ROOT"] }
 
     @Test(
-        "0.1.0 serves, stops on SIGTERM, this release migrates and serves: no 5xx, every event once, every purchase",
+        "0.2.0 serves, this release starts beside it and migrates, both serve, 0.2.0 stops on SIGTERM: no 5xx, every event once",
         .enabled(
             if: TestDatabaseBackend.isPostgres && previousBinary != nil, "needs scripts/test-upgrade (PostgreSQL and the previous release's binary)"))
     func upgradeUnderStorm() async throws {
@@ -32,55 +34,63 @@ struct RollingUpgradeTests {
         let oldDirectory = try TemporaryDirectory(), newDirectory = try TemporaryDirectory()
         let oldConfig = try Self.config(oldDirectory, stripe: stripe, url: url, root: previousRoot)
         let newConfig = try Self.config(newDirectory, stripe: stripe, url: url, root: ChildProcess.packageRoot)
+        let started = Date()
 
-        // The previous release on a fresh database: it opens and pays the checkouts, then takes half the storm.
+        // The previous release on a fresh database: it opens and pays the checkouts.
         let (old, oldPort) = try await ServeTests.startServer(["serve", "--config", oldConfig], binary: previous)
         defer { kill(old.pid, SIGKILL) }
         let deliveries = try await WebhookStormTests.deliveries(ports: [oldPort], stripe: stripe, rounds: Self.rounds)
-        let half = deliveries.count / 2
+        let third = deliveries.count / 3
+        let (first, second, last) = (
+            Array(deliveries[..<third]), Array(deliveries[third..<(2 * third)]), Array(deliveries[(2 * third)...])
+        )
         let storm = WebhookStorm(senders: 8, patience: 10, attempts: 3)
-        // SIGTERM once it has applied a quarter of them, while the senders go on: what it answers
-        // is never 5xx; what it could not take (refused connections) the second half sends again.
-        let firstHalf = Array(deliveries[..<half])
-        let started = Date()
-        let running = Task { await storm.run(firstHalf, ports: [oldPort]) }
-        while try await Self.counts(url)["events seen", default: 0] < half / 4, Date().timeIntervalSince(started) < 60 {
+
+        // 1. 0.2.0 takes the first third while this release starts beside it and migrates.
+        let firstRun = Task { await storm.run(first, ports: [oldPort]) }
+        let (new, newPort) = try await ServeTests.startServer(["serve", "--config", newConfig])
+        defer { kill(new.pid, SIGKILL) }
+        let firstOutcome = await firstRun.value
+        #expect(firstOutcome.undelivered == 0 && firstOutcome.statuses == [200: first.count], "0.2.0 answered \(firstOutcome.statuses)")
+        #expect(try await Self.counts(url)["releases"] == 2, "this release migrated and recorded itself beside 0.2.0")
+
+        // 2. Both take the second third; 0.2.0 gets SIGTERM once it has applied a quarter of it.
+        let appliedBefore = try await Self.counts(url)["events seen", default: 0]
+        let secondRun = Task { await storm.run(second, ports: [oldPort, newPort]) }
+        while try await Self.counts(url)["events seen", default: 0] < appliedBefore + second.count / 4, Date().timeIntervalSince(started) < 120 {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(old.pid, SIGTERM)
-        let first = await running.value
+        let secondOutcome = await secondRun.value
         let stopped = try await old.finish()
         #expect(stopped.status == 0, "the previous release stops cleanly on SIGTERM: \(stopped.stderr.suffix(2_000))")
-        let appliedByOld = try await Self.counts(url)
-        print("upgrade: 0.1.0 answered \(first.statuses) (0: connection refused after SIGTERM) and applied \(appliedByOld)")
-        #expect(first.statuses.keys.allSatisfy { $0 == 200 || $0 == 0 }, "no 5xx from the previous release: \(first.statuses)")
-        #expect(first.statuses[200, default: 0] >= half / 4, "\(first.statuses)")
-        // Each purchase it made from a delivery is whole: its checkout paid, one code.
+        print("upgrade: both answered \(secondOutcome.statuses) (0: connection refused after SIGTERM)")
+        #expect(secondOutcome.statuses.keys.allSatisfy { $0 == 200 || $0 == 0 }, "no 5xx from either: \(secondOutcome.statuses)")
+        #expect(secondOutcome.statuses[200, default: 0] >= second.count / 2, "\(secondOutcome.statuses)")
+        let midway = try await Self.counts(url)
         #expect(
-            appliedByOld["purchases", default: 0] > 0 && appliedByOld["purchases"] == appliedByOld["paid sessions"]
-                && appliedByOld["purchases"] == appliedByOld["purchases with one code"], "\(appliedByOld)")
-        #expect(appliedByOld["events seen", default: 0] >= first.statuses[200, default: 0], "every event answered 200 was applied: \(appliedByOld)")
+            midway["purchases"] == midway["paid sessions"] && midway["purchases"] == midway["purchases with one code"],
+            "each purchase is whole: its checkout paid, one code: \(midway)")
 
-        // This release on the same database: it migrates, then takes the rest and every delivery again.
-        let (new, newPort) = try await ServeTests.startServer(["serve", "--config", newConfig])
-        defer { kill(new.pid, SIGKILL) }
-        let second = await storm.run(Array(deliveries[half...]) + firstHalf, ports: [newPort])
-        #expect(second.undelivered == 0 && second.statuses == [200: deliveries.count], "this release answered \(second.statuses)")
+        // 3. This release alone: the last third, then every delivery again.
+        let lastOutcome = await storm.run(last + first + second, ports: [newPort])
+        #expect(lastOutcome.undelivered == 0 && lastOutcome.statuses == [200: deliveries.count], "this release answered \(lastOutcome.statuses)")
         let counts = try await Self.counts(url)
-        print(
-            "upgrade: 0.2.0 answered \(second.statuses) and the database holds \(counts), \(String(format: "%.1f", Date().timeIntervalSince(started))) s in all"
-        )
+        print("upgrade: the database holds \(counts), \(String(format: "%.1f", Date().timeIntervalSince(started))) s in all")
         #expect(
             counts == [
                 "purchases": WebhookStormTests.sessions, "codes": WebhookStormTests.sessions, "events seen": deliveries.count,
-                "purchases with one code": WebhookStormTests.sessions, "paid sessions": WebhookStormTests.sessions, "releases": 1
+                "purchases with one code": WebhookStormTests.sessions, "paid sessions": WebhookStormTests.sessions, "releases": 2
             ], "every event applied once, every purchase there")
 
-        // The previous release refuses the migrated schema (its own check: migrations it does not know).
-        let again = ChildProcess(previous, ["serve", "--config", oldConfig])
-        try again.start()
-        let refused = try await again.finish()
-        #expect(refused.status != 0 && refused.stderr.contains("newer than the code"), "\(refused.stderr.suffix(2_000))")
+        // 0.2.0 started again on the migrated schema serves beside this release (a replaced instance restarting).
+        let (again, againPort) = try await ServeTests.startServer(["serve", "--config", oldConfig], binary: previous)
+        defer { kill(again.pid, SIGKILL) }
+        let replay = await storm.run(Array(deliveries.prefix(40)), ports: [againPort, newPort])
+        #expect(replay.statuses == [200: 40], "\(replay.statuses)")
+        kill(again.pid, SIGTERM)
+        _ = try await again.finish()
+        #expect(try await Self.counts(url)["events seen"] == deliveries.count, "repeats apply nothing")
 
         // A schema a later release migrated, which runs beside 8.0.0 or later only: this release refuses it, naming both.
         kill(new.pid, SIGTERM)
@@ -91,7 +101,7 @@ struct RollingUpgradeTests {
         let refusal = try await tooOld.finish()
         #expect(refusal.status != 0, "\(refusal.stderr.suffix(2_000))")
         #expect(
-            refusal.stderr.contains("this is release 0.2.0, too old for the database: its schema is release 9.0.0's")
+            refusal.stderr.contains("too old for the database: its schema is release 9.0.0's")
                 && refusal.stderr.contains("run release 8.0.0 or later"), "\(refusal.stderr.suffix(2_000))")
     }
 

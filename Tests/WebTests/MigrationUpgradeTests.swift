@@ -81,6 +81,7 @@ struct MigrationUpgradeTests {
         #expect(TollgateReleases.current.name == BuildInfo.version)
         #expect(TollgateReleases.release(of: "0380_buyer_locale") == "0.1.0")
         #expect(TollgateReleases.release(of: "0400_install_secrets") == "0.2.0")
+        #expect(TollgateReleases.release(of: "0473_retention_indexes") == "0.2.0")
         #expect(TollgateReleases.release(of: "0489_not_yet_written") == BuildInfo.version)
         let ids = Set(TollgateMigrations.all.map(\.id))
         for release in TollgateReleases.all.dropLast() {
@@ -111,17 +112,17 @@ struct MigrationUpgradeTests {
         first.database.close()
         #expect(Self.startUpError(config).contains("0490_next_release"))
 
-        // Release 0.3.0 migrated it and lets this release run beside: it starts.
-        try Self.write(config, "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES ('0.3.0', ?, 0)", [BuildInfo.version])
+        // Release 8.0.0 migrated it and lets this release run beside: it starts.
+        try Self.write(config, "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES ('8.0.0', ?, 0)", [BuildInfo.version])
         let beside = try TollgateApp(config: config, logger: .disabled)
         #expect(try TollgateReleases.migrator.pending(beside.database).isEmpty)
         beside.database.close()
 
-        // Release 0.4.0 runs beside 0.3.0 or later only: start-up stops, naming this release and the schema's.
-        try Self.write(config, "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES ('0.4.0', '0.3.0', 0)", [])
+        // Release 9.0.0 runs beside 8.5.0 or later only: start-up stops, naming this release and the schema's.
+        try Self.write(config, "INSERT INTO schema_releases (release, oldest_beside, recorded_at) VALUES ('9.0.0', '8.5.0', 0)", [])
         let message = Self.startUpError(config)
         #expect(message.contains("this is release \(BuildInfo.version), too old for the database"), "\(message)")
-        #expect(message.contains("release 0.4.0's") && message.contains("run release 0.3.0 or later"), "\(message)")
+        #expect(message.contains("release 9.0.0's") && message.contains("run release 8.5.0 or later"), "\(message)")
         // `tollgate check` and `keys status` ask the same question.
         let database = try DatabaseOpener.open(config.database, logger: .disabled)
         defer { database.close() }

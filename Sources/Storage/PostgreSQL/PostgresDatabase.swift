@@ -185,6 +185,25 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    /// Runs `body` on one writer connection outside any transaction: each statement commits on
+    /// its own (what `CREATE INDEX CONCURRENTLY` needs). Blocks the calling thread. The session's
+    /// advisory locks are released before the connection goes back to the pool; a connection
+    /// that cannot release them is closed, never pooled.
+    /// - Throws: what `body` throws, `StorageError`.
+    func withSessionSync<T>(_ body: (Connection) throws -> T) throws -> T {
+        try checkOpen()
+        do {
+            return try writers.withConnection { postgres in
+                defer {
+                    if (try? postgres.query("SELECT pg_advisory_unlock_all()")) == nil { postgres.close() }
+                }
+                return try body(PostgresSQLConnection(postgres, placeholders: placeholders, counter: counter))
+            }
+        } catch let error as PostgresError {
+            throw counter.record(PostgresSQLConnection.storageError(error, sql: nil))
+        }
+    }
+
     /// Throws unless a write transaction can commit now (`/readyz`): the server answers, is not
     /// a read-only standby, and a write transaction commits within the pool's checkout time.
     public func checkWritable() async throws {

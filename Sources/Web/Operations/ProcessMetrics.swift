@@ -100,5 +100,5 @@ extension Substring {
 /// What this build is (`tollgate --version`, `tollgate_build_info`).
 public enum BuildInfo {
     /// The release version (the newest of App's `TollgateReleases`).
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
 }
