@@ -131,8 +131,8 @@ public struct Migrator: Sendable {
     /// serializes migrations across instances (PostgreSQL; SQLite's writer lock already does).
     /// While another instance holds it, the transaction ends at once and the next try comes 50 ms
     /// later: a waiting instance holds no snapshot, so an index being built `CONCURRENTLY` never
-    /// waits for it (a blocked `pg_advisory_xact_lock` would, and PostgreSQL would end one of the two
-    /// as a deadlock). Logs every 10 s it keeps waiting.
+    /// waits for it (it would wait for one blocked in `pg_advisory_xact_lock` with an older
+    /// snapshot, until that waiter's 30 s lock timeout). Logs every 10 s it keeps waiting.
     static func whenLocked<T>(_ database: Database, _ body: (Connection) throws -> T) throws -> T {
         let started = Date()
         var nextLog = 10.0
