@@ -69,10 +69,13 @@ enum EventData {
     static func entitlements(accountID: String, catalog: EntitlementCatalog, on connection: Connection, now: Date) throws -> JSONValue {
         .array(
             catalog.entitlements(
-            for: try PurchaseRepository.forAccount(accountID, on: connection),
-            manual: try ManualEntitlementRepository.active(accountID: accountID, on: connection, now: now), at: now
-        ).map { entitlement -> JSONValue in
-            ["id": .string(entitlement.id), "active": .bool(entitlement.active), "expires_at": text(entitlement.expiresAt.map(Timestamp.rfc3339))]
-        })
+                for: try PurchaseRepository.forAccount(accountID, on: connection),
+                manual: try ManualEntitlementRepository.active(accountID: accountID, on: connection, now: now), at: now
+            ).map { entitlement -> JSONValue in
+                [
+                    "id": .string(entitlement.id), "active": .bool(entitlement.active),
+                    "expires_at": text(entitlement.expiresAt.map(Timestamp.rfc3339))
+                ]
+            })
     }
 }

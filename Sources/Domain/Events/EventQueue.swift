@@ -84,7 +84,8 @@ public struct EventQueue: Sendable {
     /// `{"id", "type", "occurred_at", "sequence", "data"}`: the bytes every attempt signs and sends.
     /// `data`'s keys are sorted at every depth.
     static func body(id: String, type: EventType, occurredAt: Date, sequence: Int64, data: [String: JSONValue]) -> String {
-        let dataJSON = String(decoding: JSONValue.object(data.map { (key: $0.key, value: $0.value) }).keysSorted.serialized(), as: UTF8.self)
+        let object = JSONValue.object(data.map { (key: $0.key, value: $0.value) }).keysSorted
+        let dataJSON = String(decoding: object.serialized(), as: UTF8.self)
         return
             #"{"id":"\#(id)","type":"\#(type.rawValue)","occurred_at":"\#(Timestamp.rfc3339(occurredAt))","sequence":\#(sequence),"data":\#(dataJSON)}"#
     }
