@@ -34,7 +34,7 @@ let package = Package(
         // Blocking TCP / Unix-domain client sockets with timeouts (SMTP, PostgreSQL, outbound HTTP).
         .target(name: "Sockets", swiftSettings: strict),
         .target(name: "Crypto", dependencies: ["COpenSSL", "JSON"], swiftSettings: strict),
-        .target(name: "Templating", swiftSettings: strict),
+        .target(name: "Templating", dependencies: ["JSON"], swiftSettings: strict),
         .target(name: "QRCode", swiftSettings: strict),
         .target(name: "Configuration", dependencies: ["JSON"], swiftSettings: strict),
         // A PostgreSQL client (protocol v3: TLS, SCRAM-SHA-256, extended queries, a pool). Knows
@@ -46,7 +46,7 @@ let package = Package(
         // The domain: purchases, entitlements, accounts, codes. The model, its pure rules (policies,
         // outcomes), its repositories and its migrations: it does I/O only through repositories, on
         // a connection a use case hands it inside the transaction the use case opened; it opens none.
-        .target(name: "Domain", dependencies: ["Storage", "Crypto", "Logging"], swiftSettings: strict),
+        .target(name: "Domain", dependencies: ["Storage", "Crypto", "JSON", "Logging"], swiftSettings: strict),
 
         // The durable mail outbox, its worker and the SMTP client.
         .target(name: "Mail", dependencies: ["Sockets", "Storage", "Domain", "Crypto", "Templating", "Logging", "Lifecycle"], swiftSettings: strict),
@@ -64,7 +64,8 @@ let package = Package(
         // claim a store purchase...), each given only what it uses. Each is the one owner of its
         // operation and its transactions: it opens them and applies Domain's rules and repositories.
         .target(
-            name: "UseCases", dependencies: ["Domain", "Storage", "Crypto", "Integrations", "Mail", "QRCode", "Logging"], swiftSettings: strict),
+            name: "UseCases", dependencies: ["Domain", "Storage", "Crypto", "Integrations", "JSON", "Mail", "QRCode", "Logging"],
+            swiftSettings: strict),
 
         // The web layer: decodes requests, calls one use case, encodes the answer or renders a
         // page. Routes, middleware, pages. No storage.

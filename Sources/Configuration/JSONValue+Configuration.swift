@@ -67,9 +67,7 @@ extension JSONValue {
 
     /// Pretty-printed JSON with keys sorted, two-space indentation, slashes unescaped.
     func prettyPrinted() -> String {
-        var out = ""
-        write(to: &out, indent: 0)
-        return out
+        String(decoding: keysSorted.prettySerialized(), as: UTF8.self)
     }
 
     /// Single-line JSON with keys sorted (`["a", "b"]`, `{"k": 1}`).
@@ -81,34 +79,6 @@ extension JSONValue {
         case .object(let members):
             let parts = members.sorted { $0.key < $1.key }.map { JSONValue.quoted($0.key) + ": " + $0.value.compactPrinted() }
             return "{" + parts.joined(separator: ", ") + "}"
-        }
-    }
-
-    private func write(to out: inout String, indent: Int) {
-        switch self {
-        case .null, .bool, .integer, .number:
-            out += shortDescription
-        case .string(let value):
-            out += JSONValue.quoted(value)
-        case .array(let items):
-            guard !items.isEmpty else { out += "[]"; return }
-            out += "[\n"
-            for (index, item) in items.enumerated() {
-                out += String(repeating: "  ", count: indent + 1)
-                item.write(to: &out, indent: indent + 1)
-                out += index == items.count - 1 ? "\n" : ",\n"
-            }
-            out += String(repeating: "  ", count: indent) + "]"
-        case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
-            out += "{\n"
-            let sorted = members.sorted { $0.key < $1.key }
-            for (index, member) in sorted.enumerated() {
-                out += String(repeating: "  ", count: indent + 1) + JSONValue.quoted(member.key) + ": "
-                member.value.write(to: &out, indent: indent + 1)
-                out += index == sorted.count - 1 ? "\n" : ",\n"
-            }
-            out += String(repeating: "  ", count: indent) + "}"
         }
     }
 }

@@ -33,17 +33,18 @@ public struct MiddlewareChain: HTTPHandler {
 /// Routes that share a middleware chain, declared together and added to a `Router`.
 public struct RouteGroup {
     let middleware: [any Middleware]
-    fileprivate var routes: [(method: HTTPMethod, pattern: String, maxBodyBytes: Int?, handler: MiddlewareChain)] = []
+    fileprivate var routes: [(method: HTTPMethod, pattern: String, maxBodyBytes: Int?, jsonBody: JSONBodyReading, handler: MiddlewareChain)] = []
 
     /// A group whose routes run behind `middleware` (the first one outermost).
     public init(_ middleware: [any Middleware] = []) { self.middleware = middleware }
 
-    /// Adds a route; `extra` middleware run inside the group's, for this route only.
+    /// Adds a route; `extra` middleware run inside the group's, for this route only. `jsonBody`:
+    /// whether a JSON body is parsed for it (the default) or only validated, its bytes left to it.
     public mutating func add(
-        _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, _ extra: [any Middleware] = [],
-        _ handler: @escaping Next
+        _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, jsonBody: JSONBodyReading = .parsed,
+        _ extra: [any Middleware] = [], _ handler: @escaping Next
     ) {
-        routes.append((method, pattern, maxBodyBytes, MiddlewareChain(middleware + extra, handler: handler)))
+        routes.append((method, pattern, maxBodyBytes, jsonBody, MiddlewareChain(middleware + extra, handler: handler)))
     }
 }
 
@@ -51,7 +52,7 @@ extension Router {
     /// Registers every route of `group`.
     public mutating func add(_ group: RouteGroup) {
         for route in group.routes {
-            add(route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, route.handler)
+            add(route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, jsonBody: route.jsonBody, route.handler)
         }
     }
 }

@@ -10,6 +10,8 @@ public struct Router: Sendable {
         public let handler: any HTTPHandler
         /// Body limit for this route, or nil for the server default.
         public let maxBodyBytes: Int?
+        /// What the route needs of a JSON body: its value parsed (most) or the bytes only validated.
+        public let jsonBody: JSONBodyReading
         /// Its position in `routes` (what a `RoutePlan` carries).
         public let index: Int
         fileprivate let segments: [Segment]
@@ -38,11 +40,15 @@ public struct Router: Sendable {
 
     /// Registers `handler` for `method` on `pattern`.
     /// - Precondition: the same method and pattern are not registered twice.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, _ handler: any HTTPHandler) {
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, jsonBody: JSONBodyReading = .parsed, _ handler: any HTTPHandler
+    ) {
         precondition(pattern.hasPrefix("/"), "route pattern must start with /: \(pattern)")
         precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
         let segments = Router.parse(pattern)
-        let route = Route(method: method, pattern: pattern, handler: handler, maxBodyBytes: maxBodyBytes, index: routes.count, segments: segments)
+        let route = Route(
+            method: method, pattern: pattern, handler: handler, maxBodyBytes: maxBodyBytes, jsonBody: jsonBody, index: routes.count,
+            segments: segments)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             literalRoutes[pattern, default: []].append(route)
@@ -53,10 +59,10 @@ public struct Router: Sendable {
 
     /// Registers a closure for `method` on `pattern`.
     public mutating func add(
-        _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil,
+        _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, jsonBody: JSONBodyReading = .parsed,
         _ body: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
     ) {
-        add(method, pattern, maxBodyBytes: maxBodyBytes, ClosureHandler(body))
+        add(method, pattern, maxBodyBytes: maxBodyBytes, jsonBody: jsonBody, ClosureHandler(body))
     }
 
     /// Finds the route for `method` and the still percent-encoded `path`.

@@ -8,6 +8,15 @@ extension JSONValue {
         return out
     }
 
+    /// The serialization indented for reading: one member or element a line, two spaces a
+    /// level, `"key": value`, empty containers as `{}` and `[]`, members in order (sort them
+    /// first with `keysSorted`), strings and numbers written as `serialized()` writes them.
+    public func prettySerialized() -> [UInt8] {
+        var out = [UInt8]()
+        writePretty(into: &out, indent: 0)
+        return out
+    }
+
     /// The same value with every object's members sorted by key (code-point order), at every
     /// depth: a canonical form for text stored or compared.
     public var keysSorted: JSONValue {
@@ -55,6 +64,37 @@ extension JSONValue {
                 member.value.write(into: &out)
             }
             out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private func writePretty(into out: inout [UInt8], indent: Int) {
+        func newline(_ level: Int) {
+            out.append(0x0A)
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+        }
+        switch self {
+        case .array(let values) where !values.isEmpty:
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                value.writePretty(into: &out, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "]"))
+        case .object(let members) where !members.isEmpty:
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                Self.writeString(member.key, into: &out)
+                out.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                member.value.writePretty(into: &out, indent: indent + 1)
+            }
+            newline(indent)
+            out.append(UInt8(ascii: "}"))
+        default:
+            write(into: &out)
         }
     }
 

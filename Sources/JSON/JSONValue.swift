@@ -45,6 +45,37 @@ public indirect enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral,
         return text
     }
 
+    /// True when this is an object.
+    public var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+
+    /// This value when it is an object, else nil (`value["a"]?.objectValue` is an object or nothing).
+    public var objectValue: JSONValue? { isObject ? self : nil }
+
+    /// The elements when this is an array, else nil.
+    public var arrayElements: [JSONValue]? {
+        guard case .array(let items) = self else { return nil }
+        return items
+    }
+
+    /// The flag when this is `true` or `false`; nil for anything else, the numbers 0 and 1 included.
+    public var boolValue: Bool? {
+        guard case .bool(let flag) = self else { return nil }
+        return flag
+    }
+
+    /// The number when it is a whole number that fits 64 bits (`2.0` is 2, as `JSONValueDecoder`
+    /// reads it); nil for a fraction, a boolean, a string or anything else.
+    public var int64Value: Int64? {
+        switch self {
+        case .integer(let number): return number
+        case .number(let number): return Int64(exactly: number)
+        default: return nil
+        }
+    }
+
     /// Same kind and content; objects compare member by member, in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {

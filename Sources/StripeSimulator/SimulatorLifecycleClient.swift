@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Integrations
 
 /// Moves a buyer's simulated purchase on from the host (`tollgate demo renew|cancel|refund
@@ -35,13 +36,13 @@ public struct SimulatorLifecycleClient: Sendable {
                 "the Stripe simulator knows no buyer with the email \(email) (it forgets them when the service restarts; buy again with the demo form)"
             )
         }
-        let customerIDs = customers.compactMap { $0["id"] as? String }
+        let customerIDs = customers.compactMap { $0["id"]?.stringValue }
         switch action {
         case .renew, .cancel:
-            var subscriptions: [[String: Any]] = []
+            var subscriptions: [JSONValue] = []
             for customer in customerIDs { subscriptions += try await list("/v1/subscriptions?customer=" + customer) }
-            guard let subscription = subscriptions.first(where: { $0["status"] as? String != "canceled" }),
-                let id = subscription["id"] as? String
+            guard let subscription = subscriptions.first(where: { $0["status"]?.stringValue != "canceled" }),
+                let id = subscription["id"]?.stringValue
             else { throw StripeSimulatorError(.actionFailed, "\(email) has no live simulated subscription") }
             if action == .renew {
                 _ = try await call("POST", "/v1/test_helpers/subscriptions/\(id)/renew")
@@ -50,19 +51,21 @@ public struct SimulatorLifecycleClient: Sendable {
             _ = try await call("DELETE", "/v1/subscriptions/\(id)")
             return "canceled \(id): customer.subscription.deleted sent"
         case .refund:
-            var intents: [[String: Any]] = []
+            var intents: [JSONValue] = []
             for customer in customerIDs { intents += try await list("/v1/payment_intents?customer=" + customer) }
-            guard let intent = intents.first?["id"] as? String else { throw StripeSimulatorError(.actionFailed, "\(email) has no simulated payment") }
+            guard let intent = intents.first?["id"]?.stringValue else {
+                throw StripeSimulatorError(.actionFailed, "\(email) has no simulated payment")
+            }
             _ = try await call("POST", "/v1/refunds", form: "payment_intent=" + Self.encoded(intent))
             return "refunded \(intent): charge.refunded sent"
         }
     }
 
-    private func list(_ path: String) async throws -> [[String: Any]] {
-        (try await call("GET", path)["data"] as? [[String: Any]]) ?? []
+    private func list(_ path: String) async throws -> [JSONValue] {
+        try await call("GET", path)["data"]?.arrayElements ?? []
     }
 
-    private func call(_ method: String, _ path: String, form: String? = nil) async throws -> [String: Any] {
+    private func call(_ method: String, _ path: String, form: String? = nil) async throws -> JSONValue {
         guard let url = URL(string: apiBase + path) else { throw StripeSimulatorError(.actionFailed, "bad URL \(apiBase + path)") }
         var headers: [(name: String, value: String)] = [("Authorization", "Bearer \(apiKey)")]
         if form != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
@@ -73,13 +76,13 @@ public struct SimulatorLifecycleClient: Sendable {
         } catch {
             throw StripeSimulatorError(.actionFailed, "cannot reach the running service at \(apiBase) (start it with `tollgate` first): \(error)")
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        let object = (try? JSONValue.parse(response.body))?.objectValue ?? [:]
         guard (200..<300).contains(response.status) else {
             if response.status == 404, object["error"] == nil {
                 throw StripeSimulatorError(
                     .actionFailed, "the service at \(apiBase) has no Stripe simulator (it runs only in demo mode or with stripe.simulator: true)")
             }
-            let message = (object["error"] as? [String: Any])?["message"] as? String ?? "status \(response.status)"
+            let message = object["error"]?["message"]?.stringValue ?? "status \(response.status)"
             throw StripeSimulatorError(.actionFailed, "the Stripe simulator refused \(method) \(path): \(message)")
         }
         return object

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import JSON
 
 /// The texts of one language: `templates/locales/{language}.json`, a flat JSON object of
 /// key → text, or key → {plural category → text} for a message that changes with a count
@@ -42,13 +43,13 @@ public struct MessageCatalog: Sendable, Equatable {
         guard LanguageTag.isValid(language) else {
             throw TemplateError(file: file, line: 0, column: 0, message: "\"\(language)\" is not a language tag (use e.g. en, de, pt-BR)")
         }
-        let object: Any
+        let object: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: Data(json))
+            object = try JSONValue.parse(json)
         } catch {
-            throw TemplateError(file: file, line: 0, column: 0, message: "not valid JSON")
+            throw TemplateError(file: file, line: error.line, column: error.column, message: "not valid JSON: \(error.reason)")
         }
-        guard let entries = object as? [String: Any] else {
+        guard case .object(let entries) = object else {
             throw TemplateError(file: file, line: 0, column: 0, message: "a catalog is a JSON object of key → text")
         }
         var messages: [String: Message] = [:]
@@ -56,12 +57,12 @@ public struct MessageCatalog: Sendable, Equatable {
             guard Message.isPlaceholderName(Substring(key)) else {
                 throw TemplateError(file: file, line: 0, column: 0, message: "\"\(key)\" is not a valid key (letters, digits, _ and -, joined by .)")
             }
-            if let text = value as? String {
+            if case .string(let text) = value {
                 messages[key] = .text(text)
-            } else if let forms = value as? [String: Any] {
+            } else if case .object(let forms) = value {
                 var plural: [PluralCategory: String] = [:]
                 for (name, form) in forms {
-                    guard let category = PluralCategory(rawValue: name), let text = form as? String else {
+                    guard let category = PluralCategory(rawValue: name), case .string(let text) = form else {
                         throw TemplateError(
                             file: file, line: 0, column: 0,
                             message: "\"\(key)\": a plural form is one of zero, one, two, few, many, other, with a text")

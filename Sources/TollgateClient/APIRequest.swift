@@ -33,6 +33,7 @@ struct APIRequest: Sendable {
 
     /// A JSON POST to an `/api/v1/*` endpoint, with a fresh `Idempotency-Key` for this call.
     static func jsonPost(_ path: String, _ object: [String: Any]) throws -> APIRequest {
+        // JSONSerialization, not JSONValue: this library ships to apps and depends on no Tollgate target (a module named JSON would clash in theirs).
         let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return APIRequest(
             method: "POST", path: path, body: body, contentType: "application/json", idempotencyKey: UUID().uuidString.lowercased())

@@ -23,7 +23,7 @@ struct EventsCrashTests {
             try (0..<count).map { index in
                 try app.useCases.events.record(
                     .accountCreated, accountID: "acc_seed_\(index % 7)", scope: "account:acc_seed_\(index % 7)",
-                    data: ["account_id": "acc_seed_\(index % 7)", "n": index], on: connection, now: Date()) ?? ""
+                    data: ["account_id": .string("acc_seed_\(index % 7)"), "n": .integer(Int64(index))], on: connection, now: Date()) ?? ""
             }
         }
     }

@@ -90,4 +90,20 @@ struct JSONValueReadingTests {
         #expect(throws: StrictJSON.Violation.self) { try parse("[" + deep + "]") }
         #expect(throws: StrictJSON.Violation.self) { try JSONValue.parse(Array("[[1]]".utf8), maxDepth: 1) }
     }
+
+    @Test("accessors keep JSON's kinds apart: true is no 1, 1 no true, a string of digits no number")
+    func accessors() throws {
+        let value = try parse(
+            #"{"t":true,"one":1,"zero":0,"two":2.0,"half":0.5,"digits":"1700000000000","big":1e19,"max":9223372036854775807,"o":{},"a":[1]}"#)
+        #expect(value["t"]?.boolValue == true && value["t"]?.int64Value == nil)
+        #expect(value["one"]?.int64Value == 1 && value["one"]?.boolValue == nil)
+        #expect(value["zero"]?.int64Value == 0 && value["zero"]?.boolValue == nil)
+        #expect(value["two"]?.int64Value == 2)
+        #expect(value["half"]?.int64Value == nil)
+        #expect(value["digits"]?.int64Value == nil && value["digits"]?.stringValue == "1700000000000")
+        #expect(value["big"]?.int64Value == nil)
+        #expect(value["max"]?.int64Value == Int64.max)
+        #expect(value["o"]?.isObject == true && value["o"]?.objectValue == [:] && value["a"]?.objectValue == nil)
+        #expect(value["a"]?.arrayElements == [1] && value["o"]?.arrayElements == nil)
+    }
 }

@@ -34,4 +34,30 @@ struct JSONValueWritingTests {
         let value: JSONValue = ["s": "x/\"y\"\n€", "n": .number(2.5), "i": 42, "l": [.bool(false), .null], "o": ["k": "v"]]
         #expect(try JSONValue.parse(value.serialized()) == value)
     }
+
+    @Test("pretty: two spaces a level, \"key\": value, empty containers closed on their line, members in the order given")
+    func pretty() throws {
+        let value: JSONValue = ["b": [1, "x/y", .null, ["z": [], "a": [:]]], "a": ["t": true, "n": .number(0.5)]]
+        let expected = """
+            {
+              "b": [
+                1,
+                "x/y",
+                null,
+                {
+                  "z": [],
+                  "a": {}
+                }
+              ],
+              "a": {
+                "t": true,
+                "n": 0.5
+              }
+            }
+            """
+        #expect(String(decoding: value.prettySerialized(), as: UTF8.self) == expected)
+        #expect(String(decoding: JSONValue.array([]).prettySerialized(), as: UTF8.self) == "[]")
+        #expect(try JSONValue.parse(value.prettySerialized()) == value)
+        #expect(String(decoding: value.keysSorted.prettySerialized(), as: UTF8.self).hasPrefix("{\n  \"a\": {\n    \"n\": 0.5,"))
+    }
 }

@@ -33,6 +33,18 @@ struct MessageCatalogTests {
         #expect(throws: TemplateError.self) { try Self.catalog("deutsch!", #"{}"#) }
     }
 
+    @Test("A catalog is strict JSON: a key given twice or a trailing comma names its line and column")
+    func strictJSON() throws {
+        let twice = #expect(throws: TemplateError.self) { try Self.catalog("de", "{\n  \"a\": \"x\",\n  \"a\": \"y\"\n}") }
+        #expect(twice?.description == #"de.json:3:3: not valid JSON: duplicate key "a""#)
+        let comma = #expect(throws: TemplateError.self) { try Self.catalog("de", #"{"a": "x",}"#) }
+        #expect(comma?.line == 1)
+        #expect(comma?.description.hasPrefix("de.json:1:") == true)
+        #expect(comma?.description.contains("not valid JSON: trailing comma") == true)
+        let first = #expect(throws: TemplateError.self) { try Self.catalog("de", #"{"b": 1, "a": 2}"#) }
+        #expect(first?.description == #"de.json: "b": a text or an object of plural forms"#, "the first bad key in file order")
+    }
+
     @Test("{{@key}} writes the text escaped in HTML, as is in .txt, with markup only in {{{@key}}}; placeholders are always values")
     func tags() throws {
         let templates = try Self.localized(

@@ -87,4 +87,13 @@ struct CheckoutRulesTests {
     func redirectEncoding() {
         #expect(CheckoutRedirects.encode("a b&c=d/é~-._") == "a%20b%26c%3Dd%2F%C3%A9~-._")
     }
+
+    @Test("The context and Stripe's metadata are stored as one JSON object of strings: keys sorted, '/' as it is, nil when empty")
+    func contextText() throws {
+        let context = ["utm_source": "news/letter", "ply_n": "1", "campaign": "\"q\""]
+        #expect(StartCheckout.contextJSON(context) == #"{"campaign":"\"q\"","ply_n":"1","utm_source":"news/letter"}"#)
+        #expect(StartCheckout.contextJSON([:]) == "{}")
+        #expect(CompleteCheckout.json([:]) == nil)
+        #expect(CompleteCheckout.json(["app_user_id": "u/1", "amount": "0"]) == #"{"amount":"0","app_user_id":"u/1"}"#)
+    }
 }

@@ -143,6 +143,22 @@ struct AccountDeletionTests {
         #expect((document["mail"] as? [[String: Any]])?.isEmpty == false)
         let text = response.text
         #expect(!text.contains("other@example.com") && !text.contains("user-2"), "nothing of the other buyer")
+        // The shape people download: keys sorted at every depth, two spaces a level, `"key": value`.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "{" && lines.last == "}")
+        func keys(indent: Int, from start: Int = 0) -> [String] {
+            let prefix = String(repeating: " ", count: indent) + "\""
+            var found: [String] = []
+            for line in lines[start...] {
+                if line.hasPrefix(prefix) { found.append(String(line.dropFirst(prefix.count).prefix { $0 != "\"" })) }
+                if found.count > 0, line.count - line.drop { $0 == " " }.count < indent { break }
+            }
+            return found
+        }
+        #expect(keys(indent: 2) == ["account", "app_users", "audit", "codes", "devices", "entitlements", "exported_at", "mail", "purchases"])
+        #expect(keys(indent: 4, from: 1) == ["created_at", "email", "email_verified", "has_password", "id", "obfuscated_account_id", "username"])
+        #expect(lines.contains(#"    "email_verified": true,"#) || lines.contains(#"    "email_verified": false,"#), "booleans stay booleans")
+        #expect(lines.contains("  \"app_users\": [") && lines.contains("  ],"))
         #expect(!text.contains(access), "no token")
 
         #expect(await harness.app.send(.get, "/api/v1/account/export", headers: ["X-Api-Key": CheckoutHarness.apiKey]).status == .unauthorized)

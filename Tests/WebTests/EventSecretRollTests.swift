@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 import Testing
 import TestSupport
 
@@ -27,7 +28,8 @@ struct EventSecretRollTests {
         let queued = try await app.app.database.write { connection in
             let account = try AccountRepository.findOrCreate(appUserID: "roll-1", secrets: app.app.essentials.secrets, on: connection, now: Date()).0
             return try app.app.useCases.events.record(
-                .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date())
+                .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": .string(account.id)],
+                on: connection, now: Date())
                 ?? ""
         }
         try await EventsTests.delivering(app) {
@@ -45,7 +47,8 @@ struct EventSecretRollTests {
             let account = try AccountRepository.findOrCreate(appUserID: "roll-2", secrets: other.app.essentials.secrets, on: connection, now: Date())
                 .0
             return try other.app.useCases.events.record(
-                .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id], on: connection, now: Date())
+                .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": .string(account.id)],
+                on: connection, now: Date())
         }
         try await EventsTests.delivering(other) {
             let arrived = await stranger.wait { received in !received.isEmpty }

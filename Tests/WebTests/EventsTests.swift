@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 import HTTPCore
 import HTTPRouting
 import Testing
@@ -220,7 +221,7 @@ struct EventsTests {
                     appUserID: "retry-\(index)", secrets: app.app.essentials.secrets, on: connection, now: Date()
                 ).0
                 return try app.app.useCases.events.record(
-                    .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": account.id],
+                    .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": .string(account.id)],
                     on: connection, now: Date()) ?? ""
             }
         }

@@ -79,7 +79,7 @@ struct JSONBodyTests {
 
     @Test("The strict check hands its value on to the route")
     func middlewareHandsTheValueOn() async throws {
-        let seen = try await StrictJSONMiddleware().handle(
+        let seen = try await StrictJSONMiddleware(reading: .parsed).handle(
             request(#"{"code":"ABCD","app_user_id":"u1"}"#), context: RequestContext(requestId: "r", logger: .disabled)
         ) { _, context in
             HTTPResponse(status: .ok, body: context.jsonBody.map { $0.serialized() } ?? [])

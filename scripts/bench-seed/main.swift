@@ -29,7 +29,7 @@ if arguments.count == 4, arguments[1] == "events", let count = Int(arguments[3])
                 let account = "acc_bench_\(index % 1000)"
                 try services.events.record(
                     .entitlementsChanged, accountID: account, scope: "account:" + account,
-                    data: ["account_id": account, "entitlements": [["id": "premium", "active": true, "expires_at": NSNull()]]],
+                    data: ["account_id": .string(account), "entitlements": [["id": "premium", "active": true, "expires_at": .null]]],
                     on: connection, now: now)
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Storage
 
 /// One function per kind of change, called by the domain functions and use cases that make the
@@ -40,7 +41,7 @@ extension EventQueue {
         let purchase = try PurchaseRepository.require(id: before.id, on: connection)
         if let from = before.accountID {
             var data = try EventData.account(accountID, on: connection).merging(EventData.purchase(purchase)) { $1 }
-            data["from_account_id"] = from
+            data["from_account_id"] = .string(from)
             try record(.purchaseTransferred, accountID: accountID, scope: "purchase:" + purchase.id, data: data, on: connection, now: now)
             try entitlementsChanged(accountID: from, cause: purchase, on: connection, now: now)
         }
@@ -54,8 +55,8 @@ extension EventQueue {
         guard wants(.purchaseDuplicate) else { return }
         for pair in pairs {
             var data = try EventData.account(pair.accountID, on: connection)
-            data["entitlement"] = pair.entitlement
-            data["purchases"] = [pair.first, pair.second].compactMap { EventData.purchase($0)["purchase"] }
+            data["entitlement"] = .string(pair.entitlement)
+            data["purchases"] = .array([pair.first, pair.second].compactMap { EventData.purchase($0)["purchase"] })
             try record(
                 .purchaseDuplicate, accountID: pair.accountID, scope: "duplicate:\(pair.first.id):\(pair.second.id)", data: data,
                 on: connection, now: now)
@@ -68,7 +69,7 @@ extension EventQueue {
         guard wants(.entitlementsChanged) else { return }
         var data = try EventData.account(accountID, on: connection)
         data["entitlements"] = try EventData.entitlements(accountID: accountID, catalog: catalog, on: connection, now: now)
-        data["purchase_id"] = cause?.id ?? NSNull()
+        data["purchase_id"] = EventData.text(cause?.id)
         try record(.entitlementsChanged, accountID: accountID, scope: "account:" + accountID, data: data, on: connection, now: now)
     }
 
@@ -89,8 +90,8 @@ extension EventQueue {
     ) throws {
         guard wants(.accountSwitched), fromAccountID != accountID else { return }
         var data = try EventData.account(accountID, on: connection)
-        data["app_user_id"] = appUserID ?? NSNull()
-        data["from_account_id"] = fromAccountID ?? NSNull()
+        data["app_user_id"] = EventData.text(appUserID)
+        data["from_account_id"] = EventData.text(fromAccountID)
         if let purchase { data.merge(EventData.purchase(purchase)) { $1 } }
         try record(.accountSwitched, accountID: accountID, scope: "account:" + accountID, data: data, on: connection, now: now)
     }
@@ -109,9 +110,9 @@ extension EventQueue {
     /// - Throws: `StorageError`, `CryptoError`.
     public func accountDeleted(_ erased: AccountErasure.Erased, on connection: Connection, now: Date) throws {
         guard wants(.accountDeleted) else { return }
-        let data: [String: Any] = [
-            "account_id": erased.accountID, "obfuscated_account_id": erased.obfuscatedID, "app_user_ids": erased.appUserIDs,
-            "purchase_ids": erased.purchaseIDs
+        let data: [String: JSONValue] = [
+            "account_id": .string(erased.accountID), "obfuscated_account_id": .string(erased.obfuscatedID),
+            "app_user_ids": EventData.strings(erased.appUserIDs), "purchase_ids": EventData.strings(erased.purchaseIDs)
         ]
         try record(.accountDeleted, accountID: erased.accountID, scope: "account:" + erased.accountID, data: data, on: connection, now: now)
     }
@@ -121,8 +122,8 @@ extension EventQueue {
     public func codeIssued(_ code: RedemptionCodeRecord, purchase: Purchase, on connection: Connection, now: Date) throws {
         guard wants(.codeIssued) else { return }
         var data = try EventData.account(purchase.accountID, on: connection).merging(EventData.purchase(purchase)) { $1 }
-        data["code_id"] = code.id
-        data["code_expires_at"] = Timestamp.rfc3339(code.expiresAt)
+        data["code_id"] = .string(code.id)
+        data["code_expires_at"] = .string(Timestamp.rfc3339(code.expiresAt))
         try record(.codeIssued, accountID: purchase.accountID, scope: "purchase:" + purchase.id, data: data, on: connection, now: now)
     }
 
@@ -132,8 +133,8 @@ extension EventQueue {
         guard wants(.codeRedeemed) else { return }
         let purchase = try PurchaseRepository.require(id: purchaseID, on: connection)
         var data = try EventData.account(accountID, on: connection).merging(EventData.purchase(purchase)) { $1 }
-        data["app_user_id"] = appUserID
-        data["code_id"] = codeID
+        data["app_user_id"] = .string(appUserID)
+        data["code_id"] = .string(codeID)
         try record(.codeRedeemed, accountID: accountID, scope: "account:" + accountID, data: data, on: connection, now: now)
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 import Storage
 
 /// Queues events for the app's backend in the caller's transaction: one `events` row (the body
@@ -46,7 +47,7 @@ public struct EventQueue: Sendable {
     /// - Throws: `StorageError`, `CryptoError` (random source); the caller's transaction rolls back.
     @discardableResult
     public func record(
-        _ type: EventType, accountID: String?, scope: String, data: [String: Any], on connection: Connection, now: Date
+        _ type: EventType, accountID: String?, scope: String, data: [String: JSONValue], on connection: Connection, now: Date
     ) throws -> String? {
         let endpoints = subscriptions.filter { $0.wants(type) }
         guard !endpoints.isEmpty else { return nil }
@@ -81,10 +82,10 @@ public struct EventQueue: Sendable {
     }
 
     /// `{"id", "type", "occurred_at", "sequence", "data"}`: the bytes every attempt signs and sends.
-    static func body(id: String, type: EventType, occurredAt: Date, sequence: Int64, data: [String: Any]) -> String {
-        let dataJSON =
-            (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    /// `data`'s keys are sorted at every depth.
+    static func body(id: String, type: EventType, occurredAt: Date, sequence: Int64, data: [String: JSONValue]) -> String {
+        let object = JSONValue.object(data.map { (key: $0.key, value: $0.value) }).keysSorted
+        let dataJSON = String(decoding: object.serialized(), as: UTF8.self)
         return
             #"{"id":"\#(id)","type":"\#(type.rawValue)","occurred_at":"\#(Timestamp.rfc3339(occurredAt))","sequence":\#(sequence),"data":\#(dataJSON)}"#
     }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A client of Apple's External Purchase Server API: Send External Purchase Report
 /// (`PUT {base}/v1/reports`) and Retrieve External Purchase Report
@@ -89,18 +90,18 @@ public struct ExternalPurchaseReportClient: Sendable {
             "GET", sandbox ? sandboxBaseURL : productionBaseURL, path: "/v1/reports/\(id)", body: nil, environment: environment)
         switch response.status {
         case 200:
-            guard let answer = GoogleJSON.object(response.body), let report = answer["report"] as? [String: Any],
-                let requestIdentifier = report["requestIdentifier"] as? String, let purchaseID = report["externalPurchaseId"] as? String,
-                let status = report["status"] as? String,
-                let json = try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+            guard let answer = GoogleJSON.object(response.body), let report = answer["report"]?.objectValue,
+                let requestIdentifier = report["requestIdentifier"]?.stringValue, let purchaseID = report["externalPurchaseId"]?.stringValue,
+                let status = report["status"]?.stringValue
             else {
                 throw UpstreamError(
                     service: "app_store", kind: .invalidResponse,
                     message: "External Purchase Server API (\(environment.rawValue)) answered 200 without a report")
             }
-            let items = (report["lineItems"] as? [[String: Any]] ?? []).compactMap { $0["lineItemId"] as? String }
+            let items = (report["lineItems"]?.arrayElements ?? []).compactMap { $0["lineItemId"]?.stringValue }
             return RetrievedExternalPurchaseReport(
-                requestIdentifier: requestIdentifier, externalPurchaseID: purchaseID, status: status, lineItemIDs: items, json: Array(json))
+                requestIdentifier: requestIdentifier, externalPurchaseID: purchaseID, status: status, lineItemIDs: items,
+                json: report.keysSorted.serialized())
         case 400:
             let rejection = Self.rejection(response, environment: environment, action: "refused to read the report")
             if rejection.code == String(Self.notFoundErrorCode) || rejection.fieldErrors.contains(where: { $0.errorCode == Self.notFoundErrorCode }) {
@@ -140,14 +141,14 @@ public struct ExternalPurchaseReportClient: Sendable {
     /// Apple's refusal: a `SendReportErrorResponse` (`errors[]`) or a single `{errorCode, errorMessage}`.
     private static func rejection(_ response: OutboundResponse, environment: AppStoreEnvironment, action: String) -> UpstreamError.Report {
         let object = GoogleJSON.object(response.body)
-        let fieldErrors = (object?["errors"] as? [[String: Any]] ?? []).map { error in
+        let fieldErrors = (object?["errors"]?.arrayElements ?? []).map { error in
             UpstreamError.Report.FieldError(
-                errorCode: GoogleJSON.int(error["errorCode"]) ?? 0, errorMessage: String((error["errorMessage"] as? String ?? "").prefix(300)),
-                fieldName: (error["fieldName"] as? String).map { String($0.prefix(80)) },
-                lineItemID: (error["lineItemId"] as? String).map { String($0.prefix(128)) })
+                errorCode: error["errorCode"]?.intOrDecimal ?? 0, errorMessage: String((error["errorMessage"]?.stringValue ?? "").prefix(300)),
+                fieldName: error["fieldName"]?.stringValue.map { String($0.prefix(80)) },
+                lineItemID: error["lineItemId"]?.stringValue.map { String($0.prefix(128)) })
         }
-        let code = GoogleJSON.int(object?["errorCode"]).map(String.init) ?? fieldErrors.first.map { String($0.errorCode) }
-        let detail = (object?["errorMessage"] as? String).map { ": " + $0.prefix(300) } ?? ""
+        let code = object?["errorCode"]?.intOrDecimal.map(String.init) ?? fieldErrors.first.map { String($0.errorCode) }
+        let detail = object?["errorMessage"]?.stringValue.map { ": " + $0.prefix(300) } ?? ""
         return UpstreamError.Report(
             kind: .rejected, service: "app_store", httpStatus: response.status, code: code,
             message: "the External Purchase Server API (\(environment.rawValue)) \(action) (\(response.status))\(detail)",

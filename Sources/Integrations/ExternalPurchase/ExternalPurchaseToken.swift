@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// An external purchase token as StoreKit gives it to the app (`ExternalPurchaseCustomLink.token(for:)`
 /// and the other External Purchase APIs): base64url-encoded JSON with `appAppleId`, `bundleId`,
@@ -38,7 +39,7 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
         guard let bytes = try? Base64URL.decode(String(text)) else {
             throw AppStoreError.externalPurchaseToken(.init(.malformed, "the external purchase token is not base64url"))
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+        guard let object = (try? JSONValue.parse(bytes))?.objectValue else {
             throw AppStoreError.externalPurchaseToken(.init(.malformed, "the external purchase token is not a JSON object"))
         }
         appAppleID = try Self.integer(object, "appAppleId")
@@ -84,20 +85,18 @@ public struct ExternalPurchaseToken: Sendable, Equatable {
     /// Whether the token was made in the sandbox (its `externalPurchaseId` begins with `SANDBOX`).
     public var isSandbox: Bool { externalPurchaseID.hasPrefix("SANDBOX") }
 
-    private static func string(_ object: [String: Any], _ name: String) throws -> String {
-        guard let value = object[name] as? String, !value.isEmpty else {
+    private static func string(_ object: JSONValue, _ name: String) throws -> String {
+        guard let value = object[name]?.nonEmptyString else {
             throw AppStoreError.externalPurchaseToken(.init(.invalidField, field: name, "\(name) is missing or not a non-empty string"))
         }
         return value
     }
 
-    private static func integer(_ object: [String: Any], _ name: String) throws -> Int64 {
-        guard let number = object[name] as? NSNumber, !(object[name] is String), !GoogleJSON.isBoolean(number),
-            number.doubleValue.isFinite, number.doubleValue.rounded() == number.doubleValue, number.doubleValue >= 0,
-            number.doubleValue < 9.0e15
-        else {
+    private static func integer(_ object: JSONValue, _ name: String) throws -> Int64 {
+        // A JSON number only: not a string of digits, not `true`.
+        guard let number = object[name]?.int64Value, number >= 0, number < 9_000_000_000_000_000 else {
             throw AppStoreError.externalPurchaseToken(.init(.invalidField, field: name, "\(name) is missing or not a non-negative integer"))
         }
-        return number.int64Value
+        return number
     }
 }

@@ -125,14 +125,14 @@ public actor GoogleAccessTokenProvider {
     private static func parseTokenResponse(_ response: OutboundResponse, issuedAt: Date, refreshMargin: TimeInterval) throws -> CachedToken {
         switch response.status {
         case 200..<300:
-            guard let object = GoogleJSON.object(response.body), let token = GoogleJSON.string(object["access_token"]) else {
+            guard let object = GoogleJSON.object(response.body), let token = object["access_token"]?.nonEmptyString else {
                 throw UpstreamError(
                     service: GooglePlayClient.service, kind: .invalidResponse, message: "the OAuth token response has no access_token")
             }
             let lifetime: Int64
             if object["expires_in"] == nil {
                 lifetime = assertionLifetime
-            } else if let value = GoogleJSON.int64(object["expires_in"]), value > 0 {
+            } else if let value = object["expires_in"]?.int64OrDecimal, value > 0 {
                 lifetime = value
             } else {
                 throw UpstreamError(
@@ -145,8 +145,8 @@ public actor GoogleAccessTokenProvider {
                 service: GooglePlayClient.service, kind: .badStatus(response.status), message: "the OAuth token endpoint answered \(response.status)")
         case 400..<500:
             let object = GoogleJSON.object(response.body)
-            let code = GoogleJSON.string(object?["error"]).map { String($0.prefix(60)) } ?? "HTTP \(response.status)"
-            let detail = GoogleJSON.string(object?["error_description"]).map { " (\($0.prefix(200)))" } ?? ""
+            let code = object?["error"]?.nonEmptyString.map { String($0.prefix(60)) } ?? "HTTP \(response.status)"
+            let detail = object?["error_description"]?.nonEmptyString.map { " (\($0.prefix(200)))" } ?? ""
             throw GooglePlayError(
                 .tokenRejected,
                 "Google refused the service account assertion: \(code)\(detail). Check the service account key file "

@@ -1,59 +1,44 @@
-import Foundation
+import JSON
 
-/// Small readers over `JSONSerialization` output for Google's JSON, where 64-bit integers
-/// arrive as strings and some integers as either.
+/// Google's JSON, read strictly into `JSONValue`s (module JSON).
 enum GoogleJSON {
-    /// The JSON object in `bytes`, or nil.
-    static func object(_ bytes: [UInt8]) -> [String: Any]? {
-        guard !bytes.isEmpty, let value = try? JSONSerialization.jsonObject(with: Data(bytes)) else { return nil }
-        return value as? [String: Any]
-    }
-
-    /// A non-empty string member.
-    static func string(_ value: Any?) -> String? {
-        guard let string = value as? String, !string.isEmpty else { return nil }
-        return string
-    }
-
-    /// An integer written as a JSON integer or a decimal string; nil for booleans, fractions, junk.
-    static func int64(_ value: Any?) -> Int64? {
-        switch value {
-        case let string as String:
-            return Int64(string)
-        case let number as NSNumber:
-            // JSONSerialization gives `true`/`false` as NSNumbers of type "c"; they are not integers.
-            if isBoolean(number) { return nil }
-            let double = number.doubleValue
-            guard double.isFinite, double.rounded() == double, abs(double) < 9.0e18 else { return nil }
-            return number.int64Value
-        default:
-            return nil
-        }
-    }
-
-    /// An `Int` written as a JSON integer or a decimal string.
-    static func int(_ value: Any?) -> Int? {
-        int64(value).flatMap { Int(exactly: $0) }
+    /// The JSON object in `bytes`, or nil (empty, not strict JSON, or not an object).
+    static func object(_ bytes: [UInt8]) -> JSONValue? {
+        guard !bytes.isEmpty, let value = try? JSONValue.parse(bytes), value.isObject else { return nil }
+        return value
     }
 
     /// Google's error message and first reason from `{"error": {"message", "errors": [{"reason"}]}}`,
     /// shortened; nil when the body is not such an object.
     static func apiErrorSummary(_ body: [UInt8]) -> String? {
-        guard let error = object(body)?["error"] as? [String: Any] else { return nil }
+        guard let error = object(body)?["error"], error.isObject else { return nil }
         var parts: [String] = []
-        if let message = string(error["message"]) { parts.append(String(message.prefix(200))) }
-        if let errors = error["errors"] as? [[String: Any]], let reason = string(errors.first?["reason"]) {
+        if let message = error["message"]?.nonEmptyString { parts.append(String(message.prefix(200))) }
+        if let errors = error["errors"]?.arrayElements, let reason = errors.first?["reason"]?.nonEmptyString {
             parts.append("reason \(reason.prefix(60))")
-        } else if let status = string(error["status"]) {
+        } else if let status = error["status"]?.nonEmptyString {
             parts.append(String(status.prefix(60)))
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
+}
 
-    /// Whether a JSONSerialization number was a JSON boolean. `value is Bool` is true for the
-    /// numbers 0 and 1 as well on Linux; the objCType tells them apart.
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        let type = String(cString: number.objCType)
-        return type == "c" || type == "B"
+/// The readings Google's (and Apple's) JSON needs beyond `JSONValue`'s own: 64-bit integers
+/// arrive as decimal strings (`"expiryTimeMillis": "1700000000000"`), some integers as either.
+extension JSONValue {
+    /// The text when this is a non-empty string.
+    var nonEmptyString: String? {
+        guard let text = stringValue, !text.isEmpty else { return nil }
+        return text
     }
+
+    /// A whole number written as a JSON number or a decimal string; nil for booleans (`true`
+    /// is not 1), fractions, numbers beyond 64 bits and other text.
+    var int64OrDecimal: Int64? {
+        if case .string(let text) = self { return Int64(text) }
+        return int64Value
+    }
+
+    /// `int64OrDecimal` when it fits an `Int`.
+    var intOrDecimal: Int? { int64OrDecimal.flatMap { Int(exactly: $0) } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// An external transaction as the Play Developer API returns it (`ExternalTransaction` of
 /// androidpublisher.v3.json): what Google recorded for one of our reports.
@@ -49,32 +50,32 @@ public struct GooglePlayExternalTransaction: Sendable, Equatable {
         func invalid(_ what: String) -> UpstreamError {
             UpstreamError(service: GooglePlayClient.service, kind: .invalidResponse, message: "external transaction answer: \(what)")
         }
-        func price(_ value: Any?) -> Price? {
-            guard let object = value as? [String: Any], let currency = GoogleJSON.string(object["currency"]) else { return nil }
+        func price(_ value: JSONValue?) -> Price? {
+            guard let object = value?.objectValue, let currency = object["currency"]?.nonEmptyString else { return nil }
             // Proto3 JSON omits a zero priceMicros.
-            guard let micros = object["priceMicros"] == nil ? 0 : GoogleJSON.int64(object["priceMicros"]) else { return nil }
+            guard let micros = object["priceMicros"] == nil ? 0 : object["priceMicros"]?.int64OrDecimal else { return nil }
             return Price(micros: micros, currency: currency)
         }
         guard let object = GoogleJSON.object(json) else { throw invalid("not a JSON object") }
-        guard let id = GoogleJSON.string(object["externalTransactionId"]) else { throw invalid("no externalTransactionId") }
+        guard let id = object["externalTransactionId"]?.nonEmptyString else { throw invalid("no externalTransactionId") }
         guard let preTax = price(object["originalPreTaxAmount"]), let tax = price(object["originalTaxAmount"]) else {
             throw invalid("originalPreTaxAmount or originalTaxAmount is not a Price")
         }
-        guard let timeText = GoogleJSON.string(object["transactionTime"]), let time = GoogleTimestamp.parse(timeText) else {
+        guard let timeText = object["transactionTime"]?.nonEmptyString, let time = GoogleTimestamp.parse(timeText) else {
             throw invalid("transactionTime is not RFC 3339")
         }
-        let recurring = object["recurringTransaction"] as? [String: Any]
+        let recurring = object["recurringTransaction"]?.objectValue
         externalTransactionID = id
         originalPreTaxAmount = preTax
         originalTaxAmount = tax
         currentPreTaxAmount = price(object["currentPreTaxAmount"])
         currentTaxAmount = price(object["currentTaxAmount"])
         transactionTime = time
-        state = GoogleJSON.string(object["transactionState"])
+        state = object["transactionState"]?.nonEmptyString
         isTestPurchase = object["testPurchase"] != nil
         isRecurring = recurring != nil
-        initialExternalTransactionID = GoogleJSON.string(recurring?["initialExternalTransactionId"])
-        regionCode = GoogleJSON.string((object["userTaxAddress"] as? [String: Any])?["regionCode"])
+        initialExternalTransactionID = recurring?["initialExternalTransactionId"]?.nonEmptyString
+        regionCode = object["userTaxAddress"]?["regionCode"]?.nonEmptyString
     }
 }
 

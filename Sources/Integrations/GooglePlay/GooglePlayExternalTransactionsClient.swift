@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Reports purchases made outside Google Play Billing through the Play Developer API's
 /// `externaltransactions` (androidpublisher.v3.json): `createexternaltransaction`
@@ -111,12 +112,12 @@ public struct GooglePlayExternalTransactionsClient: Sendable {
 
     /// Google's refusal `{"error": {"code", "message", "status"}}` as an `UpstreamError.report`.
     static func rejection(_ response: OutboundResponse, what: String) -> UpstreamError {
-        let error = GoogleJSON.object(response.body)?["error"] as? [String: Any]
-        let message = GoogleJSON.string(error?["message"]).map { ": " + $0.prefix(300) } ?? ""
+        let error = GoogleJSON.object(response.body)?["error"]?.objectValue
+        let message = error?["message"]?.nonEmptyString.map { ": " + $0.prefix(300) } ?? ""
         return UpstreamError(
             report: .init(
                 kind: .rejected, service: GooglePlayClient.service, httpStatus: response.status,
-                code: GoogleJSON.string(error?["status"]).map { String($0.prefix(60)) },
+                code: error?["status"]?.nonEmptyString.map { String($0.prefix(60)) },
                 message: "Google Play refused the \(what) (\(response.status))\(message)"))
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// A Google Play real-time developer notification, decoded from the Pub/Sub push body
 /// `{"message": {"data": base64, "messageId", "publishTime", "attributes"}, "subscription"}`.
@@ -103,58 +104,58 @@ public struct GooglePlayNotification: Sendable, Equatable {
     public init(pushBody: [UInt8]) throws {
         func bad(_ why: String) -> GooglePlayError { GooglePlayError(.malformedNotification, "Pub/Sub push body \(why)") }
         guard let body = GoogleJSON.object(pushBody) else { throw bad("is not a JSON object") }
-        guard let message = body["message"] as? [String: Any] else { throw bad("has no \"message\" object") }
-        guard let messageID = GoogleJSON.string(message["messageId"]) ?? GoogleJSON.string(message["message_id"]) else {
+        guard let message = body["message"]?.objectValue else { throw bad("has no \"message\" object") }
+        guard let messageID = message["messageId"]?.nonEmptyString ?? message["message_id"]?.nonEmptyString else {
             throw bad("message has no messageId")
         }
-        guard let encoded = message["data"] as? String, !encoded.isEmpty else { throw bad("message has no data") }
+        guard let encoded = message["data"]?.stringValue, !encoded.isEmpty else { throw bad("message has no data") }
         guard let decoded = Self.decodeBase64(encoded) else { throw bad("message data is not base64") }
         guard let data = GoogleJSON.object(decoded) else { throw bad("message data is not a JSON object") }
-        guard let packageName = GoogleJSON.string(data["packageName"]) else { throw bad("notification has no packageName") }
+        guard let packageName = data["packageName"]?.nonEmptyString else { throw bad("notification has no packageName") }
         guard let eventTime = GoogleTimestamp.fromMilliseconds(data["eventTimeMillis"]) else {
             throw bad("notification has no readable eventTimeMillis")
         }
         self.messageID = messageID
-        self.publishTime = ((message["publishTime"] ?? message["publish_time"]) as? String).flatMap(GoogleTimestamp.parse)
-        self.pubSubSubscription = GoogleJSON.string(body["subscription"])
-        self.version = GoogleJSON.string(data["version"])
+        self.publishTime = (message["publishTime"] ?? message["publish_time"])?.stringValue.flatMap(GoogleTimestamp.parse)
+        self.pubSubSubscription = body["subscription"]?.nonEmptyString
+        self.version = data["version"]?.nonEmptyString
         self.packageName = packageName
         self.eventTime = eventTime
         self.event = try Self.event(in: data, bad: bad)
     }
 
-    private static func event(in data: [String: Any], bad: (String) -> GooglePlayError) throws -> Event {
-        func token(_ object: [String: Any], _ kind: String) throws -> String {
-            guard let token = GoogleJSON.string(object["purchaseToken"]) else { throw bad("\(kind) has no purchaseToken") }
+    private static func event(in data: JSONValue, bad: (String) -> GooglePlayError) throws -> Event {
+        func token(_ object: JSONValue, _ kind: String) throws -> String {
+            guard let token = object["purchaseToken"]?.nonEmptyString else { throw bad("\(kind) has no purchaseToken") }
             return token
         }
-        func type(_ object: [String: Any], _ kind: String) throws -> Int {
-            guard let type = GoogleJSON.int(object["notificationType"]) else { throw bad("\(kind) has no numeric notificationType") }
+        func type(_ object: JSONValue, _ kind: String) throws -> Int {
+            guard let type = object["notificationType"]?.intOrDecimal else { throw bad("\(kind) has no numeric notificationType") }
             return type
         }
-        if let object = data["subscriptionNotification"] as? [String: Any] {
+        if let object = data["subscriptionNotification"]?.objectValue {
             return .subscription(
                 Subscription(
-                    version: GoogleJSON.string(object["version"]),
+                    version: object["version"]?.nonEmptyString,
                     type: GooglePlaySubscriptionNotificationType(rawValue: try type(object, "subscriptionNotification")),
                     purchaseToken: try token(object, "subscriptionNotification"),
-                    subscriptionID: GoogleJSON.string(object["subscriptionId"])))
+                    subscriptionID: object["subscriptionId"]?.nonEmptyString))
         }
-        if let object = data["oneTimeProductNotification"] as? [String: Any] {
+        if let object = data["oneTimeProductNotification"]?.objectValue {
             return .oneTimeProduct(
                 OneTimeProduct(
-                    version: GoogleJSON.string(object["version"]),
+                    version: object["version"]?.nonEmptyString,
                     type: GooglePlayOneTimeProductNotificationType(rawValue: try type(object, "oneTimeProductNotification")),
-                    purchaseToken: try token(object, "oneTimeProductNotification"), sku: GoogleJSON.string(object["sku"])))
+                    purchaseToken: try token(object, "oneTimeProductNotification"), sku: object["sku"]?.nonEmptyString))
         }
-        if let object = data["voidedPurchaseNotification"] as? [String: Any] {
+        if let object = data["voidedPurchaseNotification"]?.objectValue {
             return .voidedPurchase(
                 VoidedPurchase(
-                    purchaseToken: try token(object, "voidedPurchaseNotification"), orderID: GoogleJSON.string(object["orderId"]),
-                    productType: GoogleJSON.int(object["productType"]), refundType: GoogleJSON.int(object["refundType"])))
+                    purchaseToken: try token(object, "voidedPurchaseNotification"), orderID: object["orderId"]?.nonEmptyString,
+                    productType: object["productType"]?.intOrDecimal, refundType: object["refundType"]?.intOrDecimal))
         }
-        if let object = data["testNotification"] as? [String: Any] {
-            return .test(version: GoogleJSON.string(object["version"]))
+        if let object = data["testNotification"]?.objectValue {
+            return .test(version: object["version"]?.nonEmptyString)
         }
         for key in ["subscriptionNotification", "oneTimeProductNotification", "voidedPurchaseNotification", "testNotification"]
         where data[key] != nil {

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 
 /// A one-time product purchase as `purchases.products.get` returns it (`ProductPurchase`).
 public struct GooglePlayProductPurchase: Sendable, Equatable {
@@ -49,17 +50,17 @@ public struct GooglePlayProductPurchase: Sendable, Equatable {
         guard let object = GoogleJSON.object(json) else {
             throw UpstreamError(service: GooglePlayClient.service, kind: .invalidResponse, message: "the product purchase is not a JSON object")
         }
-        purchaseState = PurchaseState(wireValue: GoogleJSON.int(object["purchaseState"]))
-        acknowledgementState = GoogleJSON.int(object["acknowledgementState"])
-        consumptionState = GoogleJSON.int(object["consumptionState"])
-        obfuscatedExternalAccountID = GoogleJSON.string(object["obfuscatedExternalAccountId"])
-        orderID = GoogleJSON.string(object["orderId"])
-        purchaseTimeMillis = GoogleJSON.int64(object["purchaseTimeMillis"]).map(String.init)
+        purchaseState = PurchaseState(wireValue: object["purchaseState"]?.intOrDecimal)
+        acknowledgementState = object["acknowledgementState"]?.intOrDecimal
+        consumptionState = object["consumptionState"]?.intOrDecimal
+        obfuscatedExternalAccountID = object["obfuscatedExternalAccountId"]?.nonEmptyString
+        orderID = object["orderId"]?.nonEmptyString
+        purchaseTimeMillis = object["purchaseTimeMillis"]?.int64OrDecimal.map(String.init)
         purchaseTime = GoogleTimestamp.fromMilliseconds(object["purchaseTimeMillis"])
-        productID = GoogleJSON.string(object["productId"])
-        purchaseType = GoogleJSON.int(object["purchaseType"])
-        quantity = GoogleJSON.int(object["quantity"])
-        regionCode = GoogleJSON.string(object["regionCode"])
+        productID = object["productId"]?.nonEmptyString
+        purchaseType = object["purchaseType"]?.intOrDecimal
+        quantity = object["quantity"]?.intOrDecimal
+        regionCode = object["regionCode"]?.nonEmptyString
     }
 
     /// Whether the purchase is acknowledged.

@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 
 /// A subscription purchase as `purchases.subscriptionsv2.get` returns it (`SubscriptionPurchaseV2`).
 public struct GooglePlaySubscription: Sendable, Equatable {
@@ -85,43 +86,42 @@ public struct GooglePlaySubscription: Sendable, Equatable {
             UpstreamError(service: GooglePlayClient.service, kind: .invalidResponse, message: "the subscription purchase \(why)")
         }
         guard let object = GoogleJSON.object(json) else { throw bad("is not a JSON object") }
-        state = State(wireValue: (object["subscriptionState"] as? String) ?? "")
-        switch object["acknowledgementState"] as? String {
+        state = State(wireValue: object["subscriptionState"]?.stringValue ?? "")
+        switch object["acknowledgementState"]?.stringValue {
         case "ACKNOWLEDGEMENT_STATE_PENDING": acknowledgementState = .pending
         case "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED": acknowledgementState = .acknowledged
         default: acknowledgementState = .unspecified
         }
         var items: [LineItem] = []
-        for (index, value) in ((object["lineItems"] as? [Any]) ?? []).enumerated() {
-            guard let item = value as? [String: Any], let productID = GoogleJSON.string(item["productId"]) else {
+        for (index, value) in (object["lineItems"]?.arrayElements ?? []).enumerated() {
+            guard let item = value.objectValue, let productID = item["productId"]?.nonEmptyString else {
                 throw bad("line item \(index) has no productId")
             }
             var expiry: Date?
-            if let text = item["expiryTime"] as? String {
+            if let text = item["expiryTime"]?.stringValue {
                 guard let date = GoogleTimestamp.parse(text) else { throw bad("line item \(index) has an unreadable expiryTime") }
                 expiry = date
             }
-            let plan = item["autoRenewingPlan"] as? [String: Any]
-            let offer = item["offerDetails"] as? [String: Any]
+            let plan = item["autoRenewingPlan"], offer = item["offerDetails"]
             items.append(
                 LineItem(
-                    productID: productID, expiryTime: expiry, latestSuccessfulOrderID: GoogleJSON.string(item["latestSuccessfulOrderId"]),
-                    autoRenewEnabled: plan?["autoRenewEnabled"] as? Bool,
-                    basePlanID: GoogleJSON.string(offer?["basePlanId"]), offerID: GoogleJSON.string(offer?["offerId"]),
-                    deferredReplacementProductID: GoogleJSON.string((item["deferredItemReplacement"] as? [String: Any])?["productId"])))
+                    productID: productID, expiryTime: expiry, latestSuccessfulOrderID: item["latestSuccessfulOrderId"]?.nonEmptyString,
+                    autoRenewEnabled: plan?["autoRenewEnabled"]?.boolValue,
+                    basePlanID: offer?["basePlanId"]?.nonEmptyString, offerID: offer?["offerId"]?.nonEmptyString,
+                    deferredReplacementProductID: item["deferredItemReplacement"]?["productId"]?.nonEmptyString))
         }
         lineItems = items
-        linkedPurchaseToken = GoogleJSON.string(object["linkedPurchaseToken"])
-        obfuscatedExternalAccountID = GoogleJSON.string((object["externalAccountIdentifiers"] as? [String: Any])?["obfuscatedExternalAccountId"])
-        if let text = object["startTime"] as? String {
+        linkedPurchaseToken = object["linkedPurchaseToken"]?.nonEmptyString
+        obfuscatedExternalAccountID = object["externalAccountIdentifiers"]?["obfuscatedExternalAccountId"]?.nonEmptyString
+        if let text = object["startTime"]?.stringValue {
             guard let date = GoogleTimestamp.parse(text) else { throw bad("has an unreadable startTime") }
             startTime = date
         } else {
             startTime = nil
         }
-        isTestPurchase = object["testPurchase"] is [String: Any]
-        latestOrderID = GoogleJSON.string(object["latestOrderId"])
-        regionCode = GoogleJSON.string(object["regionCode"])
+        isTestPurchase = object["testPurchase"]?.isObject == true
+        latestOrderID = object["latestOrderId"]?.nonEmptyString
+        regionCode = object["regionCode"]?.nonEmptyString
     }
 
     /// The line item whose access lasts longest (the latest `expiryTime`), else the first.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One entry of `purchases.voidedpurchases.list` (the discovery document's `VoidedPurchase`):
 /// a one-time purchase, subscription purchase or subscription renewal that was canceled,
@@ -48,20 +49,20 @@ public struct GooglePlayVoidedPurchase: Sendable, Equatable {
 
     /// Reads one `VoidedPurchase` object.
     /// - Throws: `UpstreamError(.invalidResponse)` without a `purchaseToken` or a readable `voidedTimeMillis`.
-    init(json object: [String: Any]) throws {
+    init(json object: JSONValue) throws {
         func invalid(_ why: String) -> UpstreamError {
             UpstreamError(service: GooglePlayClient.service, kind: .invalidResponse, message: "a voided purchase \(why)")
         }
-        guard let token = GoogleJSON.string(object["purchaseToken"]) else { throw invalid("has no purchaseToken") }
+        guard let token = object["purchaseToken"]?.nonEmptyString else { throw invalid("has no purchaseToken") }
         guard let voidedTime = GoogleTimestamp.fromMilliseconds(object["voidedTimeMillis"]) else {
             throw invalid("has no readable voidedTimeMillis")
         }
-        let quantity = GoogleJSON.int(object["voidedQuantity"])
+        let quantity = object["voidedQuantity"]?.intOrDecimal
         self.init(
-            purchaseToken: token, orderID: GoogleJSON.string(object["orderId"]), voidedTime: voidedTime,
+            purchaseToken: token, orderID: object["orderId"]?.nonEmptyString, voidedTime: voidedTime,
             purchaseTime: GoogleTimestamp.fromMilliseconds(object["purchaseTimeMillis"]),
-            voidedSource: GoogleJSON.int(object["voidedSource"]), voidedReason: GoogleJSON.int(object["voidedReason"]),
-            kind: GoogleJSON.string(object["kind"]), voidedQuantity: quantity,
-            refundType: GoogleJSON.int(object["refundType"]) ?? (quantity == nil ? nil : 2))
+            voidedSource: object["voidedSource"]?.intOrDecimal, voidedReason: object["voidedReason"]?.intOrDecimal,
+            kind: object["kind"]?.nonEmptyString, voidedQuantity: quantity,
+            refundType: object["refundType"]?.intOrDecimal ?? (quantity == nil ? nil : 2))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One page of `purchases.voidedpurchases.list` (`VoidedPurchasesListResponse`).
 public struct GooglePlayVoidedPurchasesPage: Sendable, Equatable {
@@ -22,13 +23,12 @@ public struct GooglePlayVoidedPurchasesPage: Sendable, Equatable {
         guard let object = GoogleJSON.object(json) else { throw invalid("is not a JSON object") }
         var purchases: [GooglePlayVoidedPurchase] = []
         if let list = object["voidedPurchases"] {
-            guard let items = list as? [Any] else { throw invalid("has a voidedPurchases member that is not an array") }
+            guard let items = list.arrayElements else { throw invalid("has a voidedPurchases member that is not an array") }
             for item in items {
-                guard let entry = item as? [String: Any] else { throw invalid("has an entry that is not an object") }
+                guard let entry = item.objectValue else { throw invalid("has an entry that is not an object") }
                 purchases.append(try GooglePlayVoidedPurchase(json: entry))
             }
         }
-        let pagination = object["tokenPagination"] as? [String: Any]
-        self.init(voidedPurchases: purchases, nextPageToken: GoogleJSON.string(pagination?["nextPageToken"]))
+        self.init(voidedPurchases: purchases, nextPageToken: object["tokenPagination"]?["nextPageToken"]?.nonEmptyString)
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSON
 
 /// A Google Cloud service account's credentials, read from the JSON key file the Cloud console
 /// downloads (`client_email`, `private_key`, `private_key_id`, `token_uri`). The private key is
@@ -22,13 +23,13 @@ public struct GoogleServiceAccount: Sendable, CustomStringConvertible {
         guard let object = GoogleJSON.object(json) else {
             throw GooglePlayError(.invalidServiceAccount, "the service account file is not a JSON object")
         }
-        if let type = object["type"] as? String, type != "service_account" {
+        if let type = object["type"]?.stringValue, type != "service_account" {
             throw GooglePlayError(
                 .invalidServiceAccount,
                 "the credentials file has type \"\(type.prefix(40))\"; a service account key (type \"service_account\") is required")
         }
         func field(_ name: String) throws -> String {
-            guard let value = GoogleJSON.string(object[name]) else {
+            guard let value = object[name]?.nonEmptyString else {
                 throw GooglePlayError(.invalidServiceAccount, "the service account JSON has no \"\(name)\" string")
             }
             return value

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Logging
 
 /// RFC 3339 timestamps as the Play Developer API and Pub/Sub write them
@@ -12,8 +13,8 @@ enum GoogleTimestamp {
 
     /// Unix milliseconds written as a JSON number or a decimal string (`eventTimeMillis`,
     /// `purchaseTimeMillis`).
-    static func fromMilliseconds(_ value: Any?) -> Date? {
-        guard let milliseconds = GoogleJSON.int64(value), milliseconds >= 0 else { return nil }
+    static func fromMilliseconds(_ value: JSONValue?) -> Date? {
+        guard let milliseconds = value?.int64OrDecimal, milliseconds >= 0 else { return nil }
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

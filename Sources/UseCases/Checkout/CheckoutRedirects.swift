@@ -1,5 +1,6 @@
 import Domain
 import Foundation
+import JSON
 
 /// Redirect mode (API.md): the success page sends the buyer to a configured URL with the
 /// purchase in the query instead of showing the code, when `redemption.mode` is `redirect` or the
@@ -46,11 +47,14 @@ public struct CheckoutRedirects: Sendable {
             parameters.append(("stripe_payment_intent_id", purchase.externalID))
         }
         if let code = completion.code { parameters.append(("code", code.display)) }
-        if let context = checkout?.context, let object = try? JSONSerialization.jsonObject(with: Data(context.utf8)) as? [String: String] {
+        if let context = checkout?.context, case .object(let members)? = try? JSONValue.parse(Array(context.utf8)) {
             // The custom parameters given to /checkout/start and the ply_context fields (ply_<field>),
-            // never overriding the purchase's own parameters above.
-            for (key, value) in object.sorted(by: { $0.key < $1.key }) where !Self.ownParameters.contains(key) {
-                parameters.append((key, value))
+            // never overriding the purchase's own parameters above. The context holds only strings.
+            let strings = members.compactMap { member in member.value.stringValue.map { (member.key, $0) } }
+            if strings.count == members.count {
+                for (key, value) in strings.sorted(by: { $0.0 < $1.0 }) where !Self.ownParameters.contains(key) {
+                    parameters.append((key, value))
+                }
             }
         }
         let query = parameters.map { Self.encode($0.0) + "=" + Self.encode($0.1) }.joined(separator: "&")

@@ -131,10 +131,8 @@ extension CompleteCheckout {
         return try AccountRepository.find(id: account.id, on: connection) ?? account
     }
 
+    /// Stripe's metadata as the purchase's attribution (a JSON object text), nil when it has none.
     static func json(_ metadata: [String: String]) -> String? {
-        guard !metadata.isEmpty, let data = try? JSONSerialization.data(withJSONObject: metadata, options: [.sortedKeys]) else {
-            return nil
-        }
-        return String(decoding: data, as: UTF8.self)
+        metadata.isEmpty ? nil : StartCheckout.contextJSON(metadata)
     }
 }

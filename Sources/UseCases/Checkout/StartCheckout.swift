@@ -2,6 +2,7 @@ import Crypto
 import Domain
 import Foundation
 import Integrations
+import JSON
 import Logging
 import Storage
 
@@ -254,8 +255,8 @@ public struct StartCheckout: Sendable {
 
     /// The context as a JSON object text, for the checkout record and the purchase's attribution.
     static func contextJSON(_ context: [String: String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: context, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        let members = context.sorted { $0.key < $1.key }.map { (key: $0.key, value: JSONValue.string($0.value)) }
+        return String(decoding: JSONValue.object(members).serialized(), as: UTF8.self)
     }
 
     /// The code of the refusal for a plan whose price Stripe does not know: the page names the

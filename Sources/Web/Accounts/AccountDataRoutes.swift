@@ -2,6 +2,7 @@ import Domain
 import Foundation
 import HTTPCore
 import HTTPRouting
+import JSON
 import UseCases
 
 /// `DELETE /api/v1/account` and `GET /api/v1/account/export` (bearer): the app's buttons for
@@ -17,13 +18,13 @@ struct AccountDataRoutes {
             return .json { json in json.string("status", "deleted") }
         }
         group.add(.get, "/api/v1/account/export", [BearerTokenMiddleware()]) { [export, now] _, context in
-            try Self.download(try await export.signedIn(.bearer(context.bearerToken), now: now()))
+            Self.download(try await export.signedIn(.bearer(context.bearerToken), now: now()))
         }
     }
 
     /// The export as a JSON download (also `GET /account/export`, `WebAccountRoutes`).
-    static func download(_ document: ExportAccount.Document) throws -> HTTPResponse {
-        var response = HTTPResponse.json(try AccountExportJSON.encode(document))
+    static func download(_ document: ExportAccount.Document) -> HTTPResponse {
+        var response = HTTPResponse.json(AccountExportJSON.encode(document))
         response.headers.set("Content-Disposition", "attachment; filename=\"tollgate-account-\(document.records.account.id).json\"")
         response.headers.set("Cache-Control", "no-store")
         return response
@@ -31,73 +32,79 @@ struct AccountDataRoutes {
 }
 
 /// The export document: `{"exported_at", "account", "app_users", "devices", "purchases",
-/// "entitlements", "codes", "mail", "audit"}`, keys sorted, indented for reading.
+/// "entitlements", "codes", "mail", "audit"}`, keys sorted at every depth, indented for reading
+/// (two spaces, `"key": value`), a purchase's stored attribution as the object it was sent as.
 enum AccountExportJSON {
-    static func encode(_ document: ExportAccount.Document) throws -> [UInt8] {
+    static func encode(_ document: ExportAccount.Document) -> [UInt8] {
         let records = document.records
         let account = records.account
-        let object: [String: Any] = [
-            "exported_at": Timestamp.rfc3339(document.exportedAt),
+        let object: JSONValue = [
+            "exported_at": date(document.exportedAt),
             "account": [
-                "id": account.id, "obfuscated_account_id": account.obfuscatedID, "email": account.email ?? NSNull(),
-                "email_verified": account.emailVerified, "username": account.username ?? NSNull(), "has_password": account.hasPassword,
-                "created_at": Timestamp.rfc3339(account.createdAt)
-            ] as [String: Any],
-            "app_users": records.appUsers.map { user in
-                ["app_user_id": user.appUserID, "created_at": Timestamp.rfc3339(user.createdAt), "last_seen_at": Timestamp.rfc3339(user.lastSeenAt)]
-            },
-            "devices": records.devices.map { device in
-                [
-                    "device_id": device.deviceID, "app_user_id": device.appUserID ?? NSNull(), "created_at": Timestamp.rfc3339(device.createdAt),
-                    "last_seen_at": Timestamp.rfc3339(device.lastSeenAt), "signed_out_at": date(device.signedOutAt)
-                ] as [String: Any]
-            },
-            "purchases": records.purchases.map(purchase),
-            "entitlements": document.entitlements.map { entitlement in
-                [
-                    "id": entitlement.id, "active": entitlement.active, "expires_at": date(entitlement.expiresAt),
-                    "source": entitlement.sourceName
-                ] as [String: Any]
-            },
-            "codes": records.codes.map { code in
-                [
-                    "id": code.id, "purchase_id": code.purchaseID, "status": code.status.rawValue, "hint": "…" + code.hint,
-                    "expires_at": Timestamp.rfc3339(code.expiresAt), "redeemed_at": date(code.redeemedAt),
-                    "created_at": Timestamp.rfc3339(code.createdAt)
-                ] as [String: Any]
-            },
-            "mail": document.mail.map { entry in
-                [
-                    "id": entry.id, "template": entry.template, "to": entry.maskedRecipient, "status": entry.status.rawValue,
-                    "created_at": Timestamp.rfc3339(entry.createdAt), "sent_at": date(entry.sentAt)
-                ] as [String: Any]
-            },
-            "audit": records.audit.map { entry in
-                [
-                    "id": entry.id, "actor": entry.actor, "action": entry.action, "target": entry.target ?? NSNull(),
-                    "details": entry.details, "created_at": Timestamp.rfc3339(entry.createdAt)
-                ] as [String: Any]
-            }
+                "id": text(account.id), "obfuscated_account_id": text(account.obfuscatedID), "email": text(account.email),
+                "email_verified": .bool(account.emailVerified), "username": text(account.username), "has_password": .bool(account.hasPassword),
+                "created_at": date(account.createdAt)
+            ],
+            "app_users": .array(
+                records.appUsers.map { user in
+                    ["app_user_id": text(user.appUserID), "created_at": date(user.createdAt), "last_seen_at": date(user.lastSeenAt)]
+                }),
+            "devices": .array(
+                records.devices.map { device in
+                    [
+                        "device_id": text(device.deviceID), "app_user_id": text(device.appUserID), "created_at": date(device.createdAt),
+                        "last_seen_at": date(device.lastSeenAt), "signed_out_at": date(device.signedOutAt)
+                    ]
+                }),
+            "purchases": .array(records.purchases.map(purchase)),
+            "entitlements": .array(
+                document.entitlements.map { entitlement in
+                    [
+                        "id": text(entitlement.id), "active": .bool(entitlement.active), "expires_at": date(entitlement.expiresAt),
+                        "source": text(entitlement.sourceName)
+                    ]
+                }),
+            "codes": .array(
+                records.codes.map { code in
+                    [
+                        "id": text(code.id), "purchase_id": text(code.purchaseID), "status": text(code.status.rawValue),
+                        "hint": text("…" + code.hint),
+                        "expires_at": date(code.expiresAt), "redeemed_at": date(code.redeemedAt), "created_at": date(code.createdAt)
+                    ]
+                }),
+            "mail": .array(
+                document.mail.map { entry in
+                    [
+                        "id": text(entry.id), "template": text(entry.template), "to": text(entry.maskedRecipient),
+                        "status": text(entry.status.rawValue),
+                        "created_at": date(entry.createdAt), "sent_at": date(entry.sentAt)
+                    ]
+                }),
+            "audit": .array(
+                records.audit.map { entry in
+                    [
+                        "id": text(entry.id), "actor": text(entry.actor), "action": text(entry.action), "target": text(entry.target),
+                        "details": text(entry.details), "created_at": date(entry.createdAt)
+                    ]
+                })
         ]
-        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+        return object.keysSorted.prettySerialized()
     }
 
-    private static func purchase(_ purchase: Purchase) -> [String: Any] {
-        var attribution: Any = NSNull()
-        if let text = purchase.attribution, let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)) {
-            attribution = parsed
-        }
+    private static func purchase(_ purchase: Purchase) -> JSONValue {
+        // Stored attribution is JSON text: written as the value it holds (types kept), null if unreadable.
+        let attribution = purchase.attribution.flatMap { try? JSONValue.parse(Array($0.utf8)) } ?? .null
         return [
-            "id": purchase.id, "platform": purchase.platform.rawValue,
+            "id": text(purchase.id), "platform": text(purchase.platform.rawValue),
             "external_id": text(purchase.platform == .playStore ? nil : purchase.externalID),
-            "product_id": purchase.productID, "status": purchase.status.rawValue, "expires_at": date(purchase.expiresAt),
-            "environment": purchase.environment ?? NSNull(), "purchaser_email": purchase.purchaserEmail ?? NSNull(),
+            "product_id": text(purchase.productID), "status": text(purchase.status.rawValue), "expires_at": date(purchase.expiresAt),
+            "environment": text(purchase.environment), "purchaser_email": text(purchase.purchaserEmail),
             "stripe_customer_id": text(purchase.platform == .stripe ? purchase.customerID : nil),
-            "app_user_id": purchase.appUserID ?? NSNull(), "attribution": attribution, "created_at": Timestamp.rfc3339(purchase.createdAt)
+            "app_user_id": text(purchase.appUserID), "attribution": attribution, "created_at": date(purchase.createdAt)
         ]
     }
 
-    private static func date(_ date: Date?) -> Any { text(date.map(Timestamp.rfc3339)) }
+    private static func date(_ date: Date?) -> JSONValue { text(date.map(Timestamp.rfc3339)) }
 
-    private static func text(_ value: String?) -> Any { value.map { $0 as Any } ?? NSNull() }
+    private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 }

@@ -44,7 +44,7 @@ struct WebAccountRoutes {
             return .redirect(to: try await account.billingPortal(accountID: session.accountID, now: now()), status: .seeOther)
         }
         group.add(.get, "/account/export") { [export, now] request, _ in
-            try AccountDataRoutes.download(try await export.signedIn(.webSession(WebCookies.value(WebCookies.session, in: request)), now: now()))
+            AccountDataRoutes.download(try await export.signedIn(.webSession(WebCookies.value(WebCookies.session, in: request)), now: now()))
         }
         group.add(.post, "/account/delete", maxBodyBytes: 4096) { [self] request, _ in
             let cookie = WebCookies.value(WebCookies.session, in: request)

@@ -56,7 +56,7 @@ struct ConsoleActionRoutes {
             return .redirect(to: ConsoleView.buyerURL(id) + "?notice=done", status: .seeOther)
         }
         action(&group, "/console/accounts/{id}/export") { id, _, actor in
-            try AccountDataRoutes.download(try await cases.exportAccount.byOperator(accountID: id, by: actor, now: now()))
+            AccountDataRoutes.download(try await cases.exportAccount.byOperator(accountID: id, by: actor, now: now()))
         }
         action(&group, "/console/accounts/{id}/delete") { id, _, actor in
             _ = try await cases.deleteAccount.byOperator(accountID: id, by: actor, now: now())

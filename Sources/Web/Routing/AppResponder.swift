@@ -3,8 +3,8 @@ import HTTPRouting
 import Logging
 
 /// The application's `HTTPResponder`: every route runs behind the global middleware (metrics,
-/// request log, security headers, error mapping, strict JSON bodies: `AppResponder.global`)
-/// and then its group's.
+/// request log, security headers, error mapping, then the strict JSON check reading the body as
+/// the route declared, `Router.Route.jsonBody`) and then its group's.
 /// The chains are built once, at start-up; a request is matched once and runs its route's chain.
 public struct AppResponder: HTTPResponder {
     public let router: Router
@@ -20,21 +20,21 @@ public struct AppResponder: HTTPResponder {
     public init(routes: Router, metrics: Metrics, pages: Pages, https: Bool = false) {
         self.https = https
         let global: [any Middleware] = [
-            MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(https: https), ErrorMiddleware(pages: pages),
-            StrictJSONMiddleware()
+            MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(https: https), ErrorMiddleware(pages: pages)
         ]
         var router = Router()
         for route in routes.routes {
             let handler = route.handler
             router.add(
-                route.method, route.pattern, maxBodyBytes: route.maxBodyBytes,
-                MiddlewareChain(global) { request, context in
+                route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, jsonBody: route.jsonBody,
+                MiddlewareChain(global + [StrictJSONMiddleware(reading: route.jsonBody)]) { request, context in
                     try await handler.handle(request, context: context)
                 })
         }
         self.router = router
         let errors = ErrorMiddleware(pages: pages)
-        unmatched = MiddlewareChain(global) { [routes] request, _ in
+        // No route reads the body of a request none takes: it is checked, not parsed.
+        unmatched = MiddlewareChain(global + [StrictJSONMiddleware(reading: .validatedOnly)]) { [routes] request, _ in
             guard case .methodNotAllowed(let allowed) = routes.match(method: request.method, path: request.path) else {
                 throw APIError.notFound()
             }

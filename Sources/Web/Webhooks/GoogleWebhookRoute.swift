@@ -10,7 +10,7 @@ struct GoogleWebhookRoute {
     let apply: ApplyGoogleNotification
 
     func add(to group: inout RouteGroup) {
-        group.add(.post, "/webhooks/google", maxBodyBytes: 64 * 1024) { [apply] request, _ in
+        group.add(.post, "/webhooks/google", maxBodyBytes: 64 * 1024, jsonBody: .validatedOnly) { [apply] request, _ in
             let outcome = try await apply.apply(token: request.queryParameter("token"), pushBody: request.body)
             var response = HTTPResponse.json { json in
                 json.bool("received", true)

@@ -13,7 +13,7 @@ struct StripeWebhookRoute {
     let now: @Sendable () -> Date
 
     func add(to group: inout RouteGroup) {
-        group.add(.post, "/webhooks/stripe", maxBodyBytes: 512 * 1024) { [apply, now] request, context in
+        group.add(.post, "/webhooks/stripe", maxBodyBytes: 512 * 1024, jsonBody: .validatedOnly) { [apply, now] request, context in
             guard let apply else {
                 throw UseCaseError.notConfigured("Stripe webhooks are not configured on this server (stripe.webhook_secret, stripe.secret_key).")
             }

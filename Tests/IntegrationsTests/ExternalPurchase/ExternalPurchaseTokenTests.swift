@@ -81,6 +81,19 @@ struct ExternalPurchaseTokenTests {
                 Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)), .invalidField,
                 "bundleId"
             ),
+            (
+                Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1.5,"externalPurchaseId":"x"}"#.utf8)),
+                .invalidField, "tokenCreationDate"
+            ),
+            (
+                Base64URL.encode(Array(#"{"appAppleId":-1,"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)),
+                .invalidField, "appAppleId"
+            ),
+            (
+                Base64URL.encode(
+                    Array(#"{"appAppleId":1,"appAppleId":2,"bundleId":"com.example","tokenCreationDate":1,"externalPurchaseId":"x"}"#.utf8)),
+                .malformed, nil
+            ),
             (Base64URL.encode(Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":1}"#.utf8)), .invalidField, "externalPurchaseId"),
             (
                 Base64URL.encode(
@@ -92,6 +105,16 @@ struct ExternalPurchaseTokenTests {
         let error = #expect(throws: AppStoreError.self) { try ExternalPurchaseToken(decoding: token) }
         #expect(error?.tokenError?.kind == kind)
         #expect(error?.tokenError?.field == field)
+    }
+
+    @Test("The integers 1 and 0 are integers (not booleans), 2.0 is 2")
+    func smallIntegers() throws {
+        let token = try ExternalPurchaseToken(
+            decoding: Base64URL.encode(
+                Array(#"{"appAppleId":1,"bundleId":"com.example","tokenCreationDate":0,"externalPurchaseId":"x","tokenExpirationDate":2.0}"#.utf8)))
+        #expect(token.appAppleID == 1)
+        #expect(token.creationDate == Date(timeIntervalSince1970: 0))
+        #expect(token.expirationDate == Date(timeIntervalSince1970: 0.002))
     }
 
     @Test("An over-long token is refused before decoding")

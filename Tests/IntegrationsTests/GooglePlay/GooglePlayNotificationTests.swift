@@ -132,4 +132,26 @@ struct GooglePlayNotificationTests {
         #expect(notification.event == .unsupported)
         #expect(notification.eventTime == Date(timeIntervalSince1970: 1_700_000_000))
     }
+
+    @Test("Integers arrive as JSON numbers or decimal strings alike; a boolean, a fraction or a number past 64 bits is no integer")
+    func integerKinds() async throws {
+        func notification(_ members: String) throws -> GooglePlayNotification {
+            try GooglePlayNotification(pushBody: Array(Self.push(data: Self.encoded(#"{"packageName":"a",\#(members)}"#)).utf8))
+        }
+        let asStrings = try notification(
+            #""eventTimeMillis":"1700000000000","subscriptionNotification":{"notificationType":"4","purchaseToken":"t"}"#)
+        let asNumbers = try notification(#""eventTimeMillis":1700000000000,"subscriptionNotification":{"notificationType":4,"purchaseToken":"t"}"#)
+        #expect(asStrings.eventTime == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(asStrings == asNumbers)
+        #expect(asNumbers.event == .subscription(.init(version: nil, type: .purchased, purchaseToken: "t", subscriptionID: nil)))
+        for members in [
+            #""eventTimeMillis":true,"testNotification":{}"#, #""eventTimeMillis":1700000000000.5,"testNotification":{}"#,
+            #""eventTimeMillis":1e20,"testNotification":{}"#, #""eventTimeMillis":"99999999999999999999","testNotification":{}"#,
+            #""eventTimeMillis":"1","subscriptionNotification":{"notificationType":true,"purchaseToken":"t"}"#,
+            #""eventTimeMillis":"1","subscriptionNotification":{"notificationType":4.5,"purchaseToken":"t"}"#
+        ] {
+            let error = await expectPlayError(.malformedNotification) { _ = try notification(members) }
+            #expect(error != nil, "\(members)")
+        }
+    }
 }
