@@ -35,6 +35,53 @@ struct PurchaseRepositoryTests {
         #expect(newer.purchase.status == .active && newer.stateChanged)
     }
 
+    @Test("The purchase apply returns is what the database holds after it, whatever the snapshot changed")
+    func returnedPurchaseIsStored() throws {
+        let db = try TestDatabase()
+        let stored = { (id: String) in try db.write { try PurchaseRepository.find(id: id, on: $0) } }
+        // Created with gaps: no email, no environment, no renewal plan.
+        var first = Fixtures.snapshot(expires: 1000.4, observed: 0.0006, email: nil)
+        first.customerID = nil
+        let created = try db.write { try PurchaseRepository.apply(first, on: $0, now: Fixtures.t0) }
+        #expect(try stored(created.purchase.id) == created.purchase)
+        // Newer: every state column moves, the renewal plan and offer come, the gaps fill in.
+        var newer = Fixtures.snapshot(status: .billingRetry, expires: 5000.2, observed: 10.0004, email: "Late@Example.COM", product: "price_yearly")
+        newer.environment = "production"
+        newer.willRenew = false
+        newer.renewsToProductID = "price_monthly"
+        newer.offerType = "introductory"
+        newer.ownerHint = "owner-1"
+        let later = Fixtures.t0.addingTimeInterval(60.0007)
+        let changed = try db.write { try PurchaseRepository.apply(newer, on: $0, now: later) }
+        #expect(changed.stateChanged)
+        #expect(changed.purchase.purchaserEmail == "late@example.com" && changed.purchase.willRenew == false)
+        #expect(try stored(changed.purchase.id) == changed.purchase)
+        // Older: the state stays; the environment is kept when a snapshot names none; filled gaps stay.
+        var older = Fixtures.snapshot(status: .expired, expires: -10, observed: 5, email: "other@example.com")
+        older.ownerHint = "owner-2"
+        let kept = try db.write { try PurchaseRepository.apply(older, on: $0, now: later.addingTimeInterval(1)) }
+        #expect(!kept.stateChanged && kept.purchase.status == .billingRetry && kept.purchase.ownerHint == "owner-1")
+        #expect(try stored(kept.purchase.id) == kept.purchase)
+        // Newer without an environment or a renewal plan: those stay as they were.
+        let renewed = try db.write {
+            try PurchaseRepository.apply(Fixtures.snapshot(status: .active, expires: 9000, observed: 20), on: $0, now: later.addingTimeInterval(2))
+        }
+        #expect(renewed.purchase.environment == "production" && renewed.purchase.willRenew == false)
+        #expect(try stored(renewed.purchase.id) == renewed.purchase)
+        // A purchase whose account's data was erased takes back no email and no owner.
+        let purchaseID = renewed.purchase.id
+        try db.write {
+            try $0.execute(
+                "UPDATE purchases SET purchaser_email = NULL, owner_hint = NULL, erased_at = ? WHERE id = ?",
+                [Timestamp.milliseconds(Fixtures.t0), purchaseID])
+        }
+        var again = Fixtures.snapshot(status: .active, expires: 9500, observed: 30, email: "back@example.com")
+        again.ownerHint = "owner-3"
+        let erased = try db.write { try PurchaseRepository.apply(again, on: $0, now: later.addingTimeInterval(3)) }
+        #expect(erased.purchase.purchaserEmail == nil && erased.purchase.ownerHint == nil)
+        #expect(try stored(erased.purchase.id) == erased.purchase)
+    }
+
     @Test("A superseding token re-keys the same purchase; the old token still finds it")
     func supersede() throws {
         let db = try TestDatabase()

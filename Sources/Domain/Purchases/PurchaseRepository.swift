@@ -24,23 +24,29 @@ public enum PurchaseRepository {
     }
 
     /// Applies `snapshot` to its purchase, creating it when new. Call inside a write transaction.
+    ///
+    /// A purchase it changes is not read back: the row is read holding it (`findHolding`), so
+    /// nothing but this transaction changes it until COMMIT, and what the UPDATEs leave in it is
+    /// worked out here the way their SQL does. On PostgreSQL those UPDATEs then go out with the
+    /// next statement or COMMIT, and a webhook holds the purchase's lock for two round trips, not
+    /// three (docs/POSTGRES-CONCURRENCY.md).
     /// - Throws: `StorageError`, `DomainError(.corrupt)`.
     public static func apply(_ snapshot: PurchaseSnapshot, on connection: Connection, now: Date) throws -> Applied {
         // Concurrent writers of one purchase (PostgreSQL, READ COMMITTED) take turns from here on.
         try lock(platform: snapshot.platform, externalID: snapshot.externalID, on: connection)
-        var existing = try find(platform: snapshot.platform, reference: snapshot.externalID, on: connection)
+        var existing = try findHolding(platform: snapshot.platform, reference: snapshot.externalID, on: connection)
         if existing == nil, let old = snapshot.supersedesExternalID,
-            let superseded = try find(platform: snapshot.platform, reference: old, on: connection)
+            let superseded = try findHolding(platform: snapshot.platform, reference: old, on: connection)?.purchase
         {
             // A new token for the same purchase (Play linkedPurchaseToken): re-key the one row.
             try connection.execute(
                 "UPDATE purchases SET external_id = ?, updated_at = ? WHERE id = ?",
                 [snapshot.externalID, Timestamp.milliseconds(now), superseded.id])
             try addAlias(platform: snapshot.platform, alias: superseded.externalID, purchaseID: superseded.id, on: connection)
-            existing = try find(id: superseded.id, on: connection)
+            existing = try findHolding(id: superseded.id, on: connection)
         }
         let nowMS = Timestamp.milliseconds(now)
-        guard let current = existing else {
+        guard let held = existing else {
             let id = try EntityID.make("pur")
             try connection.executeDeferred(
                 """
@@ -62,6 +68,9 @@ public enum PurchaseRepository {
             try keepOrderID(snapshot, purchaseID: id, on: connection)
             return Applied(purchase: created, created: true, stateChanged: true)
         }
+        let current = held.purchase
+        // What the UPDATEs below leave in the row, as their SQL does it.
+        var updated = current
         // A snapshot named by a token a newer one replaced (Play `linkedPurchaseToken`) describes
         // the old order: Google expires it on an upgrade, while the purchase goes on under the new
         // token. Its state changes nothing; its gap facts still fill in.
@@ -77,14 +86,23 @@ public enum PurchaseRepository {
                     snapshot.productID, snapshot.status.rawValue, snapshot.expiresAt.map(Timestamp.milliseconds),
                     snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id
                 ])
+            updated.productID = snapshot.productID
+            updated.status = snapshot.status
+            updated.expiresAt = Timestamp.date(snapshot.expiresAt.map(Timestamp.milliseconds))
+            updated.environment = snapshot.environment ?? current.environment
+            updated.observedAt = Timestamp.date(Timestamp.milliseconds(snapshot.observedAt))
+            updated.updatedAt = Timestamp.date(nowMS)
             if let willRenew = snapshot.willRenew {
                 // The renewal plan is said as a whole: the product it renews into goes with it.
                 try connection.executeDeferred(
                     "UPDATE purchases SET will_renew = ?, renews_to_product_id = ? WHERE id = ?",
                     [willRenew ? 1 : 0, snapshot.renewsToProductID, current.id])
+                updated.willRenew = willRenew
+                updated.renewsToProductID = snapshot.renewsToProductID
             }
             if let offerType = snapshot.offerType {
                 try connection.executeDeferred("UPDATE purchases SET offer_type = ? WHERE id = ?", [offerType, current.id])
+                updated.offerType = offerType
             }
         }
         // Facts that do not go stale fill gaps whatever the snapshot's age; a purchase erased with
@@ -96,7 +114,9 @@ public enum PurchaseRepository {
             WHERE id = ?
             """,
             [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
-        let updated = try require(id: current.id, on: connection)
+        updated.purchaserEmail = current.purchaserEmail ?? (held.erased ? nil : snapshot.purchaserEmail?.lowercased())
+        updated.customerID = current.customerID ?? snapshot.customerID
+        updated.ownerHint = current.ownerHint ?? (held.erased ? nil : snapshot.ownerHint)
         let changed =
             isNewer
             && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID
@@ -109,16 +129,47 @@ public enum PurchaseRepository {
     /// The purchase whose external id or alias (superseded token, checkout session, payment
     /// intent) is `reference`.
     public static func find(platform: Platform, reference: String, on connection: Connection) throws -> Purchase? {
+        try row(platform: platform, reference: reference, columns: Purchase.columns, suffix: "", on: connection).map(Purchase.init(row:))
+    }
+
+    /// The row of the purchase `reference` names (as `find`), with `columns`, the query ending in `suffix`.
+    private static func row(platform: Platform, reference: String, columns: String, suffix: String, on connection: Connection) throws -> Row? {
         if let row = try connection.queryOne(
-            "SELECT \(Purchase.columns) FROM purchases WHERE platform = ? AND external_id = ?", [platform.rawValue, reference])
+            "SELECT \(columns) FROM purchases WHERE platform = ? AND external_id = ?" + suffix, [platform.rawValue, reference])
         {
-            return try Purchase(row: row)
+            return row
         }
         guard
             let alias = try connection.queryOne(
                 "SELECT purchase_id FROM purchase_aliases WHERE platform = ? AND alias = ?", [platform.rawValue, reference])
         else { return nil }
-        return try find(id: try alias.string("purchase_id"), on: connection)
+        return try connection.queryOne("SELECT \(columns) FROM purchases WHERE id = ?" + suffix, [try alias.string("purchase_id")])
+    }
+
+    /// A purchase as `apply` reads it: with whether its account's data was erased (`erased_at`).
+    private struct Held {
+        let purchase: Purchase
+        let erased: Bool
+
+        init(row: Row) throws {
+            purchase = try Purchase(row: row)
+            erased = try row.optionalInt64("erased_at") != nil
+        }
+    }
+
+    /// `find`, holding the row until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's one
+    /// writer holds everything): no other transaction changes it before this one commits.
+    private static func findHolding(platform: Platform, reference: String, on connection: Connection) throws -> Held? {
+        try row(
+            platform: platform, reference: reference, columns: Purchase.columns + ", erased_at", suffix: connection.dialect.rowLockClause,
+            on: connection
+        ).map(Held.init(row:))
+    }
+
+    private static func findHolding(id: String, on connection: Connection) throws -> Held? {
+        try connection.queryOne(
+            "SELECT \(Purchase.columns), erased_at FROM purchases WHERE id = ?" + connection.dialect.rowLockClause, [id]
+        ).map(Held.init(row:))
     }
 
     public static func find(id: String, on connection: Connection) throws -> Purchase? {
