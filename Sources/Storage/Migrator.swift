@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 internal import CSQLite
 
 /// Applies an ordered list of migrations, recording each id in `schema_migrations`.
@@ -134,9 +135,7 @@ public struct Migrator: Sendable {
     /// waits for it (it would wait for one blocked in `pg_advisory_xact_lock` with an older
     /// snapshot, until that waiter's 30 s lock timeout). Logs every 10 s it keeps waiting.
     static func whenLocked<T>(_ database: Database, _ body: (Connection) throws -> T) throws -> T {
-        let started = Date()
-        var nextLog = 10.0
-        while true {
+        try untilLocked(database.logger) {
             do {
                 return try database.writeSync(isolation: .readCommitted) { connection in
                     if connection.dialect == .postgresql {
@@ -147,13 +146,24 @@ public struct Migrator: Sendable {
                     return try body(connection)
                 }
             } catch is LockHeldElsewhere {
-                let waited = Date().timeIntervalSince(started)
-                if waited >= nextLog {
-                    database.logger.info("storage.migration.waiting", [("seconds", .int(Int(waited)))])
-                    nextLog += 10
-                }
-                Thread.sleep(forTimeInterval: lockRetryPause)
+                return nil
             }
+        }
+    }
+
+    /// Runs `attempt` until it returns a value (nil: another session holds the migrations' lock),
+    /// 50 ms apart, logging `storage.migration.waiting` every 10 s it keeps waiting.
+    static func untilLocked<T>(_ logger: Logger, _ attempt: () throws -> T?) throws -> T {
+        let started = Date()
+        var nextLog = 10.0
+        while true {
+            if let result = try attempt() { return result }
+            let waited = Date().timeIntervalSince(started)
+            if waited >= nextLog {
+                logger.info("storage.migration.waiting", [("seconds", .int(Int(waited)))])
+                nextLog += 10
+            }
+            Thread.sleep(forTimeInterval: lockRetryPause)
         }
     }
 

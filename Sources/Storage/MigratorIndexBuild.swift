@@ -50,18 +50,10 @@ struct MigratorIndexBuild {
 
     /// Takes the migrations' advisory lock for the session, trying every 50 ms.
     private func lock(_ connection: Connection, _ database: PostgresDatabase) throws {
-        let started = Date()
-        var nextLog = 10.0
-        while try connection.queryOne(
-            "SELECT pg_try_advisory_lock(CAST(? AS INTEGER), hashtext(current_schema())) AS got", [Migrator.advisoryLockClass])?
-            .bool("got") != true
-        {
-            let waited = Date().timeIntervalSince(started)
-            if waited >= nextLog {
-                database.logger.info("storage.migration.waiting", [("seconds", .int(Int(waited)))])
-                nextLog += 10
-            }
-            Thread.sleep(forTimeInterval: Migrator.lockRetryPause)
+        try Migrator.untilLocked(database.logger) {
+            try connection.queryOne(
+                "SELECT pg_try_advisory_lock(CAST(? AS INTEGER), hashtext(current_schema())) AS got", [Migrator.advisoryLockClass])?
+                .bool("got") == true ? () : nil
         }
     }
 }
