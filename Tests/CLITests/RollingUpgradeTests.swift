@@ -66,7 +66,7 @@ struct RollingUpgradeTests {
         #expect(stopped.status == 0, "the previous release stops cleanly on SIGTERM: \(stopped.stderr.suffix(2_000))")
         print("upgrade: both answered \(secondOutcome.statuses) (0: connection refused after SIGTERM)")
         #expect(secondOutcome.statuses.keys.allSatisfy { $0 == 200 || $0 == 0 }, "no 5xx from either: \(secondOutcome.statuses)")
-        #expect(secondOutcome.statuses[200, default: 0] >= second.count / 2, "\(secondOutcome.statuses)")
+        #expect(secondOutcome.statuses[200, default: 0] >= second.count / 4, "at least the quarter applied before SIGTERM: \(secondOutcome.statuses)")
         let midway = try await Self.counts(url)
         #expect(
             midway["purchases"] == midway["paid sessions"] && midway["purchases"] == midway["purchases with one code"],
