@@ -13,20 +13,16 @@ struct JSONReaderTests {
 
     /// The `file:line: code` of each line of `source` (comments left out) that names `JSONSerialization`.
     static func uses(in source: String, file: String) -> [String] {
-        source.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let code = String(line).components(separatedBy: "//")[0]
-            guard code.contains("JSONSerialization") else { return nil }
-            return "\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))"
-        }
+        SourceScan.lines(in: source, file: file) { $0.contains("JSONSerialization") }
     }
 
     @Test("No source outside the documented exceptions uses JSONSerialization: read with JSONValue.parse, write with serialized()")
     func noJSONSerialization() throws {
         let root = ModuleGraphTests.root + "/Sources"
-        let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        let files = SourceScan.swiftFiles(under: root)
         #expect(files.count > 500, "only \(files.count) sources found under \(root)")
         var found: [String] = [], excepted: Set<String> = []
-        for file in files.sorted() {
+        for file in files {
             let lines = Self.uses(in: try String(contentsOfFile: root + "/" + file, encoding: .utf8), file: file)
             if Self.exceptions[file] != nil {
                 if !lines.isEmpty { excepted.insert(file) }

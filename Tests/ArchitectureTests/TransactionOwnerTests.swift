@@ -18,21 +18,16 @@ struct TransactionOwnerTests {
 
     /// The `file:line: code` of each line of `source` (comments left out) that opens a transaction.
     static func openings(in source: String, file: String) -> [String] {
-        source.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let code = String(line).components(separatedBy: "//")[0]
-            let range = NSRange(code.startIndex..., in: code)
-            guard opening.firstMatch(in: code, range: range) != nil else { return nil }
-            return "\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))"
-        }
+        SourceScan.lines(in: source, file: file) { code in opening.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil }
     }
 
     @Test("No Domain source opens a transaction or holds a database: use cases do, and hand Domain a connection")
     func domainOpensNoTransaction() throws {
         let root = ModuleGraphTests.root + "/Sources/Domain"
-        let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        let files = SourceScan.swiftFiles(under: root)
         #expect(files.count > 80, "only \(files.count) Domain sources found under \(root)")
         var found: [String] = []
-        for file in files.sorted() {
+        for file in files {
             found += Self.openings(in: try String(contentsOfFile: root + "/" + file, encoding: .utf8), file: "Domain/" + file)
         }
         #expect(found.isEmpty, "Domain opens transactions (move the operation into its use case):\n\(found.joined(separator: "\n"))")
