@@ -125,13 +125,15 @@ public final class HTTPServer: Sendable {
         }
         await core.loop.stop()
 
+        // Said before the waiters resume: a service group stops the next service as soon as
+        // `run()` returns, and its lines must come after this one.
+        logger.info("http_server_stopped")
         let waiters = state.withLock { state in
             state.lifecycle = .stopped
             defer { state.stopWaiters = [] }
             return state.stopWaiters
         }
         for waiter in waiters { waiter.resume() }
-        logger.info("http_server_stopped")
     }
 
     /// Returns once the server has fully stopped (at once when it never started).

@@ -1,4 +1,6 @@
 import Glibc
+import Logging
+import Synchronization
 import Testing
 @testable import HTTPCore
 @testable import HTTPRouting
@@ -168,4 +170,32 @@ import Testing
         #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(60))
         #expect(await partial.isClosedWithoutData())
     }
+
+    /// A service group stops the next service once the server's `run()` returns; a worker's
+    /// "stopped" line must then come after the server's. (It once came before now and then: the
+    /// server let `run()` return and only then wrote its line.)
+    @Test func runReturnsOnlyAfterTheStoppedLineIsWritten() async throws {
+        let sink = SlowStopLineSink()
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: TestResponder(),
+            logger: Logger(sink: sink))
+        try server.start()
+        let running = Task { try await server.run() }
+        running.cancel()
+        try await running.value
+        #expect(sink.lines.contains { $0.contains("\"http_server_stopped\"") }, "run() returned before the line: \(sink.lines)")
+    }
+}
+
+/// Takes its time over the server's "stopped" line, as a blocked standard error would, so a
+/// caller that returned before the line was written finds it missing.
+private final class SlowStopLineSink: LogSink {
+    private let storage = Mutex<[String]>([])
+
+    func write(_ line: String) {
+        if line.contains("\"http_server_stopped\"") { usleep(300_000) }
+        storage.withLock { $0.append(line) }
+    }
+
+    var lines: [String] { storage.withLock { $0 } }
 }
