@@ -20,14 +20,16 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // Infrastructure: knows nothing of Tollgate.
-        .target(name: "Logging", swiftSettings: strict),
+        // Word-at-a-time byte tests (a control byte, a byte a JSON string escapes) for the writers.
+        .target(name: "ByteScan", swiftSettings: strict),
+        .target(name: "Logging", dependencies: ["ByteScan"], swiftSettings: strict),
         // Long-running parts (`Service.run()`) started and stopped together (`ServiceGroup`).
         .target(name: "Lifecycle", dependencies: ["Logging"], swiftSettings: strict),
         // HTTP/1.1 on sockets: epoll, parser, serializer, connections, limits. Knows no routes.
-        .target(name: "HTTPCore", dependencies: ["CLinux", "Logging", "Lifecycle"], swiftSettings: strict),
+        .target(name: "HTTPCore", dependencies: ["ByteScan", "CLinux", "Logging", "Lifecycle"], swiftSettings: strict),
         // JSON: the one JSONValue (ordered members), its byte-exact writer, and the strict reader
         // (StrictJSON.validate for request bodies; JSONValue.parse, the same validator building values).
-        .target(name: "JSON", swiftSettings: strict),
+        .target(name: "JSON", dependencies: ["ByteScan"], swiftSettings: strict),
         // Routes on top of the core: router, request context, middleware, HTTPResponseError; query
         // and form decoding, the JSON media type.
         .target(name: "HTTPRouting", dependencies: ["HTTPCore", "JSON", "Logging"], swiftSettings: strict),
@@ -72,7 +74,7 @@ let package = Package(
         .target(
             name: "Web",
             dependencies: [
-                "HTTPCore", "HTTPRouting", "JSON", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases"
+                "ByteScan", "HTTPCore", "HTTPRouting", "JSON", "Crypto", "Templating", "QRCode", "Logging", "Domain", "UseCases"
             ],
             swiftSettings: strict
         ),
@@ -121,6 +123,7 @@ let package = Package(
             exclude: ["FakeStripe/README.md", "FakeGooglePlay/README.md", "FakeAppStore/README.md", "FakeAppleExternalPurchase/README.md"],
             swiftSettings: strict),
         .testTarget(name: "LoggingTests", dependencies: ["Logging"], swiftSettings: strict),
+        .testTarget(name: "ByteScanTests", dependencies: ["ByteScan"], swiftSettings: strict),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"], swiftSettings: strict),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPCore", "HTTPRouting", "Logging"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),

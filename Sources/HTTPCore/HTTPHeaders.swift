@@ -49,10 +49,26 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.append((name: name, value: value))
     }
 
-    /// Replaces every field named `name` with one field holding `value`.
+    /// Replaces every field named `name` with one field holding `value`: a single such field is
+    /// replaced where it stands (and left untouched when it already says exactly that, so a
+    /// response shared by many requests, a pre-rendered page, is not copied to be set again);
+    /// several are removed and one is added at the end, as is a field that was missing.
     public mutating func set(_ name: String, _ value: String) {
-        remove(name)
-        fields.append((name: name, value: value))
+        var found: Int?
+        for index in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[index].name, name) {
+            guard found == nil else {
+                remove(name)
+                fields.append((name: name, value: value))
+                return
+            }
+            found = index
+        }
+        guard let found else {
+            fields.append((name: name, value: value))
+            return
+        }
+        if fields[found].name == name, fields[found].value == value { return }
+        fields[found] = (name: name, value: value)
     }
 
     /// Removes every field named `name`.
@@ -62,6 +78,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison, the rule for header names.
     public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        // Most names compared differ in length, which a native string knows without a scan.
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
         var lhs = lhs, rhs = rhs
         return lhs.withUTF8 { a in
             rhs.withUTF8 { b in

@@ -1,3 +1,5 @@
+import ByteScan
+
 /// Turns an `HTTPResponse` into wire bytes, adding the fields the server owns:
 /// `Content-Length` (none for 1xx/204/304), `Date`, `Connection` and `X-Request-Id`.
 enum HTTPResponseSerializer {
@@ -93,7 +95,11 @@ enum HTTPResponseSerializer {
     private static func appendIfSafe(_ text: String, to out: inout [UInt8]) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
-            for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+            // Checked eight bytes at a time; only a text with a control byte (a TAB is allowed)
+            // is looked at byte by byte.
+            if ByteScan.containsControl(bytes) {
+                for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0 { return false }
+            }
             out.append(contentsOf: bytes)
             return true
         }

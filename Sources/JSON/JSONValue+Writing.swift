@@ -1,3 +1,5 @@
+import ByteScan
+
 extension JSONValue {
     /// The compact UTF-8 serialization: no whitespace, members in order, `/` and non-ASCII not
     /// escaped, control characters as `\n`, `\r`, `\t` or `\u00xx`. Deterministic, so signatures
@@ -99,8 +101,20 @@ extension JSONValue {
     }
 
     private static func writeString(_ value: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: checked eight bytes at a time and copied whole (DEL,
+        // which the check also stops at, passes as it is below).
+        var value = value
+        let copied = value.withUTF8 { bytes -> Bool in
+            if ByteScan.needsJSONEscape(bytes) { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        let hex = Array("0123456789abcdef".utf8)
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -42,8 +42,16 @@ public final class BufferedLogSink: LogSink {
     }
 
     public func write(_ line: String) {
+        append(line.utf8)
+    }
+
+    public func write(utf8 line: [UInt8]) {
+        append(line)
+    }
+
+    private func append(_ line: some Collection<UInt8>) {
         let full = buffer.withLock { buffer -> Bool in
-            buffer.append(contentsOf: line.utf8)
+            buffer.append(contentsOf: line)
             return buffer.count >= flushBytes
         }
         if full { queue.async { self.flush() } }

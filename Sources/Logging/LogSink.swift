@@ -9,11 +9,15 @@ import Synchronization
 public protocol LogSink: Sendable {
     /// Writes one complete line (it already ends with a newline).
     func write(_ line: String)
+    /// Writes one complete line of UTF-8 (the logger's own lines): a sink that takes bytes
+    /// implements it to skip making a `String`; the default makes one and calls `write(_:)`.
+    func write(utf8 line: [UInt8])
     /// Writes out anything held back (a buffering sink); called before the process exits.
     func flush()
 }
 
 extension LogSink {
+    public func write(utf8 line: [UInt8]) { write(String(decoding: line, as: UTF8.self)) }
     public func flush() {}
 }
 
@@ -23,16 +27,22 @@ public struct StandardErrorLogSink: LogSink {
 
     public func write(_ line: String) {
         var line = line
-        line.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        line.withUTF8 { Self.writeAll($0) }
+    }
+
+    public func write(utf8 line: [UInt8]) {
+        line.withUnsafeBufferPointer { Self.writeAll($0) }
+    }
+
+    private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < buffer.count {
+            let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+            if written <= 0 {
+                if written < 0 && errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 }

@@ -1,3 +1,5 @@
+import ByteScan
+
 /// A value in a structured log line, rendered as JSON.
 public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral
@@ -21,9 +23,10 @@ public enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressib
         case .string(let value):
             out.append(UInt8(ascii: "\""))
             var value = value
-            // Most values need no escaping: checked and copied whole in one pass.
+            // Most values need no escaping: checked eight bytes at a time and copied whole (DEL,
+            // which the check also stops at, passes as it is below).
             let copied = value.withUTF8 { bytes -> Bool in
-                for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+                if ByteScan.needsJSONEscape(bytes) { return false }
                 out.append(contentsOf: bytes)
                 return true
             }

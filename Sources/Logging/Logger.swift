@@ -53,7 +53,7 @@ public struct Logger: Sendable {
         var line: [UInt8] = []
         line.reserveCapacity(160 + 48 * (fields.count + extra.count))
         Self.appendLiteral("{\"ts\":\"", to: &line)
-        line.append(contentsOf: RFC3339.now().utf8)
+        RFC3339.appendNow(to: &line)
         Self.appendLiteral("\",\"level\":\"", to: &line)
         line.append(contentsOf: level.description.utf8)
         Self.appendLiteral("\",\"event\":", to: &line)
@@ -61,7 +61,7 @@ public struct Logger: Sendable {
         for (key, value) in fields { append(key, value, to: &line) }
         for (key, value) in extra { append(key, value, to: &line) }
         Self.appendLiteral("}\n", to: &line)
-        sink.write(String(decoding: line, as: UTF8.self))
+        sink.write(utf8: line)
     }
 
     private func append(_ key: String, _ value: LogValue, to line: inout [UInt8]) {

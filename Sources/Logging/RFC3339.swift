@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -49,10 +51,28 @@ public enum RFC3339 {
         }
     }
 
-    /// The current time with milliseconds.
-    static func now() -> String {
+    /// Appends the current time with milliseconds (`2026-11-21T18:00:00.123Z`) to `out`. The
+    /// part up to the second is formatted once a second and kept: every log line has one.
+    static func appendNow(to out: inout [UInt8]) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return format(secondsSince1970: spec.tv_sec, milliseconds: Int(spec.tv_nsec / 1_000_000))
+        let second = Int(spec.tv_sec)
+        let prefix = lastSecond.withLock { cached -> [UInt8] in
+            if cached.second != second {
+                // Without milliseconds the text ends in its `Z`, which the milliseconds go before.
+                cached = (second, Array(format(secondsSince1970: second).utf8.dropLast()))
+            }
+            return cached.prefix
+        }
+        out.append(contentsOf: prefix)
+        let milliseconds = Int(spec.tv_nsec / 1_000_000)
+        out.append(UInt8(ascii: "."))
+        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
+        out.append(UInt8(ascii: "Z"))
     }
+
+    /// The second `appendNow` last formatted, and its text without the `Z`.
+    private static let lastSecond = Mutex<(second: Int, prefix: [UInt8])>((Int.min, []))
 }

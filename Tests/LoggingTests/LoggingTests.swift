@@ -26,6 +26,34 @@ struct LoggingTests {
         #expect(abs(logged.timeIntervalSinceNow) < 60)
     }
 
+    @Test("Each line's time lies between the clock read before and after it, across second boundaries")
+    func timestampsFollowTheClock() throws {
+        let sink = MemoryLogSink()
+        let logger = Logger(sink: sink)
+        func milliseconds() -> Int {
+            var spec = timespec()
+            clock_gettime(CLOCK_REALTIME, &spec)
+            return spec.tv_sec * 1000 + spec.tv_nsec / 1_000_000
+        }
+        var bounds: [(Int, Int)] = []
+        let end = milliseconds() + 2_100
+        while milliseconds() < end {
+            let before = milliseconds()
+            logger.info("tick")
+            bounds.append((before, milliseconds()))
+            usleep(3_000)
+        }
+        var seconds = Set<Int>()
+        for (line, (before, after)) in zip(sink.lines, bounds) {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let stamp = try #require(object["ts"] as? String)
+            let logged = Int((try #require(RFC3339.parse(stamp), "\(stamp)") * 1000).rounded())
+            #expect(stamp.count == 24 && before <= logged && logged <= after, "\(stamp) not within [\(before), \(after)]")
+            seconds.insert(logged / 1000)
+        }
+        #expect(seconds.count >= 2, "the run crossed no second")
+    }
+
     @Test("Plain and escaped values come out as the same JSON strings they went in as")
     func escaping() throws {
         let sink = MemoryLogSink()

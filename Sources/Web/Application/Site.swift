@@ -161,7 +161,8 @@ public struct Site: Sendable {
             settings.demoHome.map { demo in
                 ["demo": true, "demo_plan": .string(demo.plan), "mail_dir": .string(demo.mailDirectory + "/")]
             } ?? [:]
-        PageRoutes(pages: pages, staticFiles: staticFiles, home: home).add(to: &open)
+        PageRoutes(pages: pages, staticFiles: staticFiles, home: home, https: settings.isHTTPS)
+            .add(to: &open)
         WellKnownRoutes(app: settings.app).add(to: &open)
         RedeemPageRoutes(lookUp: cases.lookUpCode, resend: cases.resendCodes, pages: pages, links: links, app: settings.app, now: now)
             .add(to: &open, middleware)
@@ -222,6 +223,6 @@ public struct Site: Sendable {
         var router = Router()
         for group in [open, webhooks, app, partners, admin, extraRoutes] { router.add(group) }
         responder = AppResponder(
-            routes: router, metrics: operations.metrics, pages: pages, https: settings.baseURL.lowercased().hasPrefix("https://"))
+            routes: router, metrics: operations.metrics, pages: pages, https: settings.isHTTPS)
     }
 }

@@ -17,6 +17,8 @@ public struct WebSettings: Sendable {
 
     /// `base_url`.
     public var baseURL: String
+    /// Whether `base_url` is https: then every answer carries `Strict-Transport-Security`.
+    public var isHTTPS: Bool { baseURL.lowercased().hasPrefix("https://") }
     /// `app.*`.
     public var app: AppIdentity
     /// Who the client is behind `http.trusted_proxies`.

@@ -8,6 +8,8 @@ struct PageRoutes {
     let staticFiles: StaticFiles
     /// Extra values of the home page (demo mode's section), empty otherwise.
     var home: [String: TemplateValue] = [:]
+    /// Whether `base_url` is https (the pre-rendered pages then carry `Strict-Transport-Security`).
+    var https = false
 
     /// The OpenAPI document lives in `Public/openapi.json` and is also served at `/openapi.json`.
     static let openAPIFile = "openapi.json"
@@ -15,8 +17,13 @@ struct PageRoutes {
     func add(to group: inout RouteGroup) {
         // The home page changes only with the language: rendered once per catalog's language here,
         // so a request chooses its language and copies no more than the response's reference.
+        // Each carries its security headers already, so the middleware finds nothing to change.
         var rendered: [String: HTTPResponse] = [:]
-        for language in pages.templates.languages { rendered[language] = try? pages.render("home", language: language, home) }
+        for language in pages.templates.languages {
+            guard var page = try? pages.render("home", language: language, home) else { continue }
+            SecurityHeaders.apply(to: &page, https: https)
+            rendered[language] = page
+        }
         group.add(.get, "/") { [pages, home, rendered] request, _ in
             let language = pages.language(for: request)
             if let page = rendered[language] { return page }

@@ -1,3 +1,4 @@
+import ByteScan
 import JSON
 
 /// Builds compact JSON by hand: exact key order, no reflection, for hot paths (stored JSON text
@@ -107,13 +108,11 @@ public struct JSONWriter: Sendable {
     private mutating func appendRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     private mutating func appendString(_ text: String) {
-        // Most keys and values (ids, codes, tokens, timestamps) need no escaping: checked and
-        // copied whole in one pass over their bytes.
+        // Most keys and values (ids, codes, tokens, timestamps) need no escaping: checked eight
+        // bytes at a time and copied whole.
         var text = text
         let copied = text.withUTF8 { utf8 -> Bool in
-            for byte in utf8 where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
+            if ByteScan.needsJSONEscape(utf8) { return false }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
