@@ -38,8 +38,8 @@ final class HTTPConnection {
         while true {
             guard let (head, requestDeadline) = await readHead(firstRequest: firstRequest, acceptedAt: acceptedAt) else { return }
             firstRequest = false
-            let refused = admitForwardedClient(of: head)
-            let outcome = await serve(head, requestDeadline: requestDeadline, refusedClient: refused)
+            let forwarded = admitForwardedClient(of: head)
+            let outcome = await serve(head, requestDeadline: requestDeadline, forwarded: forwarded)
             // Counted from the head until the response is written (or the request given up).
             if viaProxy { core.releaseForwarded(id: id) }
             switch outcome {
@@ -56,8 +56,8 @@ final class HTTPConnection {
     private enum Outcome { case keepAlive, closeAfterResponse, done }
 
     /// Reads the body of `head`, has the responder answer it (or, when the client it comes from
-    /// through a trusted proxy, `refusedClient`, is at its cap, answers 503) and writes the answer.
-    private func serve(_ head: HTTPRequestHead, requestDeadline: UInt64, refusedClient: String?) async -> Outcome {
+    /// through a trusted proxy is at its cap, answers 503) and writes the answer.
+    private func serve(_ head: HTTPRequestHead, requestDeadline: UInt64, forwarded: ForwardedAdmission?) async -> Outcome {
         let plan = core.responder.plan(method: head.method, path: head.path)
         let limit = plan.maxBodyBytes ?? core.configuration.maxBodyBytes
         guard let body = await readBody(head: head, limit: limit, requestDeadline: requestDeadline) else { return .done }
@@ -65,14 +65,15 @@ final class HTTPConnection {
         let requestId = requestId(for: head)
         let info = RequestInfo(
             requestId: requestId, logger: core.logger.with([("request_id", .string(requestId))]),
-            remoteAddress: remoteAddress, maxBodyBytes: limit
+            remoteAddress: remoteAddress, maxBodyBytes: limit, forwardedClient: forwarded?.client
         )
         let request = HTTPRequest(
             method: head.method, target: head.target, minorVersion: head.minorVersion,
             headers: head.headers, body: body
         )
         let response: HTTPResponse
-        if let refusedClient {
+        if let forwarded, !forwarded.admitted {
+            let refusedClient = forwarded.client
             // The proxy's connection stays open: its other clients' requests follow on it.
             info.logger.warning(
                 "http_request_rejected",
@@ -98,12 +99,19 @@ final class HTTPConnection {
         return keepAlive ? .keepAlive : .closeAfterResponse
     }
 
+    /// The client a trusted proxy's request comes from, and whether it was admitted.
+    private struct ForwardedAdmission {
+        let client: String
+        /// False when that client is at its cap: the request is refused.
+        let admitted: Bool
+    }
+
     /// For a trusted proxy's request: counts the client it forwards toward that client's cap (to
-    /// release once answered); returns that client when it is at its cap and must be refused.
-    private func admitForwardedClient(of head: HTTPRequestHead) -> String? {
+    /// release once answered); nil for a request not from a trusted proxy.
+    private func admitForwardedClient(of head: HTTPRequestHead) -> ForwardedAdmission? {
         guard viaProxy, let policy = core.configuration.clientAddressPolicy else { return nil }
         let client = policy.forwardedClient(peer: remoteAddress ?? "", headers: head.headers)
-        return core.admitForwarded(client: client, id: id) ? nil : client
+        return ForwardedAdmission(client: client, admitted: core.admitForwarded(client: client, id: id))
     }
 
     // MARK: Reading

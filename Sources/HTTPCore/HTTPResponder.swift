@@ -54,11 +54,15 @@ public struct RequestInfo: Sendable {
     public var remoteAddress: String?
     /// The largest body the server accepted for this request.
     public var maxBodyBytes: Int
+    /// For a trusted proxy's request, the client it forwards as `ClientAddressPolicy` resolved it
+    /// for the per-client cap; nil otherwise. The application takes it rather than resolving again.
+    public var forwardedClient: String?
 
-    public init(requestId: String, logger: Logger, remoteAddress: String? = nil, maxBodyBytes: Int = 1 << 20) {
+    public init(requestId: String, logger: Logger, remoteAddress: String? = nil, maxBodyBytes: Int = 1 << 20, forwardedClient: String? = nil) {
         self.requestId = requestId
         self.logger = logger
         self.remoteAddress = remoteAddress
         self.maxBodyBytes = maxBodyBytes
+        self.forwardedClient = forwardedClient
     }
 }

@@ -20,7 +20,8 @@ public struct RequestContext: Sendable {
     public var maxBodyBytes: Int
     /// Who a middleware authenticated the request as (an operator's audit name), if any.
     public var authenticatedAs: String?
-    /// The client's address once a middleware resolved it (trusted proxies applied), if any.
+    /// The client's address once resolved (trusted proxies applied), if it was: by the server for
+    /// a trusted proxy's request (`RequestInfo.forwardedClient`), else by the rate limit middleware.
     public var clientAddress: String?
     /// The token of `Authorization: Bearer <token>` (RFC 6750) once a middleware read it, if the
     /// request carries one. Not yet checked: whoever acts on it checks it.
@@ -41,10 +42,12 @@ public struct RequestContext: Sendable {
         self.maxBodyBytes = maxBodyBytes
     }
 
-    /// The context of a request the server read, once routed.
+    /// The context of a request the server read, once routed. The client the server resolved
+    /// for a trusted proxy's request (its per-client cap) is the client's address here too.
     public init(_ info: RequestInfo, parameters: [String: String] = [:], route: String? = nil) {
         self.init(
             requestId: info.requestId, logger: info.logger, remoteAddress: info.remoteAddress, parameters: parameters, route: route,
             maxBodyBytes: info.maxBodyBytes)
+        clientAddress = info.forwardedClient
     }
 }

@@ -109,4 +109,21 @@ struct RouterTests {
         headers.set("X-A", "3")
         #expect(headers.values(for: "x-a") == ["3"])
     }
+
+    @Test("set: one field is replaced where it stands, several become one at the end, a missing one is added")
+    func setKeepsOrder() {
+        var headers: HTTPHeaders = ["Content-Type": "text/html", "Cache-Control": "no-store", "X-Frame-Options": "DENY"]
+        headers.set("cache-control", "max-age=60")
+        #expect(headers.fields.map(\.name) == ["Content-Type", "cache-control", "X-Frame-Options"])
+        #expect(headers.fields.map(\.value) == ["text/html", "max-age=60", "DENY"])
+        headers.set("X-Frame-Options", "DENY")
+        #expect(headers.fields.map(\.name) == ["Content-Type", "cache-control", "X-Frame-Options"])
+        headers.add("Vary", "A")
+        headers.add("Content-Type", "text/plain")
+        headers.set("content-type", "application/json")
+        #expect(headers.fields.map(\.name) == ["cache-control", "X-Frame-Options", "Vary", "content-type"])
+        #expect(headers["Content-Type"] == "application/json")
+        headers.set("Referrer-Policy", "no-referrer")
+        #expect(headers.fields.last?.name == "Referrer-Policy" && headers.count == 5)
+    }
 }

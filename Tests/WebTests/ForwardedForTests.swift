@@ -1,6 +1,9 @@
 import App
 import Configuration
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import HTTPCore
 import HTTPRouting
 import Testing
@@ -65,5 +68,28 @@ struct ForwardedForTests {
         }
         #expect(statuses.prefix(10).allSatisfy { $0 == 200 }, "\(statuses)")
         #expect(statuses.suffix(2) == [429, 429], "\(statuses)")
+    }
+
+    @Test("Over a socket, the client the server resolved for its per-client cap is the one whose budget a redemption spends")
+    func serverResolvedClientIsTheRateLimitKey() async throws {
+        let test = try TestApp(extra: ["api_keys": ["public": ["pk_test"]], "http": ["trusted_proxies": ["127.0.0.1/32"]]])
+        try test.app.start()
+        let url = try #require(URL(string: "http://127.0.0.1:\(test.app.server.port)/api/v1/redeem"))
+        func redeem(from client: String, attempt: Int) async throws -> Int {
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue("pk_test", forHTTPHeaderField: "X-Api-Key")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(client, forHTTPHeaderField: "X-Forwarded-For")
+            request.httpBody = Data(#"{"code":"AAAA-BBBB-CCCC-DDD\#(attempt % 10)","app_user_id":"u-1"}"#.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        var first: [Int] = []
+        for attempt in 0..<11 { first.append(try await redeem(from: "203.0.113.1", attempt: attempt)) }
+        let other = try await redeem(from: "203.0.113.2", attempt: 0)
+        await test.app.shutdown()
+        #expect(first.prefix(10).allSatisfy { $0 == 200 } && first.last == 429, "\(first)")
+        #expect(other == 200, "another client behind the same proxy has a budget of its own")
     }
 }

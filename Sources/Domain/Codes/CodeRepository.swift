@@ -42,13 +42,13 @@ public enum CodeRepository {
     /// The code `key` names: by its SHA-256, or (a row written before key ids) by its keyed hash.
     /// - Throws: `StorageError`.
     public static func find(key: CodeKey, on connection: Connection) throws -> RedemptionCodeRecord? {
-        try find(codeHash: key.hash, on: connection) ?? findLegacy(hashes: key.legacyHashes, lock: false, on: connection)
+        try find(codeHash: key.hash, on: connection) ?? findLegacy(hashes: key.legacyHashes(), lock: false, on: connection)
     }
 
     /// `find(key:)`, its row held until the transaction ends (`findLocking(codeHash:)`).
     /// - Throws: `StorageError`.
     public static func findLocking(key: CodeKey, on connection: Connection) throws -> RedemptionCodeRecord? {
-        try findLocking(codeHash: key.hash, on: connection) ?? findLegacy(hashes: key.legacyHashes, lock: true, on: connection)
+        try findLocking(codeHash: key.hash, on: connection) ?? findLegacy(hashes: key.legacyHashes(), lock: true, on: connection)
     }
 
     /// A row from before `code_sha256` whose keyed `code_hash` is one of `hashes`.
