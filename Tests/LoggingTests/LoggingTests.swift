@@ -105,3 +105,36 @@ extension FileHandle {
         return data
     }
 }
+
+/// Numbers in log lines are written without making Strings; they must read exactly as Swift's
+/// own `description` writes them.
+@Suite("Log numbers")
+struct LogNumberTests {
+    static func written(_ value: LogValue) -> String {
+        var out: [UInt8] = []
+        value.appendJSON(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test("Integers, from Int.min to Int.max, as String(value)")
+    func integers() {
+        var generator = SystemRandomNumberGenerator()
+        var values = [Int.min, Int.max, 0, -1, 9, 10, 99, 100, 1_000_000_000_000_000_000]
+        for _ in 0..<10_000 { values.append(Int.random(in: Int.min...Int.max, using: &generator) >> Int.random(in: 0..<63)) }
+        for value in values { #expect(Self.written(.int(value)) == String(value)) }
+    }
+
+    @Test("Whole thousandths (durations) as String(value); other doubles too")
+    func doubles() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0, -0.0, 0.001, 0.01, 0.1, 1, 2, 10.5, 999.999, 1e11 + 0.001, 999_999_999_999.999, 1e12, 1e15, 1.5e-7, 0.0005]
+        for thousandths in -20_000...20_000 { values.append(Double(thousandths) / 1000) }
+        for _ in 0..<20_000 {
+            values.append(Double(Int.random(in: -1_000_000_000_000_000...1_000_000_000_000_000, using: &generator)) / 1000)
+            values.append(((Double.random(in: 0..<100_000, using: &generator)) * 1_000_000).rounded() / 1000)
+            values.append(Double.random(in: -1e6...1e6, using: &generator))
+        }
+        for value in values { #expect(Self.written(.double(value)) == String(value), "\(value)") }
+        #expect(Self.written(.double(.infinity)) == "null" && Self.written(.double(.nan)) == "null")
+    }
+}

@@ -10,14 +10,19 @@ public final class Metrics: Sendable {
         let route: String
     }
 
-    private struct StatusKey: Hashable {
-        let route: RouteKey
-        let status: Int
+    /// One route's figures: found with one lookup per request.
+    private struct RouteFigures {
+        var requestsByStatus: [Int: Int] = [:]
+        var latency = Histogram()
+
+        mutating func record(status: Int, seconds: Double) {
+            requestsByStatus[status, default: 0] += 1
+            latency.observe(seconds)
+        }
     }
 
     private struct State {
-        var requests: [StatusKey: Int] = [:]
-        var latency: [RouteKey: Histogram] = [:]
+        var routes: [RouteKey: RouteFigures] = [:]
         var redemptions: [String: Int] = [:]
         var webhooks: [WebhookKey: Int] = [:]
     }
@@ -48,13 +53,14 @@ public final class Metrics: Sendable {
         inFlight.wrappingSubtract(1, ordering: .relaxed)
         let method = Self.methodLabel(method)
         let key = RouteKey(method: method, route: route)
-        let source = Self.webhookSources[route]
+        // Only a POST can be a redemption or a webhook.
+        let isPost = method == "POST"
+        let source = isPost ? Self.webhookSources[route] : nil
         state.withLock { state in
-            state.requests[StatusKey(route: key, status: status), default: 0] += 1
-            state.latency[key, default: Histogram()].observe(seconds)
-            if route == Self.redeemRoute, method == "POST" {
+            state.routes[key, default: RouteFigures()].record(status: status, seconds: seconds)
+            if isPost, route == Self.redeemRoute {
                 state.redemptions[outcome ?? Self.outcome(forStatus: status), default: 0] += 1
-            } else if let source, method == "POST" {
+            } else if let source {
                 state.webhooks[WebhookKey(source: source, outcome: outcome ?? Self.outcome(forStatus: status)), default: 0] += 1
             }
         }
@@ -64,7 +70,12 @@ public final class Metrics: Sendable {
     static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
 
     /// The label a request's method is counted under: its name if known, else `other`.
-    static func methodLabel(_ method: String) -> String { knownMethods.contains(method) ? method : "other" }
+    static func methodLabel(_ method: String) -> String {
+        switch method {
+        case "GET", "POST", "HEAD": method  // the common ones, without hashing
+        default: knownMethods.contains(method) ? method : "other"
+        }
+    }
 
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
@@ -72,17 +83,17 @@ public final class Metrics: Sendable {
     public func write(to text: inout PrometheusText) {
         let snapshot = state.withLock { $0 }
         text.family("tollgate_http_requests_total", .counter, help: "HTTP requests by method, route and status.")
-        let statusKeys = snapshot.requests.keys.sorted {
-            ($0.route.route, $0.route.method, $0.status) < ($1.route.route, $1.route.method, $1.status)
-        }
-        for key in statusKeys {
-            text.sample(
-                "tollgate_http_requests_total", [("method", key.route.method), ("route", key.route.route), ("status", String(key.status))],
-                snapshot.requests[key] ?? 0)
+        let routeKeys = snapshot.routes.keys.sorted(by: { ($0.route, $0.method) < ($1.route, $1.method) })
+        for key in routeKeys {
+            let counts = snapshot.routes[key]?.requestsByStatus ?? [:]
+            for status in counts.keys.sorted() {
+                text.sample(
+                    "tollgate_http_requests_total", [("method", key.method), ("route", key.route), ("status", String(status))], counts[status] ?? 0)
+            }
         }
         text.family("tollgate_http_request_duration_seconds", .histogram, help: "Time from a complete request to its response, by route.")
-        for key in snapshot.latency.keys.sorted(by: { ($0.route, $0.method) < ($1.route, $1.method) }) {
-            if let histogram = snapshot.latency[key] {
+        for key in routeKeys {
+            if let histogram = snapshot.routes[key]?.latency {
                 text.histogram("tollgate_http_request_duration_seconds", [("method", key.method), ("route", key.route)], histogram)
             }
         }
