@@ -3,7 +3,11 @@
 /// Order and repeated fields are preserved as received; lookups compare names ASCII
 /// case-insensitively without allocating.
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var fields: [(name: String, value: String)]
+    public private(set) var fields: [(name: String, value: String)] {
+        didSet { prepared = nil }
+    }
+    /// The fields' wire form, while they are as they were when it was made (`prepare(tag:)`).
+    var prepared: PreparedHeaders?
 
     public init() { fields = [] }
 

@@ -16,28 +16,19 @@ enum HTTPResponseSerializer {
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         var out: [UInt8] = []
         out.reserveCapacity(
-            192 + response.headers.count * 48 + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
+            192 + (response.headers.prepared?.lines.count ?? response.headers.count * 48)
+                + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
         appendLiteral("HTTP/1.1 ", to: &out)
         appendDecimal(max(0, min(code, 999)), to: &out)
         out.append(UInt8(ascii: " "))
         appendSafe(response.status.reasonPhrase, to: &out)
         appendLiteral("\r\n", to: &out)
-        var appContentLength: String?
-        for field in response.headers {
-            if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
-                appContentLength = field.value
-                continue
-            }
-            if isManaged(field.name) { continue }
-            // Checked and copied in one pass; a field with CR, LF or NUL is left out whole.
-            let start = out.count
-            guard appendIfSafe(field.name, to: &out) else { continue }
-            appendLiteral(": ", to: &out)
-            guard appendIfSafe(field.value, to: &out) else {
-                out.removeSubrange(start...)
-                continue
-            }
-            appendLiteral("\r\n", to: &out)
+        let appContentLength: String?
+        if let prepared = response.headers.prepared {
+            out.append(contentsOf: prepared.lines)
+            appContentLength = prepared.declaredContentLength
+        } else {
+            appContentLength = appendFields(response.headers, to: &out)
         }
         if bodyAllowed {
             appendLiteral("Content-Length: ", to: &out)
@@ -69,9 +60,38 @@ enum HTTPResponseSerializer {
         return (out, true)
     }
 
+    /// Appends the handler's fields, one line each: those the server owns (`Content-Length`,
+    /// `Date`, `Connection`, `X-Request-Id`, `Transfer-Encoding`) are left out, and so is a field
+    /// with CR, LF or NUL, whole. Returns the `Content-Length` the fields declare.
+    static func appendFields(_ headers: HTTPHeaders, to out: inout [UInt8]) -> String? {
+        var declaredContentLength: String?
+        for field in headers {
+            if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Length") {
+                declaredContentLength = field.value
+                continue
+            }
+            if isManaged(field.name) { continue }
+            // Checked and copied in one pass.
+            let start = out.count
+            guard appendIfSafe(field.name, to: &out) else { continue }
+            appendLiteral(": ", to: &out)
+            guard appendIfSafe(field.value, to: &out) else {
+                out.removeSubrange(start...)
+                continue
+            }
+            appendLiteral("\r\n", to: &out)
+        }
+        return declaredContentLength
+    }
+
     /// Whether the response asks for the connection to be closed.
     static func requestsClose(_ response: HTTPResponse) -> Bool {
-        for field in response.headers where HTTPHeaders.equalsIgnoringCase(field.name, "Connection") {
+        if let prepared = response.headers.prepared { return prepared.requestsClose }
+        return requestsClose(response.headers)
+    }
+
+    static func requestsClose(_ headers: HTTPHeaders) -> Bool {
+        for field in headers where HTTPHeaders.equalsIgnoringCase(field.name, "Connection") {
             if field.value.utf8.count == 5, HTTPHeaders.equalsIgnoringCase(field.value, "close") { return true }
             if field.value.lowercased().split(separator: ",").contains(where: { $0.trimmingSpaces == "close" }) {
                 return true

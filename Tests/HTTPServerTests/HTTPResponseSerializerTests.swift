@@ -73,4 +73,50 @@ struct HTTPResponseSerializerTests {
                 == "HTTP/1.1 200 OK\r\n" + expected
                 + "Content-Length: 1\r\nDate: Fri, 27 Nov 2026 22:00:00 GMT\r\nX-Request-Id: req-1\r\n\r\nx")
     }
+
+    static let mixedFields = HTTPHeaders([
+        (name: "Content-Type", value: "text/html"), (name: "date", value: "yesterday"), (name: "Content-Length", value: "77"),
+        (name: "X-Split", value: "a\r\nSet-Cookie: x=1"), (name: "X-Tab", value: "a\tb"), (name: "Connection", value: "Keep-Alive, close"),
+        (name: "Cache-Control", value: "no-store")
+    ])
+
+    @Test("Prepared fields go out byte for byte as the same fields unprepared (GET, HEAD, closing or not)")
+    func preparedFieldsAreTheSameBytes() {
+        var prepared = HTTPResponse(status: .ok, headers: Self.mixedFields, body: Array("page".utf8))
+        prepared.headers.prepare(tag: "test")
+        #expect(prepared.headers.isPrepared(tag: "test") && !prepared.headers.isPrepared(tag: "other"))
+        let plain = HTTPResponse(status: .ok, headers: Self.mixedFields, body: Array("page".utf8))
+        for (keepAlive, head) in [(true, false), (false, false), (true, true)] {
+            #expect(Self.text(prepared, keepAlive: keepAlive, head: head) == Self.text(plain, keepAlive: keepAlive, head: head))
+        }
+        #expect(HTTPResponseSerializer.requestsClose(prepared) && HTTPResponseSerializer.requestsClose(plain))
+        var headOnly = HTTPResponse(status: .ok, headers: Self.mixedFields, body: [])
+        headOnly.headers.prepare(tag: "test")
+        #expect(Self.text(headOnly, head: true).0.contains("\r\nContent-Length: 77\r\n"))
+    }
+
+    @Test("Any change to prepared fields drops their wire form, so the change goes out; setting what is there keeps it")
+    func changesDropThePreparedForm() {
+        var base = HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain", "X-One": "1"], body: Array("x".utf8))
+        base.headers.prepare(tag: "test")
+
+        var same = base
+        same.headers.set("X-One", "1")
+        #expect(same.headers.isPrepared(tag: "test"))
+
+        var changed = base
+        changed.headers.set("X-One", "2")
+        #expect(!changed.headers.isPrepared(tag: "test") && Self.text(changed).0.contains("\r\nX-One: 2\r\n"))
+
+        var added = base
+        added.headers.add("Connection", "close")
+        #expect(!added.headers.isPrepared(tag: "test") && HTTPResponseSerializer.requestsClose(added))
+        #expect(!HTTPResponseSerializer.requestsClose(base))
+
+        var removed = base
+        removed.headers.remove("X-One")
+        #expect(!removed.headers.isPrepared(tag: "test") && !Self.text(removed).0.contains("X-One"))
+        // The shared original is untouched by its copies' changes.
+        #expect(base.headers.isPrepared(tag: "test") && Self.text(base).0.contains("\r\nX-One: 1\r\n"))
+    }
 }

@@ -73,4 +73,24 @@ struct TransportAndOriginTests {
         let fromOurPage = await harness.app.send(.post, "/gonative/receipt", headers: own, body: #"{"receipt-data":"MIIWEBVIEW"}"#)
         #expect(fromOurPage.jsonObject?["success"] as? Bool == true, "\(fromOurPage.text)")
     }
+
+    @Test("A page prepared with the security headers is left alone; prepared for http then served over https, or changed after, it gets them")
+    func preparedPagesAndTheSecurityHeaders() {
+        var page = HTTPResponse(status: .ok, contentType: "text/html; charset=utf-8", body: "<p>hi</p>")
+        SecurityHeaders.applyAndPrepare(to: &page, https: false)
+        #expect(page.headers["X-Frame-Options"] == "DENY" && page.headers["Strict-Transport-Security"] == nil)
+
+        var again = page
+        SecurityHeaders.apply(to: &again, https: false)
+        #expect(again.headers.isPrepared(tag: SecurityHeaders.preparedTag(https: false)))
+
+        var overHTTPS = page
+        SecurityHeaders.apply(to: &overHTTPS, https: true)
+        #expect(overHTTPS.headers["Strict-Transport-Security"] == "max-age=31536000")
+
+        var changed = page
+        changed.headers.remove("X-Frame-Options")
+        SecurityHeaders.apply(to: &changed, https: false)
+        #expect(changed.headers["X-Frame-Options"] == "DENY")
+    }
 }

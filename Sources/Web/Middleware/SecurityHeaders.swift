@@ -23,6 +23,8 @@ public enum SecurityHeaders {
     /// itself, which only ever widens `form-action`); adds `nosniff` to everything, and
     /// `Strict-Transport-Security` to everything when `https` (the service's `base_url` is https).
     public static func apply(to response: inout HTTPResponse, https: Bool = false) {
+        // A response prepared after this very step (a pre-rendered page) has nothing to add.
+        if response.headers.isPrepared(tag: preparedTag(https: https)) { return }
         response.headers.set("X-Content-Type-Options", "nosniff")
         if https { response.headers.set("Strict-Transport-Security", strictTransportSecurity) }
         guard let type = response.headers["Content-Type"], type.hasPrefix("text/html") else { return }
@@ -31,6 +33,21 @@ public enum SecurityHeaders {
         }
         response.headers.set("Referrer-Policy", "no-referrer")
         response.headers.set("X-Frame-Options", "DENY")
+    }
+}
+
+extension SecurityHeaders {
+    /// Applies the headers to a response that many requests will share as it is, and prepares
+    /// its fields for the wire (`HTTPHeaders.prepare(tag:)`): the middleware then leaves it alone
+    /// and the server writes its fields without checking each one again.
+    public static func applyAndPrepare(to response: inout HTTPResponse, https: Bool = false) {
+        apply(to: &response, https: https)
+        response.headers.prepare(tag: preparedTag(https: https))
+    }
+
+    /// The tag of fields prepared right after `apply(to:https:)` with this `https`.
+    static func preparedTag(https: Bool) -> String {
+        https ? "security-headers+hsts" : "security-headers"
     }
 }
 

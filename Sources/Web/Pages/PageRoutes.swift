@@ -17,11 +17,12 @@ struct PageRoutes {
     func add(to group: inout RouteGroup) {
         // The home page changes only with the language: rendered once per catalog's language here,
         // so a request chooses its language and copies no more than the response's reference.
-        // Each carries its security headers already, so the middleware finds nothing to change.
+        // Each carries its security headers already, and its fields are prepared for the wire: the
+        // middleware and the server's serializer find nothing to do on them.
         var rendered: [String: HTTPResponse] = [:]
         for language in pages.templates.languages {
             guard var page = try? pages.render("home", language: language, home) else { continue }
-            SecurityHeaders.apply(to: &page, https: https)
+            SecurityHeaders.applyAndPrepare(to: &page, https: https)
             rendered[language] = page
         }
         group.add(.get, "/") { [pages, home, rendered] request, _ in
