@@ -78,12 +78,13 @@ struct JSONBodyTests {
     }
 
     @Test("The strict check hands its value on to the route")
-    func middlewareHandsTheValueOn() async throws {
-        let seen = try await StrictJSONMiddleware(reading: .parsed).handle(
-            request(#"{"code":"ABCD","app_user_id":"u1"}"#), context: RequestContext(requestId: "r", logger: .disabled)
-        ) { _, context in
-            HTTPResponse(status: .ok, body: context.jsonBody.map { $0.serialized() } ?? [])
-        }
-        #expect(String(decoding: seen.body, as: UTF8.self) == #"{"code":"ABCD","app_user_id":"u1"}"#)
+    func checkHandsTheValueOn() throws {
+        var context = RequestContext(requestId: "r", logger: .disabled)
+        try StrictJSONCheck(reading: .parsed).check(request(#"{"code":"ABCD","app_user_id":"u1"}"#), context: &context)
+        #expect(context.jsonBody.map { String(decoding: $0.serialized(), as: UTF8.self) } == #"{"code":"ABCD","app_user_id":"u1"}"#)
+        var unread = RequestContext(requestId: "r", logger: .disabled)
+        try StrictJSONCheck(reading: .validatedOnly).check(request(#"{"code":"ABCD"}"#), context: &unread)
+        #expect(unread.jsonBody == nil)
+        #expect(throws: APIError.self) { try StrictJSONCheck(reading: .validatedOnly).check(request(#"{"code":"A","code":"B"}"#), context: &unread) }
     }
 }

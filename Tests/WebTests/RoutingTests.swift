@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import HTTPRouting
 import Logging
+import Synchronization
 import Testing
 
 @testable import Web
@@ -80,6 +81,30 @@ struct RoutingTests {
             to: HTTPRequest(method: .get, target: "/boom"), context: .init(requestId: "req-501", logger: .init(sink: app.logs)))
         #expect(page.status == .internalServerError)
         #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+    }
+
+    @Test("A refused request is mapped first: its security headers, log line and metrics all see the mapped 400, and the route never runs")
+    func edgeOrderOnRefusal() async throws {
+        let app = try TestApp()
+        let ran = Mutex(false)
+        var router = Router()
+        router.add(.post, "/api/echo") { _, _ in
+            ran.withLock { $0 = true }
+            return HTTPResponse(status: .ok)
+        }
+        let metrics = Metrics()
+        let responder = AppResponder(routes: router, metrics: metrics, pages: try #require(Self.pages(app)), https: true)
+        var request = HTTPRequest(method: .post, target: "/api/echo", body: Array(#"{"a":1,"a":2}"#.utf8))
+        request.headers.set("Content-Type", "application/json")
+        let response = await responder.respond(to: request, context: .init(requestId: "req-400", logger: Logger(sink: app.logs)))
+        #expect(response.status == .badRequest && response.errorCode == "bad_request")
+        #expect(!ran.withLock { $0 })
+        #expect(response.headers["Strict-Transport-Security"] == "max-age=31536000" && response.headers["X-Content-Type-Options"] == "nosniff")
+        let line = try #require(app.logs.lines.last { $0.contains("\"event\":\"request\"") })
+        #expect(line.contains("\"status\":400") && line.contains("\"route\":\"/api/echo\""))
+        var text = PrometheusText()
+        metrics.write(to: &text)
+        #expect(text.text.contains(#"route="/api/echo""#) && text.text.contains(#"status="400""#))
     }
 
     @Test("Every request writes one JSON log line with method, route, status, duration and request id, and never the query")

@@ -14,16 +14,16 @@ import UseCases
 /// app not to retry. Every other storage failure stays a bare `500`.
 @Suite("Transient storage failures at the HTTP boundary")
 struct TransientStorageErrorTests {
-    static func middleware() throws -> ErrorMiddleware {
-        ErrorMiddleware(
+    static func errors() throws -> ErrorResponses {
+        ErrorResponses(
             pages: Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
         )
     }
 
-    static func answer(_ error: StorageError, path: String) async throws -> HTTPResponse {
+    static func answer(_ error: StorageError, path: String) throws -> HTTPResponse {
         let request = HTTPRequest(method: .post, target: path)
         let context = RequestContext(requestId: "r", logger: .disabled, remoteAddress: "198.51.100.7")
-        return try await middleware().handle(request, context: context) { _, _ in throw error }
+        return try errors().response(for: error, request: request, context: context)
     }
 
     @Test(
@@ -36,20 +36,20 @@ struct TransientStorageErrorTests {
             StorageError(resultCode: 5, message: "database is locked")
         ])
     func transient(_ error: StorageError) async throws {
-        let api = try await Self.answer(error, path: "/api/v1/redeem")
+        let api = try Self.answer(error, path: "/api/v1/redeem")
         #expect(api.status.code == 503)
         #expect(api.headers["Retry-After"] == "1")
         let body = try #require(try JSONSerialization.jsonObject(with: Data(api.body)) as? [String: [String: Any]])
         #expect(body["error"]?["code"] as? String == "upstream_unavailable")
         #expect(body["error"]?["retryable"] as? Bool == true)
-        let page = try await Self.answer(error, path: "/checkout/success")
+        let page = try Self.answer(error, path: "/checkout/success")
         #expect(page.status.code == 503)
         #expect(page.headers["Retry-After"] == "1")
     }
 
     @Test("A unique violation or a broken constraint that escaped is still a bare 500", arguments: ["23505", "23503", "42P01"])
     func notTransient(_ state: String) async throws {
-        let api = try await Self.answer(StorageError(sqlState: state, message: "x"), path: "/api/v1/redeem")
+        let api = try Self.answer(StorageError(sqlState: state, message: "x"), path: "/api/v1/redeem")
         #expect(api.status.code == 500)
         #expect(String(decoding: api.body, as: UTF8.self).contains("\"internal\""))
     }

@@ -50,15 +50,3 @@ extension SecurityHeaders {
         https ? "security-headers+hsts" : "security-headers"
     }
 }
-
-/// Adds `SecurityHeaders` to every response.
-struct SecurityHeadersMiddleware: Middleware {
-    /// Whether `base_url` is https (then every answer carries `Strict-Transport-Security`).
-    var https = false
-
-    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        var response = try await next(request, context)
-        SecurityHeaders.apply(to: &response, https: https)
-        return response
-    }
-}

@@ -2,15 +2,15 @@ import HTTPCore
 import HTTPRouting
 import Logging
 
-/// The application's `HTTPResponder`: every route runs behind the global middleware (metrics,
-/// request log, security headers, error mapping, then the strict JSON check reading the body as
-/// the route declared, `Router.Route.jsonBody`) and then its group's.
+/// The application's `HTTPResponder`: every route runs behind `EdgeMiddleware` (metrics, request
+/// log, security headers, error mapping, then the strict JSON check reading the body as the
+/// route declared, `Router.Route.jsonBody`) and then its group's.
 /// The chains are built once, at start-up; a request is matched once and runs its route's chain.
 public struct AppResponder: HTTPResponder {
     public let router: Router
     /// For requests no route takes: 404, or 405 with `Allow`.
     private let unmatched: MiddlewareChain
-    private let errors: ErrorMiddleware
+    private let errors: ErrorResponses
     /// Whether every answer carries `Strict-Transport-Security` (`base_url` is https).
     private let https: Bool
 
@@ -19,22 +19,22 @@ public struct AppResponder: HTTPResponder {
     ///   carries `Strict-Transport-Security`.
     public init(routes: Router, metrics: Metrics, pages: Pages, https: Bool = false) {
         self.https = https
-        let global: [any Middleware] = [
-            MetricsMiddleware(metrics: metrics), RequestLogMiddleware(), SecurityHeadersMiddleware(https: https), ErrorMiddleware(pages: pages)
-        ]
+        let errors = ErrorResponses(pages: pages)
+        func edge(_ reading: JSONBodyReading) -> EdgeMiddleware {
+            EdgeMiddleware(metrics: metrics, errors: errors, https: https, strictJSON: StrictJSONCheck(reading: reading))
+        }
         var router = Router()
         for route in routes.routes {
             let handler = route.handler
             router.add(
                 route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, jsonBody: route.jsonBody,
-                MiddlewareChain(global + [StrictJSONMiddleware(reading: route.jsonBody)]) { request, context in
+                MiddlewareChain([edge(route.jsonBody)]) { request, context in
                     try await handler.handle(request, context: context)
                 })
         }
         self.router = router
-        let errors = ErrorMiddleware(pages: pages)
         // No route reads the body of a request none takes: it is checked, not parsed.
-        unmatched = MiddlewareChain(global + [StrictJSONMiddleware(reading: .validatedOnly)]) { [routes] request, _ in
+        unmatched = MiddlewareChain([edge(.validatedOnly)]) { [routes] request, _ in
             guard case .methodNotAllowed(let allowed) = routes.match(method: request.method, path: request.path) else {
                 throw APIError.notFound()
             }
@@ -86,5 +86,5 @@ public struct AppResponder: HTTPResponder {
     }
 
     /// Paths whose callers are programs, not browsers: errors there are JSON.
-    static func isMachinePath(_ path: String) -> Bool { ErrorMiddleware.isMachinePath(path) }
+    static func isMachinePath(_ path: String) -> Bool { ErrorResponses.isMachinePath(path) }
 }

@@ -6,7 +6,7 @@ extension HTTPRequest {
     /// Decodes the JSON body into `T` with snake_case keys from the value the strict check read
     /// (`context.jsonBody`: the bytes are read once), answering precise 4xx errors: 415 for
     /// another content type, 400 for an empty body or one that is not strict RFC 8259 JSON
-    /// (`StrictJSONMiddleware`), 400 naming the missing or mistyped field.
+    /// (`StrictJSONCheck`), 400 naming the missing or mistyped field.
     /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
     public func decodeJSON<T: Decodable>(_ type: T.Type, _ context: RequestContext) throws -> T {
         if !declaresJSONBody, let media = mediaType {
@@ -23,7 +23,7 @@ extension HTTPRequest {
         }
     }
 
-    /// The body read as strict JSON (what `StrictJSONMiddleware` does for every JSON body).
+    /// The body read as strict JSON (what `StrictJSONCheck` does for every JSON body).
     /// - Throws: `APIError.badRequest` naming the fault and its byte offset.
     func strictJSONBody() throws -> JSONValue {
         do {

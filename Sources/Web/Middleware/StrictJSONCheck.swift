@@ -10,18 +10,19 @@ import JSON
 /// bytes to the route: a signed webhook is verified over them and read by its provider's own
 /// reader, and a Stripe event is tens of members deep, so building a value nobody reads cost a
 /// webhook about 54k instructions.
-struct StrictJSONMiddleware: Middleware {
+struct StrictJSONCheck: Sendable {
     /// What the route declared it needs.
     let reading: JSONBodyReading
 
-    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        guard !request.body.isEmpty, request.declaresJSONBody else { return try await next(request, context) }
+    /// Checks `request`'s JSON body, if it has one, and puts the value in `context` when the
+    /// route wants it parsed.
+    /// - Throws: `APIError.badRequest` naming the fault.
+    func check(_ request: HTTPRequest, context: inout RequestContext) throws {
+        guard !request.body.isEmpty, request.declaresJSONBody else { return }
         if reading == .validatedOnly {
             if let violation = StrictJSON.validate(request.body) { throw APIError.badRequest(violation.message) }
-            return try await next(request, context)
+            return
         }
-        var context = context
         context.jsonBody = try request.strictJSONBody()
-        return try await next(request, context)
     }
 }

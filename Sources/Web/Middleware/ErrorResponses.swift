@@ -6,25 +6,23 @@ import UseCases
 /// (`/api`, `/admin`, `/webhooks`, ...), an HTML page elsewhere. `APIError` and `UseCaseError`
 /// keep their status and code; a storage conflict or wait a retry may cure is a retryable 503;
 /// anything else is logged with the request id and becomes a bare 500.
-struct ErrorMiddleware: Middleware {
+struct ErrorResponses: Sendable {
     let pages: Pages
 
-    func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
-        do {
-            return try await next(request, context)
-        } catch {
-            let mapped = APIError.mapping(error)
-            if UseCaseError(transientStorageFailure: error) != nil {
-                context.logger.warning("storage_busy", [("route", .string(context.route ?? "unmatched"))])
-            } else if mapped == .internalError {
-                context.logger.error(
-                    "unhandled_error",
-                    [
-                        ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error))))
-                    ])
-            }
-            return response(for: mapped, request: request)
+    /// The answer to `error`, thrown while serving `request`; a transient storage failure is
+    /// logged as `storage_busy`, anything mapped to a bare 500 as `unhandled_error`.
+    func response(for error: any Error, request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        let mapped = APIError.mapping(error)
+        if UseCaseError(transientStorageFailure: error) != nil {
+            context.logger.warning("storage_busy", [("route", .string(context.route ?? "unmatched"))])
+        } else if mapped == .internalError {
+            context.logger.error(
+                "unhandled_error",
+                [
+                    ("route", .string(context.route ?? "unmatched")), ("error", .string(String(describing: type(of: error))))
+                ])
         }
+        return response(for: mapped, request: request)
     }
 
     /// JSON for machine paths (with the developer's English `message`), an HTML page in the
