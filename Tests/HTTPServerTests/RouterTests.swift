@@ -126,4 +126,27 @@ struct RouterTests {
         headers.set("Referrer-Policy", "no-referrer")
         #expect(headers.fields.last?.name == "Referrer-Policy" && headers.count == 5)
     }
+
+    /// Appends its name to a header on the way in (the request) and on the way out (the response).
+    struct Tracing: Middleware {
+        let name: String
+        func handle(_ request: HTTPRequest, context: RequestContext, next: Next) async throws -> HTTPResponse {
+            var request = request
+            request.headers.add("X-In", name)
+            var response = try await next(request, context)
+            response.headers.add("X-Out", name)
+            return response
+        }
+    }
+
+    @Test("A chain put behind more middleware runs them outermost, first one first, and then its own")
+    func chainBehindMoreMiddleware() async throws {
+        let inner = MiddlewareChain([Tracing(name: "group")]) { request, _ in
+            HTTPResponse(status: .ok, headers: HTTPHeaders(request.headers.values(for: "X-In").map { (name: "X-Seen", value: $0) }))
+        }
+        let chain = inner.behind([Tracing(name: "edge"), Tracing(name: "second")])
+        let response = try await chain.handle(HTTPRequest(method: .get, target: "/"), context: RequestContext(requestId: "r", logger: .disabled))
+        #expect(response.headers.values(for: "X-Seen") == ["edge", "second", "group"])
+        #expect(response.headers.values(for: "X-Out") == ["group", "second", "edge"])
+    }
 }

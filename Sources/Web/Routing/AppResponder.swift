@@ -26,11 +26,11 @@ public struct AppResponder: HTTPResponder {
         var router = Router()
         for route in routes.routes {
             let handler = route.handler
-            router.add(
-                route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, jsonBody: route.jsonBody,
-                MiddlewareChain([edge(route.jsonBody)]) { request, context in
-                    try await handler.handle(request, context: context)
-                })
+            // A group's chain takes the edge as its outermost layer; any other handler is wrapped.
+            let chain =
+                (handler as? MiddlewareChain)?.behind([edge(route.jsonBody)])
+                ?? MiddlewareChain([edge(route.jsonBody)]) { request, context in try await handler.handle(request, context: context) }
+            router.add(route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, jsonBody: route.jsonBody, chain)
         }
         self.router = router
         // No route reads the body of a request none takes: it is checked, not parsed.
