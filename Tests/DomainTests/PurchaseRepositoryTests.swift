@@ -18,6 +18,34 @@ struct PurchaseRepositoryTests {
         #expect(first.purchase.purchaserEmail == "buyer@example.com")
     }
 
+    @Test("apply asks whether the purchase is stored before it writes; a refusal leaves nothing written")
+    func admitting() throws {
+        struct Refused: Error {}
+        let db = try TestDatabase()
+        var asked: [Bool] = []
+        #expect(throws: Refused.self) {
+            try db.write {
+                try PurchaseRepository.apply(Fixtures.snapshot(), on: $0, now: Fixtures.t0) {
+                    asked.append($0); throw Refused()
+                }
+            }
+        }
+        #expect(try db.write { try $0.queryOne("SELECT count(*) AS n FROM purchases")?.int("n") } == 0)
+        #expect(try db.write { try $0.queryOne("SELECT count(*) AS n FROM purchase_history")?.int("n") } == 0)
+        let created = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(), on: $0, now: Fixtures.t0) { asked.append($0) } }
+        #expect(created.created)
+        #expect(throws: Refused.self) {
+            try db.write {
+                try PurchaseRepository.apply(Fixtures.snapshot(status: .expired, observed: 500), on: $0, now: Fixtures.t0) {
+                    asked.append($0)
+                    throw Refused()
+                }
+            }
+        }
+        #expect(asked == [false, false, true])
+        #expect(try db.write { try PurchaseRepository.find(id: created.purchase.id, on: $0)?.status } == created.purchase.status)
+    }
+
     @Test("An older snapshot never moves a purchase back, but fills missing facts")
     func outOfOrder() throws {
         let db = try TestDatabase()

@@ -88,4 +88,34 @@ struct StripeEventOnceTests {
         #expect(try await apply.apply(event, now: bench.now) == .duplicate)
         #expect(try Self.counts(bench) == ["purchases": 1, "redemption_codes": 1, "mail_outbox": 1, "webhook_events": 1])
     }
+
+    @Test(
+        "A subscription event of a price this deployment does not sell is acknowledged and stores nothing; once its purchase is known, it is applied")
+    func subscriptionVouching() async throws {
+        let (bench, apply, _) = try Self.setUp()
+        let foreign = StripeSubscription(
+            id: "sub_foreign", status: .active, customerID: "cus_1", priceIDs: ["price_elsewhere"],
+            currentPeriodEnd: bench.now.addingTimeInterval(86400))
+        let updated = StripeEvent(
+            id: "evt_sub_1", type: "customer.subscription.updated", created: bench.now, livemode: false, payload: .subscriptionUpdated(foreign))
+        #expect(try await apply.apply(updated, now: bench.now) == .ignored)
+        #expect(try Self.counts(bench)["purchases"] == 0 && Self.counts(bench)["webhook_events"] == 1)
+
+        // Known already (recorded from a checkout this deployment vouched for): its events apply.
+        try bench.database.writeSync { connection in
+            _ = try PurchaseRepository.apply(
+                PurchaseSnapshot(
+                    platform: .stripe, externalID: "sub_foreign", productID: "price_elsewhere", status: .active,
+                    expiresAt: bench.now.addingTimeInterval(86400), observedAt: bench.now.addingTimeInterval(-60)),
+                on: connection, now: bench.now)
+        }
+        var cancelled = foreign
+        cancelled.status = .canceled
+        let deleted = StripeEvent(
+            id: "evt_sub_2", type: "customer.subscription.deleted", created: bench.now.addingTimeInterval(1), livemode: false,
+            payload: .subscriptionDeleted(cancelled))
+        #expect(try await apply.apply(deleted, now: bench.now) == .applied)
+        let stored = try bench.database.readSync { try PurchaseRepository.find(platform: .stripe, reference: "sub_foreign", on: $0) }
+        #expect(stored?.status != .active)
+    }
 }

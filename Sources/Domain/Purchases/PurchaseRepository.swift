@@ -30,8 +30,13 @@ public enum PurchaseRepository {
     /// worked out here the way their SQL does. On PostgreSQL those UPDATEs then go out with the
     /// next statement or COMMIT, and a webhook holds the purchase's lock for two round trips, not
     /// three (docs/POSTGRES-CONCURRENCY.md).
-    /// - Throws: `StorageError`, `DomainError(.corrupt)`.
-    public static func apply(_ snapshot: PurchaseSnapshot, on connection: Connection, now: Date) throws -> Applied {
+    /// - Parameter admit: told, holding the purchase's lock and before anything is written, whether
+    ///   the purchase is already stored; it throws to refuse the snapshot (a Stripe subscription
+    ///   this deployment does not vouch for). Asking here, not before, saves the webhook a round trip.
+    /// - Throws: `StorageError`, `DomainError(.corrupt)`, what `admit` throws.
+    public static func apply(
+        _ snapshot: PurchaseSnapshot, on connection: Connection, now: Date, admitting admit: (_ known: Bool) throws -> Void = { _ in }
+    ) throws -> Applied {
         // Concurrent writers of one purchase (PostgreSQL, READ COMMITTED) take turns from here on.
         try lock(platform: snapshot.platform, externalID: snapshot.externalID, on: connection)
         var existing = try findHolding(platform: snapshot.platform, reference: snapshot.externalID, on: connection)
@@ -45,6 +50,7 @@ public enum PurchaseRepository {
             try addAlias(platform: snapshot.platform, alias: superseded.externalID, purchaseID: superseded.id, on: connection)
             existing = try findHolding(id: superseded.id, on: connection)
         }
+        try admit(existing != nil)
         let nowMS = Timestamp.milliseconds(now)
         guard let held = existing else {
             let id = try EntityID.make("pur")

@@ -125,8 +125,8 @@ public struct ApplyStripeEvent: Sendable {
             let events = self.events
             let vouching = self.vouching
             return try await record(event, now: now) { connection in
-                try Self.requireVouched(snapshot, vouching, on: connection)
-                try events.purchaseApplied(try PurchaseRepository.apply(snapshot, on: connection, now: now), on: connection, now: now)
+                let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now, admitting: Self.vouched(snapshot, vouching))
+                try events.purchaseApplied(applied, on: connection, now: now)
             }
         case .invoicePaid(let invoice):
             guard let subscriptionID = invoice.subscriptionID else { return try await record(event, now: now) { _ in } }
@@ -139,8 +139,7 @@ public struct ApplyStripeEvent: Sendable {
             let events = self.events
             let vouching = self.vouching
             let outcome = try await record(event, now: now) { connection in
-                try Self.requireVouched(snapshot, vouching, on: connection)
-                let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now)
+                let applied = try PurchaseRepository.apply(snapshot, on: connection, now: now, admitting: Self.vouched(snapshot, vouching))
                 try events.purchaseApplied(applied, on: connection, now: now)
                 // A refund or a dispute names the charge's payment intent; since API version
                 // 2025-03-31 the invoice is the link back (its payments are not in the event).
@@ -224,10 +223,10 @@ public struct ApplyStripeEvent: Sendable {
         return outcome
     }
 
-    /// A subscription becomes (or stays) a purchase only when this deployment vouches for it.
-    private static func requireVouched(_ snapshot: PurchaseSnapshot, _ vouching: StripeVouching, on connection: Connection) throws {
-        let known = try PurchaseRepository.find(platform: .stripe, reference: snapshot.externalID, on: connection) != nil
-        try vouching.require(objectID: snapshot.externalID, priceID: snapshot.productID, known: known)
+    /// A subscription becomes (or stays) a purchase only when this deployment vouches for it: the
+    /// check `PurchaseRepository.apply` makes once it has read whether the purchase is stored.
+    private static func vouched(_ snapshot: PurchaseSnapshot, _ vouching: StripeVouching) -> (_ known: Bool) throws -> Void {
+        { known in try vouching.require(objectID: snapshot.externalID, priceID: snapshot.productID, known: known) }
     }
 
     private func record(_ event: StripeEvent, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Void) async throws -> Outcome {
