@@ -77,6 +77,9 @@ struct ForwardedForTests {
         let url = try #require(URL(string: "http://127.0.0.1:\(test.app.server.port)/api/v1/redeem"))
         func redeem(from client: String, attempt: Int) async throws -> Int {
             var request = URLRequest(url: url)
+            // Not URLSession's 60 s: on the PostgreSQL run, suites waiting their turn to migrate
+            // block threads of the shared pool for a minute or more, and this server waits with them.
+            request.timeoutInterval = 300
             request.httpMethod = "POST"
             request.setValue("pk_test", forHTTPHeaderField: "X-Api-Key")
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
