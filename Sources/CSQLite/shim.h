@@ -27,13 +27,13 @@ static inline int tollgate_sqlite_busy_timeout(sqlite3 *db, int timeout_ms) {
     return sqlite3_busy_handler(db, tollgate_sqlite_busy_retry, (void *)(intptr_t)timeout_ms);
 }
 
-/* Syncs the connection's main database file through SQLite's own file handle (never a second
-   descriptor: closing one would drop the process's POSIX locks on the file). A checkpoint that
-   was outrun by the writer copies pages into the file without syncing it; the sync waits for the
-   checkpoint that catches up, which may be the one that holds writers. */
-static inline int tollgate_sqlite_sync_database_file(sqlite3 *db) {
+/* Syncs a file of the connection's main database (fdatasync) through SQLite's own handle,
+   never a second descriptor: closing one would drop the process's POSIX locks on the file.
+   `op` is SQLITE_FCNTL_FILE_POINTER for the database file, SQLITE_FCNTL_JOURNAL_POINTER for
+   its write-ahead log (SQLITE_MISUSE while the connection has not opened that file). */
+static inline int tollgate_sqlite_sync_file(sqlite3 *db, int op) {
     sqlite3_file *file = 0;
-    int rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+    int rc = sqlite3_file_control(db, "main", op, &file);
     if (rc != SQLITE_OK) return rc;
     if (file == 0 || file->pMethods == 0) return SQLITE_MISUSE;
     return file->pMethods->xSync(file, SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY);

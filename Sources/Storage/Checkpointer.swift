@@ -2,24 +2,28 @@ import Dispatch
 import Logging
 import Synchronization
 
-/// Moves the WAL into the database file on its own connection and queue, so the fsyncs a
-/// checkpoint needs never stall the writer (SQLite's automatic checkpoint would run them
-/// inside a committing write). The writer's connection reports the log's size after each
-/// commit (`noteLog`); once `stepPages` have been appended since the last checkpoint began, a
-/// PASSIVE checkpoint runs, which copies what no reader still needs and never blocks anyone.
-/// Counting pages, not commits, keeps the log bounded for a few huge commits (an import) as for
-/// many small ones.
+/// Moves the WAL into the database file, on a connection of its own, each checkpoint as a job of
+/// the writer's queue, between two group commits. SQLite before 3.51.3 (Debian 12 ships 3.40.1)
+/// can corrupt the file when a checkpoint on one connection runs while a commit on another
+/// starts the log over (the "WAL-reset bug"; seen here once in a CI run as "database disk image
+/// is malformed"). Run between commits, under SQLite's write lock (`betweenCommits`), no
+/// checkpoint overlaps a commit, of this process or of another Tollgate on the same file.
 ///
-/// Under steady load PASSIVE alone is not enough: the writer appends while it copies and some
-/// reader is always inside the log, so SQLite never finds a moment to start the log over, and
-/// the WAL file grows without bound. So once the log holds `restartPages`, a RESTART checkpoint
-/// follows, between two of the writer's commits: writers wait while it copies what PASSIVE left
-/// and waits for the readers still in the log (new readers read the database file), and the
-/// next write starts the log from the beginning. On a large file that copy is random writes
-/// and an fsync, so PASSIVE passes, which hold no one, first catch up until one begins with
-/// little appended since the last (`restartRemainderPages`), and the RESTART is left only that.
-/// A writer faster than those passes gets its RESTART once the log holds twice its bound, and a
-/// synchronous one (`writeSync`: the CLI, an import) waits for a checkpoint at four times.
+/// What a checkpoint would make writers wait for is done off the writer's queue, on the
+/// checkpointer's: the log is synced before each pass, so the pass's own sync of it finds
+/// little left, and the database file after a pass that left it unsynced (`passive`).
+///
+/// The writer's connection reports the log's size after each commit (`noteLog`); once
+/// `stepPages` have been appended since the last checkpoint began, a PASSIVE pass copies what no
+/// reader still needs and waits for no one. Counting pages, not commits, keeps the log bounded
+/// for a few huge commits (an import) as for many small ones.
+///
+/// Under steady load PASSIVE alone does not bound the file: some reader is always inside the
+/// log, so SQLite never finds a moment to start it over, and the WAL file grows without bound.
+/// So once the log holds `restartPages`, a RESTART follows the pass: it waits for the readers
+/// still in the log (new readers read the database file), and the next write starts the log
+/// from the beginning. A synchronous writer (`writeSync`: the CLI, an import) that outruns the
+/// checkpoints waits for one once the log holds four times its bound.
 ///
 /// The RESTART waits at most `lockWaitMilliseconds` for readers (writers wait meanwhile); past
 /// that it gives up. After `restartAttempts` such failures in a row it waits `restartBackoff`
@@ -40,10 +44,6 @@ final class Checkpointer: Sendable {
     private let restartFailures = Atomic<Int>(0)
     static let restartAttempts = 3
     static let restartBackoff: UInt64 = 5_000_000_000
-    /// At most this many PASSIVE passes before a RESTART.
-    static let catchUpPasses = 8
-    /// A RESTART follows once a pass began with at most this many pages appended since the last.
-    static let restartRemainderPages: Int64 = 256
     private let running = Atomic<Bool>(false)
 
     /// How long the checkpointer's connection waits for a lock.
@@ -86,26 +86,12 @@ final class Checkpointer: Sendable {
 
     /// A failed checkpoint only means the WAL stays longer; the next one retries.
     private func checkpoint() {
-        guard var logged = passive(), logged >= restartPages,
+        // Off the writer's queue, beside its commits: syncing a file is not a checkpoint.
+        try? slot.connection.syncLogFile()
+        guard let logged = passive(), logged >= restartPages,
             MonotonicClock.now() >= restartNotBefore.load(ordering: .relaxed)
         else { return }
-        // RESTART holds writers while it copies what the last pass left. Passes that hold no one
-        // come first, until one starts with little appended since the one before it began, or
-        // until the log has doubled its bound (a writer faster than the passes).
-        var passes = 1
-        while passes < Self.catchUpPasses, logged < 2 * restartPages {
-            guard let next = passive() else { return }
-            if next < restartPages { return }  // the log started over by itself
-            let appended = next - logged
-            logged = next
-            passes += 1
-            if appended <= Self.restartRemainderPages { break }
-        }
-        // Run between two group commits, as a job of the writer's queue: the write lock is free,
-        // so back-to-back commits cannot starve the RESTART, and the writes that arrive meanwhile
-        // wait in memory for the next group. The checkpointer's connection stays its own: its
-        // queue is blocked here until the job ends.
-        let restart = writer.queue.sync { try? slot.connection.queryOne("PRAGMA wal_checkpoint(RESTART)") }
+        let restart = betweenCommits("PRAGMA wal_checkpoint(RESTART)", holdingWriteLock: false)
         guard restart?[0] != .integer(0) else {
             restartFailures.store(0, ordering: .relaxed)
             return
@@ -116,20 +102,36 @@ final class Checkpointer: Sendable {
         }
     }
 
-    /// One PASSIVE checkpoint, then a sync of the database file; the pages in the log when it
-    /// began, or nil when it failed.
+    /// One PASSIVE pass, then a sync of the database file when SQLite left it unsynced; the
+    /// pages in the log when it began, or nil when it failed.
     private func passive() -> Int64? {
         // One row: busy (0/1), pages in the log, pages copied into the database file.
-        guard let row = try? slot.connection.queryOne("PRAGMA wal_checkpoint(PASSIVE)"), case .integer(let logged) = row[1],
+        guard let row = betweenCommits("PRAGMA wal_checkpoint(PASSIVE)", holdingWriteLock: true), case .integer(let logged) = row[1],
             case .integer(let copied) = row[2]
         else { return nil }
-        if copied == logged, latestPages.load(ordering: .relaxed) == logged { return logged }  // SQLite synced
-        // SQLite syncs the file only when a checkpoint ends with nothing left in the log; under
-        // steady writes none does, the copied pages pile up in the page cache (tens of MB at a
+        if copied == logged { return logged }  // SQLite synced the file: the pass left nothing
+        // SQLite syncs the file only when a pass leaves nothing in the log; while a reader keeps
+        // an old snapshot none does, the copied pages pile up in the page cache (tens of MB at a
         // million purchases), and the RESTART synced them all while writers waited: up to 2.3 s
         // measured. Synced here, off the writer, the RESTART syncs only what it copies itself.
         guard (try? slot.connection.syncDatabaseFile()) != nil else { return nil }
         return logged
+    }
+
+    /// Runs a checkpoint statement on this connection as a job of the writer's queue: between
+    /// two group commits, never beside one (see the type's documentation). The writes that
+    /// arrive meanwhile wait in memory for the next group. The checkpointer's own queue is
+    /// blocked here until the job ends, so its connection is never used from two threads.
+    ///
+    /// A PASSIVE pass takes no lock that keeps other processes from committing (a CLI command
+    /// writing beside `serve`), so the writer's connection holds SQLite's write lock around it, in
+    /// a transaction that writes nothing; a RESTART takes that lock itself. When another process
+    /// holds the lock past the busy timeout, the pass does not run.
+    private func betweenCommits(_ sql: String, holdingWriteLock: Bool) -> Row? {
+        writer.queue.sync {
+            guard holdingWriteLock else { return try? slot.connection.queryOne(sql) }
+            return try? writer.connection.transaction(.immediate) { _ in try slot.connection.queryOne(sql) }
+        }
     }
 
     /// Closes the connection after the checkpoint under way. From the writer's queue (the

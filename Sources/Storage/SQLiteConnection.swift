@@ -100,7 +100,14 @@ public final class SQLiteConnection: SQLConnection {
     /// Syncs the main database file to disk (fdatasync) through SQLite's own handle.
     /// - Throws: `StorageError` when the connection is closed or the sync fails.
     func syncDatabaseFile() throws {
-        try check(tollgate_sqlite_sync_database_file(try openHandle()), sql: nil)
+        try check(tollgate_sqlite_sync_file(try openHandle(), SQLITE_FCNTL_FILE_POINTER), sql: nil)
+    }
+
+    /// Syncs the write-ahead log to disk (fdatasync) through SQLite's own handle.
+    /// - Throws: `StorageError` when the connection is closed, has not opened the log, or the
+    ///   sync fails.
+    func syncLogFile() throws {
+        try check(tollgate_sqlite_sync_file(try openHandle(), SQLITE_FCNTL_JOURNAL_POINTER), sql: nil)
     }
 
     /// The number of cached prepared statements (for tests).

@@ -92,7 +92,19 @@ public final class SQLiteDatabase: SQLDatabase {
         self.readers = try ReaderPool(keep: readers) {
             try SQLiteConnection(path: path, readOnly: true, busyTimeoutMilliseconds: timeout, counter: counter)
         }
-        logger.info("storage.opened", [("path", .string(path)), ("readers", .int(max(1, readers)))])
+        logger.info(
+            "storage.opened", [("path", .string(path)), ("readers", .int(max(1, readers))), ("sqlite", .string(SQLiteLibrary.version))])
+        if !SQLiteLibrary.hasWALResetFix {
+            logger.warning(
+                "storage.sqlite_without_wal_reset_fix",
+                [
+                    ("sqlite", .string(SQLiteLibrary.version)),
+                    (
+                        "advice",
+                        .string("SQLite 3.51.3 fixes a rare corruption when another program writes the file beside Tollgate; see OPERATING.md")
+                    )
+                ])
+        }
     }
 
     deinit {
