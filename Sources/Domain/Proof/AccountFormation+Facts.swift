@@ -1,31 +1,45 @@
 import Storage
 
 extension AccountFormation.Facts {
+    /// The account's row, the purchases it holds, its members and whether it has a grant, in one
+    /// query (one round trip on PostgreSQL); each row names what it is in `kind`.
+    private static let factsQuery = """
+        SELECT 'account' AS kind, password_hash AS name, NULL AS detail, NULL AS customer_id, email_verified AS flag,
+            password_generated AS second_flag, deleted_at
+        FROM accounts WHERE id = ?
+        UNION ALL SELECT 'purchase', id, platform, customer_id, linked_without_proof, NULL, NULL FROM purchases WHERE account_id = ?
+        UNION ALL SELECT 'member', app_user_id, joined_through_purchase_id, NULL, NULL, NULL, NULL FROM app_users WHERE account_id = ?
+        UNION ALL SELECT 'grant', NULL, NULL, NULL, NULL, NULL, NULL
+        FROM (SELECT 1 AS one FROM manual_entitlements WHERE account_id = ? LIMIT 1) AS grants
+        """
+
     /// The facts of `accountID`, read in one place.
     /// - Throws: `StorageError`, `DomainError(.notFound)`.
     public static func read(accountID: String, on connection: Connection) throws -> AccountFormation.Facts {
-        guard
-            let account = try connection.queryOne(
-                "SELECT email_verified, password_hash, password_generated, deleted_at FROM accounts WHERE id = ?", [accountID])
-        else { throw DomainError(.notFound, "no account \(accountID)") }
-        let purchases = try connection.query(
-            "SELECT id, platform, customer_id, linked_without_proof FROM purchases WHERE account_id = ?", [accountID]
-        ).map { row in
-            AccountFormation.Facts.HeldPurchase(
-                id: try row.string("id"), platform: Platform(rawValue: try row.string("platform")) ?? .stripe,
-                customerID: try row.optionalString("customer_id"), linkedWithoutProof: try row.optionalInt("linked_without_proof") == 1)
+        var account: Row?
+        var purchases: [HeldPurchase] = []
+        var members: [Member] = []
+        var hasManualGrant = false
+        for row in try connection.query(factsQuery, [accountID, accountID, accountID, accountID]) {
+            switch try row.string("kind") {
+            case "account":
+                account = row
+            case "purchase":
+                purchases.append(
+                    HeldPurchase(
+                        id: try row.string("name"), platform: Platform(rawValue: try row.string("detail")) ?? .stripe,
+                        customerID: try row.optionalString("customer_id"), linkedWithoutProof: try row.optionalInt("flag") == 1))
+            case "member":
+                members.append(Member(appUserID: try row.string("name"), joinedThroughPurchaseID: try row.optionalString("detail")))
+            default:
+                hasManualGrant = true
+            }
         }
-        let members = try connection.query(
-            "SELECT app_user_id, joined_through_purchase_id FROM app_users WHERE account_id = ?", [accountID]
-        ).map { row in
-            AccountFormation.Facts.Member(
-                appUserID: try row.string("app_user_id"), joinedThroughPurchaseID: try row.optionalString("joined_through_purchase_id"))
-        }
+        guard let account else { throw DomainError(.notFound, "no account \(accountID)") }
         return AccountFormation.Facts(
-            purchases: purchases, members: members, hasConfirmedAddress: try account.bool("email_verified"),
-            hasChosenPassword: try account.optionalString("password_hash") != nil && account.optionalInt("password_generated") != 1,
-            isDeleted: try account.optionalInt64("deleted_at") != nil,
-            hasManualGrant: try connection.queryOne("SELECT 1 AS one FROM manual_entitlements WHERE account_id = ? LIMIT 1", [accountID]) != nil)
+            purchases: purchases, members: members, hasConfirmedAddress: try account.optionalBool("flag") == true,
+            hasChosenPassword: try account.optionalString("name") != nil && account.optionalInt("second_flag") != 1,
+            isDeleted: try account.optionalInt64("deleted_at") != nil, hasManualGrant: hasManualGrant)
     }
 }
 
