@@ -209,7 +209,7 @@ struct RepeatPlanTests {
         let plan = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
         let finished = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(5)) }
         guard let again = finished else { Issue.record("\(String(describing: finished))"); return }
-        #expect(again.account.id == original.account.id)
+        #expect(again.account == original.account, "the holder's row, read with the code's state, is the account answered")
         #expect(!again.accountSwitched)
         #expect(again.isEntitled)
         #expect(again.tokens?.accessToken != original.tokens?.accessToken)

@@ -24,14 +24,36 @@ public struct Account: Sendable, Equatable {
 
     static let columns = "id, obfuscated_id, email, email_verified, requested_email, username, password_hash, created_at"
 
+    /// The column names `init(row:names:)` reads: the table's own, or a join's, each under a prefix.
+    struct ColumnNames: Sendable {
+        let id, obfuscatedID, email, emailVerified, requestedEmail, username, passwordHash, createdAt: String
+        /// The names the select list gives them.
+        let selectList: String
+
+        /// `prefix` + each column's name, selected from the table aliased `alias`.
+        init(alias: String, prefix: String) {
+            let names = Account.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            (id, obfuscatedID, email, emailVerified) = (prefix + names[0], prefix + names[1], prefix + names[2], prefix + names[3])
+            (requestedEmail, username, passwordHash, createdAt) = (prefix + names[4], prefix + names[5], prefix + names[6], prefix + names[7])
+            selectList = names.map { "\(alias).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
+        }
+
+        /// The table's own names (`SELECT \(Account.columns) FROM accounts`).
+        static let table = ColumnNames(alias: "accounts", prefix: "")
+    }
+
     init(row: Row) throws {
-        id = try row.string("id")
-        obfuscatedID = try row.string("obfuscated_id")
-        let stored = try row.optionalString("email")
-        confirmedEmail = try row.bool("email_verified") ? stored : nil
-        requestedEmail = try row.optionalString("requested_email")
-        username = try row.optionalString("username")
-        hasPassword = try row.optionalString("password_hash") != nil
-        createdAt = Timestamp.date(try row.int64("created_at"))
+        try self.init(row: row, names: .table)
+    }
+
+    init(row: Row, names: ColumnNames) throws {
+        id = try row.string(names.id)
+        obfuscatedID = try row.string(names.obfuscatedID)
+        let stored = try row.optionalString(names.email)
+        confirmedEmail = try row.bool(names.emailVerified) ? stored : nil
+        requestedEmail = try row.optionalString(names.requestedEmail)
+        username = try row.optionalString(names.username)
+        hasPassword = try row.optionalString(names.passwordHash) != nil
+        createdAt = Timestamp.date(try row.int64(names.createdAt))
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Storage
 
 /// What a repeat redemption is judged on, each in one query: who holds a code's purchase (on a
-/// reader), and, in the writer's transaction, the code's status, its purchase and the app
-/// user's current and home accounts.
+/// reader), and, in the writer's transaction, the code's status, its purchase and the account
+/// holding it, and the app user's current and home accounts.
 public enum RepeatStateRepository {
     /// The state a repeat is finished from.
     public struct State: Sendable {
@@ -14,6 +14,8 @@ public enum RepeatStateRepository {
         public let appUserAccountID: String?
         /// The app user's home account, if any.
         public let homeAccountID: String?
+        /// The account holding the purchase; nil when none does.
+        public let holder: Account?
     }
 
     /// The account holding `purchaseID`; nil when none does (or no such purchase).
@@ -21,10 +23,13 @@ public enum RepeatStateRepository {
         try connection.queryOne("SELECT account_id FROM purchases WHERE id = ?", [purchaseID])?.optionalString("account_id")
     }
 
+    private static let holderColumns = Account.ColumnNames(alias: "a", prefix: "holder_")
+
     private static let stateQuery = """
         SELECT c.status AS code_status, u.account_id AS app_user_account, u.home_account_id AS home_account,
-            \(Purchase.columns(qualifiedBy: "p"))
+            \(Purchase.columns(qualifiedBy: "p")), \(holderColumns.selectList)
         FROM redemption_codes c JOIN purchases p ON p.id = c.purchase_id LEFT JOIN app_users u ON u.app_user_id = ?
+            LEFT JOIN accounts a ON a.id = p.account_id
         WHERE c.id = ?
         """
 
@@ -33,6 +38,7 @@ public enum RepeatStateRepository {
         guard let row = try connection.queryOne(stateQuery, [appUserID, codeID]) else { return nil }
         return State(
             codeStatus: RedemptionCodeRecord.Status(rawValue: try row.string("code_status")), purchase: try Purchase(row: row),
-            appUserAccountID: try row.optionalString("app_user_account"), homeAccountID: try row.optionalString("home_account"))
+            appUserAccountID: try row.optionalString("app_user_account"), homeAccountID: try row.optionalString("home_account"),
+            holder: try row.optionalString(holderColumns.id) == nil ? nil : Account(row: row, names: holderColumns))
     }
 }

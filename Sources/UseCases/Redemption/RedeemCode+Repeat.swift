@@ -6,8 +6,8 @@ import Storage
 /// Repeat redemptions (an SDK retrying, an app re-opening the emailed link) are the common
 /// case and change nothing but a device's last-seen time and a new session. A reader (or the
 /// memory of a recent repeat, `RecentRepeats`) decides that a request is one; the single
-/// writer then reads the code, purchase and account afresh with two queries and writes two
-/// rows, instead of redoing every lookup of a first redemption while every other write waits.
+/// writer then reads the code, purchase and accounts afresh and writes two rows, instead of
+/// redoing every lookup of a first redemption while every other write waits.
 extension RedeemCode {
     /// A redemption expected to repeat an earlier one: which code row, for whom. It carries
     /// no data to answer with; `finishRepeat` reads that in the writer's transaction.
@@ -62,7 +62,7 @@ extension RedeemCode {
         let purchase = state.purchase
         guard let holder = purchase.accountID,
             Self.isRepeat(status: state.codeStatus, holder: holder, redeemer: plan.bearerAccountID ?? state.appUserAccountID),
-            let account = try AccountRepository.find(id: holder, on: connection)
+            let account = state.holder
         else { return nil }
         // The app user's row came with the state query: only its secrets are read here.
         let proof: AppUserProof =
