@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Storage
 import Testing
 
@@ -86,5 +87,18 @@ extension CheckpointRaceTests {
             #expect(!SQLiteLibrary.hasWALResetFix(affected), "\(affected)")
         }
         #expect(SQLiteLibrary.version.hasPrefix("3."))
+    }
+
+    @Test("Opening a database names the SQLite it runs on, and warns when that one lacks the WAL-reset fix")
+    func openingWarnsOnAnAffectedLibrary() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let sink = MemoryLogSink()
+        let database = try SQLiteDatabase(path: directory.databasePath, readers: 1, logger: Logger(sink: sink))
+        database.close()
+        let opened = try #require(sink.lines.first { $0.contains("storage.opened") })
+        #expect(opened.contains("\"sqlite\":\"\(SQLiteLibrary.version)\""), "\(opened)")
+        let warnings = sink.lines.filter { $0.contains("storage.sqlite_without_wal_reset_fix") }
+        #expect(warnings.count == (SQLiteLibrary.hasWALResetFix ? 0 : 1), "\(sink.lines)")
     }
 }
