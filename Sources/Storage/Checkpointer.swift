@@ -6,8 +6,8 @@ import Synchronization
 /// the writer's queue, between two group commits. SQLite before 3.51.3 (Debian 12 ships 3.40.1)
 /// can corrupt the file when a checkpoint on one connection runs while a commit on another
 /// starts the log over (the "WAL-reset bug"; seen here once in a CI run as "database disk image
-/// is malformed"). Run between commits, under SQLite's write lock (`betweenCommits`), no
-/// checkpoint overlaps a commit, of this process or of another Tollgate on the same file.
+/// is malformed"). Run between commits, no checkpoint overlaps a commit of this process; held
+/// under SQLite's write lock, nor one of another Tollgate process (`betweenCommits`).
 ///
 /// What a checkpoint would make writers wait for is done off the writer's queue, on the
 /// checkpointer's: the log is synced before each pass, so the pass's own sync of it finds
@@ -125,8 +125,10 @@ final class Checkpointer: Sendable {
     ///
     /// A PASSIVE pass takes no lock that keeps other processes from committing (a CLI command
     /// writing beside `serve`), so the writer's connection holds SQLite's write lock around it, in
-    /// a transaction that writes nothing; a RESTART takes that lock itself. When another process
-    /// holds the lock past the busy timeout, the pass does not run.
+    /// a transaction that writes nothing; when another process holds the lock past the busy
+    /// timeout, the pass does not run. A RESTART takes that lock itself, but when another process
+    /// holds it past `lockWaitMilliseconds` SQLite runs it as a PASSIVE pass without the lock:
+    /// the one case left in which a checkpoint can overlap another Tollgate process's commit.
     private func betweenCommits(_ sql: String, holdingWriteLock: Bool) -> Row? {
         writer.queue.sync {
             guard holdingWriteLock else { return try? slot.connection.queryOne(sql) }
