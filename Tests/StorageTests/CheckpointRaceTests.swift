@@ -9,8 +9,16 @@ import Testing
 /// "database disk image is malformed". So no checkpoint may run beside a write of this process.
 @Suite("Checkpoints never run beside a write of this process", .timeLimit(.minutes(2)))
 struct CheckpointRaceTests {
-    static func size(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    /// One row's payload: a page of its own.
+    static let payload = [UInt8](repeating: 7, count: 3000)
+
+    /// Creates `items` and commits 2,000 pages (8 MB) in one transaction: a pass follows, which
+    /// must sync the log and copy them all, tens of milliseconds on a disk.
+    static func commitPastAPass(_ database: SQLiteDatabase) async throws {
+        try await database.write { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
+        try await database.write { connection in
+            for id in 0..<2000 { try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [id, payload]) }
+        }
     }
 
     @Test("A checkpoint that a commit called for waits while the next write is open, then copies the log")
@@ -21,26 +29,20 @@ struct CheckpointRaceTests {
         // A bound of 1 MB: a pass every 16 pages.
         let database = try SQLiteDatabase(path: path, readers: 1, walLimitBytes: 1 << 20)
         defer { database.close() }
-        try await database.write { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
-        let payload = [UInt8](repeating: 7, count: 3000)
-        // 2,000 pages (8 MB) in one commit: its pass must sync the log and copy them all, which
-        // takes tens of milliseconds on a disk.
-        try await database.write { connection in
-            for id in 0..<2000 { try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [id, payload]) }
-        }
+        try await Self.commitPastAPass(database)
         // The next write holds the writer for 300 ms and watches the database file meanwhile.
         let (before, after) = try await database.write { connection in
-            let before = Self.size(path)
+            let before = TemporaryDirectory.size(path)
             Thread.sleep(forTimeInterval: 0.3)
-            try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [-1, payload])
-            return (before, Self.size(path))
+            try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [-1, Self.payload])
+            return (before, TemporaryDirectory.size(path))
         }
         #expect(after == before, "the database file grew from \(before) to \(after) bytes while a write was open")
         // Once the writer is free the pass runs: the file takes the 2,000 rows.
-        var copied = Self.size(path)
+        var copied = TemporaryDirectory.size(path)
         for _ in 0..<600 where copied < 2000 * 3000 {  // at most 30 s: beside the parallel suites the disk is busy
             try await Task.sleep(for: .milliseconds(50))
-            copied = Self.size(path)
+            copied = TemporaryDirectory.size(path)
         }
         #expect(copied >= 2000 * 3000, "the database file holds \(copied) bytes")
         #expect(try database.readSync { try $0.queryOne("PRAGMA integrity_check")?[0] } == .text("ok"))
@@ -58,19 +60,14 @@ extension CheckpointRaceTests {
         // A second front on the file: its own connections and locks, as a CLI command has.
         let other = try SQLiteDatabase(path: path, readers: 1, walLimitBytes: 1 << 20)
         defer { other.close() }
-        try await database.write { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
-        let payload = [UInt8](repeating: 7, count: 3000)
-        // This front's commit of 2,000 pages calls for a pass, which first syncs the log (8 MB).
-        try await database.write { connection in
-            for id in 0..<2000 { try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [id, payload]) }
-        }
-        // Meanwhile the other front opens a write and holds it for 400 ms, watching the file.
+        try await Self.commitPastAPass(database)
+        // Right after, the other front opens a write and holds it for 400 ms, watching the file.
         // Holding SQLite's write lock, the pass either ran before this write or waits for it.
         let (before, after) = try await other.write { connection in
-            let before = Self.size(path)
-            try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [-1, payload])
+            let before = TemporaryDirectory.size(path)
+            try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [-1, Self.payload])
             Thread.sleep(forTimeInterval: 0.4)
-            return (before, Self.size(path))
+            return (before, TemporaryDirectory.size(path))
         }
         #expect(after == before, "the database file grew from \(before) to \(after) bytes while the other front's write was open")
         #expect(try database.readSync { try $0.queryOne("SELECT count(*) AS n FROM items")?.int("n") } == 2001)

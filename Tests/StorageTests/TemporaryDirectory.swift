@@ -16,6 +16,11 @@ struct TemporaryDirectory {
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }
+
+    /// The size of the file at `path` in bytes (0 when there is none).
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
 }
 
 extension SQLiteDatabase {

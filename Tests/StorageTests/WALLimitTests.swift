@@ -6,10 +6,6 @@ import Testing
 
 @Suite("The write-ahead log stays bounded", .timeLimit(.minutes(2)))
 struct WALLimitTests {
-    static func size(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-    }
-
     @Test("Under writes with readers always inside the log, the WAL file stays near its limit instead of growing")
     func boundedUnderSteadyLoad() async throws {
         let directory = try TemporaryDirectory()
@@ -37,7 +33,7 @@ struct WALLimitTests {
         let payload = [UInt8](repeating: 7, count: 3000)
         for index in 0..<3000 {
             try await database.write { try $0.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [index, payload]) }
-            if index % 50 == 0 { largest = max(largest, Self.size(directory.databasePath + "-wal")) }
+            if index % 50 == 0 { largest = max(largest, TemporaryDirectory.size(directory.databasePath + "-wal")) }
         }
         stop.value.store(true, ordering: .relaxed)
         for reader in readers { #expect(try await reader.value > 0) }
@@ -63,7 +59,7 @@ extension WALLimitTests {
         let payload = [UInt8](repeating: 7, count: 3000)
         for index in 0..<4000 {
             try database.writeSync { try $0.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [index, payload]) }
-            if index % 50 == 0 { largest = max(largest, Self.size(directory.databasePath + "-wal")) }
+            if index % 50 == 0 { largest = max(largest, TemporaryDirectory.size(directory.databasePath + "-wal")) }
         }
         // Each row fills a page: without checkpoints the log passes 32 MB (4,000 commits of two
         // or more pages); with them, what 256 commits add between two checkpoints, a few MB.
@@ -89,7 +85,7 @@ extension WALLimitTests {
                     try connection.execute("INSERT INTO items (id, payload) VALUES (?, ?)", [batch * 250 + row, payload])
                 }
             }
-            largest = max(largest, Self.size(directory.databasePath + "-wal"))
+            largest = max(largest, TemporaryDirectory.size(directory.databasePath + "-wal"))
         }
         // 40 commits of 250 pages each: counted by commits, checkpoints never came (the log
         // passed 40 MB); counted by pages, the log holds about one commit and the next.
