@@ -27,11 +27,15 @@ public final class Essentials: Sendable {
     /// Wakes the workers that run in this process (none but in `serve`).
     public let wakes: WorkerWakes
 
+    /// - Parameter templates: templates already loaded from `config`'s directories (the tests
+    ///   build hundreds of apps from one load); nil, the default, loads them when first used.
     /// - Throws: `StartupError` (the templates' or static files' directory not found, with the
     ///   absolute paths tried, before the database is opened; an unreadable store key or
     ///   certificate, naming its key), `StorageError` (database); each stops start-up with a
     ///   message naming the cause.
-    public init(config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(
+        config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, templates: LocalizedTemplates? = nil
+    ) throws {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
         self.config = config
@@ -39,6 +43,7 @@ public final class Essentials: Sendable {
         self.now = now
         let (paths, locales) = (config.paths, config.locales)
         loadedTemplates = Lazy {
+            if let templates { return templates }
             let templates = try LocalizedTemplates(
                 directory: paths.templatesDir, overrides: locales.dir, defaultLanguage: locales.defaultLanguage)
             for (language, keys) in templates.missingKeys.sorted(by: { $0.key < $1.key }) {

@@ -55,13 +55,15 @@ public final class TollgateApp: Sendable {
     ///     default, in service. A test whose only socket client is the app's own Stripe client,
     ///     calling the simulator on this listener, raises it as the tests' fake hosts do
     ///     (`HTTPServerConfiguration.connectionPriority`).
+    ///   - templates: templates already loaded from `config`'s directories (`Essentials`); nil
+    ///     loads them.
     /// - Throws: what `Essentials`, `UseCaseFactory` and `Workers` throw, and a static-file error;
     ///   each stops start-up with a message naming the cause.
     public init(
         config: TollgateConfig, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, payLaterDelay: Duration = .seconds(5),
         eventDelivery: EventDeliveryConfiguration = EventDeliveryConfiguration(),
         retention: RetentionWorker.Configuration = RetentionWorker.Configuration(), reconcileLimits: ReconcileLimits = ReconcileLimits(),
-        connectionPriority: TaskPriority? = nil
+        connectionPriority: TaskPriority? = nil, templates: LocalizedTemplates? = nil
     ) throws {
         var config = config
         config.paths = try ResourceDirectories.resolve(config.paths)
@@ -71,7 +73,7 @@ public final class TollgateApp: Sendable {
         let connectionGauge = ServerGauge()
         let listen = config.listen
         let serviceURL: @Sendable () -> String = { listen.localURL(port: connectionGauge.port()) }
-        let essentials = try Essentials(config: config, logger: logger, now: now)
+        let essentials = try Essentials(config: config, logger: logger, now: now, templates: templates)
         self.essentials = essentials
         let templates = try essentials.templates
         let useCases = try UseCaseFactory(essentials, serviceURL: serviceURL, eventDelivery: eventDelivery, reconcileLimits: reconcileLimits)

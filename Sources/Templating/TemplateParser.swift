@@ -37,6 +37,7 @@ struct TemplateParser {
         var textStart = 0
         var cursor = 0
         let count = source.count
+        var lines = LineCounter(source: source)
 
         func append(_ node: TemplateNode) {
             if frames.isEmpty { root.append(node) } else { frames[frames.count - 1].children.append(node) }
@@ -109,7 +110,7 @@ struct TemplateParser {
                     throw error(at: open, "a message tag is {{@key}} or {{@key count}} (key: letters, digits, _ and -, joined by .)")
                 }
                 let count = try words.count == 2 ? path(words[1], at: open) : nil
-                let at = position(of: open)
+                let at = lines.position(of: open)
                 append(
                     .message(
                         key: key, count: count, raw: rawMessage,
@@ -132,7 +133,7 @@ struct TemplateParser {
                 guard isValidName(name, allowingSlash: true) else {
                     throw error(at: open, "invalid partial name \"\(name)\"")
                 }
-                let at = position(of: open)
+                let at = lines.position(of: open)
                 append(.partial(name: name, location: SourceLocation(file: file, line: at.line, column: at.column)))
             }
         }
@@ -223,18 +224,36 @@ struct TemplateParser {
 
     /// 1-based line and column (in characters) of a byte offset.
     private func position(of offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var lineStart = 0
-        for index in 0..<offset where source[index] == UInt8(ascii: "\n") {
-            line += 1
-            lineStart = index + 1
-        }
-        let column = String(decoding: source[lineStart..<offset], as: UTF8.self).count + 1
-        return (line, column)
+        var lines = LineCounter(source: source)
+        return lines.position(of: offset)
     }
 
     private func error(at offset: Int, _ message: String) -> TemplateError {
         let at = position(of: offset)
         return TemplateError(file: file, line: at.line, column: at.column, message: message)
+    }
+}
+
+/// Line and column (in characters, from 1) of offsets in a source. Counting goes on from the
+/// offset asked for last, so the tags of a template, met in order, cost one pass over it
+/// together rather than one pass each.
+private struct LineCounter {
+    let source: [UInt8]
+    private var offset = 0
+    private var line = 1
+    private var lineStart = 0
+
+    init(source: [UInt8]) { self.source = source }
+
+    mutating func position(of target: Int) -> (line: Int, column: Int) {
+        if target < offset { (offset, line, lineStart) = (0, 1, 0) }
+        while offset < target {
+            if source[offset] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = offset + 1
+            }
+            offset += 1
+        }
+        return (line, String(decoding: source[lineStart..<target], as: UTF8.self).count + 1)
     }
 }

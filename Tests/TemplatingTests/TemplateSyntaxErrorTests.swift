@@ -74,6 +74,12 @@ struct TemplateSyntaxErrorTests {
         #expect(error?.description == "page:3:3: unknown partial \"layout_footer\"")
     }
 
+    @Test("a tag's position is right after other tags on earlier lines and earlier on its own line")
+    func positionsAfterOtherTags() {
+        let source = "{{> known}} Grüße\n{{#s}}🎟️ {{> known}}{{/s}}\n\n  é {{> known}} {{> missing}}\n{{> known}}"
+        #expect(loadError(["page": source, "known": "k"])?.description == "page:4:17: unknown partial \"missing\"")
+    }
+
     @Test("a partial that includes itself, directly or through another, fails at load time")
     func recursivePartials() {
         #expect(

@@ -59,15 +59,15 @@ struct ErrorPageLanguageTests {
     @Test("An error page rendered for any error in German has no English sentence, the API's message included")
     func renderedInGerman() throws {
         let pages = Pages(
-            templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
-        let phrases = try ShippedLanguagesTests.englishPhrases(unlike: "de")
+            templates: try ShippedTemplates.shared, appName: "Example", baseURL: "https://pay.example.com")
+        let search = PhraseSearch(try ShippedLanguagesTests.englishPhrases(unlike: "de"))
         for status in [400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 429, 500, 502, 503] {
             for code in Self.codes {
                 let sentence = "The coupon SAVE10 is not valid for this plan."
                 let page = pages.errorPage(for: APIError(status: HTTPStatus(code: status), code: code, message: sentence), language: "de").text
                 #expect(page.contains(#"<html lang="de" dir="ltr">"#) && page.contains("Fehler \(status)"))
                 #expect(!page.contains(sentence) && !page.contains("SAVE10"))
-                let left = phrases.filter { page.contains($0) }
+                let left = search.found(in: page)
                 #expect(left.isEmpty, "\(code) \(status) still says \(left)")
             }
         }
@@ -76,7 +76,7 @@ struct ErrorPageLanguageTests {
     @Test("Through the app: German error pages for a missing page, a malformed locale and a wrong method, JSON keeps its message")
     func throughTheApp() async throws {
         let app = try TestApp()
-        let phrases = try ShippedLanguagesTests.englishPhrases(unlike: "de")
+        let search = PhraseSearch(try ShippedLanguagesTests.englishPhrases(unlike: "de"))
         let german: HTTPHeaders = ["Accept-Language": "de-CH, de;q=0.9, en;q=0.5"]
         let cases: [(HTTPMethod, String, HTTPStatus, String)] = [
             (.get, "/no-such-page", .notFound, "Der Link ist vielleicht unvollständig oder veraltet."),
@@ -90,7 +90,7 @@ struct ErrorPageLanguageTests {
             #expect(response.status == status, "\(path)")
             #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
             #expect(response.text.contains(#"<html lang="de""#) && response.text.contains(words), "\(path): \(response.text)")
-            let left = phrases.filter { response.text.contains($0) }
+            let left = search.found(in: response.text)
             #expect(left.isEmpty, "\(path) still says \(left)")
             for english in [
                 "locale must be a language tag", "is not allowed here", "There is nothing at this address", "This form has expired",

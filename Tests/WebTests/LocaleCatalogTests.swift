@@ -77,7 +77,7 @@ struct LocaleCatalogTests {
 
     @Test("Every shipped catalog builds with the templates")
     func everyCatalogBuilds() throws {
-        let localized = try LocalizedTemplates(directory: PackagePaths.templates)
+        let localized = try ShippedTemplates.shared
         #expect(localized.languages.contains("en"))
         for language in localized.languages {
             #expect(localized.library(for: language).contains("success"))

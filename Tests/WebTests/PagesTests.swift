@@ -13,7 +13,7 @@ import Testing
 @Suite("Pages and templates")
 struct PagesTests {
     static func pages() throws -> Pages {
-        Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
+        Pages(templates: try ShippedTemplates.shared, appName: "Example", baseURL: "https://pay.example.com")
     }
 
     @Test(

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import Templating
 import Testing
 
 @testable import App
@@ -38,5 +39,24 @@ struct ResourceDirectoriesTests {
             #expect(error.description.contains(FileManager.default.currentDirectoryPath + "/no-such-templates"))
         }
         #expect(!FileManager.default.fileExists(atPath: elsewhere.path + "/fresh/tollgate.sqlite"))
+    }
+
+    @Test("Templates handed to the app are the ones it serves: its templates directory is not read again")
+    func loadedTemplatesAreServed() async throws {
+        let directory = try TemporaryDirectory()
+        let templates = directory.path + "/templates"
+        try FileManager.default.copyItem(atPath: PackagePaths.templates, toPath: templates)
+        let loaded = try LocalizedTemplates(directory: templates)
+        // Broken after the load: reading the directory now would stop start-up at this line.
+        try Data("{{#never_closed}}".utf8).write(to: URL(fileURLWithPath: templates + "/home.html"))
+        var config = try TollgateConfig.make(directory: directory.path)
+        config.paths.templatesDir = templates
+        #expect(throws: TemplateError.self) { _ = try TollgateApp(config: config, logger: Logger(sink: MemoryLogSink())) }
+        let app = TestApp(
+            directory: directory, app: try TollgateApp(config: config, logger: Logger(sink: MemoryLogSink()), templates: loaded),
+            logs: MemoryLogSink())
+        let home = await app.send(.get, "/")
+        #expect(home.status == .ok)
+        #expect(home.text.contains("<html lang=\"en\""))
     }
 }

@@ -16,7 +16,7 @@ import UseCases
 struct TransientStorageErrorTests {
     static func errors() throws -> ErrorResponses {
         ErrorResponses(
-            pages: Pages(templates: try LocalizedTemplates(directory: PackagePaths.templates), appName: "Example", baseURL: "https://pay.example.com")
+            pages: Pages(templates: try ShippedTemplates.shared, appName: "Example", baseURL: "https://pay.example.com")
         )
     }
 

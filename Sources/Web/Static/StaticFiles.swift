@@ -121,8 +121,8 @@ public struct StaticFiles: Sendable {
     /// cryptographic hash; it only has to change when the content does.
     static func entityTag(for body: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in body {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        body.withUnsafeBufferPointer { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         }
         return "\"" + hex(hash) + "-" + String(body.count, radix: 16) + "\""
     }

@@ -26,7 +26,8 @@ struct DemoHarness {
         // The listener's only client is the app's Stripe client calling the simulator, which stands
         // in for Stripe: its answers must not queue behind the other tests' work in this process.
         let tollgate = try TollgateApp(
-            config: config, logger: Logger(sink: logs, minimumLevel: .debug), payLaterDelay: payLaterDelay, connectionPriority: .high)
+            config: config, logger: Logger(sink: logs, minimumLevel: .debug), payLaterDelay: payLaterDelay, connectionPriority: .high,
+            templates: ShippedTemplates.matching(config))
         app = TestApp(directory: directory, app: tollgate, logs: logs)
         try tollgate.start()
     }

@@ -4,6 +4,7 @@ import Foundation
 import HTTPCore
 import HTTPRouting
 import Logging
+import Templating
 import TestSupport
 import UseCases
 import Web
@@ -20,6 +21,26 @@ enum PackagePaths {
     static var publicDir: String { root + "/Public" }
     /// The test catalogs (`Tests/Fixtures/locales`: Arabic, right to left).
     static var testLocales: String { root + "/Tests/Fixtures/locales" }
+}
+
+/// The shipped templates, loaded once for the whole test process. Loading them is most of an
+/// app's start-up in a debug build (about a quarter of the parallel suite's CPU when each of
+/// the hundreds of apps the tests build loaded its own), and they never change during a run.
+enum ShippedTemplates {
+    private static let loaded = Result { try LocalizedTemplates(directory: PackagePaths.templates) }
+
+    /// The shipped templates and catalogs (English by default), as loaded once.
+    /// - Throws: the `TemplateError` loading them threw.
+    static var shared: LocalizedTemplates { get throws { try loaded.get() } }
+
+    /// The shared load when `config` reads exactly the shipped templates and catalogs; nil
+    /// otherwise (the app then loads its own, and reports any error in them itself).
+    static func matching(_ config: TollgateConfig) -> LocalizedTemplates? {
+        guard config.paths.templatesDir == PackagePaths.templates, config.locales.dir == nil, config.locales.defaultLanguage == "en" else {
+            return nil
+        }
+        return try? loaded.get()
+    }
 }
 
 /// A fresh temporary directory, removed when the value is released.
@@ -73,7 +94,9 @@ struct TestApp {
         directory = try TemporaryDirectory()
         logs = MemoryLogSink()
         let config = try TollgateConfig.make(directory: directory.path, extra: extra)
-        app = try TollgateApp(config: config, logger: Logger(sink: logs, minimumLevel: .debug), now: now, eventDelivery: eventDelivery)
+        app = try TollgateApp(
+            config: config, logger: Logger(sink: logs, minimumLevel: .debug), now: now, eventDelivery: eventDelivery,
+            templates: ShippedTemplates.matching(config))
     }
 
     /// An app built elsewhere (e.g. with other start-up parameters).
