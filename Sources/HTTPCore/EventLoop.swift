@@ -358,17 +358,8 @@ final class EventLoop: Sendable {
             hungUp.removeAll(keepingCapacity: true)
             armSlowHandlers(now: now)
 
-            if listenerOpen && listenerPausedUntil > 0 && now >= listenerPausedUntil {
-                listenerPausedUntil = 0
-                setListener(listener, enabled: true)
-            }
-            if listenerOpen && acceptable && listenerPausedUntil == 0 {
-                if !acceptAll(listener: listener, onAccept: onAccept) {
-                    // Out of descriptors or memory: stop polling the listener briefly instead of spinning.
-                    setListener(listener, enabled: false)
-                    listenerPausedUntil = now + 100_000_000
-                }
-            }
+            // Closed before this turn accepts anything more: what the kernel still queues is reset
+            // by the close, and everything accepted was accepted to be served.
             if listenerOpen && (closeListener || stop) {
                 deregister(fd: listener)
                 close(listener)
@@ -379,6 +370,17 @@ final class EventLoop: Sendable {
                     return state.listenerClosedWaiters
                 }
                 for waiter in waiters { waiter.resume() }
+            }
+            if listenerOpen && listenerPausedUntil > 0 && now >= listenerPausedUntil {
+                listenerPausedUntil = 0
+                setListener(listener, enabled: true)
+            }
+            if listenerOpen && acceptable && listenerPausedUntil == 0 {
+                if !acceptAll(listener: listener, onAccept: onAccept) {
+                    // Out of descriptors or memory: stop polling the listener briefly instead of spinning.
+                    setListener(listener, enabled: false)
+                    listenerPausedUntil = now + 100_000_000
+                }
             }
             if stop { break }
         }

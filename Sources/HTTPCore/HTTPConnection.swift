@@ -137,7 +137,9 @@ final class HTTPConnection {
                 return nil
             }
             let deadline = headDeadline.map { min($0, requestDeadline ?? .max) } ?? idleDeadline
-            switch await receive(deadline: deadline, idle: buffer.isEmpty) {
+            // Idle (ended at once when the server drains) only between requests: a connection
+            // accepted just before the listener closed is owed its first answer.
+            switch await receive(deadline: deadline, idle: buffer.isEmpty && !firstRequest) {
             case .received:
                 continue
             case .timedOut where headDeadline != nil:

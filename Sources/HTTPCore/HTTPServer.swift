@@ -90,7 +90,8 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Graceful shutdown: stops accepting, closes idle keep-alive connections, lets requests in
+    /// Graceful shutdown: closes the listener (connections the kernel still queues are reset, so a
+    /// client retries elsewhere), closes idle keep-alive connections, lets requests in
     /// flight finish for up to `shutdownGracePeriod`, then closes everything. Returns when the
     /// server has stopped; calling it again (or concurrently) just waits for that.
     public func shutdown() async {
@@ -111,8 +112,10 @@ public final class HTTPServer: Sendable {
             return
         }
         logger.info("http_server_stopping", [("open_connections", .int(core.connectionCount))])
+        // The listener closes first: a connection the loop accepted before is served, one still in
+        // the kernel's queue is reset by the close, and none is accepted only to be turned away
+        // (a 503 a balancer or Stripe would count as this instance's failure).
         core.draining.store(true, ordering: .relaxed)
-        core.stopAccepting()
         await core.loop.closeListener()
         core.loop.beginDraining()
 

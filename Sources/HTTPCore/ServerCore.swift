@@ -38,7 +38,6 @@ final class ServerCore: Sendable {
         /// requests in flight through the proxy; absent when none.
         var perClient: [String: Int] = [:]
         var nextID: UInt64 = 0
-        var accepting = true
         /// Tasks waiting for the last connection to close (graceful shutdown), by waiter id.
         var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         /// Waiters cancelled before they were stored.
@@ -54,11 +53,10 @@ final class ServerCore: Sendable {
 
     /// Why `accepted` turned a connection away.
     enum Refusal: Error {
-        case shuttingDown, connectionLimit, clientLimit
+        case connectionLimit, clientLimit
 
         var message: String {
             switch self {
-            case .shuttingDown: "The server is shutting down."
             case .connectionLimit: "Too many open connections; try again later."
             case .clientLimit: "Too many open connections from your address; close some and try again."
             }
@@ -91,7 +89,6 @@ final class ServerCore: Sendable {
         let proxy = configuration.clientAddressPolicy.map { remoteAddress != nil && $0.isTrustedProxy(peer) } ?? false
         let client: String? = proxy ? nil : peer
         let admission = table.withLock { table -> Result<UInt64, Refusal> in
-            guard table.accepting else { return .failure(.shuttingDown) }
             guard table.sockets.count < configuration.maxConnections else { return .failure(.connectionLimit) }
             if let client {
                 let held = table.perClient[client, default: 0]
@@ -218,11 +215,6 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Stops admitting connections (they are closed at once).
-    func stopAccepting() {
-        table.withLock { $0.accepting = false }
-    }
-
     /// Shuts down every open socket in both directions so blocked peers and tasks notice.
     /// Runs under the table lock, so no descriptor can be closed and reused meanwhile.
     func shutdownAllSockets() {
@@ -254,8 +246,6 @@ final class ServerCore: Sendable {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
         close(fd)
         switch refusal {
-        case .shuttingDown:
-            info.logger.warning("http_connection_rejected", [("reason", "shutting down")])
         case .connectionLimit:
             info.logger.warning(
                 "http_connection_rejected",
