@@ -15,6 +15,10 @@ struct WebhookStorm {
     struct Outcome: Sendable {
         /// Answers by status code (0: the connection failed or closed without an answer).
         var statuses: [Int: Int] = [:]
+        /// The same, port by port.
+        var statusesByPort: [Int: [Int: Int]] = [:]
+        /// The bodies of 5xx answers, port by port.
+        var serverErrorsByPort: [Int: [String]] = [:]
         /// Connections given up on without an answer (`patience` passed).
         var timeouts = 0
         /// Deliveries never answered 200 within the attempts allowed.
@@ -43,6 +47,10 @@ struct WebhookStorm {
             var total = Outcome()
             for await outcome in group {
                 for (status, count) in outcome.statuses { total.statuses[status, default: 0] += count }
+                for (port, statuses) in outcome.statusesByPort {
+                    for (status, count) in statuses { total.statusesByPort[port, default: [:]][status, default: 0] += count }
+                }
+                for (port, bodies) in outcome.serverErrorsByPort { total.serverErrorsByPort[port, default: []] += bodies }
                 total.timeouts += outcome.timeouts
                 total.undelivered += outcome.undelivered
                 total.finished = max(total.finished, outcome.finished)
@@ -62,13 +70,14 @@ struct WebhookStorm {
             var delivered = false
             for _ in 0..<attempts where !delivered {
                 switch Self.post(delivery, port: port, patience: patience, held: held) {
-                case .answered(let status):
-                    outcome.statuses[status, default: 0] += 1
+                case .answered(let status, let body):
+                    outcome.count(status, port: port)
+                    if status >= 500 { outcome.serverErrorsByPort[port, default: []].append(body) }
                     delivered = status == 200
                 case .timedOut:
                     outcome.timeouts += 1
                 case .failed:
-                    outcome.statuses[0, default: 0] += 1
+                    outcome.count(0, port: port)
                 }
             }
             if !delivered { outcome.undelivered += 1 }
@@ -77,7 +86,7 @@ struct WebhookStorm {
         return outcome
     }
 
-    private enum Attempt { case answered(Int), timedOut, failed }
+    private enum Attempt { case answered(Int, body: String), timedOut, failed }
 
     /// One delivery on a new connection to 127.0.0.1:`port`, closed before returning.
     private static func post(_ delivery: Delivery, port: Int, patience: TimeInterval, held: Held) -> Attempt {
@@ -114,7 +123,7 @@ struct WebhookStorm {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            if let answer = Self.answer(in: received) { return .answered(answer) }
+            if let answer = Self.answer(in: received) { return .answered(answer.status, body: answer.body) }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 received += buffer[..<count]
@@ -126,18 +135,28 @@ struct WebhookStorm {
         }
     }
 
-    /// The status of the whole answer in `bytes`, or nil while it is incomplete.
-    private static func answer(in bytes: [UInt8]) -> Int? {
+    /// The status and body of the whole answer in `bytes`, or nil while it is incomplete.
+    private static func answer(in bytes: [UInt8]) -> (status: Int, body: String)? {
         let end: [UInt8] = Array("\r\n\r\n".utf8)
         guard let headEnd = bytes.indices.dropLast(3).first(where: { Array(bytes[$0..<($0 + 4)]) == end }) else { return nil }
         let head = String(decoding: bytes[..<headEnd], as: UTF8.self).lowercased()
         let lines = head.split(separator: "\r\n")
-        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
+            return (0, "")
+        }
         let length =
             lines.lazy.compactMap { line -> Int? in
                 line.hasPrefix("content-length:") ? Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) : nil
             }.first ?? 0
-        return bytes.count >= headEnd + 4 + length ? status : nil
+        guard bytes.count >= headEnd + 4 + length else { return nil }
+        return (status, String(decoding: bytes[(headEnd + 4)...], as: UTF8.self))
+    }
+}
+
+extension WebhookStorm.Outcome {
+    fileprivate mutating func count(_ status: Int, port: Int) {
+        statuses[status, default: 0] += 1
+        statusesByPort[port, default: [:]][status, default: 0] += 1
     }
 }
 
