@@ -2,8 +2,10 @@ import Dispatch
 import Foundation
 import Glibc
 
-/// A raw-socket HTTP client for live tests. Blocking socket calls run on a Dispatch queue,
-/// never on the Swift cooperative pool, so they cannot starve the server's own tasks.
+/// A raw-socket HTTP client for live tests. Each blocking socket call runs on a serial Dispatch
+/// queue of its own, never on the Swift cooperative pool, so it cannot starve the server's own
+/// tasks; nor on a shared concurrent queue, whose few workers (one per core on Linux) the
+/// blocking calls of the tests running beside would hold (`offPool` says why).
 ///
 /// `@unchecked Sendable`: each client is used by one test at a time, strictly sequentially
 /// (every call is awaited before the next), so its buffer is never touched concurrently.
@@ -26,7 +28,6 @@ final class TestClient: @unchecked Sendable {
     private let fd: Int32
     private var pending: [UInt8] = []
     private var isClosed = false
-    private static let queue = DispatchQueue(label: "test-client", attributes: .concurrent)
 
     private init(fd: Int32) { self.fd = fd }
 
@@ -186,13 +187,13 @@ final class TestClient: @unchecked Sendable {
 
     private static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
+            DispatchQueue(label: "test-client").async { continuation.resume(with: Result { try work() }) }
         }
     }
 
     private static func offloadQuietly<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: work()) }
+            DispatchQueue(label: "test-client").async { continuation.resume(returning: work()) }
         }
     }
 }

@@ -153,10 +153,11 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) { _ = kill(pid, signal) }
 
-    /// SIGTERM, then reaps the child on a Dispatch thread so it does not linger as a zombie.
+    /// SIGTERM, then reaps the child on a Dispatch thread of its own so it does not linger as a
+    /// zombie (a serial queue: the wait would hold one of the global queues' few workers, `offPool`).
     public func terminate() {
         send(SIGTERM)
-        DispatchQueue.global().async { self.waitForExit() }
+        DispatchQueue(label: "tollgate.tests.reap").async { self.waitForExit() }
     }
 
     /// WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
