@@ -32,6 +32,10 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case pool
         /// The connection was closed (by `close()` or after an earlier I/O failure).
         case closed
+        /// A claim (`PostgresConnection.executeDeferredClaim`) changed no row: the key it claims
+        /// was taken. The server met no error; the transaction is still open, for the caller to
+        /// roll back.
+        case claimRefused
     }
 
     /// What kind of failure this is.

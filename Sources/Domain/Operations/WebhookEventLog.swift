@@ -7,13 +7,24 @@ public enum WebhookEventLog {
     /// Records the event; false when it was recorded before (a duplicate). Call in the same
     /// transaction as the event's effects so a crash never records an event it did not apply.
     public static func record(source: String, eventID: String, type: String, on connection: Connection, now: Date) throws -> Bool {
-        try connection.run(
-            """
-            INSERT INTO webhook_events (source, event_id, event_type, received_at) VALUES (?, ?, ?, ?)
-            ON CONFLICT (source, event_id) DO NOTHING
-            """,
-            [source, eventID, type, Timestamp.milliseconds(now)]) > 0
+        try connection.run(insert, [source, eventID, type, Timestamp.milliseconds(now)]) > 0
     }
+
+    /// Records the event as a claim (`SQLConnection.executeDeferredClaim`): on PostgreSQL the
+    /// insert rides with the effects' first statement instead of a round trip of its own. A
+    /// duplicate throws `ClaimRefused` (`isDuplicate`) where that becomes known, and the write,
+    /// which must let it out, rolls back whatever the effects did before.
+    public static func claim(source: String, eventID: String, type: String, on connection: Connection, now: Date) throws {
+        try connection.executeDeferredClaim(insert, [source, eventID, type, Timestamp.milliseconds(now)])
+    }
+
+    /// Whether `error` is the refusal of an event's claim: the event was recorded before.
+    public static func isDuplicate(_ error: ClaimRefused) -> Bool { error.sql == insert }
+
+    private static let insert = """
+        INSERT INTO webhook_events (source, event_id, event_type, received_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (source, event_id) DO NOTHING
+        """
 
     /// Whether the event was recorded before.
     public static func contains(source: String, eventID: String, on connection: Connection) throws -> Bool {

@@ -18,6 +18,8 @@ struct PipelinedStatement {
     var columns: PostgresColumns
     /// Whether the server described it (RowDescription or NoData came).
     var described: Bool
+    /// A claim: a statement that must change a row (`executeDeferredClaim`).
+    var claims = false
 }
 
 /// Statements queued on a connection but not sent yet (`PostgresConnection.executeDeferred`):
@@ -29,6 +31,8 @@ struct DeferredPipeline {
     var holdsBegin = false
 
     var isEmpty: Bool { statements.isEmpty }
+    /// Whether a claim is among them: COMMIT must not ride with it.
+    var holdsClaim: Bool { statements.contains { $0.claims } }
     /// How many of the statements were deferred by the caller (not opening statements).
     var deferredCount: Int { statements.count { $0.deferredIndex != nil } }
 }

@@ -17,6 +17,18 @@ extension PostgresConnection {
         deferred = pipeline
     }
 
+    /// Queues a claim: a statement that must change a row, such as an INSERT of a key with `ON
+    /// CONFLICT DO NOTHING`. It goes out as `executeDeferred`'s statements do; when it changed no
+    /// row (the key was taken), the statement that sent it throws `.claimRefused` once the
+    /// session is in step, with `deferredStatement` naming it, and the caller goes no further
+    /// than that statement. COMMIT never rides with a claim (`commit` sends it first), so a
+    /// transaction whose claim was refused commits nothing.
+    /// - Throws: as `executeDeferred`.
+    public func executeDeferredClaim(_ sql: String, _ parameters: [PostgresValue] = []) throws {
+        try executeDeferred(sql, parameters)
+        deferred.statements[deferred.statements.count - 1].claims = true
+    }
+
     /// Whether statements are queued by `executeDeferred` and not sent yet.
     public var hasDeferredStatements: Bool { !deferred.isEmpty }
 
@@ -121,6 +133,7 @@ extension PostgresConnection {
         var rows: [PostgresRow] = []
         var tag = ""
         var failure: (message: PostgresServerMessage, index: Int)?
+        var refusedClaim: Int?
         while true {
             let message = try stream.receive()
             if handleAsynchronous(message) { continue }
@@ -139,6 +152,7 @@ extension PostgresConnection {
                 continue  // a deferred statement's rows: not read
             case .commandComplete(let text):
                 if current == statements.count - 1 { tag = text }
+                if statements[current].claims, refusedClaim == nil, PostgresResult.rowCount(in: text) == 0 { refusedClaim = current }
                 current += 1
             case .emptyQueryResponse:
                 current += 1
@@ -150,6 +164,10 @@ extension PostgresConnection {
             case .readyForQuery(let status):
                 transactionStatus = status
                 try settle(statements, failure: failure)
+                if let refusedClaim {
+                    throw PostgresError(
+                        .claimRefused, "a claim changed no row: its key was taken", deferredStatement: statements[refusedClaim].deferredIndex)
+                }
                 let last = statements[statements.count - 1]
                 return PostgresResult(columns: last.columns, rows: rows, commandTag: tag)
             default:

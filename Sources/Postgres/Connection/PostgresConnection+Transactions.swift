@@ -9,9 +9,19 @@ extension PostgresConnection {
     /// same Sync, when there are any.
     /// - Throws: `PostgresError`; `.transactionRolledBack` when the transaction had failed, so the
     ///   server rolled it back instead (it answers COMMIT with the tag ROLLBACK, not an error);
-    ///   `.server` with `deferredStatement` when a deferred statement failed (nothing committed).
+    ///   `.server` with `deferredStatement` when a deferred statement failed, `.claimRefused` when a
+    ///   claim changed no row (nothing committed, the transaction rolled back).
     public func commit() throws {
         let tag: String
+        if deferred.holdsClaim {
+            // A claim is answered before COMMIT is sent: refused, nothing of the transaction is kept.
+            do {
+                _ = try exchange { try send(takeDeferred()) }
+            } catch let error as PostgresError where error.kind == .server || error.kind == .claimRefused {
+                if !isClosed, transactionStatus != .idle { _ = try? exchange { try simpleQuery("ROLLBACK") } }
+                throw error
+            }
+        }
         if deferred.isEmpty {
             tag = try exchange { try simpleQuery("COMMIT") }
         } else {

@@ -40,6 +40,15 @@ final class PostgresSQLConnection: SQLConnection {
         }
     }
 
+    func executeDeferredClaim(_ sql: String, _ arguments: [any SQLBindable]) throws {
+        do {
+            try connection.executeDeferredClaim(placeholders.numbered(sql), arguments.map { Self.postgresValue($0.sqlValue) })
+            deferredSQL.append(sql)
+        } catch let error as PostgresError {
+            throw counter.record(Self.storageError(error, sql: sql))
+        }
+    }
+
     /// The statement an error names: a deferred one when one of them failed, else `sql`.
     func failedSQL(_ error: PostgresError, else sql: String?) -> String? {
         guard let index = error.deferredStatement, deferredSQL.indices.contains(index) else { return sql }
@@ -80,6 +89,7 @@ final class PostgresSQLConnection: SQLConnection {
         do {
             return try connection.query(text, arguments.map { Self.postgresValue($0.sqlValue) })
         } catch let error as PostgresError {
+            if error.kind == .claimRefused { throw ClaimRefused(sql: failedSQL(error, else: nil) ?? sql) }
             let storageError = Self.storageError(error, sql: failedSQL(error, else: sql))
             if Self.isConflict(storageError) {
                 // Counted only if the retries give up (`PostgresDatabase`).
@@ -153,6 +163,7 @@ final class PostgresSQLConnection: SQLConnection {
             case .transactionRolledBack: "40000"
             case .invalidArgument: "22023"
             case .decoding: "22000"
+            case .claimRefused: nil  // Answered as `ClaimRefused` where it is met, never as this.
             }
         return StorageError(sqlState: state, message: error.message, sql: sql)
     }

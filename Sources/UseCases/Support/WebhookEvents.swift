@@ -29,17 +29,24 @@ struct WebhookEvents: Sendable {
     }
 
     /// Records `id` and runs `effects` in one transaction, as `record`, returning what `effects`
-    /// returned; nil (nothing run) for a duplicate. When `effects` throws, nothing is kept: neither
-    /// the effect nor the id.
+    /// returned; nil (nothing kept) for a duplicate. When `effects` throws, nothing is kept:
+    /// neither the effect nor the id.
+    ///
+    /// The id is claimed (`WebhookEventLog.claim`): on PostgreSQL its insert goes out with the
+    /// effects' first statement, one round trip fewer. For a duplicate, `effects` may run up to
+    /// that statement, which then throws; the transaction rolls back (a write body may run and be
+    /// undone at any time: `SQLDatabase`).
     func once<Effect: Sendable>(
         _ id: String, type: String, now: Date, _ effects: @escaping @Sendable (Connection) throws -> Effect
     ) async throws -> Effect? {
         let source = self.source
-        return try await database.write(isolation: .readCommitted) { connection -> Effect? in
-            guard try WebhookEventLog.record(source: source, eventID: id, type: String(type.prefix(100)), on: connection, now: now) else {
-                return nil
+        do {
+            return try await database.write(isolation: .readCommitted) { connection -> Effect? in
+                try WebhookEventLog.claim(source: source, eventID: id, type: String(type.prefix(100)), on: connection, now: now)
+                return try effects(connection)
             }
-            return try effects(connection)
+        } catch let refused as ClaimRefused where WebhookEventLog.isDuplicate(refused) {
+            return nil
         }
     }
 }

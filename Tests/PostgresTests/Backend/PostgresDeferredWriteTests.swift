@@ -60,13 +60,13 @@ import Testing
         }
     }
 
-    /// The transaction of a `customer.subscription.updated` webhook (`WebhookEvents.record` with
-    /// `ApplyStripeEvent`'s effects): the event id's insert, then `PurchaseRepository.apply`, which
-    /// tells the vouching check whether the purchase is stored from its own read. Its key lock rides
-    /// with that read (`FOR UPDATE`), its UPDATEs with COMMIT: the purchase's lock is held for two
-    /// round trips.
+    /// The transaction of a `customer.subscription.updated` webhook (`WebhookEvents.once` with
+    /// `ApplyStripeEvent`'s effects): the event id's claim, then `PurchaseRepository.apply`, which
+    /// tells the vouching check whether the purchase is stored from its own read. The claim and the
+    /// key lock ride with that read (`FOR UPDATE`), its UPDATEs with COMMIT: the purchase's lock is
+    /// held for two round trips. A repeated event is refused at that read and keeps nothing.
     @Test(
-        "A subscription webhook's transaction takes 3 round trips (8 before statements were deferred, 5 with the read back, 4 with a lookup of its own for the vouching check)"
+        "A subscription webhook's transaction takes 2 round trips (8 before statements were deferred, 5 with the read back, 4 with a lookup of its own for the vouching check, 3 with the event's insert a round trip of its own)"
     )
     func webhookTransactionRoundTrips() async throws {
         let (database, _) = try await PostgresDatabaseTests.freshDatabase()
@@ -81,8 +81,7 @@ import Testing
         func webhook(_ id: String, _ snapshot: PurchaseSnapshot) throws -> Int {
             let before = database.writeRoundTrips
             try database.writeSync(isolation: .readCommitted) { connection in
-                guard try WebhookEventLog.record(source: "stripe", eventID: id, type: "customer.subscription.updated", on: connection, now: t0)
-                else { return }
+                try WebhookEventLog.claim(source: "stripe", eventID: id, type: "customer.subscription.updated", on: connection, now: t0)
                 _ = try PurchaseRepository.apply(snapshot, on: connection, now: t0) { known in
                     try StripeVouching(prices: ["price_monthly"]).require(objectID: snapshot.externalID, priceID: snapshot.productID, known: known)
                 }
@@ -91,8 +90,12 @@ import Testing
         }
         _ = try webhook("evt_1", snapshot(.active, at: t0))
         let update = try webhook("evt_2", snapshot(.billingRetry, at: t0.addingTimeInterval(60)))
-        #expect(update == 3, "event insert, lock + read, UPDATEs + COMMIT")
+        #expect(update == 2, "event claim + lock + read, UPDATEs + COMMIT")
         let stored = try database.readSync { try PurchaseRepository.find(platform: .stripe, reference: "sub_rt", on: $0) }
         #expect(stored?.status == .billingRetry, "the deferred UPDATEs were committed")
+        let repeated = #expect(throws: ClaimRefused.self) { _ = try webhook("evt_2", snapshot(.expired, at: t0.addingTimeInterval(120))) }
+        #expect(repeated.map(WebhookEventLog.isDuplicate) == true)
+        let after = try database.readSync { try PurchaseRepository.find(platform: .stripe, reference: "sub_rt", on: $0) }
+        #expect(after?.status == .billingRetry, "the repeat changed nothing")
     }
 }
