@@ -48,6 +48,25 @@ import Testing
         #expect(statuses.keys.allSatisfy { $0 == "200" || $0 == "no answer" }, "\(statuses)")
     }
 
+    @Test("A connection accepted before the stop, whose request comes after it began, is answered")
+    func firstRequestAfterTheStopBeganIsAnswered() async throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.shutdownGracePeriod = .seconds(30)
+        let server = HTTPServer(configuration: configuration, responder: TestResponder(), logger: .disabled)
+        try server.start()
+        let port = server.port
+        let client = try await TestClient.connect(port: port)
+        #expect(await eventually { server.openConnections == 1 }, "accepted")
+        let stopping = Task { await server.shutdown() }
+        // The stop has begun once the port refuses (the listener closes first).
+        #expect(await eventually { Self.connect(port: port).map { close($0) } == nil }, "the listener closed")
+        try await client.send("GET /late HTTP/1.1\r\nHost: h\r\n\r\n")
+        let response = try await client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.header("Connection") == "close")
+        await stopping.value
+    }
+
     /// A blocking connect with 30 s timeouts; nil once the port refuses (the listener is closed).
     private static func connect(port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
