@@ -21,11 +21,11 @@ public protocol SQLConnection: AnyObject {
     func executeDeferred(_ sql: String, _ arguments: [any SQLBindable]) throws
     /// Runs a claim, as `executeDeferred` runs a statement: an INSERT, UPDATE or DELETE that must
     /// change a row (an insert of a key with `ON CONFLICT DO NOTHING` claims that key). When it
-    /// changes none, `ClaimRefused` is thrown as soon as that is known (SQLite: now; PostgreSQL:
+    /// changes none, `StorageError.claimRefused` is thrown as soon as that is known (SQLite: now; PostgreSQL:
     /// by the statement that sends it, or before the commit, never after it), and the write
     /// rolls back when its body lets the error out, as it must: a body that caught it would
     /// commit what it did before.
-    /// - Throws: `ClaimRefused`, `StorageError` (now, or from a later statement).
+    /// - Throws: `StorageError` (now, or from a later statement; `isClaimRefused` for the refusal).
     func executeDeferredClaim(_ sql: String, _ arguments: [any SQLBindable]) throws
     /// Runs a query and returns all its rows.
     /// - Throws: `StorageError`.
@@ -47,7 +47,7 @@ extension SQLConnection {
     public func executeDeferred(_ sql: String, _ arguments: [any SQLBindable]) throws { try execute(sql, arguments) }
     /// A backend that runs every statement at once: `run`, refused when it changed no row.
     public func executeDeferredClaim(_ sql: String, _ arguments: [any SQLBindable]) throws {
-        guard try run(sql, arguments) > 0 else { throw ClaimRefused(sql: sql) }
+        guard try run(sql, arguments) > 0 else { throw StorageError.claimRefused(sql: sql) }
     }
     /// `execute` without arguments.
     public func execute(_ sql: String) throws { try execute(sql, []) }

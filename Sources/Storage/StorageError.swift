@@ -19,6 +19,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     public let sql: String?
     /// PostgreSQL's five-character SQLSTATE, when the error came from PostgreSQL.
     public let sqlState: String?
+    /// Whether this is a claim's refusal (`claimRefused(sql:)`).
+    public let isClaimRefused: Bool
 
     /// Creates an error; Storage creates these, other modules may for tests and fakes.
     public init(resultCode: Int32, message: String, sql: String? = nil) {
@@ -26,6 +28,7 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         self.message = message
         self.sql = sql
         self.sqlState = nil
+        self.isClaimRefused = false
     }
 
     /// An error PostgreSQL reported with `sqlState` (nil for a client-side failure: a broken
@@ -35,6 +38,25 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
         self.message = message
         self.sql = sql
         self.sqlState = sqlState
+        self.isClaimRefused = false
+    }
+
+    /// A claim (`SQLConnection.executeDeferredClaim`) changed no row: the key it claims was taken
+    /// before this transaction came to it. Thrown where that became known (at once on SQLite; on
+    /// PostgreSQL by the statement that sent the claim, or before the commit), so the body goes no
+    /// further and the write rolls back. An answer, not a failure of the database: never counted
+    /// among the storage errors, never run again as a conflict. Its code is SQLite's CONSTRAINT,
+    /// but it is no unique violation (`isUniqueViolation` is false).
+    public static func claimRefused(sql: String) -> StorageError {
+        StorageError(claimRefusedBy: sql)
+    }
+
+    private init(claimRefusedBy sql: String) {
+        self.resultCode = SQLITE_CONSTRAINT
+        self.message = "the claim changed no row: its key was taken"
+        self.sql = sql
+        self.sqlState = nil
+        self.isClaimRefused = true
     }
 
     /// The SQLite result code whose meaning is closest to a SQLSTATE.

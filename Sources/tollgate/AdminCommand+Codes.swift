@@ -16,7 +16,7 @@ extension AdminCommand {
         let resent = try await services.operatorActions.resend(email: email, purchaseID: purchaseID, actor: actor, now: Date())
         print("Sent code \(resent.codeID) to \(TerminalText.safe(EmailMask.mask(resent.email))); valid until \(Timestamp.rfc3339(resent.expiresAt)).")
         // Deliver now rather than waiting for the service's worker.
-        await try services.essentials.outboxWorker().runOnce()
+        try await services.essentials.outboxWorker().runOnce()
     }
 
     /// `admin revoke CODE_ID`.

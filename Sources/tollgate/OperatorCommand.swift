@@ -26,7 +26,7 @@ enum OperatorCommand {
                 let invited = try await operators.add(email: arguments[0], role: role, by: actor, now: Date())
                 print("Invited \(invited.email) as \(invited.role.rawValue); the invitation lasts 72 hours.")
                 if printsLinks { print("Invitation link: \(invited.link)") }
-                await try services.essentials.outboxWorker().runOnce()
+                try await services.essentials.outboxWorker().runOnce()
             case "list":
                 print(["EMAIL", "ROLE", "ENROLLED", "ADDED"].joined(separator: "\t"))
                 let all = try await operators.list(by: actor)
@@ -46,7 +46,7 @@ enum OperatorCommand {
                 let invited = try await operators.reset(email: arguments[0], by: actor, now: Date())
                 print("Reset \(invited.email): sessions ended, a new invitation sent.")
                 if printsLinks { print("Invitation link: \(invited.link)") }
-                await try services.essentials.outboxWorker().runOnce()
+                try await services.essentials.outboxWorker().runOnce()
             case "remove":
                 try await operators.remove(email: arguments[0], by: actor, now: Date())
                 print("Removed \(arguments[0].lowercased()): sessions ended.")

@@ -8,7 +8,7 @@ import Testing
 /// PostgreSQL (where the claim rides with the next statement).
 @Suite("An event claimed once")
 struct WebhookEventClaimTests {
-    @Test("A repeat's claim throws ClaimRefused and its transaction keeps nothing, written before the claim or after it")
+    @Test("A repeat's claim is refused (StorageError.isClaimRefused) and its transaction keeps nothing, written before the claim or after it")
     func repeatKeepsNothing() throws {
         let db = try TestDatabase()
         let marker = "INSERT INTO webhook_events (source, event_id, event_type, received_at) VALUES ('test', ?, 'marker', 0)"
@@ -21,8 +21,9 @@ struct WebhookEventClaimTests {
             }
         }
         try deliver(1)
-        let refused = #expect(throws: ClaimRefused.self) { try deliver(2) }
+        let refused = #expect(throws: StorageError.self) { try deliver(2) }
         #expect(refused.map(WebhookEventLog.isDuplicate) == true)
+        #expect(refused?.isUniqueViolation == false, "a refusal, not a failure")
         let kept = try db.database.readSync { connection in
             try connection.query("SELECT event_id FROM webhook_events ORDER BY event_id").map { try $0.string("event_id") }
         }

@@ -12,14 +12,14 @@ public enum WebhookEventLog {
 
     /// Records the event as a claim (`SQLConnection.executeDeferredClaim`): on PostgreSQL the
     /// insert rides with the effects' first statement instead of a round trip of its own. A
-    /// duplicate throws `ClaimRefused` (`isDuplicate`) where that becomes known, and the write,
+    /// duplicate throws `StorageError.claimRefused` (`isDuplicate`) where that becomes known, and the write,
     /// which must let it out, rolls back whatever the effects did before.
     public static func claim(source: String, eventID: String, type: String, on connection: Connection, now: Date) throws {
         try connection.executeDeferredClaim(insert, [source, eventID, type, Timestamp.milliseconds(now)])
     }
 
     /// Whether `error` is the refusal of an event's claim: the event was recorded before.
-    public static func isDuplicate(_ error: ClaimRefused) -> Bool { error.sql == insert }
+    public static func isDuplicate(_ error: StorageError) -> Bool { error.isClaimRefused && error.sql == insert }
 
     private static let insert = """
         INSERT INTO webhook_events (source, event_id, event_type, received_at) VALUES (?, ?, ?, ?)

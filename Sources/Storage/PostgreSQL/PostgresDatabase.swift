@@ -266,7 +266,7 @@ public final class PostgresDatabase: SQLDatabase {
         } catch let error as PostgresError {
             // A claim answered before COMMIT (the transaction rolled back), COMMIT's own error, or
             // a deferred statement's sent with it.
-            if error.kind == .claimRefused { throw ClaimRefused(sql: connection?.failedSQL(error, else: nil) ?? "") }
+            if error.kind == .claimRefused { throw StorageError.claimRefused(sql: connection?.failedSQL(error, else: nil) ?? "") }
             let storageError = PostgresSQLConnection.storageError(error, sql: connection?.failedSQL(error, else: nil))
             if PostgresSQLConnection.isConflict(storageError) { throw TransactionConflict(error: storageError) }
             if let conflict = connection?.conflict { throw TransactionConflict(error: conflict) }

@@ -89,7 +89,7 @@ final class PostgresSQLConnection: SQLConnection {
         do {
             return try connection.query(text, arguments.map { Self.postgresValue($0.sqlValue) })
         } catch let error as PostgresError {
-            if error.kind == .claimRefused { throw ClaimRefused(sql: failedSQL(error, else: nil) ?? sql) }
+            if error.kind == .claimRefused { throw StorageError.claimRefused(sql: failedSQL(error, else: nil) ?? sql) }
             let storageError = Self.storageError(error, sql: failedSQL(error, else: sql))
             if Self.isConflict(storageError) {
                 // Counted only if the retries give up (`PostgresDatabase`).
@@ -163,7 +163,7 @@ final class PostgresSQLConnection: SQLConnection {
             case .transactionRolledBack: "40000"
             case .invalidArgument: "22023"
             case .decoding: "22000"
-            case .claimRefused: nil  // Answered as `ClaimRefused` where it is met, never as this.
+            case .claimRefused: nil  // Answered as `StorageError.claimRefused` where it is met, never as this.
             }
         return StorageError(sqlState: state, message: error.message, sql: sql)
     }

@@ -45,7 +45,7 @@ struct WebhookEvents: Sendable {
                 try WebhookEventLog.claim(source: source, eventID: id, type: String(type.prefix(100)), on: connection, now: now)
                 return try effects(connection)
             }
-        } catch let refused as ClaimRefused where WebhookEventLog.isDuplicate(refused) {
+        } catch let error as StorageError where WebhookEventLog.isDuplicate(error) {
             return nil
         }
     }
