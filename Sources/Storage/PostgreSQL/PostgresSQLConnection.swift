@@ -32,17 +32,18 @@ final class PostgresSQLConnection: SQLConnection {
     }
 
     func executeDeferred(_ sql: String, _ arguments: [any SQLBindable]) throws {
-        do {
-            try connection.executeDeferred(placeholders.numbered(sql), arguments.map { Self.postgresValue($0.sqlValue) })
-            deferredSQL.append(sql)
-        } catch let error as PostgresError {
-            throw counter.record(Self.storageError(error, sql: sql))
-        }
+        try queue(sql, arguments, with: connection.executeDeferred)
     }
 
     func executeDeferredClaim(_ sql: String, _ arguments: [any SQLBindable]) throws {
+        try queue(sql, arguments, with: connection.executeDeferredClaim)
+    }
+
+    /// Queues `sql` on the connection with `enqueue` and remembers it, so an error reported later
+    /// names it.
+    private func queue(_ sql: String, _ arguments: [any SQLBindable], with enqueue: (String, [PostgresValue]) throws -> Void) throws {
         do {
-            try connection.executeDeferredClaim(placeholders.numbered(sql), arguments.map { Self.postgresValue($0.sqlValue) })
+            try enqueue(placeholders.numbered(sql), arguments.map { Self.postgresValue($0.sqlValue) })
             deferredSQL.append(sql)
         } catch let error as PostgresError {
             throw counter.record(Self.storageError(error, sql: sql))
