@@ -12,8 +12,7 @@ final class TestDatabase: Sendable {
     init() throws {
         path = NSTemporaryDirectory() + "tollgate-domain-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
-        _ = try Migrator(migrations: DomainMigrations.all).migrate(database)
+        database = try TestDatabaseBackend.makeMigrated(Migrator(migrations: DomainMigrations.all), sqlitePath: path + "/test.sqlite")
     }
 
     deinit {

@@ -24,10 +24,10 @@ final class UseCaseBench: Sendable {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         if let connections, let url = try TestDatabaseBackend.freshPostgresURL() {
             database = try PostgresDatabase(url: url, maxConnections: connections)
+            _ = try Migrator(migrations: TollgateMigrations.all).migrate(database)
         } else {
-            database = try TestDatabaseBackend.make(sqlitePath: path + "/test.sqlite")
+            database = try TestDatabaseBackend.makeMigrated(Migrator(migrations: TollgateMigrations.all), sqlitePath: path + "/test.sqlite")
         }
-        _ = try Migrator(migrations: TollgateMigrations.all).migrate(database)
     }
 
     deinit {

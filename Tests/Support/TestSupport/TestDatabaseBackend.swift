@@ -43,6 +43,21 @@ public enum TestDatabaseBackend {
         }
         return try SQLiteDatabase(path: sqlitePath, readers: readers)
     }
+
+    /// `make`, migrated by `migrator`: on SQLite a copy of a file migrated once per run
+    /// (`MigratedSQLiteTemplate`), on PostgreSQL a fresh schema migrated here.
+    /// - Throws: `StorageError`, `PostgresError`, a file error when the copy fails.
+    public static func makeMigrated(_ migrator: Migrator, sqlitePath: String, readers: Int = 1) throws -> Database {
+        if isPostgres {
+            let database = try make(sqlitePath: sqlitePath, readers: readers)
+            _ = try migrator.migrate(database)
+            return database
+        }
+        try MigratedSQLiteTemplate.copy(migrator, to: sqlitePath)
+        let database = try SQLiteDatabase(path: sqlitePath, readers: readers)
+        _ = try migrator.migrate(database)
+        return database
+    }
 }
 
 /// The tables a connection sees, for tests that scan every row of every table (no secret at

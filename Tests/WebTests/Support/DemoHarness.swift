@@ -23,6 +23,7 @@ struct DemoHarness {
                 "plans": ["demo": ["price_id": "price_demo_placeholder", "mode": "subscription"]],
                 "entitlements": ["premium": ["price_demo_placeholder"]]
             ])
+        try config.placeMigratedDatabase()
         // The listener's only client is the app's Stripe client calling the simulator, which stands
         // in for Stripe: its answers must not queue behind the other tests' work in this process.
         let tollgate = try TollgateApp(

@@ -77,6 +77,16 @@ extension TollgateConfig {
     }
 }
 
+extension TollgateConfig {
+    /// Puts a migrated copy of the service's schema at `database.path` when the app would
+    /// otherwise create and migrate a new SQLite file there (`MigratedSQLiteTemplate`); the app
+    /// still runs its migrator on start, which then finds nothing pending.
+    func placeMigratedDatabase() throws {
+        guard database.url == nil, !FileManager.default.fileExists(atPath: database.path) else { return }
+        try MigratedSQLiteTemplate.copy(TollgateReleases.migrator, to: database.path)
+    }
+}
+
 /// A whole app on a temp database, driven in-process (no sockets) through its responder.
 struct TestApp {
     /// The admin bearer token the test configuration accepts.
@@ -94,6 +104,7 @@ struct TestApp {
         directory = try TemporaryDirectory()
         logs = MemoryLogSink()
         let config = try TollgateConfig.make(directory: directory.path, extra: extra)
+        try config.placeMigratedDatabase()
         app = try TollgateApp(
             config: config, logger: Logger(sink: logs, minimumLevel: .debug), now: now, eventDelivery: eventDelivery,
             templates: ShippedTemplates.matching(config))
