@@ -107,8 +107,22 @@ public final class SpawnedProcess: @unchecked Sendable {
                 for pointer in cArguments { free(pointer) }
                 for pointer in cEnvironment { free(pointer) }
             }
+            // The spawning thread (a Dispatch or test worker) blocks most signals, and a child
+            // inherits that mask: SIGTERM would stay pending for ever and `terminate` would leave
+            // it running. Children start as a shell would start them: nothing blocked, every
+            // signal's default action.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t()
+            sigemptyset(&none)
+            var all = sigset_t()
+            sigfillset(&all)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             var child: pid_t = 0
-            let result = posix_spawn(&child, path, &actions, nil, cArguments, cEnvironment)
+            let result = posix_spawn(&child, path, &actions, &attributes, cArguments, cEnvironment)
             for descriptor in childEnds { close(descriptor) }
             return (child, result, parentEnds)
         }
