@@ -153,11 +153,13 @@ public final class TollgateApp: Sendable {
     /// - Parameter listening: called with the bound port once connections are accepted.
     /// - Throws: `HTTPServerError` when the address cannot be bound.
     public func run(listening: (Int) -> Void = { _ in }) async throws {
+        // Caught before the port accepts: a SIGTERM as soon as it does is a graceful stop.
+        let signals = TerminationSignals([SIGTERM, SIGINT])
         try server.start()
         announce()
         listening(server.port)
         defer { closeDatabase() }
-        try await serviceGroup.run(stoppingOn: [SIGTERM, SIGINT])
+        try await serviceGroup.run(stoppingOn: signals)
     }
 
     /// Binds the listening socket and runs the service group in the background (tests, tools).

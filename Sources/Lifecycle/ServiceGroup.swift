@@ -19,9 +19,19 @@ public struct ServiceGroup: Sendable {
     }
 
     /// Runs every service until cancelled or until one fails; then stops them, last first.
-    /// - Parameter signals: termination signals (SIGTERM, SIGINT) that stop the group gracefully.
+    /// - Parameter signals: termination signals (SIGTERM, SIGINT) that stop the group gracefully,
+    ///   caught from this call on (a service that listens before it: `run(stoppingOn:)` with
+    ///   `TerminationSignals` made before it listens).
     /// - Throws: the first error a service threw.
     public func run(stoppingOn signals: [Int32] = []) async throws {
+        try await run(stoppingOn: signals.isEmpty ? nil : TerminationSignals(signals))
+    }
+
+    /// Runs every service until cancelled, until one fails or until one of `signals` arrives
+    /// (one that came before this call stops the group as soon as it starts); then stops them,
+    /// last first.
+    /// - Throws: the first error a service threw.
+    public func run(stoppingOn signals: TerminationSignals?) async throws {
         let stop = StopRequest()
         var tasks: [Task<Void, Never>] = []
         for service in services {
@@ -35,15 +45,14 @@ public struct ServiceGroup: Sendable {
                     }
                 })
         }
-        let listener =
-            signals.isEmpty
-            ? nil
-            : Task { [logger] in
-                let signal = await TerminationSignal.wait(for: signals)
+        let listener = signals.map { signals in
+            Task { [logger] in
+                let signal = await signals.wait()
                 guard !Task.isCancelled else { return }
                 logger.info("signal", [("signal", .int(Int(signal)))])
                 stop.request()
             }
+        }
         await withTaskCancellationHandler {
             await stop.wait()
         } onCancel: {

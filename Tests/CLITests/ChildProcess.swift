@@ -20,12 +20,15 @@ final class ChildProcess: @unchecked Sendable {
     }()
 
     struct Result {
+        /// The exit status, or the signal's number when `bySignal`.
         let status: Int32
+        let bySignal: Bool
         let stdout: String
         let stderr: String
 
         init(_ result: ProcessResult) {
             status = result.status
+            bySignal = result.endedBySignal
             stdout = result.stdoutText
             stderr = result.stderrText
         }
@@ -65,6 +68,23 @@ final class ChildProcess: @unchecked Sendable {
     func finish() async throws -> Result {
         guard let spawned else { throw ChildProcessError(description: "the child was never started") }
         return Result(try await ChildProcessRunner.finish(spawned, stdout: spawned.standardOutput, stderr: spawned.standardError))
+    }
+
+    /// Whether the child exits within `seconds`; one still running then is killed (SIGKILL), so a
+    /// test that expected it to stop fails instead of waiting on it for ever.
+    func exits(within seconds: TimeInterval) async -> Bool {
+        guard let spawned else { return false }
+        return await offPool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while spawned.isRunning {
+                guard Date() < deadline else {
+                    spawned.send(SIGKILL)
+                    return false
+                }
+                usleep(10_000)
+            }
+            return true
+        }
     }
 
     /// Reads standard error line by line until `predicate` holds for a line (or EOF / timeout).

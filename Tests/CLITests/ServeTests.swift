@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -47,6 +48,66 @@ struct ServeTests {
         let result = try await child.finish()
         #expect(result.status == 0)
         #expect(result.stderr.contains("\"event\":\"stopped\""))
+    }
+
+    @Test("A SIGTERM the moment the port accepts stops the server gracefully, not by the signal's default action")
+    func sigtermAsSoonAsListening() async throws {
+        // The signal is caught before the port is bound. Before, it was caught only once the
+        // services ran, and a SIGTERM in between ended the process at once (27 of 30 runs of the
+        // release build signalled on the first accepted connection), cutting requests short.
+        for _ in 0..<5 {
+            let directory = try TemporaryDirectory()
+            let port = try DemoLoopTests.freePort()
+            let child = ChildProcess(
+                "tollgate", [],
+                environment: [
+                    "TOLLGATE_LISTEN_PORT": String(port),
+                    "TOLLGATE_PATHS_TEMPLATES_DIR": ChildProcess.packageRoot + "/templates",
+                    "TOLLGATE_PATHS_PUBLIC_DIR": ChildProcess.packageRoot + "/Public"
+                ], directory: directory.path)
+            try child.start()
+            let pid = child.pid
+            let accepted = await offPool { Self.signalOnFirstAccept(port: port, pid: pid) }
+            #expect(accepted, "the server never accepted on \(port)")
+            #expect(await child.exits(within: 60), "a SIGTERM that came at once was lost: the server ran on")
+            let result = try await child.finish()
+            #expect(result.status == 0 && !result.bySignal, "exit \(result.status), by signal: \(result.bySignal)")
+            #expect(result.stderr.contains("\"event\":\"stopped\""))
+        }
+    }
+
+    /// Connects to `port` until a connection is accepted (at most 30 s), then sends `pid` SIGTERM.
+    private static func signalOnFirstAccept(port: Int, pid: pid_t) -> Bool {
+        let deadline = Date().addingTimeInterval(30)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        while Date() < deadline {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            // TCP lets a socket whose ephemeral port happens to be `port` connect to itself while
+            // nothing listens there: that is no accept.
+            var local = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            if connected,
+                withUnsafeMutablePointer(
+                    to: &local, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }) == 0,
+                local.sin_port == address.sin_port
+            {
+                connected = false
+            }
+            close(descriptor)
+            if connected {
+                kill(pid, SIGTERM)
+                return true
+            }
+            usleep(200)
+        }
+        kill(pid, SIGTERM)
+        return false
     }
 
     @Test("A template error stops start-up with file:line")
