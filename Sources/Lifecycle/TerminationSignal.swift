@@ -5,9 +5,9 @@ import Dispatch
 
 /// Termination signals caught from the moment this is made (once it returns, Dispatch has them):
 /// each arrival is kept instead of the default action (the process ends at once), so the process
-/// can drain in-flight work before it exits. Make it before the service listens: a signal that comes as soon as the
-/// port accepts (an orchestrator stopping what it just started) must stop the service gracefully,
-/// not end the process mid-request.
+/// can drain in-flight work before it exits. Make it before the service listens: a signal that
+/// comes as soon as the port accepts (an orchestrator stopping what it just started) must stop
+/// the service gracefully, not end the process mid-request.
 public final class TerminationSignals: Sendable {
     private let box = SignalBox()
 
