@@ -18,14 +18,18 @@ enum WaitResult: Sendable {
     case peerGone
 }
 
-/// The epoll thread. Connection tasks park on it with `wait(...)`; the thread resumes their
-/// continuations when the socket is ready or the deadline passes. It also accepts connections.
+/// An epoll thread that is also its connections' executor. Connection tasks run on it
+/// (`Task(executorPreference:)`, see `EventLoop+Executor.swift`) and park on it with
+/// `wait(...)`; the thread resumes their continuations when the socket is ready or the deadline
+/// passes, and runs the jobs that resumes and other threads queue before it polls again. So a
+/// request whose socket is ready is read, answered and parked on one thread, with no hand-off
+/// to another. The server's listening loop runs no connection: it only accepts.
 ///
 /// Sockets are armed with `EPOLLONESHOT` per wait, so a readiness event is delivered once
 /// and the table of waiters is the only shared state (behind a `Mutex`). Deadlines are kept
 /// in the waiters; the thread sleeps until the earliest one and scans only when it is due.
 final class EventLoop: Sendable {
-    private struct Waiter {
+    struct Waiter {
         let continuation: UnsafeContinuation<WaitResult, Never>
         let deadline: UInt64
         /// An idle keep-alive wait, ended at once when draining begins.
@@ -38,7 +42,7 @@ final class EventLoop: Sendable {
         var armed = false
     }
 
-    private struct State {
+    struct State {
         var waiters: [UInt64: Waiter] = [:]
         /// No waiter has an earlier deadline (it may be stale-early; a scan fixes it).
         var earliestDeadline = UInt64.max
@@ -55,6 +59,24 @@ final class EventLoop: Sendable {
         var earliestHandlerDue = UInt64.max
         var finished = false
         var finishedWaiters: [UnsafeContinuation<Void, Never>] = []
+        /// Jobs of the tasks that run on this loop, in the order queued (`enqueue`); jobs of a
+        /// higher priority than the default (the tests' fake remote hosts) go first.
+        var jobs: [UnownedJob] = []
+        var urgentJobs: [UnownedJob] = []
+        /// The servers whose connections run on this loop, by tag (`EventLoop.server(of:)`).
+        var servers: [UInt64: ServerHooks] = [:]
+        /// Servers draining, or forced to stop: as `draining` and `forced`, for their connections only.
+        var drainingServers: Set<UInt64> = []
+        var forcedServers: Set<UInt64> = []
+
+        /// Whether a wait of connection `id` may start now.
+        func admits(id: UInt64, idle: Bool) -> Bool {
+            if forced || finished { return false }
+            let server = EventLoop.server(of: id)
+            if !forcedServers.isEmpty && forcedServers.contains(server) { return false }
+            guard idle else { return true }
+            return !draining && (drainingServers.isEmpty || !drainingServers.contains(server))
+        }
     }
 
     static let listenerToken = UInt64.max
@@ -68,10 +90,14 @@ final class EventLoop: Sendable {
 
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let state = Mutex(State())
+    /// Shared with the loop's extensions (`EventLoop+Executor`, `EventLoop+Servers`).
+    let state = Mutex(State())
+    /// The name of the loop's thread (as `top -H` shows it).
+    private let name: String
 
     /// - Throws: `HTTPServerError` when the epoll instance or its wake-up eventfd cannot be made.
-    init() throws(HTTPServerError) {
+    init(name: String = "http-epoll") throws(HTTPServerError) {
+        self.name = name
         let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw HTTPServerError("cannot create epoll instance", errno: errno) }
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
@@ -105,7 +131,7 @@ final class EventLoop: Sendable {
     func wait(fd: Int32, id: UInt64, writable: Bool, deadline: UInt64, idle: Bool) async -> WaitResult {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
             let (admitted, wake) = state.withLock { state -> (Bool, Bool) in
-                if state.forced || (idle && state.draining) { return (false, false) }
+                guard state.admits(id: id, idle: idle) else { return (false, false) }
                 state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle, readFD: writable ? nil : fd)
                 if deadline < state.earliestDeadline { state.earliestDeadline = deadline }
                 return (true, deadline < state.sleepingUntil)
@@ -195,9 +221,7 @@ final class EventLoop: Sendable {
     func beginDraining() {
         let idle = state.withLock { state -> [Waiter] in
             state.draining = true
-            let idle = state.waiters.filter { $0.value.idle }
-            for id in idle.keys { state.waiters[id] = nil }
-            return Array(idle.values)
+            return state.removeWaiters { _, waiter in waiter.idle }
         }
         for waiter in idle { waiter.continuation.resume(returning: .shutdown) }
     }
@@ -239,7 +263,8 @@ final class EventLoop: Sendable {
         }
     }
 
-    private func wakeUp() {
+    /// Wakes the thread from `epoll_wait`.
+    func wakeUp() {
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, MemoryLayout<UInt64>.size)
     }
@@ -260,10 +285,20 @@ final class EventLoop: Sendable {
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, listener, &event) == 0 else {
             throw HTTPServerError("cannot register the listening socket with epoll", errno: errno)
         }
+        startThread(listener: listener, onAccept: onAccept, onHangUp: onHangUp, onGone: onGone)
+    }
+
+    /// Starts the loop's thread on `listener` (-1: none).
+    func startThread(
+        listener: Int32, onAccept: @escaping @Sendable (Int32, String?) -> Void, onHangUp: @escaping @Sendable (UInt64) -> Void,
+        onGone: @escaping @Sendable (UInt64) -> Void
+    ) {
         let thread = Thread { [self] in
+            // Named from inside: Foundation's `Thread.name` does not reach the kernel's name on Linux.
+            _ = tollgate_name_this_thread(name)
             run(listener: listener, onAccept: onAccept, onHangUp: onHangUp, onGone: onGone)
+            handOffLeftoverJobs()
         }
-        thread.name = "http-epoll"
         thread.start()
     }
 
@@ -276,10 +311,27 @@ final class EventLoop: Sendable {
         let hangUpEvents = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
         var resumptions: [(UnsafeContinuation<WaitResult, Never>, WaitResult)] = []
         var departures: [(id: UInt64, fd: Int32, continuation: UnsafeContinuation<WaitResult, Never>)] = []
-        var listenerOpen = true
+        var listenerOpen = listener >= 0
         var listenerPausedUntil: UInt64 = 0
+        var jobs: [UnownedJob] = []
+        var urgentJobs: [UnownedJob] = []
+        let executor = asUnownedTaskExecutor()
         while true {
+            // The jobs queued so far (tasks resumed by the last turn, woken by other threads),
+            // then a poll that does not sleep while more are queued.
+            state.withLock { state in
+                swap(&urgentJobs, &state.urgentJobs)
+                swap(&jobs, &state.jobs)
+            }
+            for job in urgentJobs { job.runSynchronously(on: executor) }
+            for job in jobs { job.runSynchronously(on: executor) }
+            urgentJobs.removeAll(keepingCapacity: true)
+            jobs.removeAll(keepingCapacity: true)
             let timeout = state.withLock { state -> Int32 in
+                if !state.jobs.isEmpty || !state.urgentJobs.isEmpty {
+                    state.sleepingUntil = 0
+                    return 0
+                }
                 var until = min(state.earliestDeadline, state.earliestHandlerDue)
                 if listenerPausedUntil > 0 { until = min(until, listenerPausedUntil) }
                 state.sleepingUntil = until

@@ -8,6 +8,8 @@ import Logging
 /// never shared, so it needs no synchronisation.
 final class HTTPConnection {
     private let core: ServerCore
+    /// The loop this connection's task runs on and parks on.
+    private let loop: EventLoop
     private let fd: Int32
     private let id: UInt64
     private let remoteAddress: String?
@@ -19,8 +21,9 @@ final class HTTPConnection {
     private var ids = RequestIDGenerator()
     private var closed = false
 
-    init(core: ServerCore, fd: Int32, id: UInt64, remoteAddress: String?, viaProxy: Bool = false) {
+    init(core: ServerCore, loop: EventLoop, fd: Int32, id: UInt64, remoteAddress: String?, viaProxy: Bool = false) {
         self.core = core
+        self.loop = loop
         self.fd = fd
         self.id = id
         self.remoteAddress = remoteAddress
@@ -88,9 +91,9 @@ final class HTTPConnection {
             // The task does not read while the responder runs: have the event loop tell the core
             // if the peer hangs up meanwhile (a responder that takes a while), so its slot of the
             // client's cap is free at once.
-            core.loop.handlerStarted(fd: fd, id: id)
+            loop.handlerStarted(fd: fd, id: id)
             response = await core.responder.respond(to: request, plan: plan, info: info)
-            core.loop.handlerFinished(id: id)
+            loop.handlerFinished(id: id)
         }
         let keepAlive =
             head.keepAlive && !core.draining.load(ordering: .relaxed)
@@ -196,7 +199,7 @@ final class HTTPConnection {
             let number = Int32(-result)
             if number == EINTR { continue }
             guard number == EAGAIN || number == EWOULDBLOCK else { return .closed }
-            switch await core.loop.wait(fd: fd, id: id, writable: false, deadline: deadline, idle: idle) {
+            switch await loop.wait(fd: fd, id: id, writable: false, deadline: deadline, idle: idle) {
             case .ready: continue
             case .timedOut: return .timedOut
             case .shutdown: return .shutdown
@@ -254,7 +257,7 @@ final class HTTPConnection {
             if result < 0 && number == EINTR { continue }
             guard result < 0, number == EAGAIN || number == EWOULDBLOCK else { return false }
             let deadline = MonotonicClock.now() &+ core.bodyTimeout
-            guard await core.loop.wait(fd: fd, id: id, writable: true, deadline: deadline, idle: false) == .ready else {
+            guard await loop.wait(fd: fd, id: id, writable: true, deadline: deadline, idle: false) == .ready else {
                 return false
             }
         }
@@ -304,7 +307,7 @@ final class HTTPConnection {
         guard !closed else { return }
         closed = true
         core.remove(id: id)
-        core.loop.deregister(fd: fd)
+        loop.deregister(fd: fd)
         Glibc.close(fd)
     }
 }

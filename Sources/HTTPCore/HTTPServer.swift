@@ -2,7 +2,9 @@ internal import Glibc
 import Logging
 import Synchronization
 
-/// An HTTP/1.1 server on non-blocking sockets: one epoll thread plus one task per connection.
+/// An HTTP/1.1 server on non-blocking sockets: a loop that accepts, and one task per
+/// connection, run by the process's event loops (`EventLoopGroup`: epoll threads that are their
+/// connections' executors).
 ///
 /// It knows nothing of the application, which plugs in as an `HTTPResponder`. Run it as a
 /// `Service` (`run()` until cancelled), or bind with `start()` and stop with `shutdown()`.
@@ -40,21 +42,24 @@ public final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
         try state.withLock { (state: inout State) throws(HTTPServerError) in
             guard case .idle = state.lifecycle else { throw HTTPServerError("the server was already started") }
-            let loop = try EventLoop()
+            let listenerLoop = try EventLoop(name: "http-accept")
+            let group = try EventLoopGroup.shared()
             let (listener, port) = try SocketAddress.listen(
                 host: configuration.host, port: configuration.port, backlog: configuration.backlog
             )
-            let core = ServerCore(configuration: configuration, responder: responder, logger: logger, loop: loop, port: port)
+            let core = ServerCore(
+                configuration: configuration, responder: responder, logger: logger, listenerLoop: listenerLoop, group: group, port: port)
+            let hooks = ServerHooks(hangUp: { id in core.peerHungUp(id: id) }, gone: { id in core.remove(id: id) })
+            for loop in group.loops { loop.attach(server: core.tag, hooks: hooks) }
             do throws(HTTPServerError) {
-                try loop.start(listener: listener) { fd, remoteAddress in
-                    core.accepted(fd: fd, remoteAddress: remoteAddress)
-                } hangUp: { id in
-                    core.peerHungUp(id: id)
-                } gone: { id in
-                    core.remove(id: id)
-                }
+                try listenerLoop.start(
+                    listener: listener,
+                    accept: { fd, remoteAddress in
+                        core.accepted(fd: fd, remoteAddress: remoteAddress)
+                    })
             } catch {
                 close(listener)
+                for loop in group.loops { loop.detach(server: core.tag) }
                 throw error
             }
             state.lifecycle = .running(core)
@@ -116,17 +121,18 @@ public final class HTTPServer: Sendable {
         // the kernel's queue is reset by the close, and none is accepted only to be turned away
         // (a 503 a balancer or Stripe would count as this instance's failure).
         core.draining.store(true, ordering: .relaxed)
-        await core.loop.closeListener()
-        core.loop.beginDraining()
+        await core.listenerLoop.closeListener()
+        for loop in core.group.loops { loop.beginDraining(server: core.tag) }
 
         if !(await core.waitForNoConnections(within: configuration.shutdownGracePeriod)) {
             logger.warning("http_server_forcing_close", [("open_connections", .int(core.connectionCount))])
-            core.loop.forceShutdown()
+            for loop in core.group.loops { loop.forceShutdown(server: core.tag) }
             core.shutdownAllSockets()
             // Tasks still inside a responder notice when they next touch the socket.
             _ = await core.waitForNoConnections(within: .seconds(1))
         }
-        await core.loop.stop()
+        await core.listenerLoop.stop()
+        for loop in core.group.loops { loop.detach(server: core.tag) }
 
         // Said before the waiters resume: a service group stops the next service as soon as
         // `run()` returns, and its lines must come after this one.

@@ -2,13 +2,18 @@ internal import Glibc
 import Logging
 import Synchronization
 
-/// State shared by the `HTTPServer` object, the epoll thread and every connection task:
-/// configuration, the responder, the event loop and the table of open connections.
+/// State shared by the `HTTPServer` object, the event loops and every connection task:
+/// configuration, the responder, the loops and the table of open connections.
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let logger: Logger
-    let loop: EventLoop
+    /// The loop that accepts; it runs no connection, so a busy responder never delays an accept.
+    let listenerLoop: EventLoop
+    /// The loops that run the connections (shared with the process's other servers).
+    let group: EventLoopGroup
+    /// This server's tag on those loops: the high bits of its connection ids.
+    let tag: UInt64
     let port: Int
     let limits: HTTPRequestParser.Limits
     let headerTimeout: UInt64
@@ -63,13 +68,23 @@ final class ServerCore: Sendable {
         }
     }
 
-    private let table = Mutex(ConnectionTable())
+    private let table: Mutex<ConnectionTable>
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, loop: EventLoop, port: Int) {
+    /// Tags of the servers made in this process (never reused).
+    private static let tags = Atomic<UInt64>(0)
+
+    init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger, listenerLoop: EventLoop,
+        group: EventLoopGroup, port: Int
+    ) {
+        let tag = ServerCore.tags.wrappingAdd(1, ordering: .relaxed).newValue
+        self.tag = tag
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
-        self.loop = loop
+        self.listenerLoop = listenerLoop
+        self.group = group
+        table = Mutex(ConnectionTable(nextID: EventLoop.firstConnectionID(of: tag)))
         self.port = port
         limits = HTTPRequestParser.Limits(configuration)
         headerTimeout = MonotonicClock.nanoseconds(configuration.headerReadTimeout)
@@ -80,7 +95,7 @@ final class ServerCore: Sendable {
 
     var connectionCount: Int { table.withLock { $0.sockets.count } }
 
-    /// Called on the epoll thread for each accepted socket: starts its task, or answers 503
+    /// Called on the listener's loop for each accepted socket: starts its task on the next loop, or answers 503
     /// when the server's connection cap or this client address's cap is reached. A trusted
     /// proxy's connections count only toward the server's cap (its clients are counted per
     /// request, `admitForwarded`).
@@ -109,8 +124,9 @@ final class ServerCore: Sendable {
         var one: Int32 = 1
         // Responses are written whole; Nagle would only delay a 100 Continue's follow-up.
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        Task(priority: configuration.connectionPriority) {
-            let connection = HTTPConnection(core: self, fd: fd, id: id, remoteAddress: remoteAddress, viaProxy: proxy)
+        let loop = group.loop(for: id)
+        Task(executorPreference: loop, priority: configuration.connectionPriority) {
+            let connection = HTTPConnection(core: self, loop: loop, fd: fd, id: id, remoteAddress: remoteAddress, viaProxy: proxy)
             await connection.run()
         }
     }

@@ -17,8 +17,7 @@ import Testing
             // Another client address is served, up to its own cap.
             var others: [TestClient] = []
             for _ in 0..<2 {
-                let other = try await TestClient.connect(port: port, from: "127.0.0.2")
-                try await other.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+                let other = try await TestClient.connect(port: port, from: "127.0.0.2", sending: "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
                 let response = try await other.readResponse()
                 #expect(response.status == 200)
                 #expect(response.header("X-Seen-Remote") == "127.0.0.2")
@@ -30,8 +29,7 @@ import Testing
             try await first.send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
             #expect(try await first.readResponse().status == 200)
             #expect(await eventually { server.openConnections == 3 }, "second and the two of 127.0.0.2")
-            let fourth = try await TestClient.connect(port: port)
-            try await fourth.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            let fourth = try await TestClient.connect(port: port, sending: "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try await fourth.readResponse().status == 200)
             _ = (capped, others)
         }
@@ -55,9 +53,8 @@ import Testing
             $0.requestTimeout = .seconds(1)
             $0.headerReadTimeout = headerTimeout
         }) { _, port in
-            let slow = try await TestClient.connect(port: port)
             let start = ContinuousClock.now
-            try await slow.send(head)
+            let slow = try await TestClient.connect(port: port, sending: head)
             let trickle = Task {
                 for _ in 0..<pieces {
                     try await Task.sleep(for: .milliseconds(100))

@@ -6,7 +6,7 @@ import Testing
 /// a webhook storm never turns into 503s), and a client that only half-closed still gets its
 /// answers.
 @Suite struct HTTPServerHangUpTests {
-    /// The cap is 2, and `/gate` holds both of the client's requests (up to 10 s).
+    /// The cap is 2, and `/gate` holds both of the client's requests until the test opens it.
     private func withGatedServer(_ body: (HTTPServer, Int, TestResponder) async throws -> Void) async throws {
         let responder = TestResponder()
         try await withServer(
@@ -25,8 +25,7 @@ import Testing
     private func twoGatedRequests(port: Int, responder: TestResponder) async throws -> [TestClient] {
         var clients: [TestClient] = []
         for _ in 0..<2 {
-            let client = try await TestClient.connect(port: port)
-            try await client.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
             clients.append(client)
         }
         #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == 2 })
@@ -38,8 +37,7 @@ import Testing
     private func firstServed(port: Int, within limit: Duration) async throws -> Duration? {
         let start = ContinuousClock.now
         while ContinuousClock.now - start < limit {
-            let client = try await TestClient.connect(port: port)
-            try await client.send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
             if try await client.readResponse().status == 200 { return ContinuousClock.now - start }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -54,8 +52,8 @@ import Testing
             try await expectTurnedAway(try await TestClient.connect(port: port))
 
             for client in held { client.close() }
-            // The responders hold for 10 s: a slot freed before that was freed by the hang-up, not
-            // by the answer. (The contract's 1 s is measured by the webhook storms, which run on
+            // The responders hold until the gate opens: a slot freed before that was freed by the
+            // hang-up, not by the answer. (The contract's 1 s is measured by the webhook storms, which run on
             // their own: here hundreds of tests may share the two cores.)
             let served = try await firstServed(port: port, within: .seconds(8))
             #expect(served != nil, "the closed clients' slots were still taken 8 s after they closed")

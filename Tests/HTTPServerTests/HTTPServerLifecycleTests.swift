@@ -9,13 +9,13 @@ import Testing
 @Suite struct HTTPServerLifecycleTests {
     @Test func slowHeadersGet408WhileOthersAreServed() async throws {
         try await withServer({ $0.headerReadTimeout = .milliseconds(1200) }) { _, port in
-            let slow = try await TestClient.connect(port: port)
+            // Before the connect: the header timeout runs from the accept.
             let start = ContinuousClock.now
             // The start of a head, then nothing more, as a slowloris would. Sent in one write: byte
             // by byte, a loaded machine could take longer than the timeout between them, and the
             // server, rightly done with the connection, would make a later send fail (EPIPE).
             // Heads arriving in pieces are covered at every split point by the parser tests.
-            try await slow.send("GET ")
+            let slow = try await TestClient.connect(port: port, sending: "GET ")
             // Meanwhile other clients are served promptly.
             for _ in 0..<3 {
                 let (other, _) = try await exchange("GET /other HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", port: port)
@@ -33,8 +33,7 @@ import Testing
 
     @Test func slowBodyGets408() async throws {
         try await withServer({ $0.bodyReadTimeout = .milliseconds(300) }) { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc")
+            let client = try await TestClient.connect(port: port, sending: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc")
             let response = try await client.readResponse()
             #expect(response.status == 408)
             #expect(await client.isClosedWithoutData())
@@ -43,11 +42,10 @@ import Testing
 
     @Test func idleKeepAliveIsClosedSilently() async throws {
         try await withServer({ $0.keepAliveIdleTimeout = .milliseconds(300) }) { server, port in
-            let client = try await TestClient.connect(port: port)
             // Measured from before the request: the close must come at least the idle timeout
             // after the response, however late this task gets to read it.
             let start = ContinuousClock.now
-            try await client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try await client.readResponse().status == 200)
             #expect(await client.isClosedWithoutData(), "closed with no 408 or other bytes")
             #expect(ContinuousClock.now - start >= .milliseconds(250))
@@ -68,8 +66,7 @@ import Testing
             try await first.send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
             #expect(try await first.readResponse().status == 200)
             #expect(await eventually { server.openConnections == 1 })
-            let fourth = try await TestClient.connect(port: port)
-            try await fourth.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            let fourth = try await TestClient.connect(port: port, sending: "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try await fourth.readResponse().status == 200)
             _ = admitted
         }
@@ -79,8 +76,7 @@ import Testing
         // The body timeout is far away, so only noticing the peer's close can free the connections.
         try await withServer({ $0.bodyReadTimeout = .seconds(600) }) { server, port in
             for _ in 0..<5 {
-                let client = try await TestClient.connect(port: port)
-                try await client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\npartial")
+                let client = try await TestClient.connect(port: port, sending: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\npartial")
             }
             // The clients are released (closed) at the end of each iteration.
             #expect(await eventually { server.openConnections == 0 })
@@ -112,14 +108,12 @@ import Testing
         try server.start()
         let port = server.port
 
-        let idle = try await TestClient.connect(port: port)
-        try await idle.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        let idle = try await TestClient.connect(port: port, sending: "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(try await idle.readResponse().status == 200)
 
-        let busy = try await TestClient.connect(port: port)
         // Held at the gate until shutdown has begun: a fixed sleep could end before a loaded
         // machine ran the shutdown task, and the response would rightly not say `close`.
-        try await busy.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
+        let busy = try await TestClient.connect(port: port, sending: "GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == 1 })
 
         let start = ContinuousClock.now
@@ -161,8 +155,7 @@ import Testing
         let server = HTTPServer(configuration: configuration, responder: TestResponder(), logger: .disabled)
         try server.start()
         // A half-sent head is not idle, so draining waits for it until the grace period ends.
-        let partial = try await TestClient.connect(port: server.port)
-        try await partial.send("GET / HTTP/1.1\r\nHo")
+        let partial = try await TestClient.connect(port: server.port, sending: "GET / HTTP/1.1\r\nHo")
         #expect(await eventually { server.openConnections == 1 })
         let start = ContinuousClock.now
         await server.shutdown()

@@ -6,8 +6,7 @@ import Testing
 @Suite struct HTTPServerProtocolTests {
     @Test func twoRequestsOnOneKeepAliveConnection() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("GET /one HTTP/1.1\r\nHost: h\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET /one HTTP/1.1\r\nHost: h\r\n\r\n")
             let first = try await client.readResponse()
             #expect(first.status == 200)
             #expect(first.body == "GET /one ")
@@ -34,8 +33,7 @@ import Testing
 
     @Test func http10KeepAlive() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
             let first = try await client.readResponse()
             #expect(first.header("Connection") == "keep-alive")
             try await client.send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
@@ -56,9 +54,10 @@ import Testing
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send(
-                "GET /slow?ms=150 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+            let client = try await TestClient.connect(
+                port: port,
+                sending:
+                    "GET /slow?ms=150 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
             )
             let first = try await client.readResponse()
             let second = try await client.readResponse()
@@ -73,8 +72,7 @@ import Testing
     @Test func aSlowResponderDoesNotBlockOtherConnections() async throws {
         let responder = TestResponder()
         try await withServer(responder: responder) { _, port in
-            let slow = try await TestClient.connect(port: port)
-            try await slow.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
+            let slow = try await TestClient.connect(port: port, sending: "GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == 1 })
             // While that responder is still waiting, other connections are served.
             for index in 0..<5 {
@@ -89,8 +87,8 @@ import Testing
 
     @Test func chunkedBodyIsDecoded() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4;name=v\r\nWiki\r\n")
+            let client = try await TestClient.connect(
+                port: port, sending: "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n4;name=v\r\nWiki\r\n")
             try await client.send("5\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nX-Trailer: t\r\n\r\n")
             let response = try await client.readResponse()
             #expect(response.status == 200)
@@ -102,8 +100,7 @@ import Testing
 
     @Test func headGetsHeadersWithoutBody() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("GET /page HTTP/1.1\r\nHost: h\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET /page HTTP/1.1\r\nHost: h\r\n\r\n")
             let get = try await client.readResponse()
             try await client.send("HEAD /page HTTP/1.1\r\nHost: h\r\n\r\n")
             let head = try await client.readResponse(bodyExpected: false)
@@ -119,8 +116,8 @@ import Testing
 
     @Test func expectContinueSends100ThenTheResponse() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("POST /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+            let client = try await TestClient.connect(
+                port: port, sending: "POST /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
             let interim = try await client.readResponse()
             #expect(interim.statusLine == "HTTP/1.1 100 Continue")
             try await client.send("data")
@@ -132,8 +129,7 @@ import Testing
 
     @Test func requestIdIsEchoedGeneratedOrReplaced() async throws {
         try await withServer { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("GET / HTTP/1.1\r\nHost: h\r\nX-Request-Id: client.id:42-A_b\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "GET / HTTP/1.1\r\nHost: h\r\nX-Request-Id: client.id:42-A_b\r\n\r\n")
             let echoed = try await client.readResponse()
             #expect(echoed.header("X-Request-Id") == "client.id:42-A_b")
             #expect(echoed.header("X-Seen-Request-Id") == "client.id:42-A_b")
@@ -161,8 +157,7 @@ import Testing
         configuration.shutdownGracePeriod = .seconds(1)
         let server = HTTPServer(configuration: configuration, responder: TestResponder(), logger: .disabled)
         try server.start()
-        let client = try await TestClient.connect(port: server.port, host: "::1")
-        try await client.send("GET /v6 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+        let client = try await TestClient.connect(port: server.port, host: "::1", sending: "GET /v6 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
         let response = try await client.readResponse()
         #expect(response.body == "GET /v6 ")
         #expect(response.header("X-Seen-Remote") == "::1")

@@ -88,9 +88,8 @@ import Testing
 
     @Test func contentLengthOverLimitIs413BeforeTheBody() async throws {
         try await withServer({ $0.maxBodyBytes = 100 }) { _, port in
-            let client = try await TestClient.connect(port: port)
             // Only the head is sent: the 413 must come without waiting for 101 body bytes.
-            try await client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n")
+            let client = try await TestClient.connect(port: port, sending: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n")
             let response = try await client.readResponse()
             #expect(response.status == 413)
             #expect(response.header("Connection") == "close")
@@ -100,9 +99,9 @@ import Testing
 
     @Test func chunkedBodyOverLimitIs413() async throws {
         try await withServer({ $0.maxBodyBytes = 100 }) { _, port in
-            let client = try await TestClient.connect(port: port)
             let chunk = String(repeating: "x", count: 60)
-            try await client.send("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3c\r\n\(chunk)\r\n3c\r\n")
+            let client = try await TestClient.connect(
+                port: port, sending: "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3c\r\n\(chunk)\r\n3c\r\n")
             let response = try await client.readResponse()
             #expect(response.status == 413)
             #expect(await client.isClosedWithoutData())
@@ -128,8 +127,8 @@ import Testing
 
     @Test func expectContinueTooLargeGets413WithoutContinue() async throws {
         try await withServer({ $0.maxBodyBytes = 10 }) { _, port in
-            let client = try await TestClient.connect(port: port)
-            try await client.send("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 50\r\n\r\n")
+            let client = try await TestClient.connect(
+                port: port, sending: "POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 50\r\n\r\n")
             let response = try await client.readResponse()
             #expect(response.status == 413)
             #expect(await client.isClosedWithoutData())

@@ -52,6 +52,8 @@ import Testing
     func firstRequestAfterTheStopBeganIsAnswered() async throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.shutdownGracePeriod = .seconds(30)
+        // The request comes late on purpose: only after the stop began, whenever this task gets to it.
+        configuration.headerReadTimeout = .seconds(120)
         let server = HTTPServer(configuration: configuration, responder: TestResponder(), logger: .disabled)
         try server.start()
         let port = server.port

@@ -37,8 +37,7 @@ import Testing
         try await withServer(configure, responder: responder) { server, port in
             var proxied: [TestClient] = []
             for index in 0..<Self.connections {
-                let client = try await TestClient.connect(port: port, from: "127.0.0.1")
-                try await client.send(gated(forwardedFor: "203.0.113.\(index + 1)"))
+                let client = try await TestClient.connect(port: port, from: "127.0.0.1", sending: gated(forwardedFor: "203.0.113.\(index + 1)"))
                 proxied.append(client)
             }
             // All 20 requests are inside the responder at once: no connection was turned away.
@@ -75,8 +74,7 @@ import Testing
         try await withServer(configure, responder: responder) { server, port in
             var held: [TestClient] = []
             for _ in 0..<Self.cap {
-                let client = try await TestClient.connect(port: port, from: "127.0.0.1")
-                try await client.send(gated(forwardedFor: "198.51.100.7"))
+                let client = try await TestClient.connect(port: port, from: "127.0.0.1", sending: gated(forwardedFor: "198.51.100.7"))
                 held.append(client)
             }
             #expect(await eventually { responder.inFlight.load(ordering: .relaxed) == Self.cap })
@@ -85,8 +83,7 @@ import Testing
             // proxy's connection stays open for the next request.
             var refused: [TestClient] = []
             for _ in Self.cap..<Self.connections {
-                let client = try await TestClient.connect(port: port, from: "127.0.0.1")
-                try await client.send(gated(forwardedFor: "198.51.100.7"))
+                let client = try await TestClient.connect(port: port, from: "127.0.0.1", sending: gated(forwardedFor: "198.51.100.7"))
                 let response = try await client.readResponse()
                 #expect(response.status == 503)
                 #expect(response.body.contains("Too many open connections from your address"), "\(response.body)")

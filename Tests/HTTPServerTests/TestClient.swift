@@ -46,9 +46,15 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Connects to `host:port` (IPv4 or IPv6 literal), from the IPv4 address `source` when given
-    /// (any of 127.0.0.0/8 works on Linux, so tests can play several clients).
-    static func connect(port: Int, host: String = "127.0.0.1", from source: String? = nil) async throws -> TestClient {
-        try await offload {
+    /// (any of 127.0.0.0/8 works on Linux, so tests can play several clients), and sends `first`
+    /// at once, as a real client sends its request with its connection: the server's header
+    /// timeout runs from the accept, and a test task that waits its turn on a busy machine
+    /// between connecting and sending would otherwise look like a slow client.
+    static func connect(port: Int, host: String = "127.0.0.1", from source: String? = nil, sending first: String? = nil) async throws
+        -> TestClient
+    {
+        let first = first.map { Array($0.utf8) } ?? []
+        return try await offload {
             let isV6 = host.contains(":")
             let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw Failure(description: "socket failed: \(errno)") }
@@ -92,7 +98,9 @@ final class TestClient: @unchecked Sendable {
                 Glibc.close(fd)
                 throw Failure(description: "connect failed: errno \(number)")
             }
-            return TestClient(fd: fd)
+            let client = TestClient(fd: fd)
+            try sendAll(first, on: fd)
+            return client
         }
     }
 
@@ -102,13 +110,15 @@ final class TestClient: @unchecked Sendable {
     }
 
     func send(_ bytes: [UInt8]) async throws {
-        try await Self.offload { [fd] in
-            var offset = 0
-            while offset < bytes.count {
-                let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                guard sent > 0 else { throw Failure(description: "send failed: errno \(errno)") }
-                offset += sent
-            }
+        try await Self.offload { [fd] in try Self.sendAll(bytes, on: fd) }
+    }
+
+    private static func sendAll(_ bytes: [UInt8], on fd: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw Failure(description: "send failed: errno \(errno)") }
+            offset += sent
         }
     }
 

@@ -6,13 +6,15 @@ import Testing
 
 /// The application side of live tests. Paths:
 /// - `/slow?ms=N` sleeps N ms (without blocking a thread) before answering;
-/// - `/gate` waits until the test opens `gateOpen`;
+/// - `/gate` waits until the test opens `gateOpen` (at most 120 s: a test that fails to open it
+///   still ends; a bound near the time a busy machine takes to connect the test's clients would
+///   open it for the test);
 /// - `/small` accepts bodies of at most 10 bytes (per-route limit);
 /// - anything else answers `METHOD target body` and reports what the server put in the context.
 final class TestResponder: HTTPResponder {
     /// Requests currently inside `respond`.
     let inFlight = Atomic<Int>(0)
-    /// `/gate` requests wait (up to 10 s) until this is true.
+    /// `/gate` requests wait (up to 120 s) until this is true.
     let gateOpen = Atomic<Bool>(false)
 
     func plan(method: HTTPMethod, path: String) -> RoutePlan {
@@ -31,7 +33,8 @@ final class TestResponder: HTTPResponder {
             try? await Task.sleep(for: .milliseconds(milliseconds))
         }
         if request.path == "/gate" {
-            for _ in 0..<1000 where !gateOpen.load(ordering: .relaxed) {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while !gateOpen.load(ordering: .relaxed) && ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }
         }
@@ -52,7 +55,8 @@ final class TestResponder: HTTPResponder {
     }
 }
 
-/// Starts a server on 127.0.0.1 port 0 with `configure` applied, runs `body`, shuts down.
+/// Starts a server on 127.0.0.1 port 0 (a 2 s grace period, a 120 s header timeout) with
+/// `configure` applied, runs `body`, shuts down.
 func withServer(
     _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     responder: TestResponder = TestResponder(),
@@ -60,6 +64,9 @@ func withServer(
 ) async throws {
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     configuration.shutdownGracePeriod = .seconds(2)
+    // The header timeout runs from the accept, on a loop that is seldom busy, while this test's
+    // task may wait seconds for the cooperative pool before it sends: tests of that timeout set theirs.
+    configuration.headerReadTimeout = .seconds(120)
     configure(&configuration)
     let server = HTTPServer(configuration: configuration, responder: responder, logger: .disabled)
     try server.start()
@@ -87,8 +94,7 @@ func eventually(seconds: Double = 90, _ condition: () -> Bool) async -> Bool {
 
 /// Sends `raw` on a fresh connection and returns the response and whether the server then closed.
 func exchange(_ raw: String, port: Int) async throws -> (response: TestClient.Response, closed: Bool) {
-    let client = try await TestClient.connect(port: port)
-    try await client.send(raw)
+    let client = try await TestClient.connect(port: port, sending: raw)
     let response = try await client.readResponse()
     return (response, await client.isClosedWithoutData())
 }
