@@ -25,9 +25,10 @@ enum WaitResult: Sendable {
 /// request whose socket is ready is read, answered and parked on one thread, with no hand-off
 /// to another. The server's listening loop runs no connection: it only accepts.
 ///
-/// Sockets are armed with `EPOLLONESHOT` per wait, so a readiness event is delivered once
-/// and the table of waiters is the only shared state (behind a `Mutex`). Deadlines are kept
-/// in the waiters; the thread sleeps until the earliest one and scans only when it is due.
+/// A connection's socket is registered once, edge-triggered (`register`): a wait costs no
+/// `epoll_ctl`, and an event that finds no waiter is remembered for the next wait. The table of
+/// waiters is the only shared state (behind a `Mutex`). Deadlines are kept in the waiters; the
+/// thread sleeps until the earliest one and scans only when it is due.
 final class EventLoop: Sendable {
     struct Waiter {
         let continuation: UnsafeContinuation<WaitResult, Never>
@@ -36,9 +37,8 @@ final class EventLoop: Sendable {
         let idle: Bool
         /// The socket of a read wait, which the loop closes itself when its peer is gone.
         let readFD: Int32?
-        /// Set once the task's `epoll_ctl` for this wait returned: from then on the task does
-        /// nothing with the socket until resumed, so the loop may close it. An event matched
-        /// before (a stale report racing the arming) resumes the task as `.ready` instead.
+        /// Whether the task does nothing with the socket until resumed, so the loop may close it:
+        /// a read wait from the start (it needs no `epoll_ctl`).
         var armed = false
     }
 
@@ -53,10 +53,8 @@ final class EventLoop: Sendable {
         var closeListenerRequested = false
         var listenerClosedWaiters: [UnsafeContinuation<Void, Never>] = []
         var stopRequested = false
-        /// Connections whose responder runs: their socket and when it started. Those still running
-        /// after `hangUpWatchDelay` are armed for the peer's hang-up by the epoll thread.
-        var handlers: [UInt64: (fd: Int32, dueAt: UInt64, armed: Bool)] = [:]
-        var earliestHandlerDue = UInt64.max
+        /// Connections with an event no read waited for (their next read wait returns at once).
+        var arrived: Set<UInt64> = []
         var finished = false
         var finishedWaiters: [UnsafeContinuation<Void, Never>] = []
         /// Jobs of the tasks that run on this loop, in the order queued (`enqueue`); jobs of a
@@ -83,10 +81,6 @@ final class EventLoop: Sendable {
     /// Timer granularity in nanoseconds.
     static let tick: UInt64 = 25_000_000
     static let wakeToken = UInt64.max - 1
-    /// How long a responder runs before its connection is watched for the peer's hang-up. A quick
-    /// answer (nearly all of them) then costs no `epoll_ctl` for it; a slow one (a storm waiting on
-    /// the database) frees its client's slot within this much of the client leaving.
-    static let hangUpWatchDelay: UInt64 = 20_000_000
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -126,26 +120,45 @@ final class EventLoop: Sendable {
 
     // MARK: Waiting (connection tasks)
 
-    /// Parks the calling task until `fd` is readable (or writable), `deadline` (monotonic ns)
-    /// passes, or shutdown ends the wait. Spurious `.ready` results are possible; callers retry.
+    /// The events a connection's socket is registered for, from `register` until it closes:
+    /// data, the peer's FIN or reset (`EPOLLRDHUP`), edge-triggered, so a wait costs no `epoll_ctl`.
+    static let readInterest = EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+
+    /// Registers connection `id`'s socket once, before its first read. From then on every arrival
+    /// (data, FIN, reset) is an event: one that finds no read waiting is remembered for the next
+    /// `wait` (the caller read until `EAGAIN` first, so nothing arrives unseen), and a hang-up then
+    /// goes to `start`'s `hangUp` at once: a client that leaves while its request is answered frees
+    /// its slot of the client's cap. False when the socket cannot be registered.
+    func register(fd: Int32, id: UInt64) -> Bool {
+        var event = epoll_event()
+        event.events = EventLoop.readInterest
+        event.data.u64 = id
+        return epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0
+    }
+
+    /// Parks the calling task until `fd` (registered with `register`) is readable (or writable),
+    /// `deadline` (monotonic ns) passes, or shutdown ends the wait. Spurious `.ready` results are
+    /// possible; callers retry. A read wait must follow a read that returned `EAGAIN`.
     func wait(fd: Int32, id: UInt64, writable: Bool, deadline: UInt64, idle: Bool) async -> WaitResult {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
-            let (admitted, wake) = state.withLock { state -> (Bool, Bool) in
-                guard state.admits(id: id, idle: idle) else { return (false, false) }
-                state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle, readFD: writable ? nil : fd)
+        let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
+            let (outcome, wake) = state.withLock { state -> (WaitResult?, Bool) in
+                guard state.admits(id: id, idle: idle) else { return (.shutdown, false) }
+                // Something arrived since the caller's last read: read again.
+                if !writable, state.arrived.remove(id) != nil { return (.ready, false) }
+                state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle, readFD: writable ? nil : fd, armed: !writable)
                 if deadline < state.earliestDeadline { state.earliestDeadline = deadline }
-                return (true, deadline < state.sleepingUntil)
+                return (nil, deadline < state.sleepingUntil)
             }
-            guard admitted else {
-                continuation.resume(returning: .shutdown)
+            if let outcome {
+                continuation.resume(returning: outcome)
                 return
             }
-            var event = epoll_event()
-            // A read also hears the peer's FIN or reset apart from data (EPOLLRDHUP).
-            event.events = (writable ? EPOLLOUT.rawValue : EPOLLIN.rawValue | EPOLLRDHUP.rawValue) | EPOLLONESHOT.rawValue
-            event.data.u64 = id
-            if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0 {
-                if errno != ENOENT || epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) != 0 {
+            if writable {
+                // Rare (a full send buffer): output joins the registration for this wait.
+                var event = epoll_event()
+                event.events = EventLoop.readInterest | EPOLLOUT.rawValue
+                event.data.u64 = id
+                if epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) != 0 {
                     // Let the caller's next system call report the problem.
                     if let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) {
                         waiter.continuation.resume(returning: .ready)
@@ -153,55 +166,15 @@ final class EventLoop: Sendable {
                     return
                 }
             }
-            state.withLock { $0.waiters[id]?.armed = true }
             if wake { wakeUp() }
         }
-    }
-
-    /// Marks the responder of `id` (socket `fd`) as running. If it still runs after
-    /// `hangUpWatchDelay`, the epoll thread arms the socket to report its peer's hang-up (FIN or
-    /// reset, not data: a pipelined request does not trigger it) to `start`'s `hangUp`.
-    func handlerStarted(fd: Int32, id: UInt64) {
-        let due = MonotonicClock.now() &+ EventLoop.hangUpWatchDelay
-        let wake = state.withLock { state -> Bool in
-            state.handlers[id] = (fd, due, false)
-            guard due < state.earliestHandlerDue else { return false }
-            state.earliestHandlerDue = due
-            // A loop asleep past `due` is woken; one awake or due sooner picks it up by itself.
-            return state.sleepingUntil > due &+ EventLoop.tick
+        if writable {
+            var event = epoll_event()
+            event.events = EventLoop.readInterest
+            event.data.u64 = id
+            _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
         }
-        if wake { wakeUp() }
-    }
-
-    /// Marks the responder of `id` as done, before the connection next uses its socket: the epoll
-    /// thread arms it no more (an arming it made is replaced by the connection's next `wait`; a
-    /// report that races with it is harmless: `hangUp` runs for a peer that has indeed sent FIN).
-    func handlerFinished(id: UInt64) {
-        state.withLock { _ = $0.handlers.removeValue(forKey: id) }
-    }
-
-    /// Arms the sockets of responders running longer than `hangUpWatchDelay` (epoll thread; under
-    /// the lock, so `handlerFinished` cannot let the connection reuse its socket meanwhile).
-    private func armSlowHandlers(now: UInt64) {
-        state.withLock { state in
-            guard now >= state.earliestHandlerDue else { return }
-            var earliest = UInt64.max
-            for (id, handler) in state.handlers where !handler.armed {
-                guard handler.dueAt <= now else {
-                    earliest = min(earliest, handler.dueAt)
-                    continue
-                }
-                var event = epoll_event()
-                event.events = EPOLLRDHUP.rawValue | EPOLLONESHOT.rawValue
-                event.data.u64 = id
-                if epoll_ctl(epollFD, EPOLL_CTL_MOD, handler.fd, &event) != 0, errno == ENOENT {
-                    // Not registered yet (its request came whole with the first read): best effort.
-                    _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, handler.fd, &event)
-                }
-                state.handlers[id]?.armed = true
-            }
-            state.earliestHandlerDue = earliest
-        }
+        return result
     }
 
     /// The bytes `fd` holds unread (`FIONREAD`); -1 when it cannot say (then it is left to its task).
@@ -210,9 +183,10 @@ final class EventLoop: Sendable {
         return ioctl(fd, UInt(FIONREAD), &count) == 0 ? count : -1
     }
 
-    /// Removes `fd` from the epoll set; call before closing it.
-    func deregister(fd: Int32) {
+    /// Removes connection `id`'s socket `fd` from the epoll set; call before closing it.
+    func deregister(fd: Int32, id: UInt64) {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        state.withLock { _ = $0.arrived.remove(id) }
     }
 
     // MARK: Shutdown steps (any thread)
@@ -272,7 +246,7 @@ final class EventLoop: Sendable {
     // MARK: The thread
 
     /// Starts the epoll thread; `accept` is called on it for every accepted socket, `hangUp` with
-    /// the id of every slow responder's socket (`handlerStarted`) whose peer has sent FIN or reset, `gone` with
+    /// the id of every registered socket whose peer has sent FIN or reset while no read waited, `gone` with
     /// the id of every socket the loop closed because its peer left while a read waited.
     func start(
         listener: Int32, accept onAccept: @escaping @Sendable (Int32, String?) -> Void,
@@ -309,6 +283,7 @@ final class EventLoop: Sendable {
         var ready: [(id: UInt64, events: UInt32)] = []
         var hungUp: [UInt64] = []
         let hangUpEvents = EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue
+        let inputEvents = EPOLLIN.rawValue | hangUpEvents
         var resumptions: [(UnsafeContinuation<WaitResult, Never>, WaitResult)] = []
         var departures: [(id: UInt64, fd: Int32, continuation: UnsafeContinuation<WaitResult, Never>)] = []
         var listenerOpen = listener >= 0
@@ -332,7 +307,7 @@ final class EventLoop: Sendable {
                     state.sleepingUntil = 0
                     return 0
                 }
-                var until = min(state.earliestDeadline, state.earliestHandlerDue)
+                var until = state.earliestDeadline
                 if listenerPausedUntil > 0 { until = min(until, listenerPausedUntil) }
                 state.sleepingUntil = until
                 if until == .max { return -1 }
@@ -367,11 +342,15 @@ final class EventLoop: Sendable {
                         if let fd = waiter.readFD, waiter.armed, events & hangUpEvents != 0 {
                             departures.append((id, fd, waiter.continuation))
                         } else {
+                            // A write wait woken by input: the next read wait must not miss it.
+                            if waiter.readFD == nil && events & inputEvents != 0 { state.arrived.insert(id) }
                             resumptions.append((waiter.continuation, .ready))
                         }
-                    } else if events & hangUpEvents != 0 {
-                        // No task waits: a slow responder's arming (or a stale one) saw the peer go.
-                        hungUp.append(id)
+                    } else {
+                        // No task waits (its responder runs, or it has not read yet): the next read
+                        // wait returns at once; a peer that left stops counting toward its cap now.
+                        state.arrived.insert(id)
+                        if events & hangUpEvents != 0 { hungUp.append(id) }
                     }
                 }
                 if now >= state.earliestDeadline {
@@ -394,7 +373,7 @@ final class EventLoop: Sendable {
             // The task is parked in `wait` and owns nothing until resumed.
             for departure in departures {
                 if EventLoop.unreadBytes(departure.fd) == 0 {
-                    deregister(fd: departure.fd)
+                    deregister(fd: departure.fd, id: departure.id)
                     close(departure.fd)
                     onGone(departure.id)
                     resumptions.append((departure.continuation, .peerGone))
@@ -408,12 +387,11 @@ final class EventLoop: Sendable {
             resumptions.removeAll(keepingCapacity: true)
             for id in hungUp { onHangUp(id) }
             hungUp.removeAll(keepingCapacity: true)
-            armSlowHandlers(now: now)
 
             // Closed before this turn accepts anything more: what the kernel still queues is reset
             // by the close, and everything accepted was accepted to be served.
             if listenerOpen && (closeListener || stop) {
-                deregister(fd: listener)
+                _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, listener, nil)
                 close(listener)
                 listenerOpen = false
                 listenerPausedUntil = 0

@@ -36,6 +36,10 @@ final class HTTPConnection {
     /// Serves requests until the peer closes, an error occurs or the server shuts down.
     func run() async {
         defer { close() }
+        guard loop.register(fd: fd, id: id) else {
+            core.logger.warning("http_connection_dropped", [("reason", "cannot register the socket with epoll"), ("errno", .int(Int(errno)))])
+            return
+        }
         var firstRequest = true
         let acceptedAt = MonotonicClock.now()
         while true {
@@ -88,12 +92,10 @@ final class HTTPConnection {
             response = core.responder.protocolErrorResponse(
                 status: .serviceUnavailable, message: ServerCore.Refusal.clientLimit.message, info: info)
         } else {
-            // The task does not read while the responder runs: have the event loop tell the core
-            // if the peer hangs up meanwhile (a responder that takes a while), so its slot of the
-            // client's cap is free at once.
-            loop.handlerStarted(fd: fd, id: id)
+            // The task does not read while the responder runs: the event loop tells the core if
+            // the peer hangs up meanwhile (`EventLoop.register`), so its slot of the client's cap
+            // is free at once.
             response = await core.responder.respond(to: request, plan: plan, info: info)
-            loop.handlerFinished(id: id)
         }
         let keepAlive =
             head.keepAlive && !core.draining.load(ordering: .relaxed)
@@ -307,7 +309,7 @@ final class HTTPConnection {
         guard !closed else { return }
         closed = true
         core.remove(id: id)
-        loop.deregister(fd: fd)
+        loop.deregister(fd: fd, id: id)
         Glibc.close(fd)
     }
 }

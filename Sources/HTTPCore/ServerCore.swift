@@ -168,8 +168,8 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Called on the epoll thread when connection `id`'s peer has sent FIN or reset while its
-    /// request was being answered (`EventLoop.handlerStarted`): the connection stops counting toward
+    /// Called on the connection's event loop when its peer has sent FIN or reset while no read
+    /// waited (its request being answered; `EventLoop.register`): the connection stops counting toward
     /// its client's cap (and a proxied request toward its client's) at once, while it stays open,
     /// and counted toward the server's cap, until its responder returns.
     ///

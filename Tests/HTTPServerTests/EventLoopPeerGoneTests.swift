@@ -47,6 +47,7 @@ struct EventLoopPeerGoneTests {
         let (loop, ours, theirs, _, gone) = try Self.setUp()
         let inode = Self.inode(ours)
         // A long deadline, taken when the wait starts: under load the task may start late.
+        #expect(loop.register(fd: ours, id: 7))
         let waiting = Task { await loop.wait(fd: ours, id: 7, writable: false, deadline: MonotonicClock.now() &+ 60_000_000_000, idle: true) }
         try await Task.sleep(for: .milliseconds(100))
         close(theirs)
@@ -61,6 +62,7 @@ struct EventLoopPeerGoneTests {
     @Test("A last request sent with the FIN (a half-close) is left to the task: .ready, the socket open")
     func dataWithFIN() async throws {
         let (loop, ours, theirs, _, gone) = try Self.setUp()
+        #expect(loop.register(fd: ours, id: 8))
         let waiting = Task { await loop.wait(fd: ours, id: 8, writable: false, deadline: MonotonicClock.now() &+ 60_000_000_000, idle: true) }
         try await Task.sleep(for: .milliseconds(100))
         let request = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
