@@ -139,7 +139,7 @@ final class EventLoop: Sendable {
     /// Parks the calling task until `fd` (registered with `register`) is readable (or writable),
     /// `deadline` (monotonic ns) passes, or shutdown ends the wait. Spurious `.ready` results are
     /// possible; callers retry. A read wait must follow a read that returned `EAGAIN`.
-    func wait(fd: Int32, id: UInt64, writable: Bool, deadline: UInt64, idle: Bool) async -> WaitResult {
+    nonisolated(nonsending) func wait(fd: Int32, id: UInt64, writable: Bool, deadline: UInt64, idle: Bool) async -> WaitResult {
         let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
             let (outcome, wake) = state.withLock { state -> (WaitResult?, Bool) in
                 guard state.admits(id: id, idle: idle) else { return (.shutdown, false) }

@@ -4,7 +4,10 @@ import Logging
 /// One client connection, driven by its own task: read → parse → respond → write, in a loop.
 ///
 /// All socket I/O is attempted directly with non-blocking calls from the task; the task parks
-/// on the event loop only when a call returns `EAGAIN`. It is created inside its task and
+/// on the event loop only when a call returns `EAGAIN`. Its async methods (and `EventLoop.wait`)
+/// are `nonisolated(nonsending)`: they run on the caller's executor, the loop, so returning from
+/// one needs no switch back to it (each switch asks the task for its executor preference: the
+/// page's count fell from 47,128 to 44,646 instructions). It is created inside its task and
 /// never shared, so it needs no synchronisation.
 final class HTTPConnection {
     private let core: ServerCore
@@ -34,7 +37,7 @@ final class HTTPConnection {
     deinit { close() }
 
     /// Serves requests until the peer closes, an error occurs or the server shuts down.
-    func run() async {
+    nonisolated(nonsending) func run() async {
         defer { close() }
         guard loop.register(fd: fd, id: id) else {
             core.logger.warning("http_connection_dropped", [("reason", "cannot register the socket with epoll"), ("errno", .int(Int(errno)))])
@@ -64,7 +67,7 @@ final class HTTPConnection {
 
     /// Reads the body of `head`, has the responder answer it (or, when the client it comes from
     /// through a trusted proxy is at its cap, answers 503) and writes the answer.
-    private func serve(_ head: HTTPRequestHead, requestDeadline: UInt64, forwarded: ForwardedAdmission?) async -> Outcome {
+    private nonisolated(nonsending) func serve(_ head: HTTPRequestHead, requestDeadline: UInt64, forwarded: ForwardedAdmission?) async -> Outcome {
         let plan = core.responder.plan(method: head.method, path: head.path)
         let limit = plan.maxBodyBytes ?? core.configuration.maxBodyBytes
         guard let body = await readBody(head: head, limit: limit, requestDeadline: requestDeadline) else { return .done }
@@ -124,7 +127,7 @@ final class HTTPConnection {
     /// Reads and parses a head; nil when the connection is done (closed, rejected, timed out).
     /// Also returns the time by which the whole request must have arrived: the request timeout
     /// after its first byte.
-    private func readHead(firstRequest: Bool, acceptedAt: UInt64) async -> (HTTPRequestHead, requestDeadline: UInt64)? {
+    private nonisolated(nonsending) func readHead(firstRequest: Bool, acceptedAt: UInt64) async -> (HTTPRequestHead, requestDeadline: UInt64)? {
         // The header timeout runs from accept for a new connection, else from the first byte.
         var headDeadline: UInt64? = firstRequest ? acceptedAt &+ core.headerTimeout : nil
         var requestDeadline: UInt64?
@@ -158,7 +161,7 @@ final class HTTPConnection {
 
     /// Reads the body of `head`; nil when the connection is done. Each read must come within the
     /// body read timeout, and the last by `requestDeadline`.
-    private func readBody(head: HTTPRequestHead, limit: Int, requestDeadline: UInt64) async -> [UInt8]? {
+    private nonisolated(nonsending) func readBody(head: HTTPRequestHead, limit: Int, requestDeadline: UInt64) async -> [UInt8]? {
         do {
             try parser.beginBody(for: head, limit: limit)
         } catch {
@@ -190,7 +193,7 @@ final class HTTPConnection {
     private enum ReceiveResult { case received, closed, timedOut, shutdown }
 
     /// Reads whatever is available, parking on the event loop only when nothing is.
-    private func receive(deadline: UInt64, idle: Bool) async -> ReceiveResult {
+    private nonisolated(nonsending) func receive(deadline: UInt64, idle: Bool) async -> ReceiveResult {
         while true {
             let result = buffer.writeWithUnsafeMutableBytes(minimumWritable: 1024) { space in
                 let count = Glibc.read(fd, space.baseAddress, space.count)
@@ -215,7 +218,7 @@ final class HTTPConnection {
 
     // MARK: Writing
 
-    private func send(_ response: HTTPResponse, requestId: String, head: HTTPRequestHead?, keepAlive: Bool) async -> Bool {
+    private nonisolated(nonsending) func send(_ response: HTTPResponse, requestId: String, head: HTTPRequestHead?, keepAlive: Bool) async -> Bool {
         let (bytes, separateBody) = HTTPResponseSerializer.serialize(
             response, requestId: requestId, keepAlive: keepAlive, minorVersion: head?.minorVersion ?? 1,
             isHeadRequest: head?.method == .head, date: core.dates.current()
@@ -226,7 +229,7 @@ final class HTTPConnection {
     /// Writes `first` then `second` fully with `sendmsg` (one call for both when possible),
     /// parking on `EPOLLOUT` only when the socket buffer is full. False when the peer is gone
     /// or stalls longer than the body timeout.
-    private func write(_ first: [UInt8], _ second: [UInt8]?) async -> Bool {
+    private nonisolated(nonsending) func write(_ first: [UInt8], _ second: [UInt8]?) async -> Bool {
         let second = second ?? []
         let total = first.count + second.count
         var written = 0
@@ -269,7 +272,7 @@ final class HTTPConnection {
     // MARK: Errors and closing
 
     /// Sends the responder's protocol error response with `Connection: close`, then closes.
-    private func reject(_ error: HTTPParseError, head: HTTPRequestHead?) async {
+    private nonisolated(nonsending) func reject(_ error: HTTPParseError, head: HTTPRequestHead?) async {
         let rejectedId = head.map { self.requestId(for: $0) } ?? ids.next()
         let info = RequestInfo(
             requestId: rejectedId, logger: core.logger.with([("request_id", .string(rejectedId))]),
@@ -289,7 +292,7 @@ final class HTTPConnection {
 
     /// Half-closes, then reads and discards for a moment so that unread request bytes do not
     /// turn the close into a reset that would destroy the response in flight.
-    private func lingeringClose() async {
+    private nonisolated(nonsending) func lingeringClose() async {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
         let deadline = MonotonicClock.now() &+ 2_000_000_000
         var discarded = 0
