@@ -13,20 +13,21 @@ extension EventLoop: TaskExecutor {
         }
     }
 
-    /// After the thread has exited (a task outlived a forced shutdown): its jobs still run, on
-    /// Dispatch's threads, one at a time as the loop would run them.
-    func runElsewhere(_ job: UnownedJob) {
+    /// After the thread has exited (a loop that stopped: the group's loops never do, but a loop of
+    /// its own may stop under a task that still runs on it): its jobs still run, on Dispatch's
+    /// threads, one at a time as the loop would run them.
+    private func runElsewhere(_ job: UnownedJob) {
         let executor = asUnownedTaskExecutor()
         EventLoop.leftovers.async { job.runSynchronously(on: executor) }
     }
 
     /// What `queue` did with a job.
-    enum Queued { case queued, queuedAndWake, loopFinished }
+    private enum Queued { case queued, queuedAndWake, loopFinished }
 
     /// Queues `job` for the thread's next turn: `.queuedAndWake` when the thread sleeps in
     /// `epoll_wait` (the caller wakes it; later callers need not), `.loopFinished` (nothing
     /// queued) once the thread has exited.
-    func queue(_ job: UnownedJob) -> Queued {
+    private func queue(_ job: UnownedJob) -> Queued {
         state.withLock { state in
             if state.finished { return .loopFinished }
             if job.priority.rawValue > EventLoop.defaultPriority { state.urgentJobs.append(job) } else { state.jobs.append(job) }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 @testable import HTTPCore
@@ -10,16 +9,10 @@ import Logging
 /// while no read waits is not lost, and a peer that leaves meanwhile is reported at once.
 @Suite("Event loop: one edge-triggered registration per connection")
 struct EventLoopEdgeTests {
-    /// The ids the loop reported hung up (shared with its thread).
-    final class HungUp: Sendable {
-        let ids = Mutex<[UInt64]>([])
-        var all: [UInt64] { ids.withLock { $0 } }
-    }
-
     /// A started loop reporting hang-ups, and a connected pair (`ours` non-blocking, registered as `id`).
-    static func setUp(id: UInt64) throws -> (EventLoop, ours: Int32, theirs: Int32, hungUp: HungUp) {
+    static func setUp(id: UInt64) throws -> (EventLoop, ours: Int32, theirs: Int32, hungUp: EventLoopPeerGoneTests.ReportedIDs) {
         let loop = try EventLoop(name: "http-loop-edge")
-        let hungUp = HungUp()
+        let hungUp = EventLoopPeerGoneTests.ReportedIDs()
         loop.startThread(
             listener: -1, onAccept: { fd, _ in close(fd) }, onHangUp: { id in hungUp.ids.withLock { $0.append(id) } }, onGone: { _ in })
         var pair: [Int32] = [0, 0]

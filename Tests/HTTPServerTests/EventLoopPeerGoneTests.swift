@@ -10,15 +10,15 @@ import Logging
 /// waiting for that task to be scheduled: under load, closed connections are released at once.
 @Suite("Event loop: a peer gone during a read wait is closed by the loop")
 struct EventLoopPeerGoneTests {
-    /// The ids the loop reported gone (shared with its thread).
-    final class GoneIDs: Sendable {
+    /// The ids a loop reported (gone, hung up), shared with its thread.
+    final class ReportedIDs: Sendable {
         let ids = Mutex<[UInt64]>([])
         var all: [UInt64] { ids.withLock { $0 } }
     }
 
     /// A started loop (on a throwaway listener), a connected pair (`ours` non-blocking), and the
     /// ids the loop reported gone.
-    static func setUp() throws -> (EventLoop, ours: Int32, theirs: Int32, listener: Int32, gone: GoneIDs) {
+    static func setUp() throws -> (EventLoop, ours: Int32, theirs: Int32, listener: Int32, gone: ReportedIDs) {
         let loop = try EventLoop()
         var pair: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
@@ -31,7 +31,7 @@ struct EventLoopPeerGoneTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         _ = Glibc.listen(listener, 8)
-        let gone = GoneIDs()
+        let gone = ReportedIDs()
         try loop.start(listener: listener, accept: { fd, _ in close(fd) }, gone: { id in gone.ids.withLock { $0.append(id) } })
         return (loop, pair[0], pair[1], listener, gone)
     }
