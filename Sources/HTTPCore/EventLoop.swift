@@ -55,6 +55,10 @@ final class EventLoop: Sendable {
         var stopRequested = false
         /// Connections with an event no read waited for (their next read wait returns at once).
         var arrived: Set<UInt64> = []
+        /// Connections whose peer sent its FIN (or reset): every read wait of theirs returns at
+        /// once until the socket is deregistered. A FIN that came with data raises no new event
+        /// once that data is read, and a short read says nothing about it.
+        var peerClosed: Set<UInt64> = []
         var finished = false
         var finishedWaiters: [UnsafeContinuation<Void, Never>] = []
         /// Jobs of the tasks that run on this loop, in the order queued (`enqueue`); jobs of a
@@ -126,7 +130,7 @@ final class EventLoop: Sendable {
 
     /// Registers connection `id`'s socket once, before its first read. From then on every arrival
     /// (data, FIN, reset) is an event: one that finds no read waiting is remembered for the next
-    /// `wait` (the caller read until `EAGAIN` first, so nothing arrives unseen), and a hang-up then
+    /// `wait` (the caller read until `EAGAIN` or a short read first, so nothing arrives unseen), and a hang-up then
     /// goes to `start`'s `hangUp` at once: a client that leaves while its request is answered frees
     /// its slot of the client's cap. False when the socket cannot be registered.
     func register(fd: Int32, id: UInt64) -> Bool {
@@ -138,13 +142,16 @@ final class EventLoop: Sendable {
 
     /// Parks the calling task until `fd` (registered with `register`) is readable (or writable),
     /// `deadline` (monotonic ns) passes, or shutdown ends the wait. Spurious `.ready` results are
-    /// possible; callers retry. A read wait must follow a read that returned `EAGAIN`.
+    /// possible; callers retry. A read wait must follow a read that returned `EAGAIN`, or one that
+    /// returned less than it asked for (a stream socket's read empties its queue before it stops).
     nonisolated(nonsending) func wait(fd: Int32, id: UInt64, writable: Bool, deadline: UInt64, idle: Bool) async -> WaitResult {
         let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<WaitResult, Never>) in
             let (outcome, wake) = state.withLock { state -> (WaitResult?, Bool) in
                 guard state.admits(id: id, idle: idle) else { return (.shutdown, false) }
                 // Something arrived since the caller's last read: read again.
-                if !writable, state.arrived.remove(id) != nil { return (.ready, false) }
+                if !writable, state.arrived.remove(id) != nil || (!state.peerClosed.isEmpty && state.peerClosed.contains(id)) {
+                    return (.ready, false)
+                }
                 state.waiters[id] = Waiter(continuation: continuation, deadline: deadline, idle: idle, readFD: writable ? nil : fd, armed: !writable)
                 if deadline < state.earliestDeadline { state.earliestDeadline = deadline }
                 return (nil, deadline < state.sleepingUntil)
@@ -186,7 +193,10 @@ final class EventLoop: Sendable {
     /// Removes connection `id`'s socket `fd` from the epoll set; call before closing it.
     func deregister(fd: Int32, id: UInt64) {
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
-        state.withLock { _ = $0.arrived.remove(id) }
+        state.withLock { state in
+            _ = state.arrived.remove(id)
+            if !state.peerClosed.isEmpty { _ = state.peerClosed.remove(id) }
+        }
     }
 
     // MARK: Shutdown steps (any thread)
@@ -338,6 +348,7 @@ final class EventLoop: Sendable {
             let (closeListener, stop) = state.withLock { state -> (Bool, Bool) in
                 state.sleepingUntil = 0
                 for (id, events) in ready {
+                    if events & hangUpEvents != 0 { state.peerClosed.insert(id) }
                     if let waiter = state.waiters.removeValue(forKey: id) {
                         if let fd = waiter.readFD, waiter.armed, events & hangUpEvents != 0 {
                             departures.append((id, fd, waiter.continuation))

@@ -23,6 +23,11 @@ final class HTTPConnection {
     private var parser: HTTPRequestParser
     private var ids = RequestIDGenerator()
     private var closed = false
+    /// The last read returned less than it asked for: the socket had nothing more then, so the
+    /// next read waits for the loop's event first instead of spending a `read` on `EAGAIN`
+    /// (nginx does the same with `EPOLLRDHUP`). Data, a FIN or a reset that comes after that read
+    /// is an edge event, which the loop keeps for the wait when no read waits yet.
+    private var drained = false
 
     init(core: ServerCore, loop: EventLoop, fd: Int32, id: UInt64, remoteAddress: String?, viaProxy: Bool = false) {
         self.core = core
@@ -195,15 +200,24 @@ final class HTTPConnection {
     /// Reads whatever is available, parking on the event loop only when nothing is.
     private nonisolated(nonsending) func receive(deadline: UInt64, idle: Bool) async -> ReceiveResult {
         while true {
-            let result = buffer.writeWithUnsafeMutableBytes(minimumWritable: 1024) { space in
-                let count = Glibc.read(fd, space.baseAddress, space.count)
-                return count >= 0 ? count : -Int(errno)
+            if drained {
+                drained = false
+            } else {
+                var asked = 0
+                let result = buffer.writeWithUnsafeMutableBytes(minimumWritable: 1024) { space in
+                    asked = space.count
+                    let count = Glibc.read(fd, space.baseAddress, space.count)
+                    return count >= 0 ? count : -Int(errno)
+                }
+                if result > 0 {
+                    drained = result < asked
+                    return .received
+                }
+                if result == 0 { return .closed }
+                let number = Int32(-result)
+                if number == EINTR { continue }
+                guard number == EAGAIN || number == EWOULDBLOCK else { return .closed }
             }
-            if result > 0 { return .received }
-            if result == 0 { return .closed }
-            let number = Int32(-result)
-            if number == EINTR { continue }
-            guard number == EAGAIN || number == EWOULDBLOCK else { return .closed }
             switch await loop.wait(fd: fd, id: id, writable: false, deadline: deadline, idle: idle) {
             case .ready: continue
             case .timedOut: return .timedOut
