@@ -13,6 +13,10 @@ public final class BufferedLogSink: LogSink {
     private let descriptor: Int32
     private let flushBytes: Int
     private let buffer = Mutex<[UInt8]>([])
+    /// The batch being written: swapped with `buffer` under its lock, so neither array is copied
+    /// or reallocated (a copy-on-write `removeAll` gave the writers a fresh 64 KiB, page-faulted
+    /// in, after every flush). Touched only on `queue`.
+    private nonisolated(unsafe) var batch: [UInt8] = []
     private let queue = DispatchQueue(label: "tollgate.log.flush")
     private let interval: DispatchTimeInterval
 
@@ -25,6 +29,7 @@ public final class BufferedLogSink: LogSink {
         self.flushBytes = flushBytes
         let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         self.interval = .milliseconds(max(1, milliseconds))
+        queue.setSpecific(key: Self.onQueue, value: true)
         scheduleFlush()
     }
 
@@ -59,11 +64,18 @@ public final class BufferedLogSink: LogSink {
 
     /// Writes every buffered line now.
     public func flush() {
-        let batch = buffer.withLock { buffer -> [UInt8] in
-            let taken = buffer
-            buffer.removeAll(keepingCapacity: true)
-            return taken
+        if DispatchQueue.getSpecific(key: Self.onQueue) == true {
+            writeBatch()
+        } else {
+            queue.sync { writeBatch() }
         }
+    }
+
+    private static let onQueue = DispatchSpecificKey<Bool>()
+
+    private func writeBatch() {
+        buffer.withLock { buffer in swap(&buffer, &batch) }
+        defer { batch.removeAll(keepingCapacity: true) }
         guard !batch.isEmpty else { return }
         batch.withUnsafeBytes { bytes in
             var offset = 0
