@@ -88,3 +88,66 @@ struct JSONBodyTests {
         #expect(throws: APIError.self) { try StrictJSONCheck(reading: .validatedOnly).check(request(#"{"code":"A","code":"B"}"#), context: &unread) }
     }
 }
+
+@Suite("The redeem body's fast reader")
+struct RedeemBodyReaderTests {
+    typealias Body = RedemptionAPIRoutes.RedeemBody
+
+    func decodeBoth(_ text: String) throws -> (fast: Body?, decoded: Body?) {
+        let value = try JSONValue.parse(Array(text.utf8))
+        let decoded = try? JSONValueDecoder(convertsFromSnakeCase: true).decode(Body.self, from: value)
+        return (Body.read(value), decoded)
+    }
+
+    @Test(
+        "What the fast reader accepts, the decoder decodes to the same body",
+        arguments: [
+            #"{"code":"ABCD-1234","app_user_id":"u1"}"#,
+            #"{"app_user_id":"u1","code":"abcd1234","device_id":"d1","app_user_secret":"s"}"#,
+            #"{"code":"ABCD","app_user_id":"u1","device_id":null,"app_user_secret":null}"#,
+            #"{"code":"é\"\\n","app_user_id":"\u0041"}"#
+        ])
+    func agrees(text: String) throws {
+        let (fast, decoded) = try decodeBoth(text)
+        let read = try #require(fast, "the plain body should take the fast path")
+        let expected = try #require(decoded)
+        #expect(read.code == expected.code && read.appUserId == expected.appUserId)
+        #expect(read.appUserSecret == expected.appUserSecret && read.deviceId == expected.deviceId)
+    }
+
+    @Test(
+        "Every other shape is left to the decoder, which answers it",
+        arguments: [
+            #"{"code":"ABCD"}"#,
+            #"{"code":12,"app_user_id":"u"}"#,
+            #"{"code":null,"app_user_id":"u"}"#,
+            #"{"code":"c","app_user_id":"u","device_id":7}"#,
+            #"{"code":"c","app_user_id":"u","app_user_secret":false}"#,
+            #"{"code":"c","appUserId":"u"}"#,
+            #"{"code":"c","app_user_id":"u","extra":1}"#,
+            #"["code"]"#,
+            #""code""#
+        ])
+    func declines(text: String) throws {
+        #expect(try decodeBoth(text).fast == nil)
+    }
+
+    @Test("The route's 400s are the decoder's")
+    func routeErrors() {
+        func message(_ body: String) -> String? {
+            var headers = HTTPHeaders()
+            headers.set("Content-Type", "application/json")
+            let request = HTTPRequest(method: .post, target: "/api/v1/redeem", headers: headers, body: Array(body.utf8))
+            do {
+                _ = try request.decodeJSON(Body.self, RequestContext(requestId: "r", logger: .disabled), reading: Body.read)
+                return nil
+            } catch {
+                return (error as? APIError)?.message
+            }
+        }
+        #expect(message(#"{"code":"ABCD"}"#) == "Field 'app_user_id' is missing.")
+        #expect(message(#"{"code":12,"app_user_id":"u"}"#) == "Field 'code' must be a string.")
+        #expect(message(#"{"code":"c","app_user_id":"u","device_id":7}"#) == "Field 'device_id' must be a string.")
+        #expect(message(#"{"code":"c","app_user_id":"u","extra":1}"#) == nil)
+    }
+}

@@ -9,13 +9,30 @@ extension HTTPRequest {
     /// (`StrictJSONCheck`), 400 naming the missing or mistyped field.
     /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
     public func decodeJSON<T: Decodable>(_ type: T.Type, _ context: RequestContext) throws -> T {
+        try decode(T.self, from: jsonBodyValue(context))
+    }
+
+    /// `decodeJSON` for a hot route: `read` takes the body's value when it has the plain shape
+    /// (it returns nil for anything else), and the `Decodable` path, with its precise errors,
+    /// decodes whatever it declines. The two must agree on every body `read` accepts.
+    /// - Throws: `APIError` (`unsupported_media_type` or `bad_request`).
+    public func decodeJSON<T: Decodable>(_ type: T.Type, _ context: RequestContext, reading read: (JSONValue) -> T?) throws -> T {
+        let value = try jsonBodyValue(context)
+        if let decoded = read(value) { return decoded }
+        return try decode(T.self, from: value)
+    }
+
+    private func jsonBodyValue(_ context: RequestContext) throws -> JSONValue {
         if !declaresJSONBody, let media = mediaType {
             throw APIError.unsupportedMediaType("Send the body as application/json, not \(media).")
         }
         guard !body.isEmpty else {
             throw APIError.badRequest("The request body is empty; send a JSON object.")
         }
-        let value = try context.jsonBody ?? strictJSONBody()
+        return try context.jsonBody ?? strictJSONBody()
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         do {
             return try JSONValueDecoder(convertsFromSnakeCase: true).decode(T.self, from: value)
         } catch let error as DecodingError {
