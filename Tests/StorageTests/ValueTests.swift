@@ -26,6 +26,24 @@ struct ValueTests {
         }
     }
 
+    @Test("A column is found by name in any order of reading: in the selected order, backwards, twice, by another case")
+    func columnsByName() async throws {
+        try await withDatabase { database, _ in
+            let rows = try await database.read { connection in
+                try connection.query("SELECT 1 AS a, 'two' AS bb, 3 AS c, 'four' AS dd UNION ALL SELECT 10, 'twenty', 30, 'forty'")
+            }
+            for (row, base) in zip(rows, [1, 10]) {
+                // In order, the way decoders read, then against it, then repeated.
+                #expect(try row.int("a") == base && row.string("bb").count > 2 && row.int("c") == 3 * base)
+                #expect(try row.string("dd") == (base == 1 ? "four" : "forty"))
+                #expect(try row.int("c") == 3 * base && row.int("a") == base && row.int("a") == base)
+                #expect(try row.string("BB") == (base == 1 ? "two" : "twenty"))
+                #expect(throws: StorageError.self) { try row.int("e") }
+                #expect(try row.int("c") == 3 * base)
+            }
+        }
+    }
+
     @Test("Swift types bind through SQLBindable and come back through typed getters")
     func bindables() async throws {
         try await withDatabase { database, _ in
