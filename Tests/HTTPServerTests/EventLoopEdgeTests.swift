@@ -51,4 +51,28 @@ struct EventLoopEdgeTests {
         close(ours)
         await loop.stop()
     }
+
+    @Test("A FIN that came with data: once a read has taken the data, the next read wait still returns at once")
+    func finWithData() async throws {
+        let (loop, ours, theirs, hungUp) = try Self.setUp(id: 23)
+        let request = Array("GET / HTTP/1.1\r\n\r\n".utf8)
+        #expect(write(theirs, request, request.count) == request.count)
+        #expect(shutdown(theirs, Int32(SHUT_WR)) == 0)
+        #expect(await eventually(seconds: 30) { hungUp.all == [23] })
+        let deadline = MonotonicClock.now() &+ 20_000_000_000
+        #expect(await loop.wait(fd: ours, id: 23, writable: false, deadline: deadline, idle: false) == .ready)
+        // The connection's read: all of the request, fewer bytes than it asked for, so it waits
+        // next instead of reading; the FIN raises no new event.
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        #expect(read(ours, &buffer, buffer.count) == request.count)
+        let started = ContinuousClock.now
+        #expect(await loop.wait(fd: ours, id: 23, writable: false, deadline: deadline, idle: false) == .ready)
+        #expect(ContinuousClock.now - started < .seconds(10), "the FIN was forgotten: the wait ran to its deadline")
+        #expect(read(ours, &buffer, buffer.count) == 0)
+        loop.deregister(fd: ours, id: 23)
+        #expect(!loop.state.withLock { $0.peerClosed.contains(23) }, "forgotten with the socket")
+        close(ours)
+        close(theirs)
+        await loop.stop()
+    }
 }

@@ -69,6 +69,31 @@ import Testing
         }
     }
 
+    /// Each piece is a short read, after which the connection waits for the loop's event instead
+    /// of reading again: a missed event would leave the request unread until the header timeout.
+    @Test("A request sent in pieces, with pauses, is read piece by piece and answered at once, twice on one connection")
+    func aRequestInPiecesIsAnsweredAtOnce() async throws {
+        try await withServer { _, port in
+            let client = try await TestClient.connect(port: port, sending: "POST /pieces HTTP/1.1\r\n")
+            for piece in ["Host: h\r\nContent-", "Length: 6\r\n\r\n", "abc", "def"] {
+                try await Task.sleep(for: .milliseconds(60))
+                try await client.send(piece)
+            }
+            let sent = ContinuousClock.now
+            let first = try await client.readResponse()
+            #expect(first.status == 200 && first.body == "POST /pieces abcdef")
+            #expect(ContinuousClock.now - sent < .seconds(10), "the last piece waited for a timeout")
+            try await Task.sleep(for: .milliseconds(60))
+            try await client.send("GET /again HTTP/1.1\r\nHo")
+            try await Task.sleep(for: .milliseconds(60))
+            try await client.send("st: h\r\n\r\n")
+            let again = ContinuousClock.now
+            let second = try await client.readResponse()
+            #expect(second.status == 200 && second.body == "GET /again ")
+            #expect(ContinuousClock.now - again < .seconds(10), "the next request's last piece waited for a timeout")
+        }
+    }
+
     @Test func aSlowResponderDoesNotBlockOtherConnections() async throws {
         let responder = TestResponder()
         try await withServer(responder: responder) { _, port in
