@@ -15,7 +15,7 @@ public final class BufferedLogSink: LogSink {
     private let buffer = Mutex<[UInt8]>([])
     /// The batch being written: swapped with `buffer` under its lock, so neither array is copied
     /// or reallocated (a copy-on-write `removeAll` gave the writers a fresh 64 KiB, page-faulted
-    /// in, after every flush). Touched only on `queue`.
+    /// in, after every flush). Touched only on `queue`, or in `deinit`.
     private nonisolated(unsafe) var batch: [UInt8] = []
     private let queue = DispatchQueue(label: "tollgate.log.flush")
     private let interval: DispatchTimeInterval
@@ -29,19 +29,19 @@ public final class BufferedLogSink: LogSink {
         self.flushBytes = flushBytes
         let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         self.interval = .milliseconds(max(1, milliseconds))
-        queue.setSpecific(key: Self.onQueue, value: true)
         scheduleFlush()
     }
 
     deinit {
-        flush()
+        // Nothing else holds the sink now (a queued flush would), so the batch is written here.
+        writeBatch()
     }
 
     /// Flushes every interval for as long as the sink lives.
     private func scheduleFlush() {
         queue.asyncAfter(deadline: .now() + interval) { [weak self] in
             guard let self else { return }
-            self.flush()
+            self.writeBatch()
             self.scheduleFlush()
         }
     }
@@ -59,20 +59,15 @@ public final class BufferedLogSink: LogSink {
             buffer.append(contentsOf: line)
             return buffer.count >= flushBytes
         }
-        if full { queue.async { self.flush() } }
+        if full { queue.async { self.writeBatch() } }
     }
 
     /// Writes every buffered line now.
     public func flush() {
-        if DispatchQueue.getSpecific(key: Self.onQueue) == true {
-            writeBatch()
-        } else {
-            queue.sync { writeBatch() }
-        }
+        queue.sync { writeBatch() }
     }
 
-    private static let onQueue = DispatchSpecificKey<Bool>()
-
+    /// Writes what the writers buffered: on `queue`, or in `deinit`.
     private func writeBatch() {
         buffer.withLock { buffer in swap(&buffer, &batch) }
         defer { batch.removeAll(keepingCapacity: true) }

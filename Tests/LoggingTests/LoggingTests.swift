@@ -86,6 +86,32 @@ struct LoggingTests {
         #expect(String(decoding: reader.availableDataNonBlocking(), as: UTF8.self) == "last\n")
         close(fds[1])
     }
+
+    @Test("Past its size the buffered sink writes at once, batch after batch, each line once; dropping it writes the rest")
+    func bufferedSinkWhenFull() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let reader = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+        var sink: BufferedLogSink? = BufferedLogSink(descriptor: fds[1], interval: .seconds(60), flushBytes: 64)
+        var expected = ""
+        var received = ""
+        // Several batches of exactly 64 bytes (four lines of 16), each written by the flush its
+        // size starts (the timer is a minute away): the swapped buffers neither lose nor repeat a line.
+        for batch in 0..<5 {
+            let lines = (0..<4).map { "batch \(batch) line 0\($0)\n" }
+            for line in lines { sink?.write(line) }
+            expected += lines.joined()
+            for _ in 0..<500 where received != expected {
+                try await Task.sleep(for: .milliseconds(10))
+                received += String(decoding: reader.availableDataNonBlocking(), as: UTF8.self)
+            }
+            #expect(received == expected)
+        }
+        sink?.write("short\n")
+        sink = nil
+        #expect(String(decoding: reader.availableDataNonBlocking(), as: UTF8.self) == "short\n")
+        close(fds[1])
+    }
 }
 
 extension FileHandle {
