@@ -51,8 +51,25 @@ final class ServerCore: Sendable {
 
         /// Takes one connection or request in flight off `client`'s count.
         mutating func release(_ client: String) {
-            let held = perClient[client, default: 1] - 1
-            perClient[client] = held > 0 ? held : nil
+            guard let index = perClient.index(forKey: client) else { return }
+            if perClient.values[index] > 1 {
+                perClient.values[index] -= 1
+            } else {
+                perClient.remove(at: index)
+            }
+        }
+
+        /// Counts one more for `client` unless it holds `cap` already (one lookup: this runs for
+        /// every request through a trusted proxy).
+        mutating func admit(_ client: String, cap: Int) -> Bool {
+            // A cap of none would leave a count of 0 behind.
+            cap > 0 && Self.increment(&perClient[client, default: 0], below: cap)
+        }
+
+        private static func increment(_ count: inout Int, below cap: Int) -> Bool {
+            guard count < cap else { return false }
+            count += 1
+            return true
         }
     }
 
@@ -105,11 +122,7 @@ final class ServerCore: Sendable {
         let client: String? = proxy ? nil : peer
         let admission = table.withLock { table -> Result<UInt64, Refusal> in
             guard table.sockets.count < configuration.maxConnections else { return .failure(.connectionLimit) }
-            if let client {
-                let held = table.perClient[client, default: 0]
-                guard held < configuration.maxConnectionsPerClient else { return .failure(.clientLimit) }
-                table.perClient[client] = held + 1
-            }
+            if let client, !table.admit(client, cap: configuration.maxConnectionsPerClient) { return .failure(.clientLimit) }
             table.nextID += 1
             table.sockets[table.nextID] = Socket(fd: fd, client: client)
             return .success(table.nextID)
@@ -151,10 +164,10 @@ final class ServerCore: Sendable {
     /// or `remove`, whichever comes first.
     func admitForwarded(client: String, id: UInt64) -> Bool {
         table.withLock { table in
-            let held = table.perClient[client, default: 0]
-            guard held < configuration.maxConnectionsPerClient, table.sockets[id] != nil else { return false }
-            table.perClient[client] = held + 1
-            table.sockets[id]?.forwarded = client
+            guard let socket = table.sockets.index(forKey: id), table.admit(client, cap: configuration.maxConnectionsPerClient) else {
+                return false
+            }
+            table.sockets.values[socket].forwarded = client
             return true
         }
     }
@@ -162,8 +175,8 @@ final class ServerCore: Sendable {
     /// Ends the request in flight that `admitForwarded(client:id:)` counted, if still counted.
     func releaseForwarded(id: UInt64) {
         table.withLock { table in
-            guard let forwarded = table.sockets[id]?.forwarded else { return }
-            table.sockets[id]?.forwarded = nil
+            guard let socket = table.sockets.index(forKey: id), let forwarded = table.sockets.values[socket].forwarded else { return }
+            table.sockets.values[socket].forwarded = nil
             table.release(forwarded)
         }
     }

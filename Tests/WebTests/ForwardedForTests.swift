@@ -49,6 +49,32 @@ struct ForwardedForTests {
         #expect(client(forwarded) == "127.0.0.1", "\(forwarded.debugDescription)")
     }
 
+    @Test(
+        "The server's resolution for a trusted proxy (its per-client cap) gives the client the rate limits give",
+        arguments: [
+            [], ["203.0.113.9"], [" 203.0.113.9 "], ["198.51.100.1, 203.0.113.9"], ["198.51.100.1", "203.0.113.9, 10.1.2.3"],
+            ["garbage"], ["203.0.113.9", "garbage"], [""], ["", "203.0.113.9"], ["10.0.0.1, 10.0.0.2"], ["2001:DB8:0:0::1"]
+        ])
+    func serverAgreesWithTheMiddleware(fields: [String]) {
+        var headers = HTTPHeaders()
+        for value in fields { headers.add("x-forwarded-for", value) }
+        let request = HTTPRequest(method: .get, target: "/", headers: headers)
+        for peer in ["127.0.0.1", "10.9.8.7"] {
+            let middleware = resolver.address(for: request, context: RequestContext(requestId: "r", logger: .disabled, remoteAddress: peer))
+            #expect(resolver.forwardedClient(peer: peer, headers: headers) == middleware, "\(fields) from \(peer)")
+        }
+    }
+
+    @Test("Several X-Forwarded-For fields are read as one list, right to left")
+    func severalFields() {
+        var headers = HTTPHeaders()
+        headers.add("X-Forwarded-For", "198.51.100.1")
+        headers.add("X-Forwarded-For", "203.0.113.9, 10.1.2.3")
+        let request = HTTPRequest(method: .get, target: "/", headers: headers)
+        let context = RequestContext(requestId: "r", logger: .disabled, remoteAddress: "127.0.0.1")
+        #expect(resolver.address(for: request, context: context) == "203.0.113.9")
+    }
+
     @Test("An untrusted peer's header is ignored")
     func untrustedPeer() {
         #expect(client("203.0.113.9", peer: "198.51.100.7") == "198.51.100.7")

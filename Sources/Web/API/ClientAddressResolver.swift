@@ -21,19 +21,30 @@ public struct ClientAddressResolver: Sendable {
     }
 
     public func address(for request: HTTPRequest, context: RequestContext) -> String {
-        let peer = context.remoteAddress ?? "unknown"
+        address(peer: context.remoteAddress ?? "unknown", headers: request.headers)
+    }
+
+    /// The client of a request with `headers` from `peer`. `peerIsTrusted` is what the caller
+    /// already knows of the peer (the HTTP server decides it once per connection); nil to check.
+    func address(peer: String, headers: HTTPHeaders, peerIsTrusted: Bool? = nil) -> String {
         guard trusts != nil else { return peer }
-        let values = request.headers.values(for: "X-Forwarded-For")
+        var forwarded: Substring?
+        var more = false
+        for field in headers where HTTPHeaders.equalsIgnoringCase(field.name, "X-Forwarded-For") {
+            if forwarded == nil { forwarded = Substring(field.value) } else { more = true }
+        }
+        // No header: the peer is the client, trusted or not, without asking which.
+        guard let first = forwarded else { return peer }
         // The common case, one proxy adding one address, without splitting and joining.
-        if values.count == 1, !values[0].utf8.contains(UInt8(ascii: ",")) {
-            let hop = HTTPHeaders.trimmingOptionalWhitespace(Substring(values[0]))
-            guard !hop.isEmpty, isTrusted(peer) else { return peer }
+        if !more, !first.utf8.contains(UInt8(ascii: ",")) {
+            let hop = HTTPHeaders.trimmingOptionalWhitespace(first)
+            guard !hop.isEmpty, peerIsTrusted ?? isTrusted(peer) else { return peer }
             // Trusted or not, the only entry is the client (walking stops at it either way).
             return canonicalAddress(String(hop)) ?? peer
         }
-        let forwarded = values.joined(separator: ",")
-        guard isTrusted(peer), !forwarded.isEmpty else { return peer }
-        let hops = forwarded.split(separator: ",", omittingEmptySubsequences: false).map { HTTPHeaders.trimmingOptionalWhitespace($0) }
+        let joined = headers.values(for: "X-Forwarded-For").joined(separator: ",")
+        guard !joined.isEmpty, peerIsTrusted ?? isTrusted(peer) else { return peer }
+        let hops = joined.split(separator: ",", omittingEmptySubsequences: false).map { HTTPHeaders.trimmingOptionalWhitespace($0) }
         var leftmost = peer
         for hop in hops.reversed() {
             guard let address = canonicalAddress(String(hop)) else { return peer }

@@ -1,6 +1,4 @@
 import HTTPCore
-import HTTPRouting
-import Logging
 
 /// The HTTP server counts connections per client with the same resolver the rate limits use, so
 /// a trusted proxy is never a client and its requests count for the client it forwards.
@@ -10,10 +8,9 @@ extension ClientAddressResolver: ClientAddressPolicy {
         isTrusted(peer)
     }
 
-    /// The client `address(for:context:)` gives for a request with these headers from `peer`.
+    /// The client `address(for:context:)` gives for a request with these headers from `peer`, a
+    /// trusted proxy (the server asks only for those: its trust is not checked again).
     public func forwardedClient(peer: String, headers: HTTPHeaders) -> String {
-        address(
-            for: HTTPRequest(method: .get, target: "/", headers: headers),
-            context: RequestContext(requestId: "", logger: .disabled, remoteAddress: peer))
+        address(peer: peer, headers: headers, peerIsTrusted: true)
     }
 }
