@@ -67,26 +67,32 @@ public struct Router: Sendable {
 
     /// Finds the route for `method` and the still percent-encoded `path`.
     public func match(method: HTTPMethod, path: String) -> Match {
-        var candidates: [(Route, [String: String])] = []
-        if let literal = literalRoutes[path] {
-            candidates = literal.map { ($0, [:]) }
-        } else {
-            let parts = Router.split(path)
-            for route in parameterRoutes {
-                if let parameters = Router.bind(route.segments, to: parts) {
-                    candidates.append((route, parameters))
-                }
+        // A literal path is chosen among its routes as they are: no copies, no bindings.
+        if let literal = literalRoutes[path] { return Self.choose(method, among: literal) { _ in [:] } }
+        let parts = Router.split(path)
+        var routes: [Route] = []
+        var bindings: [[String: String]] = []
+        for route in parameterRoutes {
+            if let parameters = Router.bind(route.segments, to: parts) {
+                routes.append(route)
+                bindings.append(parameters)
             }
         }
+        return Self.choose(method, among: routes) { bindings[$0] }
+    }
+
+    /// The route of `candidates` (all matching the path) for `method`, a GET's for HEAD, else
+    /// the methods the path allows; `parameters` gives the bindings of the candidate at an index.
+    private static func choose(_ method: HTTPMethod, among candidates: [Route], parameters: (Int) -> [String: String]) -> Match {
         if candidates.isEmpty { return .notFound }
-        if let exact = candidates.first(where: { $0.0.method == method }) {
-            return .found(exact.0, parameters: exact.1)
+        if let exact = candidates.firstIndex(where: { $0.method == method }) {
+            return .found(candidates[exact], parameters: parameters(exact))
         }
-        if method == .head, let get = candidates.first(where: { $0.0.method == .get }) {
-            return .found(get.0, parameters: get.1)
+        if method == .head, let get = candidates.firstIndex(where: { $0.method == .get }) {
+            return .found(candidates[get], parameters: parameters(get))
         }
         var allowed: [HTTPMethod] = []
-        for (route, _) in candidates where !allowed.contains(route.method) {
+        for route in candidates where !allowed.contains(route.method) {
             allowed.append(route.method)
             if route.method == .get && !allowed.contains(.head) { allowed.append(.head) }
         }
