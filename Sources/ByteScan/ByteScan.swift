@@ -9,39 +9,43 @@ public enum ByteScan {
     /// Whether any byte is below 0x20 (NUL, CR, LF, TAB and the other C0 controls).
     @inlinable
     public static func containsControl(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        scan(bytes, word: { hasByteBelow0x20($0) }, byte: { $0 < 0x20 })
+        scan(bytes) { hasByteBelow0x20($0) }
     }
 
     /// Whether any byte is below 0x20, DEL (0x7F), `"` or `\`: a string holding none of them is
     /// written into a JSON string literal as it is.
     @inlinable
     public static func needsJSONEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        scan(
-            bytes,
-            word: { word in
-                hasByteBelow0x20(word) || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
-                    || hasZeroByte(word ^ (ones &* 0x7F))
-            },
-            byte: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F })
+        scan(bytes) { word in
+            hasByteBelow0x20(word) || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
+                || hasZeroByte(word ^ (ones &* 0x7F))
+        }
     }
 
-    /// `word` tests eight bytes at a time, `byte` the tail of fewer than eight.
+    /// `word` tests eight bytes at a time, and is the only test: the bytes after the last whole
+    /// word are tested as the word ending at the buffer's end (re-testing a few bytes already
+    /// passed), and a buffer shorter than a word is tested copied over `plain`, bytes no test
+    /// stops at. No byte outside the buffer is read.
     @inlinable @inline(__always)
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, word: (UInt64) -> Bool, byte: (UInt8) -> Bool) -> Bool {
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, word: (UInt64) -> Bool) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
-        var offset = 0
         let raw = UnsafeRawPointer(base)
+        guard count >= 8 else {
+            var padded = plain
+            withUnsafeMutableBytes(of: &padded) { $0.baseAddress!.copyMemory(from: raw, byteCount: count) }
+            return word(padded)
+        }
+        var offset = 0
         while offset + 8 <= count {
             if word(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return true }
             offset += 8
         }
-        while offset < count {
-            if byte(base[offset]) { return true }
-            offset += 1
-        }
-        return false
+        return offset < count && word(raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
     }
+
+    /// Eight `A`s: a byte none of the tests stops at.
+    @usableFromInline static let plain: UInt64 = 0x4141_4141_4141_4141
 
     /// 0x01 in every byte.
     @usableFromInline static let ones: UInt64 = 0x0101_0101_0101_0101
