@@ -37,7 +37,9 @@ struct AdminReportRoutes {
         item.int("refunded_tax", totals.refundedTax)
         item.int("unpurchased_tokens", totals.unpurchasedTokens)
         item.object("statuses") { statuses in
-            for status in ["pending", "sending", "sent", "failed"] { statuses.int(status, totals.statuses[status] ?? 0) }
+            for status: StaticString in ["pending", "sending", "sent", "failed"] {
+                statuses.int(status, totals.statuses[status.description] ?? 0)
+            }
         }
     }
 

@@ -25,35 +25,35 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    public mutating func string(_ key: String, _ value: String?) {
+    public mutating func string(_ key: StaticString, _ value: String?) {
         member(key)
         if let value { appendString(value) } else { appendRaw("null") }
     }
 
-    public mutating func int(_ key: String, _ value: Int?) {
+    public mutating func int(_ key: StaticString, _ value: Int?) {
         member(key)
         guard let value else { return appendRaw("null") }
         appendRaw(String(value))
     }
 
-    public mutating func bool(_ key: String, _ value: Bool) {
+    public mutating func bool(_ key: StaticString, _ value: Bool) {
         member(key)
         appendRaw(value ? "true" : "false")
     }
 
     /// `key: true|false`, or `null` when unknown.
-    public mutating func optionalBool(_ key: String, _ value: Bool?) {
+    public mutating func optionalBool(_ key: StaticString, _ value: Bool?) {
         member(key)
         appendRaw(value.map { $0 ? "true" : "false" } ?? "null")
     }
 
-    public mutating func object(_ key: String, _ body: (inout JSONWriter) -> Void) {
+    public mutating func object(_ key: StaticString, _ body: (inout JSONWriter) -> Void) {
         member(key)
         object(body)
     }
 
     /// Writes `key: [ ... ]` with one object per element.
-    public mutating func array<Element>(_ key: String, _ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
+    public mutating func array<Element>(_ key: StaticString, _ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
         member(key)
         bytes.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
@@ -74,7 +74,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes `key: ["a", "b"]`.
-    public mutating func strings(_ key: String, _ values: [String]) {
+    public mutating func strings(_ key: StaticString, _ values: [String]) {
         member(key)
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -87,7 +87,7 @@ public struct JSONWriter: Sendable {
     /// Writes `key: <value>` where `value` is JSON text stored earlier (an attribution object):
     /// written only when it parses as a JSON object, else `null`, so stored text can never
     /// break the document.
-    public mutating func storedObject(_ key: String, _ text: String?) {
+    public mutating func storedObject(_ key: StaticString, _ text: String?) {
         member(key)
         guard let text, let object = try? JSONValue.parse(Array(text.utf8)), case .object = object else {
             appendRaw("null")
@@ -96,11 +96,17 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: object.keysSorted.serialized())
     }
 
-    private mutating func member(_ key: String) {
+    /// Keys are this program's own constants: written as they are (a debug build checks that
+    /// none needs escaping).
+    private mutating func member(_ key: StaticString) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         needsComma = true
-        appendString(key)
-        bytes.append(UInt8(ascii: ":"))
+        key.withUTF8Buffer { utf8 in
+            assert(!ByteScan.needsJSONEscape(utf8), "JSON key \(key) needs escaping")
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        }
     }
 
     private mutating func appendRaw(_ text: StaticString) { text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
