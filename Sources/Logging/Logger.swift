@@ -49,29 +49,35 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is at or above `minimumLevel`.
     public func log(_ level: Level, _ event: String, _ extra: [(String, LogValue)] = []) {
         guard level >= minimumLevel else { return }
-        // UTF-8 into one buffer, sized once: a request's line is built without growing it.
-        var line: [UInt8] = []
-        line.reserveCapacity(160 + 48 * (fields.count + extra.count))
-        Self.appendLiteral("{\"ts\":\"", to: &line)
-        RFC3339.appendNow(to: &line)
-        Self.appendLiteral("\",\"level\":\"", to: &line)
-        line.append(contentsOf: level.description.utf8)
-        Self.appendLiteral("\",\"event\":", to: &line)
-        LogValue.string(event).appendJSON(to: &line)
-        for (key, value) in fields { append(key, value, to: &line) }
-        for (key, value) in extra { append(key, value, to: &line) }
-        Self.appendLiteral("}\n", to: &line)
+        // Written into one buffer, sized once for the most its parts can take.
+        var bound = LogLine.fixedBytes + LogLine.bound(of: event)
+        for (key, value) in fields { bound += 2 + LogLine.bound(of: key) + LogLine.bound(of: value) }
+        for (key, value) in extra { bound += 2 + LogLine.bound(of: key) + LogLine.bound(of: value) }
+        let line = [UInt8](unsafeUninitializedCapacity: bound) { storage, count in
+            var line = LogLine(storage)
+            line.literal("{\"ts\":\"")
+            RFC3339.writeNow(into: &line)
+            line.literal("\",\"level\":\"")
+            switch level {
+            case .debug: line.literal("debug")
+            case .info: line.literal("info")
+            case .warning: line.literal("warning")
+            case .error: line.literal("error")
+            }
+            line.literal("\",\"event\":")
+            line.string(event)
+            for (key, value) in fields { Self.write(key, value, into: &line) }
+            for (key, value) in extra { Self.write(key, value, into: &line) }
+            line.literal("}\n")
+            count = line.count
+        }
         sink.write(utf8: line)
     }
 
-    private func append(_ key: String, _ value: LogValue, to line: inout [UInt8]) {
-        line.append(UInt8(ascii: ","))
-        LogValue.string(key).appendJSON(to: &line)
-        line.append(UInt8(ascii: ":"))
-        value.appendJSON(to: &line)
-    }
-
-    private static func appendLiteral(_ text: StaticString, to line: inout [UInt8]) {
-        text.withUTF8Buffer { line.append(contentsOf: $0) }
+    private static func write(_ key: String, _ value: LogValue, into line: inout LogLine) {
+        line.byte(UInt8(ascii: ","))
+        line.string(key)
+        line.byte(UInt8(ascii: ":"))
+        line.value(value)
     }
 }

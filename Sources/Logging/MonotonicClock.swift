@@ -4,7 +4,7 @@
 
 /// The one monotonic clock of the tree: `CLOCK_MONOTONIC`, which no wall-clock change moves.
 /// Every deadline in the HTTP server and every measured duration (request logs, metrics, storage
-/// timings) reads it; the wall clock is `RFC3339.appendNow(to:)`'s business.
+/// timings) reads it; the wall clock is `RFC3339.writeNow(into:)`'s business.
 public enum MonotonicClock {
     /// Nanoseconds since an arbitrary start (the machine's boot on Linux).
     @inlinable

@@ -51,28 +51,27 @@ public enum RFC3339 {
         }
     }
 
-    /// Appends the current time with milliseconds (`2026-11-21T18:00:00.123Z`) to `out`. The
-    /// part up to the second is formatted once a second and kept: every log line has one.
-    static func appendNow(to out: inout [UInt8]) {
+    /// Writes the current time with milliseconds (`2026-11-21T18:00:00.123Z`) into a log line.
+    /// The part up to the second is formatted once a second and kept: every log line has one.
+    static func writeNow(into line: inout LogLine) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let second = Int(spec.tv_sec)
-        let prefix = lastSecond.withLock { cached -> [UInt8] in
+        lastSecond.withLock { cached in
             if cached.second != second {
                 // Without milliseconds the text ends in its `Z`, which the milliseconds go before.
                 cached = (second, Array(format(secondsSince1970: second).utf8.dropLast()))
             }
-            return cached.prefix
+            cached.prefix.withUnsafeBufferPointer { line.bytes($0) }
         }
-        out.append(contentsOf: prefix)
         let milliseconds = Int(spec.tv_nsec / 1_000_000)
-        out.append(UInt8(ascii: "."))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
-        out.append(UInt8(ascii: "Z"))
+        line.byte(UInt8(ascii: "."))
+        line.byte(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+        line.byte(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
+        line.byte(UInt8(ascii: "0") + UInt8(milliseconds % 10))
+        line.byte(UInt8(ascii: "Z"))
     }
 
-    /// The second `appendNow` last formatted, and its text without the `Z`.
+    /// The second `writeNow` last formatted, and its text without the `Z`.
     private static let lastSecond = Mutex<(second: Int, prefix: [UInt8])>((Int.min, []))
 }

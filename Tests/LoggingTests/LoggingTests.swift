@@ -67,6 +67,24 @@ struct LoggingTests {
         }
     }
 
+    @Test("A line of values that each take their most bytes (every byte escaped, the longest numbers) is written whole")
+    func worstCaseValuesFitTheirBound() throws {
+        let sink = MemoryLogSink()
+        let controls = String(repeating: "\u{1}", count: 300)
+        let fields: [(String, LogValue)] = [
+            ("\u{2}key\"", .string(controls)), ("min", .int(.min)), ("tiny", .double(-2.2250738585072014e-308)),
+            ("huge", .double(-1.7976931348623157e308)), ("nan", .double(.nan)), ("no", .bool(false)), ("empty", .string(""))
+        ]
+        Logger(sink: sink).with(fields).error(String(repeating: "\"", count: 50), fields)
+        let line = try #require(sink.lines.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["\u{2}key\""] as? String == controls)
+        #expect(object["event"] as? String == String(repeating: "\"", count: 50))
+        #expect(object["min"] as? Int == .min)
+        #expect(object["tiny"] as? Double == -2.2250738585072014e-308)
+        #expect(object["nan"] is NSNull && object["no"] as? Bool == false && object["empty"] as? String == "")
+    }
+
     @Test("The buffered sink writes batches in order within its interval, and everything on flush")
     func bufferedSink() async throws {
         var fds: [Int32] = [0, 0]
