@@ -10,5 +10,6 @@ public protocol ClientAddressPolicy: Sendable {
 
     /// The client a trusted proxy's request comes from (for instance the right-most
     /// `X-Forwarded-For` entry that is not itself a trusted proxy); `peer` when it names none.
+    /// Asked only for a `peer` that `isTrustedProxy(_:)` accepted, which need not be asked again.
     func forwardedClient(peer: String, headers: HTTPHeaders) -> String
 }

@@ -105,7 +105,8 @@ public struct JSONWriter: Sendable {
             assert(!ByteScan.needsJSONEscape(utf8), "JSON key \(key) needs escaping")
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(UInt8(ascii: ":"))
         }
     }
 
