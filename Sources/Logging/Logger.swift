@@ -11,7 +11,10 @@ public struct Logger: Sendable {
 
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
-        public var description: String {
+        public var description: String { name.description }
+
+        /// The level as a log line names it.
+        var name: StaticString {
             switch self {
             case .debug: "debug"
             case .info: "info"
@@ -58,12 +61,7 @@ public struct Logger: Sendable {
             line.literal("{\"ts\":\"")
             RFC3339.writeNow(into: &line)
             line.literal("\",\"level\":\"")
-            switch level {
-            case .debug: line.literal("debug")
-            case .info: line.literal("info")
-            case .warning: line.literal("warning")
-            case .error: line.literal("error")
-            }
+            line.literal(level.name)
             line.literal("\",\"event\":")
             line.string(event)
             for (key, value) in fields { Self.write(key, value, into: &line) }
