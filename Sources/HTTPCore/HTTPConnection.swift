@@ -233,16 +233,16 @@ final class HTTPConnection {
     // MARK: Writing
 
     private nonisolated(nonsending) func send(_ response: HTTPResponse, requestId: String, head: HTTPRequestHead?, keepAlive: Bool) async -> Bool {
-        let (bytes, separateBody) = HTTPResponseSerializer.serialize(
+        let (bytes, sendsBody) = HTTPResponseSerializer.serialize(
             response, requestId: requestId, keepAlive: keepAlive, minorVersion: head?.minorVersion ?? 1,
             isHeadRequest: head?.method == .head, date: core.dates.current()
         )
-        return await write(bytes, separateBody ? response.body : nil)
+        return await write(bytes, sendsBody ? response.body : nil)
     }
 
-    /// Writes `first` then `second` fully with `sendmsg` (one call for both when possible),
-    /// parking on `EPOLLOUT` only when the socket buffer is full. False when the peer is gone
-    /// or stalls longer than the body timeout.
+    /// Writes `first` then `second` fully with `sendmsg` (one call for both when the socket
+    /// takes them), parking on `EPOLLOUT` only when the socket buffer is full. False when the
+    /// peer is gone or stalls longer than the body timeout.
     private nonisolated(nonsending) func write(_ first: [UInt8], _ second: [UInt8]?) async -> Bool {
         let second = second ?? []
         let total = first.count + second.count
@@ -250,22 +250,7 @@ final class HTTPConnection {
         while written < total {
             let result = first.withUnsafeBytes { a in
                 second.withUnsafeBytes { b in
-                    var vectors = [iovec](), count = 0
-                    if written < a.count {
-                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: a.baseAddress! + written), iov_len: a.count - written))
-                        if !b.isEmpty { vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress!), iov_len: b.count)) }
-                    } else {
-                        vectors.append(
-                            iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress! + (written - a.count)), iov_len: total - written))
-                    }
-                    count = vectors.count
-                    return vectors.withUnsafeMutableBufferPointer { iov in
-                        var message = msghdr()
-                        message.msg_iov = iov.baseAddress
-                        message.msg_iovlen = count
-                        let sent = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
-                        return sent >= 0 ? sent : -Int(errno)
-                    }
+                    Self.sendRemaining(of: a, then: b, skipping: written, to: fd)
                 }
             }
             if result > 0 {
@@ -281,6 +266,28 @@ final class HTTPConnection {
             }
         }
         return true
+    }
+
+    /// One `sendmsg` to `fd` of what is left of `a` then `b` after their first `skipping` bytes,
+    /// its two vectors on the stack; the bytes sent, or minus `errno`.
+    static func sendRemaining(of a: UnsafeRawBufferPointer, then b: UnsafeRawBufferPointer, skipping: Int, to fd: Int32) -> Int {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { vectors in
+            var count = 0
+            if skipping < a.count {
+                vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: a.baseAddress! + skipping), iov_len: a.count - skipping)
+                count = 1
+            }
+            let intoB = max(0, skipping - a.count)
+            if intoB < b.count {
+                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: b.baseAddress! + intoB), iov_len: b.count - intoB)
+                count += 1
+            }
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = count
+            let sent = Glibc.sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            return sent >= 0 ? sent : -Int(errno)
+        }
     }
 
     // MARK: Errors and closing

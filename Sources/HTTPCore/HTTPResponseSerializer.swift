@@ -1,23 +1,21 @@
 import ByteScan
 
-/// Turns an `HTTPResponse` into wire bytes, adding the fields the server owns:
-/// `Content-Length` (none for 1xx/204/304), `Date`, `Connection` and `X-Request-Id`.
+/// Turns an `HTTPResponse` into its head's wire bytes, adding the fields the server owns:
+/// `Content-Length` (none for 1xx/204/304), `Date`, `Connection` and `X-Request-Id`. The body is
+/// never copied behind the head: the connection sends both buffers with one `sendmsg`, so the
+/// head's buffer stays small (a body of a kilobyte or more copied into it made it a large
+/// allocation, which makes glibc's allocator consolidate its free lists, on every answer).
 enum HTTPResponseSerializer {
-    /// Bodies up to this size are copied behind the head so the response goes out in one buffer.
-    static let inlineBodyLimit = 16 * 1024
-
-    /// The head (and, for small bodies, the body) plus whether `response.body` must still be
-    /// sent separately.
+    /// The head, plus whether `response.body` follows it on the wire (false for HEAD and for the
+    /// statuses without a body).
     static func serialize(
         _ response: HTTPResponse, requestId: String, keepAlive: Bool, minorVersion: Int,
         isHeadRequest: Bool, date: [UInt8]
-    ) -> (bytes: [UInt8], separateBody: Bool) {
+    ) -> (head: [UInt8], sendsBody: Bool) {
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         var out: [UInt8] = []
-        out.reserveCapacity(
-            192 + (response.headers.prepared?.lines.count ?? response.headers.count * 48)
-                + (bodyAllowed && !isHeadRequest && response.body.count <= inlineBodyLimit ? response.body.count : 0))
+        out.reserveCapacity(192 + (response.headers.prepared?.lines.count ?? response.headers.count * 48))
         appendLiteral("HTTP/1.1 ", to: &out)
         appendDecimal(max(0, min(code, 999)), to: &out)
         out.append(UInt8(ascii: " "))
@@ -52,12 +50,7 @@ enum HTTPResponseSerializer {
             appendLiteral("\r\nConnection: keep-alive", to: &out)
         }
         appendLiteral("\r\n\r\n", to: &out)
-        guard bodyAllowed, !isHeadRequest, !response.body.isEmpty else { return (out, false) }
-        if response.body.count <= inlineBodyLimit {
-            out.append(contentsOf: response.body)
-            return (out, false)
-        }
-        return (out, true)
+        return (out, bodyAllowed && !isHeadRequest && !response.body.isEmpty)
     }
 
     /// Appends the handler's fields, one line each: those the server owns (`Content-Length`,

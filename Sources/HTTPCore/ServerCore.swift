@@ -265,10 +265,10 @@ final class ServerCore: Sendable {
             message: refusal.message,
             info: info
         )
-        var (bytes, separateBody) = HTTPResponseSerializer.serialize(
+        var (bytes, sendsBody) = HTTPResponseSerializer.serialize(
             response, requestId: requestId, keepAlive: false, minorVersion: 1, isHeadRequest: false, date: dates.current()
         )
-        if separateBody { bytes += response.body }
+        if sendsBody { bytes += response.body }
         _ = bytes.withUnsafeBytes { raw in
             send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
         }

@@ -8,10 +8,11 @@ import Testing
 struct HTTPResponseSerializerTests {
     static let date = Array("Fri, 27 Nov 2026 22:00:00 GMT".utf8)
 
+    /// The bytes on the wire (the head, then the body when it follows), and whether it follows.
     static func text(_ response: HTTPResponse, keepAlive: Bool = true, minorVersion: Int = 1, head: Bool = false) -> (String, Bool) {
-        let (bytes, separate) = HTTPResponseSerializer.serialize(
+        let (bytes, sendsBody) = HTTPResponseSerializer.serialize(
             response, requestId: "req-1", keepAlive: keepAlive, minorVersion: minorVersion, isHeadRequest: head, date: date)
-        return (String(decoding: bytes, as: UTF8.self), separate)
+        return (String(decoding: bytes + (sendsBody ? response.body : []), as: UTF8.self), sendsBody)
     }
 
     @Test("A small answer: status line, the handler's fields in order, then Content-Length, Date, X-Request-Id, the body")
@@ -22,7 +23,7 @@ struct HTTPResponseSerializerTests {
             Self.text(response)
                 == (
                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\nContent-Length: 5\r\n"
-                        + "Date: Fri, 27 Nov 2026 22:00:00 GMT\r\nX-Request-Id: req-1\r\n\r\nhello", false
+                        + "Date: Fri, 27 Nov 2026 22:00:00 GMT\r\nX-Request-Id: req-1\r\n\r\nhello", true
                 ))
     }
 
@@ -54,11 +55,18 @@ struct HTTPResponseSerializerTests {
         #expect(Self.text(withBody, minorVersion: 0).0.contains("X-Request-Id: req-1\r\nConnection: keep-alive\r\n\r\nabc"))
     }
 
-    @Test("A large body goes separately; a head of 200 long fields is written whole")
-    func largeBodiesAndHeads() {
-        let body = [UInt8](repeating: UInt8(ascii: "b"), count: HTTPResponseSerializer.inlineBodyLimit + 1)
-        let (head, separate) = Self.text(HTTPResponse(status: .ok, body: body))
-        #expect(separate && head.hasSuffix("Content-Length: \(body.count)\r\nDate: Fri, 27 Nov 2026 22:00:00 GMT\r\nX-Request-Id: req-1\r\n\r\n"))
+    @Test("No body is copied behind the head, small or large; a head of 200 long fields is written whole")
+    func bodiesStaySeparateAndLargeHeads() {
+        for size in [1, 1_200, 20_000] {
+            let body = [UInt8](repeating: UInt8(ascii: "b"), count: size)
+            let (head, sendsBody) = HTTPResponseSerializer.serialize(
+                HTTPResponse(status: .ok, body: body), requestId: "req-1", keepAlive: true, minorVersion: 1, isHeadRequest: false,
+                date: Self.date)
+            #expect(sendsBody)
+            #expect(
+                String(decoding: head, as: UTF8.self)
+                    == "HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nDate: Fri, 27 Nov 2026 22:00:00 GMT\r\nX-Request-Id: req-1\r\n\r\n")
+        }
 
         var headers = HTTPHeaders()
         var expected = ""
