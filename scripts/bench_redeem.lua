@@ -4,6 +4,8 @@
 -- it sends random codes from random client addresses (through a trusted proxy), answering
 -- `invalid_code`. The addresses span 198.18.0.0/15 (130k of them) so that few repeat often
 -- enough to trip the per-client limit of failed redemptions (a few 429s at >200k requests).
+-- PAUSE_MS (default 0) holds each connection that long after an answer before its next request,
+-- so a load can be held below saturation and two servers compared at the same rate.
 local mode = os.getenv("MODE") or "existing"
 local codes = {}
 local users = {}
@@ -52,6 +54,11 @@ request = function()
     ["X-Api-Key"] = "pk_bench",
     ["X-Forwarded-For"] = forwarded,
   }, body)
+end
+
+local pause = tonumber(os.getenv("PAUSE_MS") or "0") or 0
+if pause > 0 then
+  delay = function() return pause end
 end
 
 done = function(summary, latency, requests)
