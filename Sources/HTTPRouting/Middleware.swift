@@ -28,12 +28,6 @@ public struct MiddlewareChain: HTTPHandler {
     public func handle(_ request: HTTPRequest, context: RequestContext) async throws -> HTTPResponse {
         try await handler(request, context)
     }
-
-    /// This chain behind more middleware, `outer`'s first outermost: one chain, not a chain
-    /// calling another (each call through a chain costs the request async frames).
-    public func behind(_ outer: [any Middleware]) -> MiddlewareChain {
-        MiddlewareChain(outer, handler: handler)
-    }
 }
 
 /// Routes that share a middleware chain, declared together and added to a `Router`.

@@ -1,7 +1,7 @@
 import Logging
 import Synchronization
 
-/// Request figures for `/metrics`, counted by `EdgeMiddleware`: requests by route and status,
+/// Request figures for `/metrics`, counted by `Edge`: requests by route and status,
 /// a latency histogram per route, requests in flight, and what the outcome-bearing routes
 /// answered: redemptions by status and store webhooks by source and outcome.
 public final class Metrics: Sendable {

@@ -2,14 +2,18 @@ import HTTPCore
 import HTTPRouting
 import Logging
 
-/// The application's `HTTPResponder`: every route runs behind `EdgeMiddleware` (metrics, request
-/// log, security headers, error mapping, then the strict JSON check reading the body as the
-/// route declared, `Router.Route.jsonBody`) and then its group's.
-/// The chains are built once, at start-up; a request is matched once and runs its route's chain.
+/// The application's `HTTPResponder`: every route runs inside the `Edge` (metrics, request log,
+/// security headers, error mapping, then the strict JSON check reading the body as the route
+/// declared, `Router.Route.jsonBody`), whose steps `respond` runs itself, and then behind its
+/// group's middleware. The chains are built once, at start-up; a request is matched once and runs
+/// its route's chain.
 public struct AppResponder: HTTPResponder {
     public let router: Router
-    /// For requests no route takes: 404, or 405 with `Allow`.
-    private let unmatched: MiddlewareChain
+    /// Each route's edge, by `Router.Route.index`.
+    private let edges: [Edge]
+    /// For requests no route takes: 404, or 405 with `Allow`, inside `unmatchedEdge`.
+    private let unmatched: any HTTPHandler
+    private let unmatchedEdge: Edge
     private let errors: ErrorResponses
     /// Whether every answer carries `Strict-Transport-Security` (`base_url` is https).
     private let https: Bool
@@ -20,21 +24,14 @@ public struct AppResponder: HTTPResponder {
     public init(routes: Router, metrics: Metrics, pages: Pages, https: Bool = false) {
         self.https = https
         let errors = ErrorResponses(pages: pages)
-        func edge(_ reading: JSONBodyReading) -> EdgeMiddleware {
-            EdgeMiddleware(metrics: metrics, errors: errors, https: https, strictJSON: StrictJSONCheck(reading: reading))
+        func edge(_ reading: JSONBodyReading) -> Edge {
+            Edge(metrics: metrics, errors: errors, https: https, strictJSON: StrictJSONCheck(reading: reading))
         }
-        var router = Router()
-        for route in routes.routes {
-            let handler = route.handler
-            // A group's chain takes the edge as its outermost layer; any other handler is wrapped.
-            let chain =
-                (handler as? MiddlewareChain)?.behind([edge(route.jsonBody)])
-                ?? MiddlewareChain([edge(route.jsonBody)]) { request, context in try await handler.handle(request, context: context) }
-            router.add(route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, jsonBody: route.jsonBody, chain)
-        }
-        self.router = router
+        router = routes
+        edges = routes.routes.map { edge($0.jsonBody) }
         // No route reads the body of a request none takes: it is checked, not parsed.
-        unmatched = MiddlewareChain([edge(.validatedOnly)]) { [routes] request, _ in
+        unmatchedEdge = edge(.validatedOnly)
+        unmatched = ClosureHandler { [routes] request, _ in
             guard case .methodNotAllowed(let allowed) = routes.match(method: request.method, path: request.path) else {
                 throw APIError.notFound()
             }
@@ -56,18 +53,21 @@ public struct AppResponder: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest, plan: RoutePlan, info: RequestInfo) async -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            if let index = plan.route {
-                let route = router.routes[index]
-                response = try await route.handler.handle(request, context: RequestContext(info, parameters: plan.parameters, route: route.pattern))
-            } else {
-                response = try await unmatched.handle(request, context: RequestContext(info))
-            }
-        } catch {
-            // The chain maps errors itself; this is only reached if a middleware above it throws.
-            response = errors.response(for: APIError.mapping(error), request: request)
+        let edge: Edge, handler: any HTTPHandler, context: RequestContext
+        if let index = plan.route {
+            let route = router.routes[index]
+            (edge, handler, context) = (edges[index], route.handler, RequestContext(info, parameters: plan.parameters, route: route.pattern))
+        } else {
+            (edge, handler, context) = (unmatchedEdge, unmatched, RequestContext(info))
         }
+        let started = edge.start()
+        var response: HTTPResponse
+        do {
+            response = try await handler.handle(request, context: edge.admit(request, context: context))
+        } catch {
+            response = edge.failure(error, request: request, context: context)
+        }
+        edge.finish(&response, request: request, context: context, started: started)
         return response
     }
 
