@@ -14,7 +14,6 @@ public struct AppResponder: HTTPResponder {
     /// For requests no route takes: 404, or 405 with `Allow`, inside `unmatchedEdge`.
     private let unmatched: any HTTPHandler
     private let unmatchedEdge: Edge
-    private let errors: ErrorResponses
     /// Whether every answer carries `Strict-Transport-Security` (`base_url` is https).
     private let https: Bool
 
@@ -43,7 +42,6 @@ public struct AppResponder: HTTPResponder {
             response.headers.set("Allow", names.joined(separator: ", "))
             return response
         }
-        self.errors = errors
     }
 
     /// Matches the route once, when the head is read; `respond` gets the match back.

@@ -7,7 +7,7 @@ import Logging
 /// (`StrictJSONCheck`, with what the route declared). Its steps are synchronous and
 /// `AppResponder.respond` runs them around the route's chain itself: as a middleware the edge cost
 /// every request two more async frames, and a switch back to the connection's executor after each
-/// (about 1,200 instructions a page).
+/// (about 1,100 instructions a page).
 struct Edge {
     let metrics: Metrics
     let errors: ErrorResponses
