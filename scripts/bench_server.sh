@@ -39,11 +39,28 @@ JSON
 
 # bench_load LOAD PORT CODES_FILE SECONDS: one `wrk -t1 -c64` run (repeat: redemptions of the
 # seeded codes; unknown: codes no purchase has, each from its own client; page: GET /); prints
-# wrk's output.
+# wrk's output. mixed: repeat and unknown at once, 32 connections each (reads on the readers
+# while the writer commits); prints their sum as wrk's "requests in" and "Requests/sec" lines.
 bench_load() {
   local load=$1 port=$2 codes=$3 seconds=$4
   if [ "$load" = page ]; then
     wrk -t1 -c64 -d"${seconds}s" "http://127.0.0.1:$port/"
+  elif [ "$load" = mixed ]; then
+    local outs repeat_pid unknown_pid
+    outs=$(mktemp -d)
+    CODES_FILE="$codes" MODE=existing wrk -t1 -c32 -d"${seconds}s" -s "$root/scripts/bench_redeem.lua" "http://127.0.0.1:$port" \
+      >"$outs/repeat" &
+    repeat_pid=$!
+    MODE=unknown wrk -t1 -c32 -d"${seconds}s" -s "$root/scripts/bench_redeem.lua" "http://127.0.0.1:$port" >"$outs/unknown" &
+    unknown_pid=$!
+    wait "$repeat_pid" "$unknown_pid"
+    python3 - "$outs/repeat" "$outs/unknown" "$seconds" <<'PY'
+import re, sys
+counts = [int(re.search(r"(\d+) requests in", open(path).read()).group(1)) for path in sys.argv[1:3]]
+print(f"{sum(counts)} requests in {sys.argv[3]}s (repeat {counts[0]}, unknown {counts[1]})")
+print(f"Requests/sec: {sum(counts) / float(sys.argv[3]):.2f}")
+PY
+    rm -rf "$outs"
   else
     CODES_FILE="$codes" MODE=$([ "$load" = repeat ] && echo existing || echo unknown) \
       wrk -t1 -c64 -d"${seconds}s" -s "$root/scripts/bench_redeem.lua" "http://127.0.0.1:$port"
