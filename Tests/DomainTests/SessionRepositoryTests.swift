@@ -37,6 +37,35 @@ struct SessionRepositoryTests {
         #expect(try db.write { try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: now) } == nil)
     }
 
+    @Test("A session issued with the generations read before a sign-out does not sign in; with the current ones it does")
+    func generationsReadEarlier() throws {
+        let db = try TestDatabase()
+        let accountID = try Self.account(db)
+        let now = Fixtures.t0
+        // The generations as a caller reads them before deciding: a new account, a device never seen.
+        let read = SessionRepository.Generations(
+            account: try db.write {
+                try $0.queryOne("SELECT session_generation FROM accounts WHERE id = ?", [accountID])?.int64("session_generation")
+            }
+                ?? -1, device: 0)
+        #expect(read.account == 0)
+        // Signed out everywhere, then on this device, between the read and the insert.
+        try db.write {
+            try SessionRepository.revokeAll(accountID: accountID, on: $0)
+            try SessionRepository.revoke(accountID: accountID, deviceID: "d1", on: $0, now: now)
+        }
+        for (generations, signsIn) in [
+            (read, false), (SessionRepository.Generations(account: 1, device: 0), false), (.init(account: 1, device: 1), true)
+        ] {
+            let tokens = try db.write {
+                try SessionRepository.issue(
+                    SessionRepository.draft(at: now), accountID: accountID, deviceID: "d1", generations: generations, on: $0, now: now)
+            }
+            let account = try db.write { try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: now) }
+            #expect((account == accountID) == signsIn, "\(generations)")
+        }
+    }
+
     @Test("Refresh rotates the pair; a reused refresh token revokes its family and no other session")
     func refreshFamilies() throws {
         let db = try TestDatabase()

@@ -231,6 +231,41 @@ struct RepeatPlanTests {
         #expect(try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(63)) } == nil)
     }
 
+    @Test("A repeat keeps the device as read with the code's state: a signed-out device signs in again, a minute moves its last-seen time")
+    func deviceReadWithTheState() throws {
+        let db = try UseCaseBench()
+        let code = try RedemptionRulesTests.paidCode(db)
+        let service = db.redeemCode(policy: RedemptionRulesTests.policy())
+        let first = try db.redeemInWrite(code, appUserID: "u1", deviceID: "d1", policy: RedemptionRulesTests.policy(), now: Fixtures.t0)
+        guard case .redeemed(let original) = first else { Issue.record("\(first)"); return }
+        let accountID = original.account.id
+        let device = { () throws -> (lastSeen: Int64, signedOut: Int64?) in
+            let row = try #require(
+                try db.write {
+                    try $0.queryOne("SELECT last_seen_at, signed_out_at FROM devices WHERE account_id = ? AND device_id = 'd1'", [accountID])
+                })
+            return (try row.int64("last_seen_at"), try row.optionalInt64("signed_out_at"))
+        }
+        // As an operator signs a device out (`ConsoleActions.signOutDevice`): its sessions end, it is marked.
+        _ = try db.write { connection in
+            try SessionRepository.revoke(accountID: accountID, deviceID: "d1", on: connection, now: Fixtures.t0.addingTimeInterval(10))
+            try DeviceRepository.signOut(accountID: accountID, deviceID: "d1", on: connection, now: Fixtures.t0.addingTimeInterval(10))
+        }
+        #expect(try device().signedOut != nil)
+        let plan = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
+        let again = try #require(try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(20)) })
+        #expect(try device().signedOut == nil, "signed in again by the code")
+        let tokens = try #require(again.tokens)
+        let signedIn = try db.write {
+            try SessionRepository.authenticate(accessToken: tokens.accessToken, on: $0, now: Fixtures.t0.addingTimeInterval(21))
+        }
+        #expect(signedIn == accountID, "its session carries the device's generation after the sign-out")
+        _ = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(50)) }
+        #expect(try device().lastSeen == Timestamp.milliseconds(Fixtures.t0.addingTimeInterval(20)), "within the minute: no write")
+        _ = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(90)) }
+        #expect(try device().lastSeen == Timestamp.milliseconds(Fixtures.t0.addingTimeInterval(90)))
+    }
+
     static func finish(_ service: RedeemCode, _ plan: RedeemCode.RepeatPlan, on connection: Connection, now: Date) throws -> RedeemOutcome.Redeemed? {
         try service.finishRepeat(plan, deviceID: "d1", session: SessionRepository.draft(at: now), on: connection, now: now)
     }

@@ -9,17 +9,34 @@ public enum DeviceRepository {
     /// redemption then writes no device row (one page in the log, and later in the checkpoint).
     public static let lastSeenResolution: TimeInterval = 60
 
+    /// A device's row as the caller already read it in this transaction.
+    public enum Seen: Sendable, Equatable {
+        /// No row: the account never saw the device.
+        case unknown
+        case signedOut
+        /// Signed in, last seen at this time (Unix milliseconds).
+        case signedIn(lastSeenAt: Int64)
+    }
+
     /// Records that `deviceID` uses `accountID` now; returns the devices signed out to stay
     /// within `maxDevices`.
+    /// - Parameter seen: the device's row as read earlier in this transaction (a repeat redemption
+    ///   reads it with the code's state); nil reads it here.
     public static func touch(
-        deviceID: String, appUserID: String?, accountID: String, maxDevices: Int, on connection: Connection, now: Date
+        deviceID: String, appUserID: String?, accountID: String, maxDevices: Int, seen: Seen? = nil, on connection: Connection, now: Date
     ) throws -> [String] {
         let nowMS = Timestamp.milliseconds(now)
+        let lastSeenAt: Int64?
+        if let seen {
+            if case .signedIn(let at) = seen { lastSeenAt = at } else { lastSeenAt = nil }
+        } else {
+            lastSeenAt = try connection.queryOne(
+                "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID]
+            )?.int64("last_seen_at")
+        }
         // A device already signed in only moves its last-seen time: no limit can be crossed.
-        if let seen = try connection.queryOne(
-            "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID])
-        {
-            if try nowMS - seen.int64("last_seen_at") >= Int64(lastSeenResolution * 1000) {
+        if let lastSeenAt {
+            if nowMS - lastSeenAt >= Int64(lastSeenResolution * 1000) {
                 try connection.executeDeferred(
                     "UPDATE devices SET last_seen_at = ? WHERE account_id = ? AND device_id = ?", [nowMS, accountID, deviceID])
             }

@@ -174,29 +174,59 @@ public enum SessionRepository {
         return Draft(id: id, access: access, refresh: refresh, accessHash: try access.secretHash, refreshHash: try refresh.secretHash)
     }
 
-    /// Issues the drafted session (a new refresh-token family) for `accountID` on `deviceID`.
-    public static func issue(_ draft: Draft, accountID: String, deviceID: String?, on connection: Connection, now: Date) throws -> Tokens {
-        try insert(draft, accountID: accountID, deviceID: deviceID, familyID: nil, on: connection, now: now)
+    /// The account's and the device's session generations a new session carries: it counts only
+    /// while both are still current.
+    public struct Generations: Sendable, Equatable {
+        public let account: Int64
+        public let device: Int64
+
+        public init(account: Int64, device: Int64) {
+            self.account = account
+            self.device = device
+        }
     }
+
+    /// Issues the drafted session (a new refresh-token family) for `accountID` on `deviceID`.
+    /// - Parameter generations: the generations the caller read in its transaction, before
+    ///   deciding to issue it (a repeat redemption reads them with the code's state): a sign-out
+    ///   that commits after that read ends the session. Nil reads the current ones now.
+    public static func issue(
+        _ draft: Draft, accountID: String, deviceID: String?, generations: Generations? = nil, on connection: Connection, now: Date
+    ) throws -> Tokens {
+        try insert(draft, accountID: accountID, deviceID: deviceID, familyID: nil, generations: generations, on: connection, now: now)
+    }
+
+    private static let insertReadingGenerations = """
+        INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
+            access_expires_at, refresh_expires_at, created_at, account_generation, device_generation)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT session_generation FROM accounts WHERE id = ?),
+            COALESCE((SELECT session_generation FROM devices WHERE account_id = ? AND device_id = ?), 0))
+        """
+
+    private static let insertWithGenerations = """
+        INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
+            access_expires_at, refresh_expires_at, created_at, account_generation, device_generation)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     /// A new session; a new family unless `familyID` continues one (a refresh).
     static func insert(
-        _ draft: Draft? = nil, accountID: String, deviceID: String?, familyID: String?, on connection: Connection, now: Date
+        _ draft: Draft? = nil, accountID: String, deviceID: String?, familyID: String?, generations: Generations? = nil,
+        on connection: Connection, now: Date
     ) throws -> Tokens {
         let session = try draft ?? Self.draft(at: now)
-        try connection.executeDeferred(
-            """
-            INSERT INTO sessions (id, account_id, device_id, family_id, access_secret_hash, refresh_secret_hash,
-                access_expires_at, refresh_expires_at, created_at, account_generation, device_generation)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT session_generation FROM accounts WHERE id = ?),
-                COALESCE((SELECT session_generation FROM devices WHERE account_id = ? AND device_id = ?), 0))
-            """,
-            [
-                session.id, accountID, deviceID, familyID ?? session.id, session.accessHash, session.refreshHash,
-                Timestamp.milliseconds(now.addingTimeInterval(accessLifetime)),
-                Timestamp.milliseconds(now.addingTimeInterval(refreshLifetime)), Timestamp.milliseconds(now),
-                accountID, accountID, deviceID
-            ])
+        var arguments: [any SQLBindable] = [
+            session.id, accountID, deviceID, familyID ?? session.id, session.accessHash, session.refreshHash,
+            Timestamp.milliseconds(now.addingTimeInterval(accessLifetime)),
+            Timestamp.milliseconds(now.addingTimeInterval(refreshLifetime)), Timestamp.milliseconds(now)
+        ]
+        if let generations {
+            arguments += [generations.account, generations.device]
+            try connection.executeDeferred(insertWithGenerations, arguments)
+        } else {
+            arguments += [accountID, accountID, deviceID]
+            try connection.executeDeferred(insertReadingGenerations, arguments)
+        }
         return Tokens(
             accessToken: session.access.text, refreshToken: session.refresh.text, expiresIn: Int(accessLifetime), accountID: accountID)
     }

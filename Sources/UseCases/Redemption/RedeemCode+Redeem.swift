@@ -107,15 +107,22 @@ extension RedeemCode {
     /// The end of every successful redemption, first or repeat: the device is touched (within
     /// `maxDevices`), the drafted session issued to the holder when the caller proved it, and the
     /// answer put together.
+    /// - Parameters:
+    ///   - generations: the holder's and the device's session generations, when the caller read
+    ///     them with the state it decided on (a repeat); nil reads them at the insert.
+    ///   - seenDevice: the device's row, when the caller read it with that state; nil reads it here.
     func redeemed(
         _ code: RedemptionCode, purchase: Purchase, holder: Account, ownAccountID: String, appUserID: String, deviceID: String?,
-        session: SessionRepository.Draft?, on connection: Connection, now: Date
+        session: SessionRepository.Draft?, generations: SessionRepository.Generations? = nil, seenDevice: DeviceRepository.Seen? = nil,
+        on connection: Connection, now: Date
     ) throws -> RedeemOutcome.Redeemed {
-        // A device the app did not name is the app user's own.
-        let device = deviceID ?? "app_user:" + appUserID
+        let device = Self.device(deviceID, appUserID: appUserID)
         let evicted = try DeviceRepository.touch(
-            deviceID: device, appUserID: appUserID, accountID: holder.id, maxDevices: policy.maxDevices, on: connection, now: now)
-        let tokens = try session.map { try SessionRepository.issue($0, accountID: holder.id, deviceID: device, on: connection, now: now) }
+            deviceID: device, appUserID: appUserID, accountID: holder.id, maxDevices: policy.maxDevices, seen: seenDevice, on: connection,
+            now: now)
+        let tokens = try session.map {
+            try SessionRepository.issue($0, accountID: holder.id, deviceID: device, generations: generations, on: connection, now: now)
+        }
         return RedeemOutcome.Redeemed(
             // Stable across retries: the app now uses another account than its own.
             code: code, purchase: purchase, account: holder, accountSwitched: holder.id != ownAccountID, tokens: tokens,
@@ -128,7 +135,7 @@ extension RedeemCode {
         _ code: RedemptionCode, codeID: String, purchase: Purchase, holder: Account, appUserID: String, deviceID: String?,
         on connection: Connection, now: Date
     ) throws -> RedeemOutcome.Redeemed {
-        let device = deviceID ?? "app_user:" + appUserID
+        let device = Self.device(deviceID, appUserID: appUserID)
         let evicted = try DeviceRepository.touch(
             deviceID: device, appUserID: appUserID, accountID: holder.id, maxDevices: policy.maxDevices, on: connection, now: now)
         try PurchaseGuestRepository.add(
@@ -137,6 +144,11 @@ extension RedeemCode {
         return RedeemOutcome.Redeemed(
             code: code, purchase: purchase, account: holder, accountSwitched: false, tokens: nil, evictedDevices: evicted,
             isEntitled: purchase.isEntitled(at: now))
+    }
+
+    /// The device a redemption is kept for: a device the app did not name is the app user's own.
+    static func device(_ deviceID: String?, appUserID: String) -> String {
+        deviceID ?? "app_user:" + appUserID
     }
 
     /// The account this app would use on its own: the signed-in one, else the app user's home

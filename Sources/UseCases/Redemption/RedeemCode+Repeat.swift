@@ -64,7 +64,10 @@ extension RedeemCode {
     func finishRepeat(
         _ plan: RepeatPlan, deviceID: String?, session: SessionRepository.Draft, on connection: Connection, now: Date
     ) throws -> RedeemOutcome.Redeemed? {
-        guard let state = try RepeatStateRepository.state(codeID: plan.codeID, appUserID: plan.appUserID, on: connection) else { return nil }
+        guard
+            let state = try RepeatStateRepository.state(
+                codeID: plan.codeID, appUserID: plan.appUserID, deviceID: Self.device(deviceID, appUserID: plan.appUserID), on: connection)
+        else { return nil }
         let purchase = state.purchase
         guard let holder = purchase.accountID,
             Self.isRepeat(status: state.codeStatus, holder: holder, redeemer: plan.bearerAccountID ?? state.appUserAccountID),
@@ -88,6 +91,6 @@ extension RedeemCode {
         let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: state.homeAccountID, redeemer: holder)
         return try redeemed(
             plan.code, purchase: purchase, holder: account, ownAccountID: ownAccountID, appUserID: plan.appUserID, deviceID: deviceID,
-            session: proves ? session : nil, on: connection, now: now)
+            session: proves ? session : nil, generations: state.generations, seenDevice: state.device, on: connection, now: now)
     }
 }
