@@ -200,11 +200,7 @@ struct RedemptionRulesTests {
 struct RepeatPlanTests {
     @Test("A repeat is planned for the holder only and finished from fresh rows; a change in between voids or updates it")
     func planAndFinish() throws {
-        let db = try UseCaseBench()
-        let code = try RedemptionRulesTests.paidCode(db)
-        let service = db.redeemCode(policy: RedemptionRulesTests.policy())
-        let first = try db.redeemInWrite(code, appUserID: "u1", deviceID: "d1", policy: RedemptionRulesTests.policy(), now: Fixtures.t0)
-        guard case .redeemed(let original) = first else { Issue.record("\(first)"); return }
+        let (db, code, service, original) = try Self.redeemedOnce()
         #expect(try db.write { try Self.plan(service, code, appUserID: "stranger", bearerAccountID: nil, on: $0) } == nil)
         let plan = try #require(try db.write { try Self.plan(service, code, appUserID: "u1", bearerAccountID: nil, on: $0) })
         let finished = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(5)) }
@@ -233,11 +229,7 @@ struct RepeatPlanTests {
 
     @Test("A repeat keeps the device as read with the code's state: a signed-out device signs in again, a minute moves its last-seen time")
     func deviceReadWithTheState() throws {
-        let db = try UseCaseBench()
-        let code = try RedemptionRulesTests.paidCode(db)
-        let service = db.redeemCode(policy: RedemptionRulesTests.policy())
-        let first = try db.redeemInWrite(code, appUserID: "u1", deviceID: "d1", policy: RedemptionRulesTests.policy(), now: Fixtures.t0)
-        guard case .redeemed(let original) = first else { Issue.record("\(first)"); return }
+        let (db, code, service, original) = try Self.redeemedOnce()
         let accountID = original.account.id
         let device = { () throws -> (lastSeen: Int64, signedOut: Int64?) in
             let row = try #require(
@@ -264,6 +256,21 @@ struct RepeatPlanTests {
         #expect(try device().lastSeen == Timestamp.milliseconds(Fixtures.t0.addingTimeInterval(20)), "within the minute: no write")
         _ = try db.write { try Self.finish(service, plan, on: $0, now: Fixtures.t0.addingTimeInterval(90)) }
         #expect(try device().lastSeen == Timestamp.milliseconds(Fixtures.t0.addingTimeInterval(90)))
+    }
+
+    /// A paid code that app user "u1" redeemed on device "d1" at `Fixtures.t0`: the bench, the code,
+    /// the use case and that first answer.
+    static func redeemedOnce() throws -> (UseCaseBench, String, RedeemCode, RedeemOutcome.Redeemed) {
+        struct NotRedeemed: Error {}
+        let db = try UseCaseBench()
+        let code = try RedemptionRulesTests.paidCode(db)
+        let service = db.redeemCode(policy: RedemptionRulesTests.policy())
+        let first = try db.redeemInWrite(code, appUserID: "u1", deviceID: "d1", policy: RedemptionRulesTests.policy(), now: Fixtures.t0)
+        guard case .redeemed(let original) = first else {
+            Issue.record("\(first)")
+            throw NotRedeemed()
+        }
+        return (db, code, service, original)
     }
 
     static func finish(_ service: RedeemCode, _ plan: RedeemCode.RepeatPlan, on connection: Connection, now: Date) throws -> RedeemOutcome.Redeemed? {

@@ -27,9 +27,10 @@ public enum DeviceRepository {
     ) throws -> [String] {
         let nowMS = Timestamp.milliseconds(now)
         let lastSeenAt: Int64?
-        if let seen {
-            if case .signedIn(let at) = seen { lastSeenAt = at } else { lastSeenAt = nil }
-        } else {
+        switch seen {
+        case .signedIn(let at): lastSeenAt = at
+        case .signedOut, .unknown: lastSeenAt = nil
+        case nil:
             lastSeenAt = try connection.queryOne(
                 "SELECT last_seen_at FROM devices WHERE account_id = ? AND device_id = ? AND signed_out_at IS NULL", [accountID, deviceID]
             )?.int64("last_seen_at")

@@ -45,10 +45,14 @@ public enum RepeatStateRepository {
     public static func state(codeID: String, appUserID: String, deviceID: String, on connection: Connection) throws -> State? {
         guard let row = try connection.queryOne(stateQuery, [appUserID, deviceID, codeID]) else { return nil }
         let holder = try row.optionalString(holderColumns.id) == nil ? nil : try Account(row: row, names: holderColumns)
-        let device: DeviceRepository.Seen =
-            try row.optionalString("device_row") == nil
-            ? .unknown
-            : try row.optionalInt64("device_signed_out") != nil ? .signedOut : .signedIn(lastSeenAt: try row.int64("device_last_seen"))
+        let device: DeviceRepository.Seen
+        if try row.optionalString("device_row") == nil {
+            device = .unknown
+        } else if try row.optionalInt64("device_signed_out") != nil {
+            device = .signedOut
+        } else {
+            device = .signedIn(lastSeenAt: try row.int64("device_last_seen"))
+        }
         return State(
             codeStatus: RedemptionCodeRecord.Status(rawValue: try row.string("code_status")), purchase: try Purchase(row: row),
             appUserAccountID: try row.optionalString("app_user_account"), homeAccountID: try row.optionalString("home_account"),
