@@ -52,22 +52,14 @@ public final class SQLiteConnection: SQLConnection {
         // Statement journals (a statement inside a savepoint, as in every group commit) and
         // sorts stay in memory instead of temporary files created and deleted in /var/tmp.
         try execute("PRAGMA temp_store = MEMORY")
-        try execute("PRAGMA mmap_size = \(Self.mmapBytes(readOnly: readOnly))")
+        // Pages are read straight from a memory map of the file (up to `mmapBytes`) instead of a
+        // read() into SQLite's own cache each time: with a million purchases the tables outgrow
+        // that cache and every redemption read a dozen pages back from the kernel.
+        try execute("PRAGMA mmap_size = \(Self.mmapBytes)")
     }
 
-    /// How much of the database file a connection maps (address space, not memory).
-    ///
-    /// The writer reads its pages straight from a map of 1 GiB instead of a read() into SQLite's
-    /// own cache each time: with a million purchases the tables outgrow that cache, and every
-    /// redemption read a dozen pages back from the kernel (docs/BENCHMARKS.md, 2026-11-25T11:12Z).
-    ///
-    /// Readers map nothing. A read transaction that begins after another connection committed
-    /// drops the connection's whole cache, and with a map SQLite also unmaps the file then, so
-    /// that the next pages fault in again: under writes, each read paid an munmap, an mmap and
-    /// about four page faults, which cost more than reading those pages (docs/BENCHMARKS.md,
-    /// 2026-11-29T23:00Z: repeat redemptions and unknown codes at once, CPU per request 0.83 of
-    /// mapped readers). Without writes the readers' cache keeps its pages anyway.
-    static func mmapBytes(readOnly: Bool) -> Int { readOnly ? 0 : 1 << 30 }
+    /// How much of the database file each connection maps (1 GiB of address space, not memory).
+    static let mmapBytes = 1 << 30
 
     /// Process-wide SQLite settings, applied once before the first connection opens.
     private static let processSettings: Void = {

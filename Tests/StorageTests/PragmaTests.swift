@@ -33,16 +33,6 @@ struct PragmaTests {
         }
     }
 
-    @Test("the writer reads through a memory map of the file; readers, whose cache every commit drops, do not")
-    func memoryMaps() async throws {
-        try await withDatabase { database, _ in
-            let writer = try await database.write { try $0.queryOne("PRAGMA mmap_size")?.int64("mmap_size") }
-            let reader = try await database.read { try $0.queryOne("PRAGMA mmap_size")?.int64("mmap_size") }
-            #expect(writer == 1 << 30)
-            #expect(reader == 0)
-        }
-    }
-
     @Test("double-quoted strings are identifiers only, as in PostgreSQL")
     func doubleQuotes() async throws {
         try await withDatabase { database, _ in
