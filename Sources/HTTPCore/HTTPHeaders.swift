@@ -33,12 +33,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         return part[first...last]
     }
 
-    /// The first value of the field named `name`, or nil.
+    /// The first value of the field named `name`, or nil. Reads the fields in place: iterating
+    /// them would copy each (name, value) pair, two retains and two releases per field passed.
     public subscript(name: String) -> String? {
-        for field in fields where HTTPHeaders.equalsIgnoringCase(field.name, name) {
-            return field.value
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[index].name, name) {
+                return fields[index].value
+            }
+            return nil
         }
-        return nil
     }
 
     /// Every value of the field named `name`, in order.
@@ -84,20 +87,26 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public static func equalsIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
         // Most names compared differ in length, which a native string knows without a scan.
         guard lhs.utf8.count == rhs.utf8.count else { return false }
-        var lhs = lhs, rhs = rhs
-        return lhs.withUTF8 { a in
-            rhs.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                for index in 0..<a.count {
-                    let x = a[index], y = b[index]
-                    if x == y { continue }
-                    // Letters differ only in bit 0x20; anything else must match exactly.
-                    if isLetter(x), x | 0x20 == y | 0x20 { continue }
-                    return false
-                }
-                return true
-            }
+        // Native strings are read in place; only a string without contiguous UTF-8 is copied.
+        if let equal = lhs.utf8.withContiguousStorageIfAvailable({ a in
+            rhs.utf8.withContiguousStorageIfAvailable { b in equalsIgnoringCase(a, b) }
+        }), let equal {
+            return equal
         }
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { a in rhs.withUTF8 { b in equalsIgnoringCase(a, b) } }
+    }
+
+    private static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in 0..<a.count {
+            let x = a[index], y = b[index]
+            if x == y { continue }
+            // Letters differ only in bit 0x20; anything else must match exactly.
+            if isLetter(x), x | 0x20 == y | 0x20 { continue }
+            return false
+        }
+        return true
     }
 
     @inline(__always)

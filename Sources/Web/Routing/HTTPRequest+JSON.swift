@@ -23,13 +23,15 @@ extension HTTPRequest {
     }
 
     private func jsonBodyValue(_ context: RequestContext) throws -> JSONValue {
+        // The strict check read it: the body is a non-empty JSON one.
+        if let value = context.jsonBody { return value }
         if !declaresJSONBody, let media = mediaType {
             throw APIError.unsupportedMediaType("Send the body as application/json, not \(media).")
         }
         guard !body.isEmpty else {
             throw APIError.badRequest("The request body is empty; send a JSON object.")
         }
-        return try context.jsonBody ?? strictJSONBody()
+        return try strictJSONBody()
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
