@@ -44,6 +44,30 @@ struct ValueTests {
         }
     }
 
+    @Test("In a wide row every column is found in any order, names alike in length and ends included; of two with one name, the first")
+    func wideRowsByName() async throws {
+        try await withDatabase { database, _ in
+            // c_0_x … c_59_x: names of two lengths that share their first and last bytes, so
+            // they collide wherever a lookup keys on those; one name twice, and an empty one.
+            let names = (0..<60).map { "c_\($0)_x" }
+            let select = names.enumerated().map { "\($0.offset) AS \($0.element)" }.joined(separator: ", ")
+            let row = try #require(
+                try await database.read { try $0.queryOne("SELECT \(select), 100 AS c_7_x, 'e' AS \"\", 'upper' AS MixedCase") })
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<3 {
+                for (index, name) in names.enumerated().shuffled(using: &generator) {
+                    #expect(try row.int(name) == index, "column \(name)")
+                }
+            }
+            // Also right after the column before the second one (where the next read is hinted).
+            #expect(try row.int("c_59_x") == 59 && row.int("c_7_x") == 7)
+            #expect(try row.string("") == "e")
+            #expect(try row.string("mixedcase") == "upper")
+            #expect(throws: StorageError.self) { try row.int("c_60_x") }
+            #expect(throws: StorageError.self) { try row.int("c_1_y") }
+        }
+    }
+
     @Test("Swift types bind through SQLBindable and come back through typed getters")
     func bindables() async throws {
         try await withDatabase { database, _ in
