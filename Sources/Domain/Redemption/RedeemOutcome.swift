@@ -17,8 +17,10 @@ public enum RedeemOutcome: Sendable {
     /// the code stays redeemable (`secret_mismatch`).
     case secretMismatch(Purchase)
 
-    /// A successful link.
-    public struct Redeemed: Sendable {
+    /// A successful link. A class: the answer passes it through several layers (the outcome, the
+    /// use case's answer, the route's JSON), and each copy of a struct this size retained and
+    /// released its dozens of strings.
+    public final class Redeemed: Sendable {
         public let code: RedemptionCode
         public let purchase: Purchase
         /// The account that now holds the purchase, whose session is returned when the caller

@@ -12,7 +12,8 @@ import Storage
 /// - everything else runs the full redemption (`RedeemCode+Redeem.swift`) in one write transaction.
 /// This type owns the operation and its transactions; Domain gives it the model, the rules
 /// (`RedemptionPolicy`, `OtherUserPolicy.decide`, `AppUserProof`) and the repositories.
-public struct RedeemCode: Sendable {
+/// A class: every write closure captures it, and a struct's copy retained each dependency.
+public final class RedeemCode: Sendable {
     /// What the app sent.
     public struct Request: Sendable {
         public let code: String
