@@ -27,31 +27,48 @@ public struct EntitlementCatalog: Sendable {
     /// purchase that grants it; `manual` (nil) when only a grant does.
     public func entitlements(for purchases: [Purchase], manual: [ManualEntitlement] = [], at now: Date) -> [Entitlement] {
         var result: [Entitlement] = []
+        /// Whether `purchases[index]` expires after the one at `current` (true when none is yet).
+        func expiresLater(_ index: Int, than current: Int?) -> Bool {
+            guard let current else { return true }
+            return Self.expiresLater(purchases[index], than: purchases[current])
+        }
         for (id, products) in productsByEntitlement {
-            let matching = purchases.filter { products.contains($0.productID) }
+            // One pass over the purchases by index (filtered copies of them retained every field).
+            var latest: Int?, latestEntitled: Int?, neverEnds: Int?
+            for index in purchases.indices where products.contains(purchases[index].productID) {
+                if expiresLater(index, than: latest) { latest = index }
+                guard purchases[index].isEntitled(at: now) else { continue }
+                if neverEnds == nil, purchases[index].expiresAt == nil { neverEnds = index }
+                if expiresLater(index, than: latestEntitled) { latestEntitled = index }
+            }
             let granted = manual.filter { $0.entitlement == id && $0.isActive(at: now) }.map(\.endsAt).max()
-            let entitled = matching.filter { $0.isEntitled(at: now) }
-            if let granted, entitled.isEmpty {
+            if let granted, latestEntitled == nil {
                 result.append(Entitlement(id: id, active: true, expiresAt: granted, source: nil))
                 continue
             }
-            guard !matching.isEmpty else { continue }
-            if entitled.isEmpty {
-                let latest = matching.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? matching[0]
-                result.append(
-                    Entitlement(
-                        id: id, active: false, expiresAt: latest.expiresAt, source: latest.platform, willRenew: latest.willRenew,
-                        renewsToProductID: latest.renewsToProductID))
+            guard let latest else { continue }
+            // The one granting it: one that never ends, else the entitled one ending last, else
+            // (none entitled) the one that ended last; the first of equals.
+            let source = neverEnds ?? latestEntitled ?? latest
+            let expires: Date?
+            if neverEnds != nil {
+                expires = nil
+            } else if latestEntitled == nil {
+                expires = purchases[source].expiresAt
             } else {
-                let neverEnds = entitled.first { $0.expiresAt == nil }
-                let latest = neverEnds ?? entitled.max { ($0.expiresAt ?? .distantPast) < ($1.expiresAt ?? .distantPast) } ?? entitled[0]
-                let expires = neverEnds == nil ? [latest.expiresAt, granted].compactMap { $0 }.max() : nil
-                result.append(
-                    Entitlement(
-                        id: id, active: true, expiresAt: expires, source: latest.platform,
-                        willRenew: latest.willRenew, renewsToProductID: latest.renewsToProductID))
+                expires = [purchases[source].expiresAt, granted].compactMap { $0 }.max()
             }
+            result.append(
+                Entitlement(
+                    id: id, active: latestEntitled != nil, expiresAt: expires, source: purchases[source].platform,
+                    willRenew: purchases[source].willRenew, renewsToProductID: purchases[source].renewsToProductID))
         }
         return result
+    }
+
+    /// Whether `purchase` expires after `other` (one that never expires counts as long past, as
+    /// the order of "latest" has always had it).
+    private static func expiresLater(_ purchase: Purchase, than other: Purchase) -> Bool {
+        (other.expiresAt ?? .distantPast) < (purchase.expiresAt ?? .distantPast)
     }
 }
