@@ -61,7 +61,7 @@ struct KeyRotationTests {
 
     static func queueMail(_ bench: UseCaseBench, cipher: OutboxCipher, key: String) throws -> String {
         let queue = MailQueue(cipher: cipher, messageIDDomain: "pay.example.test", now: bench.nowFunction, wake: {})
-        try bench.database.writeSync {
+        _ = try bench.database.writeSync {
             try queue.enqueue(key: key, template: "code", to: "a@example.com", parameters: ["code": "SECRET-\(key)"], on: $0)
         }
         return try bench.database.readSync { try $0.queryOne("SELECT id FROM mail_outbox WHERE idempotency_key = ?", [key])!.string("id") }
@@ -183,7 +183,7 @@ struct KeyRotationTests {
         #expect(account.obfuscatedID == obfuscatedBefore)
         #expect(try bench.database.readSync { try PurchaseRepository.require(id: purchase.id, on: $0) }.accountID == firstRedeemed.account.id)
         #expect(!FormTokens(secrets: new).isValid(formToken, for: .session("ses_1")), "a form signed under a dropped key no longer posts")
-        #expect(try CheckDatabase(database: bench.database, migrations: TollgateMigrations.all, secrets: new).run().problems.isEmpty)
+        #expect(CheckDatabase(database: bench.database, migrations: TollgateMigrations.all, secrets: new).run().problems.isEmpty)
     }
 
     @Test("Codes stored before key ids: start-up refuses a list without their key, naming the count; with it listed they open")

@@ -24,7 +24,7 @@ public enum KeyID {
 /// before key ids (no id) opens under whichever listed key sealed it and nothing is lost.
 public enum KeyedBox {
     /// Which derived key of a `DomainSecrets` a box uses (`\.codeEncryptionKey`, ...).
-    public typealias Purpose = KeyPath<DomainSecrets, [UInt8]> & Sendable
+    public typealias Purpose = any KeyPath<DomainSecrets, [UInt8]> & Sendable
 
     /// Seals `plaintext` under the current key's `purpose` key, bound to `associatedData`; store
     /// `secrets.keyID` beside it.

@@ -81,7 +81,7 @@ struct AppStoreSubscriptionStatusTests {
     func nonSubscription() async throws {
         let setup = try await AppStoreServerAPIClientTests.setup()
         defer { Task { await setup.fake.stop() } }
-        try Self.subscriber(setup)
+        _ = try Self.subscriber(setup)
         try setup.fake.addTransaction(
             FakeAppStoreTransaction(
                 transactionID: "2000000000005000", originalTransactionID: "2000000000005000", bundleID: AppStoreTests.bundleID,
@@ -100,7 +100,7 @@ struct AppStoreSubscriptionStatusTests {
     func sandboxFallback() async throws {
         let setup = try await AppStoreServerAPIClientTests.setup()
         defer { Task { await setup.fake.stop() } }
-        try Self.subscriber(setup, environment: .sandbox)
+        _ = try Self.subscriber(setup, environment: .sandbox)
         let status = try await setup.client.subscriptionStatus(transactionID: "2000000000004000")
         #expect(status.environment == .sandbox)
         #expect(status.transaction.environment == "Sandbox")

@@ -33,7 +33,7 @@ import TestSupport
     func values() async throws {
         let (database, _) = try await Self.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [
+        _ = try Migrator(migrations: [
             Migration(id: "1", sql: "CREATE TABLE v (i BIGINT, f DOUBLE PRECISION, t TEXT, b BLOB, flag BOOLEAN, small INTEGER)")
         ])
         .migrate(database)
@@ -56,7 +56,7 @@ import TestSupport
     func errors() async throws {
         let (database, _) = try await Self.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [
+        _ = try Migrator(migrations: [
             Migration(
                 id: "1",
                 sql: """
@@ -81,7 +81,7 @@ import TestSupport
     func transactions() async throws {
         let (database, _) = try await Self.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [Migration(id: "1", sql: "CREATE TABLE t (id TEXT PRIMARY KEY)")]).migrate(database)
+        _ = try Migrator(migrations: [Migration(id: "1", sql: "CREATE TABLE t (id TEXT PRIMARY KEY)")]).migrate(database)
         struct Boom: Error {}
         #expect(throws: Boom.self) {
             try database.writeSync { connection in
@@ -112,7 +112,7 @@ import TestSupport
         defer { first.close() }
         let second = try PostgresDatabase(url: url, maxConnections: 4)
         defer { second.close() }
-        try Migrator(migrations: [
+        _ = try Migrator(migrations: [
             Migration(id: "1", sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value BIGINT NOT NULL); INSERT INTO counter VALUES (1, 0);")
         ])
         .migrate(first)
