@@ -12,6 +12,7 @@ public final class SQLiteConnection: SQLConnection {
     /// The checkpointer the WAL hook reports to, retained until the handle closes.
     private var logObserver: Unmanaged<Checkpointer>?
     private var statements: [StatementKey: Statement] = [:]
+    private let arguments = BindArena()
     let counter: ErrorCounter
     var savepointDepth = 0
 
@@ -236,6 +237,7 @@ public final class SQLiteConnection: SQLConnection {
                     sql: sql))
         }
         let transient = tollgate_sqlite_transient()
+        self.arguments.restart()
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -246,26 +248,39 @@ public final class SQLiteConnection: SQLConnection {
                 code = sqlite3_bind_int64(handle, index, value)
             case .real(let value):
                 code = sqlite3_bind_double(handle, index, value)
-            case .text(var value):
-                code = value.withUTF8 { bytes in
-                    // An empty buffer may have no base address, and a NULL pointer would bind NULL.
-                    guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                        return sqlite3_bind_text(handle, index, "", 0, transient)
-                    }
-                    return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
-                    }
-                }
+            case .text(let value):
+                // Read in place (copying the string to call `withUTF8` costs a retain and a release).
+                code =
+                    value.utf8.withContiguousStorageIfAvailable { bindText(UnsafeRawBufferPointer($0), at: index, of: handle) }
+                    ?? Array(value.utf8).withUnsafeBytes { bindText($0, at: index, of: handle) }
             case .blob(let value):
                 code = value.withUnsafeBytes { bytes in
                     guard let base = bytes.baseAddress, !bytes.isEmpty else {
                         return sqlite3_bind_zeroblob(handle, index, 0)
+                    }
+                    if let copy = self.arguments.copy(bytes) {
+                        return sqlite3_bind_blob64(handle, index, copy, UInt64(bytes.count), nil)
                     }
                     return sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), transient)
                 }
             }
             guard code == SQLITE_OK else { throw error(code, sql: sql) }
         }
+    }
+
+    /// Binds UTF-8 text: from the connection's `BindArena` (`SQLITE_STATIC`) when it fits, else
+    /// copied by SQLite.
+    private func bindText(_ bytes: UnsafeRawBufferPointer, at index: Int32, of handle: OpaquePointer) -> Int32 {
+        // An empty buffer may have no base address, and a NULL pointer would bind NULL.
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return sqlite3_bind_text(handle, index, "", 0, tollgate_sqlite_transient())
+        }
+        let count = UInt64(bytes.count)
+        if let copy = arguments.copy(bytes) {
+            return sqlite3_bind_text64(handle, index, copy.assumingMemoryBound(to: CChar.self), count, nil, UInt8(SQLITE_UTF8))
+        }
+        return sqlite3_bind_text64(
+            handle, index, base.assumingMemoryBound(to: CChar.self), count, tollgate_sqlite_transient(), UInt8(SQLITE_UTF8))
     }
 
     /// Steps once: true for a row, false when done.

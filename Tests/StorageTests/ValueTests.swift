@@ -68,6 +68,34 @@ struct ValueTests {
         }
     }
 
+    @Test("Text and blob arguments keep their values across statements, beyond the connection's argument buffer, and while a query steps")
+    func argumentsKeepTheirValues() async throws {
+        try await withDatabase { database, _ in
+            // Sizes around the 4 KiB the connection copies arguments into: each alone, and
+            // together past it, so some are copied there and the rest by SQLite.
+            let sizes = [0, 1, 15, 16, 100, 2000, 2100, 4095, 4096, 4097, 9000]
+            @Sendable func text(_ size: Int, _ seed: Int) -> String { String((0..<size).map { Character(UnicodeScalar(97 + ($0 + seed) % 26)!) }) }
+            @Sendable func blob(_ size: Int, _ seed: Int) -> [UInt8] { (0..<size).map { UInt8(($0 * 7 + seed) % 256) } }
+            try await database.write { connection in
+                try connection.execute("CREATE TABLE args (id INTEGER PRIMARY KEY, kind TEXT, a TEXT, b BLOB, c TEXT)")
+                for (id, size) in sizes.enumerated() {
+                    try connection.execute(
+                        "INSERT INTO args (id, kind, a, b, c) VALUES (?, ?, ?, ?, ?)",
+                        [id, "k\(id % 2)", text(size, id), blob(size, id), text(sizes[sizes.count - 1 - id], id)])
+                }
+            }
+            let rows = try await database.read { try $0.query("SELECT a, b, c FROM args ORDER BY id") }
+            for (id, row) in rows.enumerated() {
+                #expect(try row.string("a") == text(sizes[id], id), "a of \(id)")
+                #expect((try row.optionalBlob("b") ?? []) == blob(sizes[id], id), "b of \(id)")
+                #expect(try row.string("c") == text(sizes[sizes.count - 1 - id], id), "c of \(id)")
+            }
+            // A bound argument is compared with every row a query steps through.
+            let odd = try await database.read { try $0.query("SELECT id FROM args WHERE kind = ? AND a <> ? ORDER BY id", ["k1", text(3, 0)]) }
+            #expect(try odd.map { try $0.int("id") } == Array(stride(from: 1, to: sizes.count, by: 2)))
+        }
+    }
+
     @Test("Swift types bind through SQLBindable and come back through typed getters")
     func bindables() async throws {
         try await withDatabase { database, _ in
