@@ -182,6 +182,8 @@ struct HTTPRequestParser {
         }
         let valueString = HTTPSyntax.string(value)
         try interpret(name: name, value: value, valueString: valueString)
+        // Room for a usual request's fields at once (growing from one took four allocations).
+        if fields.isEmpty { fields.reserveCapacity(12) }
         fields.append((name: HTTPSyntax.string(name), value: valueString))
     }
 

@@ -117,15 +117,15 @@ public struct JSONWriter: Sendable {
     private mutating func appendString(_ text: String) {
         // Most keys and values (ids, codes, tokens, timestamps) need no escaping: checked eight
         // bytes at a time and copied whole.
-        var text = text
-        let copied = text.withUTF8 { utf8 -> Bool in
+        // Read in place (copying the string to call `withUTF8` costs a retain and a release).
+        let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
             if ByteScan.needsJSONEscape(utf8) { return false }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
             return true
         }
-        if copied { return }
+        if copied == true { return }
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
