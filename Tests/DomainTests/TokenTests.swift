@@ -43,6 +43,20 @@ import Testing
         #expect(RedemptionCode(normalizing: "") == nil)
     }
 
+    @Test("As the sixteenth character, every character of Latin-1 is read as Crockford's alphabet reads it, or refused")
+    func normalizerReadsEachLastCharacter() {
+        let alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+        let lookalikes: [Character: Character] = ["O": "0", "o": "0", "I": "1", "i": "1", "L": "1", "l": "1"]
+        for value in UInt32(0)..<256 {
+            let character = Character(UnicodeScalar(value)!)
+            let read: Character? =
+                lookalikes[character]
+                ?? (character.isASCII && alphabet.contains(Character(character.uppercased())) ? Character(character.uppercased()) : nil)
+            let normalized = RedemptionCode(normalizing: "0000-0000-0000-000" + String(character))
+            #expect(normalized?.canonical == read.map { "000000000000000" + String($0) }, "U+\(String(value, radix: 16))")
+        }
+    }
+
     @Test func obfuscatedIDsAreStableKeyedAndValidUUIDs() throws {
         let key = Array("secret_key-for-tests".utf8)
         let ids = try ObfuscatedID(secretKey: key)

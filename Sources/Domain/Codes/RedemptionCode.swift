@@ -50,22 +50,43 @@ public struct RedemptionCode: Sendable, Hashable, CustomStringConvertible {
     /// Normalizes what a person typed: uppercases, drops spaces and hyphens, reads `O` as `0` and
     /// `I`/`L` as `1`. Returns `nil` unless exactly 16 valid characters remain.
     public init?(normalizing input: String) {
-        var out = [UInt8]()
-        out.reserveCapacity(Self.length)
-        for scalar in input.unicodeScalars {
-            guard scalar.isASCII else { return nil }
-            var char = UInt8(scalar.value)
-            if char == UInt8(ascii: " ") || char == UInt8(ascii: "-") { continue }
-            if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(char) { char -= 32 }
-            switch char {
-            case UInt8(ascii: "O"): char = UInt8(ascii: "0")
-            case UInt8(ascii: "I"), UInt8(ascii: "L"): char = UInt8(ascii: "1")
-            default: break
+        // Byte by byte into the string's own storage: a byte of a non-ASCII character is 0x80 or
+        // above and fails the alphabet like any other character outside it.
+        var count = 0
+        var isValid = true
+        let canonical = String(unsafeUninitializedCapacity: Self.length) { out in
+            for byte in input.utf8 {
+                var char = byte
+                if char == UInt8(ascii: " ") || char == UInt8(ascii: "-") { continue }
+                if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(char) { char -= 32 }
+                switch char {
+                case UInt8(ascii: "O"): char = UInt8(ascii: "0")
+                case UInt8(ascii: "I"), UInt8(ascii: "L"): char = UInt8(ascii: "1")
+                default: break
+                }
+                guard Self.isInAlphabet(char), count < Self.length else {
+                    isValid = false
+                    return 0
+                }
+                out[count] = char
+                count += 1
             }
-            guard Self.alphabet.contains(char), out.count < Self.length else { return nil }
-            out.append(char)
+            return count
         }
-        guard out.count == Self.length else { return nil }
-        self.init(canonical: String(decoding: out, as: UTF8.self))
+        guard isValid, count == Self.length else { return nil }
+        self.init(canonical: canonical)
+    }
+
+    /// The alphabet as a set of bits, one per ASCII byte (bytes 0–63 in the first word).
+    private static let alphabetBits: (low: UInt64, high: UInt64) = alphabet.reduce((0, 0)) { bits, char in
+        char < 64 ? (bits.0 | 1 << UInt64(char), bits.1) : (bits.0, bits.1 | 1 << UInt64(char - 64))
+    }
+
+    private static func isInAlphabet(_ char: UInt8) -> Bool {
+        switch char {
+        case ..<64: alphabetBits.low & (1 << UInt64(char)) != 0
+        case ..<128: alphabetBits.high & (1 << UInt64(char - 64)) != 0
+        default: false
+        }
     }
 }
