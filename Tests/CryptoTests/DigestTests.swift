@@ -94,4 +94,25 @@ import Testing
         #expect(try SecureRandom.bytes(count: 0).isEmpty)
         expectCryptoError(.invalidParameter) { _ = try SecureRandom.bytes(count: -1) }
     }
+
+    @Test("Random draws from many tasks at once, of every small size and past the pool, never repeat and are never zeroed")
+    func secureRandomDrawsNeverRepeat() async throws {
+        // 8 tasks × 400 draws of 1–300 bytes: the 4 KiB pool refills hundreds of times, while
+        // other tasks draw. A draw handed out twice, or zeroed before it was copied, shows here.
+        let draws = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
+            for task in 0..<8 {
+                group.addTask { try (0..<400).map { try SecureRandom.bytes(count: 1 + ($0 * 37 + task * 11) % 300) } }
+            }
+            return try await group.reduce(into: [[UInt8]]()) { $0 += $1 }
+        }
+        #expect(draws.count == 3200)
+        let long = draws.filter { $0.count >= 16 }
+        #expect(Set(long).count == long.count, "a draw of 16 bytes or more repeated")
+        #expect(long.allSatisfy { $0.contains { $0 != 0 } }, "a draw was all zeros")
+        // Every byte value turns up about equally often over ~470,000 bytes (expected ~1,800 each).
+        var counts = [Int](repeating: 0, count: 256)
+        for draw in draws { for byte in draw { counts[Int(byte)] += 1 } }
+        let expected = Double(counts.reduce(0, +)) / 256
+        #expect(counts.allSatisfy { abs(Double($0) - expected) < expected * 0.2 })
+    }
 }
