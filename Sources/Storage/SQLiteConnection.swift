@@ -12,7 +12,7 @@ public final class SQLiteConnection: SQLConnection {
     /// The checkpointer the WAL hook reports to, retained until the handle closes.
     private var logObserver: Unmanaged<Checkpointer>?
     private var statements: [StatementKey: Statement] = [:]
-    private let arguments = BindArena()
+    private let argumentBuffer = BindArena()
     let counter: ErrorCounter
     var savepointDepth = 0
 
@@ -237,7 +237,7 @@ public final class SQLiteConnection: SQLConnection {
                     sql: sql))
         }
         let transient = tollgate_sqlite_transient()
-        self.arguments.restart()
+        argumentBuffer.restart()
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
@@ -258,7 +258,7 @@ public final class SQLiteConnection: SQLConnection {
                     guard let base = bytes.baseAddress, !bytes.isEmpty else {
                         return sqlite3_bind_zeroblob(handle, index, 0)
                     }
-                    if let copy = self.arguments.copy(bytes) {
+                    if let copy = self.argumentBuffer.copy(bytes) {
                         return sqlite3_bind_blob64(handle, index, copy, UInt64(bytes.count), nil)
                     }
                     return sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), transient)
@@ -276,7 +276,7 @@ public final class SQLiteConnection: SQLConnection {
             return sqlite3_bind_text(handle, index, "", 0, tollgate_sqlite_transient())
         }
         let count = UInt64(bytes.count)
-        if let copy = arguments.copy(bytes) {
+        if let copy = argumentBuffer.copy(bytes) {
             return sqlite3_bind_text64(handle, index, copy.assumingMemoryBound(to: CChar.self), count, nil, UInt8(SQLITE_UTF8))
         }
         return sqlite3_bind_text64(
