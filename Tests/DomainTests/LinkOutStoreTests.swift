@@ -115,7 +115,7 @@ extension LinkOutStoreTests {
     static func purchase(_ db: TestDatabase, withToken: Bool) throws -> Purchase {
         try checkout("cs_test_1", db)
         if withToken {
-            try db.write { try LinkOutTokenRepository.attach(presented(), toCheckout: "cs_test_1", vault: vault, on: $0, now: Fixtures.t0) }
+            _ = try db.write { try LinkOutTokenRepository.attach(presented(), toCheckout: "cs_test_1", vault: vault, on: $0, now: Fixtures.t0) }
         }
         // What a completed checkout leaves for the reports: the purchase, named on its checkout.
         return try db.write { connection in
@@ -160,7 +160,7 @@ extension LinkOutStoreTests {
         let purchase = try Self.purchase(db, withToken: true)
         for reference in ["in_1", "in_2"] {
             let payment = LinkOutReporting.Payment(reference: reference, paidAt: Fixtures.t0, amountTotal: 1189, tax: 190, currency: "eur")
-            try db.write { try LinkOutReporting.paid(purchase, payment, subscription: true, on: $0, now: Fixtures.t0) }
+            _ = try db.write { try LinkOutReporting.paid(purchase, payment, subscription: true, on: $0, now: Fixtures.t0) }
         }
         let later = Fixtures.t0.addingTimeInterval(3600)
         func refund(_ reference: String, _ total: Int?) throws -> Bool {

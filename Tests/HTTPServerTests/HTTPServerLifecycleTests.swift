@@ -77,6 +77,7 @@ import Testing
         try await withServer({ $0.bodyReadTimeout = .seconds(600) }) { server, port in
             for _ in 0..<5 {
                 let client = try await TestClient.connect(port: port, sending: "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\npartial")
+                withExtendedLifetime(client) {}
             }
             // The clients are released (closed) at the end of each iteration.
             #expect(await eventually { server.openConnections == 0 })

@@ -31,7 +31,7 @@ struct LinkOutReportWorkerTests {
         let bench = try UseCaseBench()
         let vault = try LinkOutTokenVault(secrets: bench.secrets)
         let now = bench.now
-        try bench.database.writeSync { connection in
+        _ = try bench.database.writeSync { connection in
             try CheckoutRepository.recordStart(
                 .init(
                     sessionID: "cs_sub_1", checkoutContextID: nil, appUserID: nil, plan: "monthly", priceID: "price_monthly",
@@ -42,7 +42,7 @@ struct LinkOutReportWorkerTests {
                 toCheckout: "cs_sub_1", vault: vault, on: connection, now: now)
         }
         let (purchase, _) = try bench.paidPurchase()
-        try bench.database.writeSync { connection in
+        _ = try bench.database.writeSync { connection in
             try LinkOutReporting.paid(
                 purchase, .init(reference: "in_1", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true,
                 on: connection, now: now)
@@ -142,7 +142,7 @@ extension LinkOutReportWorkerTests {
     func renewalWaitsForItsPurchase() async throws {
         let (bench, purchase, vault) = try Self.setUp()
         let now = bench.now
-        try bench.database.writeSync { connection in
+        _ = try bench.database.writeSync { connection in
             try LinkOutReporting.paid(
                 purchase, .init(reference: "in_2", paidAt: now, amountTotal: 999, tax: 0, currency: "usd"), subscription: true, on: connection,
                 now: now)

@@ -151,7 +151,7 @@ struct AccountDeletionTests {
             var found: [String] = []
             for line in lines[start...] {
                 if line.hasPrefix(prefix) { found.append(String(line.dropFirst(prefix.count).prefix { $0 != "\"" })) }
-                if found.count > 0, line.count - line.drop { $0 == " " }.count < indent { break }
+                if found.count > 0, line.count - line.drop(while: { $0 == " " }).count < indent { break }
             }
             return found
         }

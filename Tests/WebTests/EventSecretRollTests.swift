@@ -32,7 +32,7 @@ struct EventSecretRollTests {
                 on: connection, now: Date())
                 ?? ""
         }
-        try await EventsTests.delivering(app) {
+        await EventsTests.delivering(app) {
             for receiver in [holdsOld, holdsNew] {
                 let arrived = await receiver.wait { received in received.contains { request in request.webhookID == queued } }
                 #expect(arrived)
@@ -50,7 +50,7 @@ struct EventSecretRollTests {
                 .accountCreated, accountID: account.id, scope: "account:" + account.id, data: ["account_id": .string(account.id)],
                 on: connection, now: Date())
         }
-        try await EventsTests.delivering(other) {
+        await EventsTests.delivering(other) {
             let arrived = await stranger.wait { received in !received.isEmpty }
             #expect(arrived)
             #expect(stranger.received.allSatisfy { !$0.verified })

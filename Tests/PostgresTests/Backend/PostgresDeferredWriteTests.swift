@@ -14,7 +14,7 @@ import Testing
     func deferredErrorAtTheNextStatement() async throws {
         let (database, _) = try await PostgresDatabaseTests.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [Self.table]).migrate(database)
+        _ = try Migrator(migrations: [Self.table]).migrate(database)
         try database.writeSync { try $0.execute("INSERT INTO d VALUES (?, ?)", [1, 0]) }
 
         let duplicate = "INSERT INTO d (id, n) VALUES (?, ?)"
@@ -34,7 +34,7 @@ import Testing
     func deferredErrorAtCommit() async throws {
         let (database, _) = try await PostgresDatabaseTests.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [Self.table]).migrate(database)
+        _ = try Migrator(migrations: [Self.table]).migrate(database)
 
         let refused = "INSERT INTO d (id, n) VALUES (?, NULL)"
         let error = #expect(throws: StorageError.self) {
@@ -71,7 +71,7 @@ import Testing
     func webhookTransactionRoundTrips() async throws {
         let (database, _) = try await PostgresDatabaseTests.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: DomainMigrations.all).migrate(database)
+        _ = try Migrator(migrations: DomainMigrations.all).migrate(database)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         func snapshot(_ status: PurchaseStatus, at date: Date) -> PurchaseSnapshot {
             PurchaseSnapshot(

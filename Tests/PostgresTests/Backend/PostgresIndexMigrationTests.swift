@@ -35,7 +35,7 @@ import TestSupport
     static func writerDuringBuild(_ migration: Migration, statement: String) async throws -> (insertPassed: Bool, applied: [String]) {
         let (database, url) = try await PostgresDatabaseTests.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [table]).migrate(database)
+        _ = try Migrator(migrations: [table]).migrate(database)
         try database.writeSync { try $0.execute("INSERT INTO t (id, v) SELECT 'r' || n, n FROM generate_series(1, 2000) AS n") }
         let holder = try connect(url)
         defer { holder.close() }
@@ -74,7 +74,7 @@ import TestSupport
     func invalidIndexIsRebuilt() async throws {
         let (database, url) = try await PostgresDatabaseTests.freshDatabase()
         defer { database.close() }
-        try Migrator(migrations: [Self.table]).migrate(database)
+        _ = try Migrator(migrations: [Self.table]).migrate(database)
         try database.writeSync { try $0.execute("INSERT INTO t (id, v) VALUES ('a', 1), ('b', 1)") }
         let unique = Migration.index(id: "002", "CREATE UNIQUE INDEX t_v_unique ON t (v)")
         // A build that fails (the rows are not unique) leaves an invalid index, as a killed one does.

@@ -12,7 +12,7 @@ import TestSupport
     static func twoInstances() async throws -> (PostgresDatabase, PostgresDatabase) {
         let (first, url) = try await PostgresDatabaseTests.freshDatabase()
         let second = try PostgresDatabase(url: url, maxConnections: 4)
-        try Migrator(migrations: [
+        _ = try Migrator(migrations: [
             Migration(
                 id: "1",
                 sql: """
