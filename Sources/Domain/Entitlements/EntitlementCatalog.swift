@@ -27,10 +27,11 @@ public struct EntitlementCatalog: Sendable {
     /// purchase that grants it; `manual` (nil) when only a grant does.
     public func entitlements(for purchases: [Purchase], manual: [ManualEntitlement] = [], at now: Date) -> [Entitlement] {
         var result: [Entitlement] = []
-        /// Whether `purchases[index]` expires after the one at `current` (true when none is yet).
+        /// Whether `purchases[index]` expires after the one at `current` (true when none is yet);
+        /// one that never expires counts as long past, as the order of "latest" has always had it.
         func expiresLater(_ index: Int, than current: Int?) -> Bool {
             guard let current else { return true }
-            return Self.expiresLater(purchases[index], than: purchases[current])
+            return (purchases[current].expiresAt ?? .distantPast) < (purchases[index].expiresAt ?? .distantPast)
         }
         for (id, products) in productsByEntitlement {
             // One pass over the purchases by index (filtered copies of them retained every field).
@@ -64,11 +65,5 @@ public struct EntitlementCatalog: Sendable {
                     willRenew: purchases[source].willRenew, renewsToProductID: purchases[source].renewsToProductID))
         }
         return result
-    }
-
-    /// Whether `purchase` expires after `other` (one that never expires counts as long past, as
-    /// the order of "latest" has always had it).
-    private static func expiresLater(_ purchase: Purchase, than other: Purchase) -> Bool {
-        (other.expiresAt ?? .distantPast) < (purchase.expiresAt ?? .distantPast)
     }
 }
