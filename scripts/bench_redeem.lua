@@ -63,4 +63,6 @@ end
 
 done = function(summary, latency, requests)
   io.write(string.format("non-2xx or socket errors: %d\n", summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+  -- wrk keeps latencies in microseconds; scripts/bench-ab-warm compares this line's figure.
+  io.write(string.format("p99 ms: %.3f\n", latency:percentile(99) / 1000))
 end

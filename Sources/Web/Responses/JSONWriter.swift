@@ -6,23 +6,34 @@ import JSON
 ///
 ///     var json = JSONWriter()
 ///     json.object { o in o.string("status", "ok"); o.object("error") { e in e.bool("retryable", false) } }
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+///
+/// It writes into a buffer of its own, grown by doubling, and is not copyable: each piece (a
+/// member's `,"key":`, a string with its quotes) costs one capacity check and one copy, where an
+/// `Array`'s `append` checked uniqueness and capacity for every byte and every slice.
+public struct JSONWriter: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     private var needsComma = false
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        start = .allocate(capacity: self.capacity)
     }
+
+    deinit { start.deallocate() }
+
+    /// The document written so far.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }
 
     /// Writes one JSON object whose members `body` adds.
     public mutating func object(_ body: (inout JSONWriter) -> Void) {
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         let outer = needsComma
         needsComma = false
         body(&self)
         needsComma = outer
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
     }
 
     public mutating func string(_ key: StaticString, _ value: String?) {
@@ -55,33 +66,33 @@ public struct JSONWriter: Sendable {
     /// Writes `key: [ ... ]` with one object per element.
     public mutating func array<Element>(_ key: StaticString, _ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
         member(key)
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { append(UInt8(ascii: ",")) }
             body(&self, element)
         }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
     }
 
     /// Writes a top-level array with one element per item (for documents that are arrays).
     public mutating func rawArray<Element>(_ elements: [Element], _ body: (inout JSONWriter, Element) -> Void) {
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { append(UInt8(ascii: ",")) }
             body(&self, element)
         }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
     }
 
     /// Writes `key: ["a", "b"]`.
     public mutating func strings(_ key: StaticString, _ values: [String]) {
         member(key)
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { append(UInt8(ascii: ",")) }
             appendString(value)
         }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
     }
 
     /// Writes `key: <value>` where `value` is JSON text stored earlier (an attribution object):
@@ -93,26 +104,30 @@ public struct JSONWriter: Sendable {
             appendRaw("null")
             return
         }
-        bytes.append(contentsOf: object.keysSorted.serialized())
+        object.keysSorted.serialized().withUnsafeBufferPointer { append($0) }
     }
 
     /// Keys are this program's own constants: written as they are (a debug build checks that
     /// none needs escaping).
     private mutating func member(_ key: StaticString) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        needsComma = true
         key.withUTF8Buffer { utf8 in
             assert(!ByteScan.needsJSONEscape(utf8), "JSON key \(key) needs escaping")
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(UInt8(ascii: ":"))
+            reserve(utf8.count + 4)
+            if needsComma { store(UInt8(ascii: ",")) }
+            store(UInt8(ascii: "\""))
+            store(utf8)
+            store(UInt8(ascii: "\""))
+            store(UInt8(ascii: ":"))
         }
+        needsComma = true
     }
 
-    private mutating func appendRaw(_ text: StaticString) { text.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+    private mutating func appendRaw(_ text: StaticString) { text.withUTF8Buffer { append($0) } }
 
-    private mutating func appendRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    private mutating func appendRaw(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
 
     private mutating func appendString(_ text: String) {
         // Most keys and values (ids, codes, tokens, timestamps) need no escaping: checked eight
@@ -120,26 +135,82 @@ public struct JSONWriter: Sendable {
         // Read in place (copying the string to call `withUTF8` costs a retain and a release).
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
             if ByteScan.needsJSONEscape(utf8) { return false }
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
+            reserve(utf8.count + 2)
+            store(UInt8(ascii: "\""))
+            store(utf8)
+            store(UInt8(ascii: "\""))
             return true
         }
         if copied == true { return }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case UInt8(ascii: "\""): appendEscape(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): appendEscape(UInt8(ascii: "\\"))
+            case 0x0A: appendEscape(UInt8(ascii: "n"))
+            case 0x0D: appendEscape(UInt8(ascii: "r"))
+            case 0x09: appendEscape(UInt8(ascii: "t"))
             case 0x00..<0x20, 0x7F:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+                let hex = JSONWriter.hexDigits
+                reserve(6)
+                store(UInt8(ascii: "\\"))
+                store(UInt8(ascii: "u"))
+                store(0x30)
+                store(0x30)
+                store(hex[Int(byte >> 4)])
+                store(hex[Int(byte & 0xF)])
+            default: append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A backslash and `letter`.
+    private mutating func appendEscape(_ letter: UInt8) {
+        reserve(2)
+        store(UInt8(ascii: "\\"))
+        store(letter)
+    }
+
+    // MARK: The buffer
+
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        store(byte)
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        store(bytes)
+    }
+
+    /// Room for `extra` more bytes: `store` may write that many.
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(to needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.initialize(from: start, count: count)
+        start.deallocate()
+        start = grown
+        capacity = newCapacity
+    }
+
+    /// Writes one byte into room `reserve` made.
+    private mutating func store(_ byte: UInt8) {
+        start[count] = byte
+        count += 1
+    }
+
+    /// Writes `bytes` into room `reserve` made.
+    private mutating func store(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        (start + count).initialize(from: base, count: bytes.count)
+        count += bytes.count
     }
 }

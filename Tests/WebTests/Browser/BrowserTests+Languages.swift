@@ -38,7 +38,8 @@ extension BrowserTests {
             try harness.pay(id, email: "\(language)@example.com")
             let page = await harness.successPage(id)
             sessions[language] = id
-            codes[language] = try #require(page.text.firstMatch(of: /data-copy="([0-9A-Z-]{19})"/).map { String($0.1) })
+            let copyButton = try #require(page.text.firstMatch(of: /data-copy="([0-9A-Z-]{19})"/))
+            codes[language] = String(copyButton.1)
         }
         try harness.app.app.start()
         let base = "http://127.0.0.1:\(harness.app.app.server.port)"
