@@ -5,7 +5,21 @@ import Testing
 
 @Suite("The facts \"Formed by\" is judged on, read from the database")
 struct AccountFormationFactsTests {
-    @Test("An account's row, purchases, members and grant come back whole; an unknown account is not found")
+    /// The facts of `accountID` read whole, after checking that a caller holding the account's row
+    /// (a repeat redemption's state query) reads the same from it and the rest.
+    static func facts(_ db: TestDatabase, _ accountID: String) throws -> AccountFormation.Facts {
+        try db.database.readSync { connection in
+            let whole = try AccountFormation.Facts.read(accountID: accountID, on: connection)
+            let names = AccountFormation.Facts.OwnRow.Names(alias: "a", prefix: "mine_")
+            let row = try #require(try connection.queryOne("SELECT \(names.selectList) FROM accounts a WHERE a.id = ?", [accountID]))
+            let fromRow = try AccountFormation.Facts.read(
+                accountID: accountID, ownRow: AccountFormation.Facts.OwnRow(row: row, names: names), on: connection)
+            #expect(fromRow == whole)
+            return whole
+        }
+    }
+
+    @Test("An account's row, purchases, members and grant come back whole, read alone or beside the row; an unknown account is not found")
     func readsEveryFact() throws {
         let db = try TestDatabase()
         let account = try db.write { try AccountRepository.findOrCreate(appUserID: "u1", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0).0 }
@@ -19,7 +33,7 @@ struct AccountFormationFactsTests {
         _ = try db.write { try AccountRepository.findOrCreate(appUserID: "u2", secrets: Fixtures.secrets, on: $0, now: Fixtures.t0) }
         try db.write { try $0.execute("UPDATE app_users SET account_id = ? WHERE app_user_id = 'u2'", [account.id]) }
 
-        let facts = try db.database.readSync { try AccountFormation.Facts.read(accountID: account.id, on: $0) }
+        let facts = try Self.facts(db, account.id)
         #expect(
             facts.purchases.sorted { $0.id < $1.id }
                 == [
@@ -39,11 +53,11 @@ struct AccountFormationFactsTests {
                 "UPDATE accounts SET email = 'a@example.com', email_verified = 1, password_hash = 'h', password_generated = 1, deleted_at = 5 WHERE id = ?",
                 [account.id])
         }
-        let changed = try db.database.readSync { try AccountFormation.Facts.read(accountID: account.id, on: $0) }
+        let changed = try Self.facts(db, account.id)
         #expect(changed.hasManualGrant && changed.hasConfirmedAddress && changed.isDeleted)
         #expect(!changed.hasChosenPassword, "a generated password is nobody's choice")
         try db.write { try $0.execute("UPDATE accounts SET password_generated = NULL WHERE id = ?", [account.id]) }
-        #expect(try db.database.readSync { try AccountFormation.Facts.read(accountID: account.id, on: $0) }.hasChosenPassword)
+        #expect(try Self.facts(db, account.id).hasChosenPassword)
 
         #expect(throws: DomainError.self) { try db.database.readSync { try AccountFormation.Facts.read(accountID: "acct_none", on: $0) } }
     }

@@ -3,7 +3,7 @@ import Storage
 
 /// What a repeat redemption is judged on, each in one query: who holds a code's purchase (on a
 /// reader), and, in the writer's transaction, the code's status, its purchase and the account
-/// holding it, the app user's current and home accounts, the session generations a new
+/// holding it (with what its row says toward "formed by"), the app user's current and home accounts, the session generations a new
 /// session carries and the device's row.
 public enum RepeatStateRepository {
     /// The state a repeat is finished from.
@@ -17,6 +17,9 @@ public enum RepeatStateRepository {
         public let homeAccountID: String?
         /// The account holding the purchase; nil when none does.
         public let holder: Account?
+        /// What the holder's row says toward "formed by" (`AccountFormation.isFormed`); nil when no
+        /// account holds the purchase.
+        public let holderOwnRow: AccountFormation.Facts.OwnRow?
         /// The holder's and the device's session generations, for the session a repeat issues;
         /// nil when no account holds the purchase.
         public let generations: SessionRepository.Generations?
@@ -30,10 +33,11 @@ public enum RepeatStateRepository {
     }
 
     private static let holderColumns = Account.ColumnNames(alias: "a", prefix: "holder_")
+    private static let holderOwnNames = AccountFormation.Facts.OwnRow.Names(alias: "a", prefix: "holder_own_")
 
     private static let stateQuery = """
         SELECT c.status AS code_status, u.account_id AS app_user_account, u.home_account_id AS home_account,
-            \(Purchase.columns(qualifiedBy: "p")), \(holderColumns.selectList), a.session_generation AS holder_generation,
+            \(Purchase.columns(qualifiedBy: "p")), \(holderColumns.selectList), \(holderOwnNames.selectList), a.session_generation AS holder_generation,
             d.device_id AS device_row, d.session_generation AS device_generation, d.last_seen_at AS device_last_seen,
             d.signed_out_at AS device_signed_out
         FROM redemption_codes c JOIN purchases p ON p.id = c.purchase_id LEFT JOIN app_users u ON u.app_user_id = ?
@@ -56,7 +60,7 @@ public enum RepeatStateRepository {
         return State(
             codeStatus: RedemptionCodeRecord.Status(rawValue: try row.string("code_status")), purchase: try Purchase(row: row),
             appUserAccountID: try row.optionalString("app_user_account"), homeAccountID: try row.optionalString("home_account"),
-            holder: holder,
+            holder: holder, holderOwnRow: holder == nil ? nil : try AccountFormation.Facts.OwnRow(row: row, names: holderOwnNames),
             generations: holder == nil
                 ? nil
                 : SessionRepository.Generations(

@@ -71,7 +71,7 @@ extension RedeemCode {
         let purchase = state.purchase
         guard let holder = purchase.accountID,
             Self.isRepeat(status: state.codeStatus, holder: holder, redeemer: plan.bearerAccountID ?? state.appUserAccountID),
-            let account = state.holder
+            let account = state.holder, let ownRow = state.holderOwnRow
         else { return nil }
         // The app user's row came with the state query: only its secrets are read here.
         let proof: AppUserProof =
@@ -87,7 +87,7 @@ extension RedeemCode {
             _ = try AppUserSecretRepository.bindWithBearer(
                 secret, appUserID: plan.appUserID, deviceID: deviceID, maxDevices: policy.maxDevices, on: connection, now: now)
         }
-        let proves = try proof == .proven || AccountFormation.isFormed(accountID: holder, by: purchase, on: connection)
+        let proves = try proof == .proven || AccountFormation.isFormed(accountID: holder, ownRow: ownRow, by: purchase, on: connection)
         let ownAccountID = Self.ownAccountID(bearer: plan.bearerAccountID, home: state.homeAccountID, redeemer: holder)
         return try redeemed(
             plan.code, purchase: purchase, holder: account, ownAccountID: ownAccountID, appUserID: plan.appUserID, deviceID: deviceID,
