@@ -38,6 +38,39 @@ struct GroupCommitTests {
         }
     }
 
+    @Test("Each write of a busy group gets its own answer back: a value, nil, or its own error")
+    func eachWriteGetsItsOwnAnswer() async throws {
+        try await withDatabase { database, _ in
+            _ = try await database.write { try $0.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT)") }
+            let answers = await withTaskGroup(of: (Int, String).self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        do {
+                            // A write whose answer is optional: nil for every third, which names no row.
+                            let name: String? = try await database.write { connection in
+                                try connection.execute("INSERT INTO items (id, name) VALUES (?, ?)", [index, index % 3 == 0 ? nil : "item \(index)"])
+                                if index % 5 == 0 { throw Refused() }
+                                return try connection.queryOne("SELECT name FROM items WHERE id = ?", [index])?.optionalString("name")
+                            }
+                            return (index, name ?? "nil")
+                        } catch is Refused {
+                            return (index, "refused")
+                        } catch {
+                            return (index, "\(error)")
+                        }
+                    }
+                }
+                var answers: [Int: String] = [:]
+                for await (index, answer) in group { answers[index] = answer }
+                return answers
+            }
+            for index in 0..<200 {
+                let expected = index % 5 == 0 ? "refused" : index % 3 == 0 ? "nil" : "item \(index)"
+                #expect(answers[index] == expected, "write \(index)")
+            }
+        }
+    }
+
     @Test("A constraint violation in one write of a group does not poison the others")
     func constraintViolationIsolated() async throws {
         try await withDatabase { database, _ in
