@@ -7,13 +7,16 @@ public enum Hex {
     /// Lowercase hex of `bytes`.
     public static func encode(_ bytes: some ContiguousBytes) -> String {
         bytes.withUnsafeBytes { input in
-            var out = [UInt8]()
-            out.reserveCapacity(input.count * 2)
-            for byte in input {
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0F)])
+            // Written straight into the string's own storage: one allocation, no per-byte append.
+            String(unsafeUninitializedCapacity: input.count * 2) { output in
+                digits.withUnsafeBufferPointer { digits in
+                    for (index, byte) in input.enumerated() {
+                        output[2 * index] = digits[Int(byte >> 4)]
+                        output[2 * index + 1] = digits[Int(byte & 0x0F)]
+                    }
+                }
+                return input.count * 2
             }
-            return String(decoding: out, as: UTF8.self)
         }
     }
 

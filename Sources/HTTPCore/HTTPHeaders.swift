@@ -36,11 +36,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The first value of the field named `name`, or nil. Reads the fields in place: iterating
     /// them would copy each (name, value) pair, two retains and two releases per field passed.
     public subscript(name: String) -> String? {
-        fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices where HTTPHeaders.equalsIgnoringCase(fields[index].name, name) {
-                return fields[index].value
+        // The wanted name's bytes are found once, not once for every field compared.
+        var name = name
+        return name.withUTF8 { wanted in
+            fields.withUnsafeBufferPointer { fields in
+                for index in fields.indices where HTTPHeaders.isNamed(fields[index].name, wanted) {
+                    return fields[index].value
+                }
+                return nil
             }
-            return nil
         }
     }
 
@@ -95,6 +99,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
         var lhs = lhs, rhs = rhs
         return lhs.withUTF8 { a in rhs.withUTF8 { b in equalsIgnoringCase(a, b) } }
+    }
+
+    /// Whether field name `name` is `wanted` (UTF-8), ignoring ASCII case.
+    @inline(__always)
+    private static func isNamed(_ name: String, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.utf8.count == wanted.count else { return false }
+        if let equal = name.utf8.withContiguousStorageIfAvailable({ equalsIgnoringCase($0, wanted) }) { return equal }
+        var name = name
+        return name.withUTF8 { equalsIgnoringCase($0, wanted) }
     }
 
     private static func equalsIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

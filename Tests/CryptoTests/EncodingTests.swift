@@ -37,6 +37,12 @@ import Testing
 
     @Test func hexRoundTripsAndRejectsGarbage() throws {
         #expect(Hex.encode([0x00, 0xAB, 0xFF]) == "00abff")
+        #expect(Hex.encode([UInt8]()).isEmpty)
+        let everyByte = (0...255).map { UInt8($0) }
+        #expect(try Hex.decode(Hex.encode(everyByte)) == everyByte)
+        #expect(Hex.encode(everyByte).hasPrefix("000102030405060708090a0b") && Hex.encode(everyByte).hasSuffix("fafbfcfdfeff"))
+        // FIPS 180-2's first example, as every stored hash is written.
+        #expect(Hex.encode(try SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(try Hex.decode("00ABff") == [0x00, 0xAB, 0xFF])
         #expect(try Hex.decode("").isEmpty)
         for bad in ["0", "0g", "zz", "0x00", " 00", "00 "] {
