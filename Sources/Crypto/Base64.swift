@@ -45,31 +45,41 @@ enum Base64Codec {
     }
 
     static func encode(_ input: UnsafeRawBufferPointer, alphabet: [UInt8], pad: Bool) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            out.append(alphabet[Int(value >> 18 & 63)])
-            out.append(alphabet[Int(value >> 12 & 63)])
-            out.append(alphabet[Int(value >> 6 & 63)])
-            out.append(alphabet[Int(value & 63)])
-            index += 3
+        let rest = input.count % 3
+        let length = input.count / 3 * 4 + (rest == 0 ? 0 : pad ? 4 : rest + 1)
+        // Written straight into the new string's storage: one allocation, no per-character append.
+        return String(unsafeUninitializedCapacity: length) { out in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var index = 0
+                var written = 0
+                while index + 3 <= input.count {
+                    let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    out[written] = alphabet[Int(value >> 18 & 63)]
+                    out[written + 1] = alphabet[Int(value >> 12 & 63)]
+                    out[written + 2] = alphabet[Int(value >> 6 & 63)]
+                    out[written + 3] = alphabet[Int(value & 63)]
+                    written += 4
+                    index += 3
+                }
+                if rest > 0 {
+                    let value = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                    out[written] = alphabet[Int(value >> 18 & 63)]
+                    out[written + 1] = alphabet[Int(value >> 12 & 63)]
+                    written += 2
+                    if rest == 2 {
+                        out[written] = alphabet[Int(value >> 6 & 63)]
+                        written += 1
+                    }
+                    if pad {
+                        for _ in rest..<3 {
+                            out[written] = UInt8(ascii: "=")
+                            written += 1
+                        }
+                    }
+                }
+                return written
+            }
         }
-        let rest = input.count - index
-        if rest == 1 {
-            let value = UInt32(input[index]) << 16
-            out.append(alphabet[Int(value >> 18 & 63)])
-            out.append(alphabet[Int(value >> 12 & 63)])
-            if pad { out.append(UInt8(ascii: "=")); out.append(UInt8(ascii: "=")) }
-        } else if rest == 2 {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            out.append(alphabet[Int(value >> 18 & 63)])
-            out.append(alphabet[Int(value >> 12 & 63)])
-            out.append(alphabet[Int(value >> 6 & 63)])
-            if pad { out.append(UInt8(ascii: "=")) }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func decode(_ text: String, table: [UInt8], padded: Bool, name: String) throws -> [UInt8] {

@@ -35,6 +35,20 @@ import Testing
         expectCryptoError(.malformedEncoding) { _ = try Base64URL.decode(text) }
     }
 
+    @Test("base64 and base64url of every length up to 64 agree with Foundation's encoder and decode back")
+    func base64EveryLength() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let reference = Data(bytes).base64EncodedString()
+            #expect(Base64.encode(bytes) == reference, "length \(length)")
+            let urlSafe = reference.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == urlSafe, "length \(length)")
+            #expect(try Base64.decode(Base64.encode(bytes)) == bytes && Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+    }
+
     @Test func hexRoundTripsAndRejectsGarbage() throws {
         #expect(Hex.encode([0x00, 0xAB, 0xFF]) == "00abff")
         #expect(Hex.encode([UInt8]()).isEmpty)

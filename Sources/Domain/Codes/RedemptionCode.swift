@@ -15,13 +15,22 @@ public struct RedemptionCode: Sendable, Hashable, CustomStringConvertible {
 
     /// Grouped for people: `XXXX-XXXX-XXXX-XXXX`.
     public var display: String {
-        var out = [UInt8]()
-        out.reserveCapacity(canonical.utf8.count + canonical.utf8.count / 4)
-        for (index, byte) in canonical.utf8.enumerated() {
-            if index > 0, index % 4 == 0 { out.append(UInt8(ascii: "-")) }
-            out.append(byte)
+        var canonical = canonical
+        return canonical.withUTF8 { code in
+            // Written straight into the new string: a dash before every fourth character but the first.
+            String(unsafeUninitializedCapacity: code.count + max(0, code.count - 1) / 4) { out in
+                var written = 0
+                for index in code.indices {
+                    if index > 0, index % 4 == 0 {
+                        out[written] = UInt8(ascii: "-")
+                        written += 1
+                    }
+                    out[written] = code[index]
+                    written += 1
+                }
+                return written
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Same as `display`.
