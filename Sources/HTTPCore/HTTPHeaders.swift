@@ -24,13 +24,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// A part of a field value without the spaces and tabs (HTTP's "OWS") around it, e.g. one
-    /// entry of a comma-separated list.
+    /// entry of a comma-separated list. OWS is bytes (RFC 9110 §5.6.3), so the bytes are read:
+    /// a space is trimmed even where a combining mark follows it.
     public static func trimmingOptionalWhitespace(_ part: Substring) -> Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = part.firstIndex(where: { !isBlank($0) }), let last = part.lastIndex(where: { !isBlank($0) }) else {
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        let bytes = part.utf8
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) }) else {
             return part[part.endIndex...]
         }
-        return part[first...last]
+        return part[first..<bytes.index(after: last)]
     }
 
     /// The first value of the field named `name`, or nil. Reads the fields in place: iterating

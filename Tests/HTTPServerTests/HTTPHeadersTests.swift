@@ -36,4 +36,16 @@ struct HTTPHeadersTests {
         #expect(Self.headers["IDEMPOTENCY-KEY"] == "first")
         #expect(Self.headers.values(for: "Idempotency-Key") == ["first", "second"])
     }
+
+    @Test(
+        "a list entry loses the spaces and tabs around it, and nothing else",
+        arguments: [
+            (" \t203.0.113.7 \t", "203.0.113.7"), ("203.0.113.7", "203.0.113.7"), ("  a b  ", "a b"), (" \t ", ""), ("", ""),
+            ("\tété\t", "été"), (" \u{301}x", "\u{301}x"), ("\u{A0}x\u{A0}", "\u{A0}x\u{A0}")
+        ])
+    func trimming(part: String, trimmed: String) {
+        let result = HTTPHeaders.trimmingOptionalWhitespace(Substring(part))
+        #expect(result == Substring(trimmed))
+        #expect(Array(result.utf8) == Array(trimmed.utf8))
+    }
 }
