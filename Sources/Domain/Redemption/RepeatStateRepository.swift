@@ -3,8 +3,8 @@ import Storage
 
 /// What a repeat redemption is judged on, each in one query: who holds a code's purchase (on a
 /// reader), and, in the writer's transaction, the code's status, its purchase and the account
-/// holding it (with what its row says toward "formed by"), the app user's current and home accounts, the session generations a new
-/// session carries and the device's row.
+/// holding it (with what its row says toward "formed by"), the app user's current and home
+/// accounts, the session generations a new session carries and the device's row.
 public enum RepeatStateRepository {
     /// The state a repeat is finished from.
     public struct State: Sendable {
