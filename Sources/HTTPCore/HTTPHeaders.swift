@@ -94,16 +94,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         // Most names compared differ in length, which a native string knows without a scan.
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         // Native strings are read in place; only a string without contiguous UTF-8 is copied.
-        if let equal = lhs.utf8.withContiguousStorageIfAvailable({ a in
-            rhs.utf8.withContiguousStorageIfAvailable { b in equalsIgnoringCase(a, b) }
-        }), let equal {
-            return equal
-        }
-        var lhs = lhs, rhs = rhs
-        return lhs.withUTF8 { a in rhs.withUTF8 { b in equalsIgnoringCase(a, b) } }
+        if let equal = rhs.utf8.withContiguousStorageIfAvailable({ isNamed(lhs, $0) }) { return equal }
+        var rhs = rhs
+        return rhs.withUTF8 { isNamed(lhs, $0) }
     }
 
-    /// Whether field name `name` is `wanted` (UTF-8), ignoring ASCII case.
+    /// Whether field name `name` is `wanted` (UTF-8), ignoring ASCII case; the one place a
+    /// `String` name is read as bytes (in place when it can be, else copied).
     @inline(__always)
     private static func isNamed(_ name: String, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
         guard name.utf8.count == wanted.count else { return false }
