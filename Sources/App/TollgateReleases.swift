@@ -33,7 +33,9 @@ public enum TollgateReleases {
             name: "0.3.0", lastMigration: nil, oldestBeside: "0.2.0",
             reason: "its migrations only add (MigrationListTests checks it) and build indexes on tables that hold rows "
                 + "CONCURRENTLY (Migration.index), so 0.2.0 instances keep serving while it migrates and until each is "
-                + "replaced; scripts/test-upgrade runs the two side by side")
+                + "replaced; scripts/test-upgrade runs the two side by side. The one index it drops (sessions_family, "
+                + "CONCURRENTLY: Migration.dropIndex) 0.2.0 reads only when a refresh token is presented twice, and "
+                + "then reads the table instead")
     ]
 
     /// The release this build is (`BuildInfo.version`) and the oldest that may run beside its schema.

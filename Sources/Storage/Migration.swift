@@ -8,10 +8,16 @@ public struct Migration: Sendable {
     /// The SQL of a migration made of SQL (nil for one written in Swift), for the checks that read
     /// what a release's migrations do (`MigrationListTests`).
     public let sql: String?
-    /// The index an `index(id:_:)` migration builds, or nil.
-    let index: IndexBuild?
+    /// The index an `index(id:_:)` migration builds or a `dropIndex(id:_:)` migration drops, or nil.
+    let indexChange: IndexChange?
     /// Whether this is an `index(id:_:)` migration: built without holding up the table's writers.
-    public var buildsIndexBesideWriters: Bool { index != nil }
+    public var buildsIndexBesideWriters: Bool {
+        if case .build = indexChange { true } else { false }
+    }
+    /// Whether this is a `dropIndex(id:_:)` migration: dropped without holding up the table's writers.
+    public var dropsIndexBesideWriters: Bool {
+        if case .drop = indexChange { true } else { false }
+    }
     let body: @Sendable (Connection) throws -> Void
 
     /// A migration made of SQL statements, run with `SQLConnection.executeScript` in the
@@ -20,7 +26,7 @@ public struct Migration: Sendable {
     public init(id: String, sql: String) {
         self.id = id
         self.sql = sql
-        self.index = nil
+        self.indexChange = nil
         self.body = { connection in try connection.executeScript(connection.dialect.schemaScript(sql)) }
     }
 
@@ -28,15 +34,16 @@ public struct Migration: Sendable {
     public init(id: String, body: @escaping @Sendable (Connection) throws -> Void) {
         self.id = id
         self.sql = nil
-        self.index = nil
+        self.indexChange = nil
         self.body = body
     }
 
-    private init(id: String, index: IndexBuild) {
+    private init(id: String, indexChange: IndexChange) {
+        let statement = indexChange.statement
         self.id = id
-        self.sql = index.statement
-        self.index = index
-        self.body = { connection in try connection.executeScript(connection.dialect.schemaScript(index.statement)) }
+        self.sql = statement
+        self.indexChange = indexChange
+        self.body = { connection in try connection.executeScript(connection.dialect.schemaScript(statement)) }
     }
 
     /// A migration that builds one index on a table that already holds rows, without stopping its
@@ -50,7 +57,43 @@ public struct Migration: Sendable {
         guard let build = IndexBuild(statement) else {
             preconditionFailure("migration \(id): expected one CREATE [UNIQUE] INDEX name ON table (...), got \(statement)")
         }
-        return Migration(id: id, index: build)
+        return Migration(id: id, indexChange: .build(build))
+    }
+
+    /// A migration that drops one index, without stopping the table's writers: on PostgreSQL the
+    /// migrator runs `DROP INDEX CONCURRENTLY IF EXISTS` outside a transaction, as it builds an
+    /// `index(id:_:)` one. Only for an index the release serving beside can do without: that
+    /// release's statements that used it read the table instead (docs/OPERATING.md "Upgrading").
+    /// On SQLite it runs like any migration.
+    /// - Parameter name: the index's name (letters, digits and `_`).
+    /// - Precondition: `name` has that shape (a programming error otherwise).
+    public static func dropIndex(id: String, _ name: String) -> Migration {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+            preconditionFailure("migration \(id): expected an index name, got \(name)")
+        }
+        return Migration(id: id, indexChange: .drop(name: name))
+    }
+}
+
+/// What an `index(id:_:)` or `dropIndex(id:_:)` migration does to one index.
+enum IndexChange: Sendable, Equatable {
+    case build(IndexBuild)
+    case drop(name: String)
+
+    /// The index's name.
+    var name: String {
+        switch self {
+        case .build(let build): build.name
+        case .drop(let name): name
+        }
+    }
+
+    /// The statement as any migration runs it (SQLite, in the migration's transaction).
+    var statement: String {
+        switch self {
+        case .build(let build): build.statement
+        case .drop(let name): "DROP INDEX IF EXISTS \(name)"
+        }
     }
 }
 

@@ -10,7 +10,8 @@ internal import CSQLite
 /// transaction first takes an advisory lock, so instances starting together apply each
 /// migration once: the second waits, then finds it applied. It waits by trying again every 50 ms
 /// outside any transaction, never blocked inside one, so it holds no snapshot that an index
-/// built `CONCURRENTLY` (`Migration.index(id:_:)`, run by `MigratorIndexBuild`) would wait for. Foreign keys stay on
+/// built or dropped `CONCURRENTLY` (`Migration.index(id:_:)`, `Migration.dropIndex(id:_:)`, run by
+/// `MigratorIndexBuild`) would wait for. Foreign keys stay on
 /// during migrations; one that rebuilds a referenced table should start with
 /// `PRAGMA defer_foreign_keys = ON`.
 ///
@@ -61,8 +62,8 @@ public struct Migrator: Sendable {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let didApply: Bool
             do {
-                if let index = migration.index, let postgres = database as? PostgresDatabase {
-                    didApply = try MigratorIndexBuild(id: migration.id, index: index).apply(on: postgres)
+                if let change = migration.indexChange, let postgres = database as? PostgresDatabase {
+                    didApply = try MigratorIndexBuild(id: migration.id, change: change).apply(on: postgres)
                 } else {
                     didApply = try Self.whenLocked(database) { connection in
                         // Another process may have applied it since the check above.

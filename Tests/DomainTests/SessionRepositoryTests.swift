@@ -91,6 +91,65 @@ struct SessionRepositoryTests {
         #expect(try db.write { try SessionRepository.authenticate(accessToken: other.accessToken, on: $0, now: now) } == accountID)
     }
 
+    @Test("A refresh token reused anywhere along its family's chain ends the family's live session and no other")
+    func reuseAlongTheChain() throws {
+        let db = try TestDatabase()
+        let accountID = try Self.account(db)
+        let now = Fixtures.t0
+        let first = try db.write { try SessionRepository.issue(accountID: accountID, deviceID: "d1", on: $0, now: now) }
+        let other = try db.write { try SessionRepository.issue(accountID: accountID, deviceID: "d2", on: $0, now: now) }
+        var chain = [first]
+        for step in 1...3 {
+            let next = try db.write {
+                try SessionRepository.refresh(chain[chain.count - 1].refreshToken, on: $0, now: now.addingTimeInterval(Double(step) * 60))
+            }
+            chain.append(try next.tokens())
+        }
+        let live = chain[3]
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: live.accessToken, on: $0, now: now) } == accountID)
+        // The second pair's refresh token again, after it was rotated: the live fourth pair goes.
+        #expect(try db.write { try SessionRepository.refresh(chain[1].refreshToken, on: $0, now: now.addingTimeInterval(300)) } == .reused)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: live.accessToken, on: $0, now: now) } == nil)
+        #expect(try db.write { try SessionRepository.refresh(live.refreshToken, on: $0, now: now) } == .invalid)
+        #expect(try db.write { try SessionRepository.authenticate(accessToken: other.accessToken, on: $0, now: now) } == accountID)
+    }
+
+    @Test("A session that begins a family adds nothing to the family index; revoking a family reads that index, not the table")
+    func familyIndexHoldsOnlyRefreshes() throws {
+        let db = try TestDatabase()
+        if db.database.dialect == .postgresql {
+            // PostgreSQL has no dbstat, and plans a small table by its statistics: the definitions.
+            let definitions = try db.write { connection in
+                try connection.query("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'sessions' AND schemaname = current_schema()")
+                    .map { (try $0.string("indexname"), try $0.string("indexdef")) }
+            }
+            #expect(!definitions.contains { $0.0 == "sessions_family" })
+            #expect(definitions.contains { $0.0 == "sessions_family_continued" && $0.1.hasSuffix("WHERE (family_id <> id)") }, "\(definitions)")
+            return
+        }
+        let accountID = try Self.account(db)
+        let now = Fixtures.t0
+        let issued = try (0..<50).map { _ in
+            try db.write { try SessionRepository.issue(accountID: accountID, deviceID: "d1", on: $0, now: now) }
+        }
+        let entries = {
+            try db.write {
+                try $0.queryOne(
+                    "SELECT coalesce(sum(ncell), 0) AS n FROM dbstat WHERE name = 'sessions_family_continued' AND pagetype = 'leaf'")?
+                    .int64("n")
+            }
+        }
+        #expect(try entries() == 0, "50 new families, none in the index")
+        _ = try db.write { try SessionRepository.refresh(issued[0].refreshToken, on: $0, now: now.addingTimeInterval(60)) }.tokens()
+        #expect(try entries() == 1, "one refresh, one entry")
+        let plan = try db.write { connection in
+            try connection.query(
+                "EXPLAIN QUERY PLAN UPDATE sessions SET revoked_at = 1 WHERE family_id = ? AND family_id <> id AND revoked_at IS NULL", ["x"]
+            ).map { try $0.string("detail") }.joined(separator: "; ")
+        }
+        #expect(plan.contains("USING INDEX sessions_family_continued"), "\(plan)")
+    }
+
     @Test("Session ids sort by creation time, so new rows append")
     func timeOrdered() throws {
         var previous = ""

@@ -2,8 +2,9 @@ import Foundation
 @testable import Storage
 import Testing
 
-/// `Migration.index(id:_:)` off PostgreSQL: the statement it takes, where `CONCURRENTLY` goes, and
-/// SQLite running it as any migration (PostgreSQL: `PostgresIndexMigrationTests`).
+/// `Migration.index(id:_:)` and `Migration.dropIndex(id:_:)` off PostgreSQL: the statement it
+/// takes, where `CONCURRENTLY` goes, and SQLite running them as any migration (PostgreSQL:
+/// `PostgresIndexMigrationTests`).
 @Suite("Index migrations")
 struct IndexMigrationTests {
     @Test("One CREATE [UNIQUE] INDEX name ON table (...) is taken; CONCURRENTLY goes after INDEX")
@@ -35,5 +36,12 @@ struct IndexMigrationTests {
         #expect(migrations[1].buildsIndexBesideWriters && !migrations[0].buildsIndexBesideWriters)
         let index = try database.readSync { try $0.queryOne("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 't_v'") }
         #expect(index != nil)
+
+        let drop = Migration.dropIndex(id: "3", "t_v")
+        #expect(drop.dropsIndexBesideWriters && !drop.buildsIndexBesideWriters && !migrations[1].dropsIndexBesideWriters)
+        #expect(drop.sql == "DROP INDEX IF EXISTS t_v")
+        #expect(try Migrator(migrations: migrations + [drop]).migrate(database) == ["3"])
+        let dropped = try database.readSync { try $0.queryOne("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 't_v'") }
+        #expect(dropped == nil)
     }
 }

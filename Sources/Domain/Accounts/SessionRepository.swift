@@ -98,8 +98,7 @@ public enum SessionRepository {
         let familyID = try row.string("family_id")
         let nowMS = Timestamp.milliseconds(now)
         if try row.optionalInt64("rotated_at") != nil {
-            try connection.execute(
-                "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL", [nowMS, familyID])
+            try revokeFamily(familyID, on: connection, nowMS: nowMS)
             return .reused
         }
         guard try row.optionalInt64("revoked_at") == nil, try row.bool("current"), try row.int64("refresh_expires_at") > nowMS else {
@@ -110,6 +109,18 @@ public enum SessionRepository {
         return .rotated(
             try insert(
                 accountID: accountID, deviceID: try row.optionalString("device_id"), familyID: familyID, on: connection, now: now))
+    }
+
+    /// Revokes the live sessions of family `familyID`. Only rows that continue the family can be
+    /// live when one of its tokens is reused: a refresh revokes the row it rotates, and only the
+    /// live row can be refreshed, so the family's first row (`family_id = id`, left out of the
+    /// index) was revoked by the first refresh. The rest are found through
+    /// `sessions_family_continued` (migration 0480), whose condition the statement repeats so
+    /// that the index serves it. A family named otherwise (sessions from before migration 0250)
+    /// has all its rows in that index.
+    private static func revokeFamily(_ familyID: String, on connection: Connection, nowMS: Int64) throws {
+        try connection.execute(
+            "UPDATE sessions SET revoked_at = ? WHERE family_id = ? AND family_id <> id AND revoked_at IS NULL", [nowMS, familyID])
     }
 
     /// Signs an account out everywhere (a password change): its sessions end and the install

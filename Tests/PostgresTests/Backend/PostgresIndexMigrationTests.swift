@@ -7,8 +7,10 @@ import TestSupport
 /// `Migration.index(id:_:)` on a real PostgreSQL server: the index is built `CONCURRENTLY`, so the
 /// table's writers (the instances of the release before, serving beside the one that migrates)
 /// are never held up by the build; a build a crash left invalid is built again; instances
-/// migrating at once build it once.
-@Suite struct PostgresIndexMigrationTests {
+/// migrating at once build it once. `Migration.dropIndex(id:_:)` drops one the same way.
+/// Serialized: a build or drop `CONCURRENTLY` waits for every older transaction of the server, so
+/// two tests each holding one open would wait for each other.
+@Suite(.serialized) struct PostgresIndexMigrationTests {
     static let table = Migration(id: "001", sql: "CREATE TABLE t (id TEXT PRIMARY KEY, v BIGINT NOT NULL)")
 
     /// A plain connection to the schema `url` names (its `search_path`).
@@ -29,19 +31,22 @@ import TestSupport
         Issue.record("no session ran \(prefix)... waiting on a lock within 10 s")
     }
 
-    /// Opens a transaction that has written to `t`, so an index build must wait for it to end;
-    /// then asks a second writer to insert while the build waits. Returns whether that insert got
+    /// Opens a transaction that has written to `t`, so an index build (or drop) must wait for it to
+    /// end; then asks a second writer to insert while the build waits. Returns whether that insert got
     /// through within a second, and what the migration returned once the first transaction ended.
-    static func writerDuringBuild(_ migration: Migration, statement: String) async throws -> (insertPassed: Bool, applied: [String]) {
+    /// - Parameter before: the migrations applied first (`t`, and the index a drop drops).
+    static func writerDuringBuild(
+        _ migration: Migration, statement: String, before: [Migration] = [table]
+    ) async throws -> (insertPassed: Bool, applied: [String]) {
         let (database, url) = try await PostgresDatabaseTests.freshDatabase()
         defer { database.close() }
-        _ = try Migrator(migrations: [table]).migrate(database)
+        _ = try Migrator(migrations: before).migrate(database)
         try database.writeSync { try $0.execute("INSERT INTO t (id, v) SELECT 'r' || n, n FROM generate_series(1, 2000) AS n") }
         let holder = try connect(url)
         defer { holder.close() }
         try holder.begin()
         try holder.execute("INSERT INTO t (id, v) VALUES ('held', 0)")
-        let migrating = Task.detached { try Migrator(migrations: [table, migration]).migrate(database) }
+        let migrating = Task.detached { try Migrator(migrations: before + [migration]).migrate(database) }
         try await waitForLockWait(url, statement: statement)
         let writer = try connect(url)
         defer { writer.close() }
@@ -68,6 +73,32 @@ import TestSupport
         let plain = try await Self.writerDuringBuild(
             Migration(id: "002", sql: "CREATE INDEX t_v ON t (v)"), statement: "CREATE INDEX t_v")
         #expect(!plain.insertPassed, "a plain CREATE INDEX holds up the writers behind it")
+    }
+
+    @Test("An index drop runs CONCURRENTLY: a writer beside it is not held up, as it is by a plain DROP INDEX; run again, it drops nothing")
+    func writersGoOnDuringTheDrop() async throws {
+        let withIndex = [Self.table, Migration.index(id: "002", "CREATE INDEX t_v ON t (v)")]
+        let concurrent = try await Self.writerDuringBuild(
+            .dropIndex(id: "003", "t_v"), statement: "DROP INDEX CONCURRENTLY IF EXISTS t_v", before: withIndex)
+        #expect(concurrent.insertPassed, "a writer inserted while the index waited to be dropped")
+        #expect(concurrent.applied == ["003"])
+        let plain = try await Self.writerDuringBuild(
+            Migration(id: "003", sql: "DROP INDEX t_v"), statement: "DROP INDEX t_v", before: withIndex)
+        #expect(!plain.insertPassed, "a plain DROP INDEX holds up the writers behind it")
+
+        // A drop that went through before its id was recorded (a crash between the two) is recorded the next time.
+        let (database, _) = try await PostgresDatabaseTests.freshDatabase()
+        defer { database.close() }
+        let drop = Migration.dropIndex(id: "003", "t_v")
+        _ = try Migrator(migrations: withIndex).migrate(database)
+        try database.writeSync { try $0.execute("DROP INDEX t_v") }
+        #expect(try Migrator(migrations: withIndex + [drop]).migrate(database) == ["003"])
+        #expect(try Migrator(migrations: withIndex + [drop]).migrate(database) == [])
+        let left = try database.readSync {
+            try $0.queryOne("SELECT count(*) AS n FROM pg_class WHERE relname = 't_v' AND relnamespace = current_schema()::regnamespace")?
+                .int64("n")
+        }
+        #expect(left == 0)
     }
 
     @Test("An index a killed build left invalid is dropped and built again; a failing build records nothing and keeps no lock")
