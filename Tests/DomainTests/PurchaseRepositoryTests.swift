@@ -59,6 +59,41 @@ struct PurchaseRepositoryTests {
         #expect(newer.purchase.status == .active && newer.stateChanged)
     }
 
+    @Test("A snapshot that changes nothing and fills no gap leaves the row untouched; history rows are keyed in time order")
+    func noRewriteAndTimeOrderedHistory() throws {
+        let db = try TestDatabase()
+        let first = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(observed: 0), on: $0, now: Fixtures.t0) }
+        // What says the row was written: SQLite's count of rows changed on the connection, or the
+        // PostgreSQL row version's transaction (an UPDATE makes a new version even with equal values).
+        let written = { (connection: Connection) throws -> String in
+            connection.dialect == .sqlite
+                ? String(try connection.queryOne("SELECT total_changes() AS n")?.int64("n") ?? -1)
+                : try connection.queryOne("SELECT xmin::text AS n FROM purchases WHERE id = ?", [first.purchase.id])?.string("n") ?? ""
+        }
+        // Older snapshots (a newer one writes its state): the same facts, or fewer.
+        for snapshot in [Fixtures.snapshot(observed: -50), Fixtures.snapshot(observed: -40, email: nil)] {
+            let (before, after) = try db.write { connection in
+                let before = try written(connection)
+                _ = try PurchaseRepository.apply(snapshot, on: connection, now: Fixtures.t0.addingTimeInterval(1))
+                return (before, try written(connection))
+            }
+            #expect(before == after, "observed \(snapshot.observedAt), email \(snapshot.purchaserEmail ?? "none")")
+        }
+        // Each change writes a history row whose id sorts after the one before.
+        for step in 1...12 {
+            _ = try db.write {
+                try PurchaseRepository.apply(
+                    Fixtures.snapshot(expires: Double(30 + step) * 86400, observed: Double(step)), on: $0,
+                    now: Fixtures.t0.addingTimeInterval(Double(step)))
+            }
+        }
+        let ids = try db.write {
+            try $0.query("SELECT id FROM purchase_history WHERE purchase_id = ? ORDER BY created_at", [first.purchase.id]).map { try $0.string("id") }
+        }
+        #expect(ids.count == 13)
+        #expect(ids == ids.sorted(), "\(ids)")
+    }
+
     @Test("The purchase apply returns is what the database holds after it, whatever the snapshot changed")
     func returnedPurchaseIsStored() throws {
         let db = try TestDatabase()

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Storage
 
@@ -35,9 +36,11 @@ public enum AuditLog {
         actor: String, action: String, target: String?, details: String, reason: String? = nil, clientAddress: String? = nil,
         on connection: Connection, now: Date
     ) throws {
+        // Time-ordered: entries append to the id index.
+        let id = EntityID.makeTimeOrdered("aud", at: now, random: try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes))
         try connection.execute(
             "INSERT INTO audit_log (id, actor, action, target, details, reason, client_address, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [try EntityID.make("aud"), actor, action, target, details, reason, clientAddress, Timestamp.milliseconds(now)])
+            [id, actor, action, target, details, reason, clientAddress, Timestamp.milliseconds(now)])
     }
 
     /// `record` for `actor` (its name, reason and address).

@@ -112,17 +112,22 @@ public enum PurchaseRepository {
             }
         }
         // Facts that do not go stale fill gaps whatever the snapshot's age; a purchase erased with
-        // its account takes back no email and no owner.
-        try connection.executeDeferred(
-            """
-            UPDATE purchases SET purchaser_email = COALESCE(purchaser_email, CASE WHEN erased_at IS NULL THEN ? END),
-                customer_id = COALESCE(customer_id, ?), owner_hint = COALESCE(owner_hint, CASE WHEN erased_at IS NULL THEN ? END)
-            WHERE id = ?
-            """,
-            [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
+        // its account takes back no email and no owner. Only a gap this snapshot fills is written:
+        // the row was read under its lock, and an UPDATE that sets indexed columns to the values
+        // they hold still rewrites their index entries (SQLite) or a whole new row version with an
+        // entry in every index (PostgreSQL).
         updated.purchaserEmail = current.purchaserEmail ?? (held.erased ? nil : snapshot.purchaserEmail?.lowercased())
         updated.customerID = current.customerID ?? snapshot.customerID
         updated.ownerHint = current.ownerHint ?? (held.erased ? nil : snapshot.ownerHint)
+        if updated.purchaserEmail != current.purchaserEmail || updated.customerID != current.customerID || updated.ownerHint != current.ownerHint {
+            try connection.executeDeferred(
+                """
+                UPDATE purchases SET purchaser_email = COALESCE(purchaser_email, CASE WHEN erased_at IS NULL THEN ? END),
+                    customer_id = COALESCE(customer_id, ?), owner_hint = COALESCE(owner_hint, CASE WHEN erased_at IS NULL THEN ? END)
+                WHERE id = ?
+                """,
+                [snapshot.purchaserEmail?.lowercased(), snapshot.customerID, snapshot.ownerHint, current.id])
+        }
         let changed =
             isNewer
             && (updated.status != current.status || updated.expiresAt != current.expiresAt || updated.productID != current.productID
