@@ -59,7 +59,7 @@ struct PurchaseRepositoryTests {
         #expect(newer.purchase.status == .active && newer.stateChanged)
     }
 
-    @Test("A snapshot that changes nothing and fills no gap leaves the row untouched; history rows are keyed in time order")
+    @Test("A snapshot that changes nothing and fills no gap leaves the row untouched; a change is one UPDATE; history rows are keyed in time order")
     func noRewriteAndTimeOrderedHistory() throws {
         let db = try TestDatabase()
         let first = try db.write { try PurchaseRepository.apply(Fixtures.snapshot(observed: 0), on: $0, now: Fixtures.t0) }
@@ -79,18 +79,32 @@ struct PurchaseRepositoryTests {
             }
             #expect(before == after, "observed \(snapshot.observedAt), email \(snapshot.purchaserEmail ?? "none")")
         }
+        // A newer snapshot with a renewal plan and an offer: the row is written once, with all of it
+        // (SQLite counts each row an UPDATE or INSERT statement writes), and its history row.
+        var newer = Fixtures.snapshot(observed: 1)
+        newer.willRenew = false
+        newer.renewsToProductID = "price_yearly"
+        newer.offerType = "introductory"
+        let (changes, applied) = try db.write { connection in
+            let before = try written(connection)
+            let applied = try PurchaseRepository.apply(newer, on: connection, now: Fixtures.t0.addingTimeInterval(1))
+            return ((Int(try written(connection)) ?? 0) - (Int(before) ?? 0), applied.purchase)
+        }
+        if db.database.dialect == .sqlite { #expect(changes == 2, "rows written: the purchase and its history") }
+        #expect(applied.willRenew == false && applied.renewsToProductID == "price_yearly" && applied.offerType == "introductory")
+        #expect(try db.write { try PurchaseRepository.find(id: first.purchase.id, on: $0) } == applied)
         // Each change writes a history row whose id sorts after the one before.
         for step in 1...12 {
             _ = try db.write {
                 try PurchaseRepository.apply(
-                    Fixtures.snapshot(expires: Double(30 + step) * 86400, observed: Double(step)), on: $0,
-                    now: Fixtures.t0.addingTimeInterval(Double(step)))
+                    Fixtures.snapshot(expires: Double(30 + step) * 86400, observed: Double(1 + step)), on: $0,
+                    now: Fixtures.t0.addingTimeInterval(Double(1 + step)))
             }
         }
         let ids = try db.write {
             try $0.query("SELECT id FROM purchase_history WHERE purchase_id = ? ORDER BY created_at", [first.purchase.id]).map { try $0.string("id") }
         }
-        #expect(ids.count == 13)
+        #expect(ids.count == 14)
         #expect(ids == ids.sorted(), "\(ids)")
     }
 

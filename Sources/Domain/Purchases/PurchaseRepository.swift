@@ -83,33 +83,33 @@ public enum PurchaseRepository {
         let namesReplacedToken = current.externalID != snapshot.externalID
         let isNewer = !namesReplacedToken && Timestamp.milliseconds(snapshot.observedAt) >= Timestamp.milliseconds(current.observedAt)
         if isNewer {
-            try connection.executeDeferred(
-                """
-                UPDATE purchases SET product_id = ?, status = ?, expires_at = ?, environment = COALESCE(?, environment),
-                    observed_at = ?, updated_at = ? WHERE id = ?
-                """,
-                [
-                    snapshot.productID, snapshot.status.rawValue, snapshot.expiresAt.map(Timestamp.milliseconds),
-                    snapshot.environment, Timestamp.milliseconds(snapshot.observedAt), nowMS, current.id
-                ])
+            // One statement for the state and, when the snapshot says them, the renewal plan (said as
+            // a whole: the product it renews into goes with it) and the offer: a row version each
+            // on PostgreSQL otherwise.
+            var assignments = "product_id = ?, status = ?, expires_at = ?, environment = COALESCE(?, environment), observed_at = ?, updated_at = ?"
+            var arguments: [any SQLBindable] = [
+                snapshot.productID, snapshot.status.rawValue, snapshot.expiresAt.map(Timestamp.milliseconds), snapshot.environment,
+                Timestamp.milliseconds(snapshot.observedAt), nowMS
+            ]
+            if let willRenew = snapshot.willRenew {
+                assignments += ", will_renew = ?, renews_to_product_id = ?"
+                arguments += [willRenew ? 1 : 0, snapshot.renewsToProductID]
+                updated.willRenew = willRenew
+                updated.renewsToProductID = snapshot.renewsToProductID
+            }
+            if let offerType = snapshot.offerType {
+                assignments += ", offer_type = ?"
+                arguments.append(offerType)
+                updated.offerType = offerType
+            }
+            arguments.append(current.id)
+            try connection.executeDeferred("UPDATE purchases SET " + assignments + " WHERE id = ?", arguments)
             updated.productID = snapshot.productID
             updated.status = snapshot.status
             updated.expiresAt = Timestamp.date(snapshot.expiresAt.map(Timestamp.milliseconds))
             updated.environment = snapshot.environment ?? current.environment
             updated.observedAt = Timestamp.date(Timestamp.milliseconds(snapshot.observedAt))
             updated.updatedAt = Timestamp.date(nowMS)
-            if let willRenew = snapshot.willRenew {
-                // The renewal plan is said as a whole: the product it renews into goes with it.
-                try connection.executeDeferred(
-                    "UPDATE purchases SET will_renew = ?, renews_to_product_id = ? WHERE id = ?",
-                    [willRenew ? 1 : 0, snapshot.renewsToProductID, current.id])
-                updated.willRenew = willRenew
-                updated.renewsToProductID = snapshot.renewsToProductID
-            }
-            if let offerType = snapshot.offerType {
-                try connection.executeDeferred("UPDATE purchases SET offer_type = ? WHERE id = ?", [offerType, current.id])
-                updated.offerType = offerType
-            }
         }
         // Facts that do not go stale fill gaps whatever the snapshot's age; a purchase erased with
         // its account takes back no email and no owner. Only a gap this snapshot fills is written:
