@@ -80,14 +80,6 @@ enum IndexChange: Sendable, Equatable {
     case build(IndexBuild)
     case drop(name: String)
 
-    /// The index's name.
-    var name: String {
-        switch self {
-        case .build(let build): build.name
-        case .drop(let name): name
-        }
-    }
-
     /// The statement as any migration runs it (SQLite, in the migration's transaction).
     var statement: String {
         switch self {

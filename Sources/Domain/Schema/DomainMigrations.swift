@@ -684,8 +684,9 @@ public enum DomainMigrations {
         // A session that begins a refresh-token family (every sign-in, redemption and account
         // switch: nearly every new session) is its family's first row, `family_id = id`, and is
         // found by its id. The family index keeps only the rows that continue a family (refreshes),
-        // so a new session writes one B-tree, not two (docs/BENCHMARKS.md, 2026-11-30T11:00Z).
-        // `SessionRepository.refresh` reads a family as its first row by id plus the rest here.
+        // so a new session writes one B-tree, not two (docs/BENCHMARKS.md, 2026-11-30T11:00Z). A
+        // reused refresh token revokes the family's live rows, which all continue it (the first row
+        // was revoked by the first refresh): `SessionRepository.refresh` finds them here.
         .index(id: "0480_sessions_family_continued", "CREATE INDEX sessions_family_continued ON sessions (family_id) WHERE family_id <> id"),
         // The full family index goes. 0.2.0, which may serve beside this release, used it only when
         // a refresh token is presented a second time (rare); until it stops, that statement reads
