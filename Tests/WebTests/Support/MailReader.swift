@@ -4,7 +4,9 @@ import Foundation
 struct MailReader {
     let directory: String
 
-    /// Delivered messages, decoded from quoted-printable, oldest first.
+    /// Delivered messages, decoded from quoted-printable, oldest first. Two files written within
+    /// the kernel's timestamp tick (a few milliseconds: one outbox run delivering two messages)
+    /// carry the same time and come in directory order: to find one message, use `newest(matching:)`.
     func messages() throws -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let paths = names.filter { $0.hasSuffix(".eml") }.map { directory + "/" + $0 }
@@ -13,6 +15,11 @@ struct MailReader {
             return ((attributes[.modificationDate] as? Date) ?? .distantPast, try String(contentsOfFile: path, encoding: .utf8))
         }
         return dated.sorted { $0.0 < $1.0 }.map { Self.decodeQuotedPrintable($0.1) }
+    }
+
+    /// The newest message in which the regular expression `pattern` matches.
+    func newest(matching pattern: String) throws -> String? {
+        try messages().last { $0.range(of: pattern, options: .regularExpression) != nil }
     }
 
     /// The first `https://…` URL in the newest message that contains `pathPrefix`.
