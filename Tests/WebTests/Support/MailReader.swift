@@ -4,9 +4,9 @@ import Foundation
 struct MailReader {
     let directory: String
 
-    /// Delivered messages, decoded from quoted-printable, oldest first. Two files written within
-    /// the kernel's timestamp tick (a few milliseconds: one outbox run delivering two messages)
-    /// carry the same time and come in directory order: to find one message, use `newest(matching:)`.
+    /// Delivered messages, decoded from quoted-printable, oldest written first. An outbox run
+    /// delivers its batch at once (`OutboxWorker.runOnce`), so two messages of one run are written
+    /// in whichever order their deliveries finish: to find one message, use `newest(matching:)`.
     func messages() throws -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let paths = names.filter { $0.hasSuffix(".eml") }.map { directory + "/" + $0 }
