@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import JSON
 import Storage
@@ -51,7 +50,7 @@ public struct EventQueue: Sendable {
     ) throws -> String? {
         let endpoints = subscriptions.filter { $0.wants(type) }
         guard !endpoints.isEmpty else { return nil }
-        let id = EntityID.makeTimeOrdered("evt", at: now, random: try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes))
+        let id = try EntityID.makeTimeOrdered("evt", at: now)
         let sequenceScope = accountID.map { "account:" + $0 } ?? scope
         guard
             let sequence = try connection.queryOne(

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Storage
 
@@ -37,7 +36,7 @@ public enum AuditLog {
         on connection: Connection, now: Date
     ) throws {
         // Time-ordered: entries append to the id index.
-        let id = EntityID.makeTimeOrdered("aud", at: now, random: try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes))
+        let id = try EntityID.makeTimeOrdered("aud", at: now)
         try connection.execute(
             "INSERT INTO audit_log (id, actor, action, target, details, reason, client_address, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [id, actor, action, target, details, reason, clientAddress, Timestamp.milliseconds(now)])

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Storage
 
@@ -35,7 +34,7 @@ public enum PurchaseHistory {
     /// change appends to the id index instead of writing a random page of it (most of a webhook's
     /// WAL pages before: docs/BENCHMARKS.md, 2026-11-30T11:00Z).
     public static func record(_ purchase: Purchase, source: Source, on connection: Connection, now: Date) throws {
-        let id = EntityID.makeTimeOrdered("ph", at: now, random: try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes))
+        let id = try EntityID.makeTimeOrdered("ph", at: now)
         try connection.executeDeferred(
             """
             INSERT INTO purchase_history (id, purchase_id, status, product_id, expires_at, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)

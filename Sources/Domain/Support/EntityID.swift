@@ -17,6 +17,12 @@ public enum EntityID {
     /// Random bytes in a time-ordered id (only their low 5 bits are used: 80 bits).
     public static let timeOrderedRandomBytes = 16
 
+    /// A time-ordered id (`makeTimeOrdered(_:at:random:)`) with its random part drawn here.
+    /// - Throws: `CryptoError` when the system's random source fails.
+    public static func makeTimeOrdered(_ prefix: String, at date: Date) throws -> String {
+        makeTimeOrdered(prefix, at: date, random: try SecureRandom.bytes(count: timeOrderedRandomBytes))
+    }
+
     /// An id that sorts by creation time: the prefix, 10 base32 characters of `date` in
     /// milliseconds, then 16 random ones (80 bits) from `random` (`timeOrderedRandomBytes` bytes
     /// drawn by the caller, often with other random values in one call). Rows keyed by it are

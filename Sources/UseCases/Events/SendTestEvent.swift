@@ -1,4 +1,3 @@
-import Crypto
 import Domain
 import Foundation
 import Integrations
@@ -34,7 +33,7 @@ public struct SendTestEvent: Sendable {
     public func send(now: Date) async throws -> [Answer] {
         var answers: [Answer] = []
         for endpoint in endpoints {
-            let id = EntityID.makeTimeOrdered("evt", at: now, random: try SecureRandom.bytes(count: EntityID.timeOrderedRandomBytes))
+            let id = try EntityID.makeTimeOrdered("evt", at: now)
             let body = Array(
                 #"{"id":"\#(id)","type":"test","occurred_at":"\#(Timestamp.rfc3339(now))","sequence":0,"data":{"message":"A test event from tollgate events test."}}"#
                     .utf8)
