@@ -79,7 +79,7 @@ final class HTTPConnection {
 
         let requestId = requestId(for: head)
         let info = RequestInfo(
-            requestId: requestId, logger: core.logger.with([("request_id", .string(requestId))]),
+            requestId: requestId, logger: core.logger.with("request_id", .string(requestId)),
             remoteAddress: remoteAddress, maxBodyBytes: limit, forwardedClient: forwarded?.client
         )
         let request = HTTPRequest(
@@ -296,7 +296,7 @@ final class HTTPConnection {
     private nonisolated(nonsending) func reject(_ error: HTTPParseError, head: HTTPRequestHead?) async {
         let rejectedId = head.map { self.requestId(for: $0) } ?? ids.next()
         let info = RequestInfo(
-            requestId: rejectedId, logger: core.logger.with([("request_id", .string(rejectedId))]),
+            requestId: rejectedId, logger: core.logger.with("request_id", .string(rejectedId)),
             remoteAddress: remoteAddress, maxBodyBytes: core.configuration.maxBodyBytes
         )
         info.logger.info(

@@ -257,7 +257,7 @@ final class ServerCore: Sendable {
         var ids = RequestIDGenerator()
         let requestId = ids.next()
         let info = RequestInfo(
-            requestId: requestId, logger: logger.with([("request_id", .string(requestId))]),
+            requestId: requestId, logger: logger.with("request_id", .string(requestId)),
             remoteAddress: remoteAddress, maxBodyBytes: configuration.maxBodyBytes
         )
         let response = responder.protocolErrorResponse(

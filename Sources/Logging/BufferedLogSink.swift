@@ -50,7 +50,7 @@ public final class BufferedLogSink: LogSink {
         append(line.utf8)
     }
 
-    public func write(utf8 line: [UInt8]) {
+    public func write(utf8 line: UnsafeBufferPointer<UInt8>) {
         append(line)
     }
 

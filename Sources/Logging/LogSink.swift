@@ -9,15 +9,16 @@ import Synchronization
 public protocol LogSink: Sendable {
     /// Writes one complete line (it already ends with a newline).
     func write(_ line: String)
-    /// Writes one complete line of UTF-8 (the logger's own lines): a sink that takes bytes
-    /// implements it to skip making a `String`; the default makes one and calls `write(_:)`.
-    func write(utf8 line: [UInt8])
+    /// Writes one complete line of UTF-8 (the logger's own lines, rendered in memory the call
+    /// lends): a sink that takes bytes implements it to skip making a `String`; the default
+    /// makes one and calls `write(_:)`.
+    func write(utf8 line: UnsafeBufferPointer<UInt8>)
     /// Writes out anything held back (a buffering sink); called before the process exits.
     func flush()
 }
 
 extension LogSink {
-    public func write(utf8 line: [UInt8]) { write(String(decoding: line, as: UTF8.self)) }
+    public func write(utf8 line: UnsafeBufferPointer<UInt8>) { write(String(decoding: line, as: UTF8.self)) }
     public func flush() {}
 }
 
@@ -30,8 +31,8 @@ public struct StandardErrorLogSink: LogSink {
         line.withUTF8 { Self.writeAll($0) }
     }
 
-    public func write(utf8 line: [UInt8]) {
-        line.withUnsafeBufferPointer { Self.writeAll($0) }
+    public func write(utf8 line: UnsafeBufferPointer<UInt8>) {
+        Self.writeAll(line)
     }
 
     private static func writeAll(_ buffer: UnsafeBufferPointer<UInt8>) {

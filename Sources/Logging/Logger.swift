@@ -26,12 +26,14 @@ public struct Logger: Sendable {
 
     public let sink: any LogSink
     public let minimumLevel: Level
-    public private(set) var fields: [(String, LogValue)]
+    /// The fields every line carries, as they go into it (`,"key":value` each): rendered once,
+    /// here and in `with(_:)`, rather than escaped again for each line.
+    private var renderedFields: [UInt8] = []
 
     public init(sink: any LogSink, minimumLevel: Level = .info, fields: [(String, LogValue)] = []) {
         self.sink = sink
         self.minimumLevel = minimumLevel
-        self.fields = fields
+        Self.render(fields, onto: &renderedFields)
     }
 
     /// A logger that drops everything (for tests and tools that must stay quiet).
@@ -40,7 +42,14 @@ public struct Logger: Sendable {
     /// A copy of this logger that adds `extra` to every line it writes.
     public func with(_ extra: [(String, LogValue)]) -> Logger {
         var copy = self
-        copy.fields.append(contentsOf: extra)
+        Self.render(extra, onto: &copy.renderedFields)
+        return copy
+    }
+
+    /// A copy of this logger that adds one field to every line it writes (a request's id).
+    public func with(_ key: String, _ value: LogValue) -> Logger {
+        var copy = self
+        Self.render(CollectionOfOne((key, value)), onto: &copy.renderedFields)
         return copy
     }
 
@@ -52,11 +61,11 @@ public struct Logger: Sendable {
     /// Writes one line if `level` is at or above `minimumLevel`.
     public func log(_ level: Level, _ event: String, _ extra: [(String, LogValue)] = []) {
         guard level >= minimumLevel else { return }
-        // Written into one buffer, sized once for the most its parts can take.
-        var bound = LogLine.fixedBytes + LogLine.bound(of: event)
-        for (key, value) in fields { bound += 2 + LogLine.bound(of: key) + LogLine.bound(of: value) }
-        for (key, value) in extra { bound += 2 + LogLine.bound(of: key) + LogLine.bound(of: value) }
-        let line = [UInt8](unsafeUninitializedCapacity: bound) { storage, count in
+        // Written into one buffer on the stack (a line is rarely past a kilobyte), sized once for
+        // the most its parts can take, and copied by the sink.
+        var bound = LogLine.fixedBytes + LogLine.bound(of: event) + renderedFields.count
+        for (key, value) in extra { bound += Self.bound(key, value) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { storage in
             var line = LogLine(storage)
             line.literal("{\"ts\":\"")
             RFC3339.writeNow(into: &line)
@@ -64,12 +73,27 @@ public struct Logger: Sendable {
             line.literal(level.name)
             line.literal("\",\"event\":")
             line.string(event)
-            for (key, value) in fields { Self.write(key, value, into: &line) }
+            renderedFields.withUnsafeBufferPointer { line.bytes($0) }
             for (key, value) in extra { Self.write(key, value, into: &line) }
             line.literal("}\n")
-            count = line.count
+            sink.write(utf8: UnsafeBufferPointer(rebasing: storage[..<line.count]))
         }
-        sink.write(utf8: line)
+    }
+
+    /// Appends `fields` to `rendered` as `,"key":value` each.
+    private static func render(_ fields: some Collection<(String, LogValue)>, onto rendered: inout [UInt8]) {
+        guard !fields.isEmpty else { return }
+        let bound = fields.reduce(0) { $0 + Self.bound($1.0, $1.1) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { storage in
+            var line = LogLine(storage)
+            for (key, value) in fields { write(key, value, into: &line) }
+            rendered.append(contentsOf: UnsafeBufferPointer(rebasing: storage[..<line.count]))
+        }
+    }
+
+    /// The most bytes `write(key, value, into:)` can take.
+    private static func bound(_ key: String, _ value: LogValue) -> Int {
+        2 + LogLine.bound(of: key) + LogLine.bound(of: value)
     }
 
     private static func write(_ key: String, _ value: LogValue, into line: inout LogLine) {

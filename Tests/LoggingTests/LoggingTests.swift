@@ -26,6 +26,20 @@ struct LoggingTests {
         #expect(abs(logged.timeIntervalSinceNow) < 60)
     }
 
+    @Test("Fields added by `with` come after the logger's own, in order and escaped, and only on the copy's lines")
+    func fieldsAddedByWith() throws {
+        let sink = MemoryLogSink()
+        let base = Logger(sink: sink, fields: [("service", "t\"g")])
+        let request = base.with("request_id", "r-1").with([("attempt", 2), ("note", "a\nb")])
+        request.info("first", [("status", 200)])
+        base.info("second")
+        #expect(
+            sink.lines.map { String($0.drop { $0 != "," }) } == [
+                #","level":"info","event":"first","service":"t\"g","request_id":"r-1","attempt":2,"note":"a\nb","status":200}"#,
+                #","level":"info","event":"second","service":"t\"g"}"#
+            ])
+    }
+
     @Test("Each line's time lies between the clock read before and after it, across second boundaries")
     func timestampsFollowTheClock() throws {
         let sink = MemoryLogSink()
