@@ -99,6 +99,23 @@ struct LoggingTests {
         #expect(object["nan"] is NSNull && object["no"] as? Bool == false && object["empty"] as? String == "")
     }
 
+    @Test("A line whose bound is larger than its thread's whole stack is written whole (its buffer is not put on the stack)")
+    func lineLargerThanTheStack() throws {
+        let sink = MemoryLogSink()
+        let value = String(repeating: "x", count: 200_000)  // a bound of 1.2 MB: six bytes for each
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            Logger(sink: sink).with("request_id", "r-1").error("big", [("body", .string(value))])
+            done.signal()
+        }
+        thread.stackSize = 256 * 1024
+        thread.start()
+        done.wait()
+        let line = try #require(sink.lines.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["body"] as? String == value && object["request_id"] as? String == "r-1")
+    }
+
     @Test("The buffered sink writes batches in order within its interval, and everything on flush")
     func bufferedSink() async throws {
         var fds: [Int32] = [0, 0]
