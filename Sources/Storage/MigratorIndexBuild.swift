@@ -6,10 +6,10 @@ import Foundation
 ///
 /// `CREATE INDEX CONCURRENTLY` and `DROP INDEX CONCURRENTLY` run outside a transaction, so the
 /// migrations' advisory lock is taken for the session (tried every 50 ms, never waited on: see
-/// `Migrator.whenLocked`) and is cleared before the connection goes back to the pool. A build that was killed leaves an invalid
-/// index behind: it is dropped (`CONCURRENTLY` too) and built again. A valid index of that name is
-/// taken as built. The id is recorded after the build; a crash between the two builds nothing
-/// twice, as the next run finds the index valid. A drop is `IF EXISTS`: a run after a crash
+/// `Migrator.whenLocked`) and is cleared before the connection goes back to the pool. A build that
+/// was killed leaves an invalid index behind: it is dropped (`CONCURRENTLY` too) and built again.
+/// A valid index of that name is taken as built. The id is recorded after the build; a crash
+/// between the two builds nothing twice, as the next run finds the index valid. A drop is `IF EXISTS`: a run after a crash
 /// between the drop and the record finds nothing to drop and records it.
 struct MigratorIndexBuild {
     let id: String

@@ -18,9 +18,7 @@ struct GoNativeSignInCodeTests {
     /// The code in the newest sign-in mail.
     static func mailedCode(_ harness: StoresHarness) async throws -> String {
         await harness.app.app.workers.outbox.runOnce()
-        let message = try #require(try MailReader(directory: harness.app.directory.path + "/mail").newest(matching: #"inside the app\): [0-9]{6}"#))
-        let range = try #require(message.range(of: #"inside the app\): [0-9]{6}"#, options: .regularExpression))
-        return String(message[range].suffix(6))
+        return try #require(try MailReader(directory: harness.app.directory.path + "/mail").newestSignInCode())
     }
 
     /// From the store page (signed out) to "Check your email" with the code form, as the web view goes.

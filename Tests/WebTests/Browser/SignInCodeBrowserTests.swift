@@ -26,9 +26,7 @@ struct SignInCodeBrowserTests {
         #expect(sent.text.contains(#"action="/account/sign-in/code""#))
         let visitor = try #require(webView.cookies[WebCookies.visitor])
         await harness.app.app.workers.outbox.runOnce()
-        // The sign-in mail (the code mail of the checkout may go out in the same run).
-        let message = try #require(try MailReader(directory: harness.app.directory.path + "/mail").newest(matching: #"inside the app\): [0-9]{6}"#))
-        let code = String(message[try #require(message.range(of: #"inside the app\): [0-9]{6}"#, options: .regularExpression))].suffix(6))
+        let code = try #require(try MailReader(directory: harness.app.directory.path + "/mail").newestSignInCode())
 
         try harness.app.app.start()
         let base = "http://127.0.0.1:\(harness.app.app.server.port)"

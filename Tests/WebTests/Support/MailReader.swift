@@ -22,6 +22,16 @@ struct MailReader {
         try messages().last { $0.range(of: pattern, options: .regularExpression) != nil }
     }
 
+    /// The six digits of the newest sign-in code mail (a checkout's code mail may have gone out in
+    /// the same outbox run).
+    func newestSignInCode() throws -> String? {
+        let pattern = #"inside the app\): [0-9]{6}"#
+        guard let message = try newest(matching: pattern), let range = message.range(of: pattern, options: .regularExpression) else {
+            return nil
+        }
+        return String(message[range].suffix(6))
+    }
+
     /// The first `https://…` URL in the newest message that contains `pathPrefix`.
     func link(containing pathPrefix: String) throws -> String? {
         for message in try messages().reversed() {
